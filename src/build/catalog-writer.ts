@@ -1,0 +1,44 @@
+/**
+ * Writes catalog.json. The station build and the raster build each own one
+ * section; each calls {@link updateCatalog} with its part, and the file list
+ * is recomputed from what is on disk so it never lists a file that is gone.
+ */
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CATALOG_VERSION, type Catalog, type CatalogFile } from '../dataset/catalog.ts';
+
+/** Reads the catalog in `dir`, or an empty one when there is none. */
+export async function readCatalogOrEmpty(dir: string, name: string): Promise<Catalog> {
+  try {
+    return JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+  } catch {
+    return { format: 'climate-query-dataset', version: CATALOG_VERSION, name, created: '', attribution: [], files: [], stations: null, rasters: [] };
+  }
+}
+
+/**
+ * Applies `change` to the catalog in `dir`, then rewrites its file list from
+ * the files the sections reference (sizes read from disk) and saves it.
+ */
+export async function updateCatalog(dir: string, name: string, change: (c: Catalog) => void): Promise<Catalog> {
+  const catalog = await readCatalogOrEmpty(dir, name);
+  change(catalog);
+  catalog.version = CATALOG_VERSION;
+  catalog.created = new Date().toISOString();
+  const referenced: Array<[string, string]> = [];
+  if (catalog.stations) {
+    referenced.push([catalog.stations.store, 'station-store']);
+    for (const p of Object.values(catalog.stations.parquet)) if (p) referenced.push([p, 'station-parquet']);
+  }
+  for (const layer of catalog.rasters) {
+    for (const f of layer.files) referenced.push([f.path, 'raster']);
+    if (layer.preview) referenced.push([layer.preview, 'raster-preview']);
+  }
+  const files: CatalogFile[] = [];
+  for (const [path, role] of referenced) {
+    files.push({ path, role, bytes: (await stat(join(dir, path))).size });
+  }
+  catalog.files = files;
+  await writeFile(join(dir, 'catalog.json'), `${JSON.stringify(catalog, null, 1)}\n`);
+  return catalog;
+}

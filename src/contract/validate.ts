@@ -1,0 +1,174 @@
+/**
+ * One validator per endpoint. Each takes the parsed JSON body as `unknown`
+ * and returns a validated query, or throws a 400 {@link ClimateQueryError}
+ * naming the field. Nothing invalid gets past here to the data layer.
+ */
+import { ClimateQueryError, fieldError } from './errors.ts';
+import { parseRange, type PeriodRange } from './periods.ts';
+import { STATION_TIME_SCALES, isStationType, scalesOf, type StationTimeScale } from './station-data-types.ts';
+import {
+  AGGREGATION_METHODS, MAX_POLYGON_AREA_M2, RASTER_DATA_TYPES, RASTER_FAMILIES,
+  type AggregationMethod, type Extent, type RasterDataType,
+} from './raster-layers.ts';
+import { parseWkts, type ParsedGeometry } from './wkt.ts';
+import { areaM2 } from './geodesic.ts';
+import type { Endpoint, RasterQuery, StationQuery } from './types.ts';
+
+/** Limits of contract section 8. */
+export const LIMITS = {
+  pointsPerQuery: 10,
+  dataTypesPerQuery: 5,
+  polygonsPerPolyAggregate: 1,
+  polygonsPerPolygonQuery: 5,
+  polygonAreaM2: MAX_POLYGON_AREA_M2,
+} as const;
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const list = (xs: readonly string[]) => xs.map((x) => `"${x}"`).join(', ');
+
+function requireObject(body: unknown): Json {
+  if (!isObject(body)) throw new ClimateQueryError('invalid_json', 'The request body must be a JSON object.');
+  return body;
+}
+
+function rejectUnknown(obj: Json, allowed: readonly string[], prefix: string): void {
+  for (const key of Object.keys(obj)) {
+    if (!allowed.includes(key)) {
+      const field = prefix + key;
+      throw fieldError('unknown_field', field, `${field} is not a field of this endpoint; it takes ${list(allowed.map((a) => prefix + a))}.`);
+    }
+  }
+}
+
+function requireField(obj: Json, key: string, prefix = ''): unknown {
+  if (!(key in obj) || obj[key] === undefined) throw fieldError('missing_field', prefix + key, `${prefix + key} is required.`);
+  return obj[key];
+}
+
+function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: string, context = ''): T {
+  if (typeof value !== 'string' || !allowed.includes(value as T)) {
+    throw fieldError('invalid_field', field, `${field} must be one of ${list(allowed)}${context}; got ${JSON.stringify(value)}.`);
+  }
+  return value as T;
+}
+
+function options(body: Json, allowed: readonly string[]): Json {
+  const opts = requireField(body, 'options');
+  if (!isObject(opts)) throw fieldError('invalid_field', 'options', 'options must be a JSON object.');
+  rejectUnknown(opts, allowed, 'options.');
+  return opts;
+}
+
+function stationQuery(body: unknown, endpoint: StationQuery['endpoint']): StationQuery {
+  const b = requireObject(body);
+  rejectUnknown(b, ['wkts', 'dataTypes', 'options', 'startDate', 'endDate'], '');
+  const opts = options(b, ['timeScale']);
+  const timeScale = oneOf(requireField(opts, 'timeScale', 'options.'), STATION_TIME_SCALES, 'options.timeScale');
+  const dataTypes = stationDataTypes(requireField(b, 'dataTypes'), timeScale);
+  const range = parseRange(timeScale, requireField(b, 'startDate'), requireField(b, 'endDate'));
+  const geometries =
+    endpoint === 'nearest-station'
+      ? parseWkts(requireField(b, 'wkts'), 'point', 1, LIMITS.pointsPerQuery)
+      : parseWkts(requireField(b, 'wkts'), 'polygon', 1, LIMITS.polygonsPerPolyAggregate);
+  return { endpoint, dataTypes, timeScale, range, geometries };
+}
+
+function stationDataTypes(value: unknown, scale: StationTimeScale): string[] {
+  const field = 'dataTypes';
+  if (!Array.isArray(value)) throw fieldError('invalid_field', field, 'dataTypes must be an array of strings, even for one item.');
+  if (value.length < 1 || value.length > LIMITS.dataTypesPerQuery) {
+    throw fieldError('limit_exceeded', field, `dataTypes holds ${value.length} names; send 1 to ${LIMITS.dataTypesPerQuery}.`);
+  }
+  const seen = new Set<string>();
+  value.forEach((name, i) => {
+    const f = `dataTypes[${i}]`;
+    if (typeof name !== 'string') throw fieldError('invalid_field', f, `${f} must be a string.`);
+    if (!isStationType(scale, name)) {
+      const elsewhere = scalesOf(name);
+      const hint = elsewhere.length ? ` It is valid for ${list(elsewhere)}.` : ' See table 2.4 of the contract for the names (spelling is exact).';
+      throw fieldError('unknown_data_type', f, `${f} "${name}" is not a ${scale} station data type.${hint}`);
+    }
+    if (seen.has(name)) throw fieldError('invalid_field', f, `${f} "${name}" is listed twice.`);
+    seen.add(name);
+  });
+  return value as string[];
+}
+
+/** Validates a body for POST /api/nearest-station/. */
+export function validateNearestStation(body: unknown): StationQuery {
+  return stationQuery(body, 'nearest-station');
+}
+
+/** Validates a body for POST /api/poly-aggregate/. */
+export function validatePolyAggregate(body: unknown): StationQuery {
+  return stationQuery(body, 'poly-aggregate');
+}
+
+function rasterQuery(body: unknown, endpoint: RasterQuery['endpoint']): RasterQuery {
+  const b = requireObject(body);
+  const dataType = oneOf(requireField(b, 'dataType'), RASTER_DATA_TYPES, 'dataType') as RasterDataType;
+  const family = RASTER_FAMILIES[dataType];
+  const dated = family.timeScale !== null;
+  rejectUnknown(b, dated ? ['wkts', 'dataType', 'options', 'startDate', 'endDate'] : ['wkts', 'dataType', 'options'], '');
+  const optionKeys = ['subDataType', 'dataExtent', ...(dated ? ['timeScale'] : []), ...(endpoint === 'polygon' ? ['aggregationMethod'] : [])];
+  const opts = options(b, optionKeys);
+
+  let subDataType: string;
+  if (opts.subDataType === undefined) {
+    if (family.defaultSubType === null) {
+      throw fieldError('missing_field', 'options.subDataType', `options.subDataType is required for ${dataType}: one of ${list(family.subTypes)}.`);
+    }
+    subDataType = family.defaultSubType;
+  } else {
+    subDataType = oneOf(opts.subDataType, family.subTypes, 'options.subDataType', ` for ${dataType}`);
+  }
+  const extent = oneOf(requireField(opts, 'dataExtent', 'options.'), ['tc', 'sa'] as const, 'options.dataExtent') as Extent;
+  if (extent !== family.extent) {
+    throw fieldError('invalid_field', 'options.dataExtent', `${dataType} layers exist only for dataExtent "${family.extent}"; got "${extent}".`);
+  }
+  let range: PeriodRange | null = null;
+  if (family.timeScale !== null) {
+    oneOf(requireField(opts, 'timeScale', 'options.'), [family.timeScale], 'options.timeScale', ` for ${dataType}`);
+    range = parseRange(family.timeScale, requireField(b, 'startDate'), requireField(b, 'endDate'));
+  }
+  let aggregationMethod: AggregationMethod | null = null;
+  let geometries: ParsedGeometry[];
+  if (endpoint === 'polygon') {
+    aggregationMethod = oneOf(requireField(opts, 'aggregationMethod', 'options.'), AGGREGATION_METHODS, 'options.aggregationMethod');
+    geometries = parseWkts(requireField(b, 'wkts'), 'polygon', 1, LIMITS.polygonsPerPolygonQuery);
+    for (const g of geometries) {
+      if (g.kind !== 'polygon') continue;
+      const area = areaM2(g.polygons);
+      if (area > LIMITS.polygonAreaM2) {
+        throw fieldError(
+          'polygon_too_large',
+          'wkts',
+          `wkts item ${g.index + 1} has an area of ${(area / 1e6).toFixed(3)} km²; each polygon may be at most 2 km².`,
+        );
+      }
+    }
+  } else {
+    geometries = parseWkts(requireField(b, 'wkts'), 'point', 1, LIMITS.pointsPerQuery);
+  }
+  return { endpoint, dataType, subDataType, extent, range, geometries, aggregationMethod };
+}
+
+/** Validates a body for POST /api/point/. */
+export function validatePoint(body: unknown): RasterQuery {
+  return rasterQuery(body, 'point');
+}
+
+/** Validates a body for POST /api/polygon/. */
+export function validatePolygon(body: unknown): RasterQuery {
+  return rasterQuery(body, 'polygon');
+}
+
+/** The validator of each endpoint. */
+export const VALIDATORS: { [E in Endpoint]: (body: unknown) => E extends 'point' | 'polygon' ? RasterQuery : StationQuery } = {
+  'nearest-station': validateNearestStation,
+  'poly-aggregate': validatePolyAggregate,
+  point: validatePoint,
+  polygon: validatePolygon,
+};
