@@ -39,6 +39,6 @@ export async function updateCatalog(dir: string, name: string, change: (c: Catal
     files.push({ path, role, bytes: (await stat(join(dir, path))).size });
   }
   catalog.files = files;
-  await writeFile(join(dir, 'catalog.json'), `${JSON.stringify(catalog, null, 1)}\n`);
+  await writeFile(join(dir, 'catalog.json'), `${JSON.stringify(catalog)}\n`);
   return catalog;
 }

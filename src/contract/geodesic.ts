@@ -3,9 +3,11 @@
  * accurate to nanometres): distances for nearest-station and areas for the
  * 2 km² polygon rule.
  */
-import { Geodesic } from 'geographiclib-geodesic';
+import * as geographiclib from 'geographiclib-geodesic';
 import type { Position, PolygonCoords } from './wkt.ts';
 
+// The package is CommonJS: Node exposes it as a default export, bundlers as named ones.
+const { Geodesic } = ((geographiclib as unknown as { default?: typeof geographiclib }).default ?? geographiclib) as typeof geographiclib;
 const WGS84 = Geodesic.WGS84;
 
 /** Geodesic distance in metres between two [lon, lat] positions. */

@@ -31,8 +31,14 @@ export interface CatalogStation {
   lon: number;
   /** Metres above sea level; null when unknown. */
   elevation: number | null;
-  /** time scale → data type → runs of periods with a value (period keys as in responses). */
-  coverage: Partial<Record<StationTimeScale, Record<string, CoverageRun[]>>>;
+  /** Per time scale: which periods have a value, grouped by data types that share the same runs. */
+  coverage: Partial<Record<StationTimeScale, CoverageGroup[]>>;
+}
+
+/** Data types of one station and time scale that have values in exactly the same runs of periods. */
+export interface CoverageGroup {
+  types: string[];
+  runs: CoverageRun[];
 }
 
 /** The station part of a dataset. */
@@ -74,6 +80,14 @@ export interface RasterLayerEntry {
   files: RasterFileEntry[];
   /** Optional small preview image for the map. */
   preview?: string;
+  /**
+   * Exact pixel size [x, y] in degrees (both positive), as stored in the
+   * files; bbox-derived sizes can differ in the last bit, which moves
+   * points that lie exactly on a pixel line. Absent: derived from bbox.
+   */
+  resolution?: [number, number];
+  /** Tile size [width, height] in pixels of every file of the layer. */
+  tileSize?: [number, number];
 }
 
 /** The whole catalog. */

@@ -1,0 +1,306 @@
+/**
+ * `climate-query build` for stations: validates a user's station and
+ * observation files (CSV or Parquet), derives the missing daily and monthly
+ * tables, and publishes
+ *  - `stations/stations.duckdb`: the serving store DuckDB-WASM queries over
+ *    HTTP range requests (DuckDB's own format, storage v1.0.0, so no
+ *    extension is needed; rows sorted by station and time in small row
+ *    groups so one station-year prunes to a small read),
+ *  - `stations/<scale>.parquet`: the same rows for download and native tools,
+ *  - the station section of `catalog.json`, with each station's coverage.
+ * Runs on native DuckDB (@duckdb/node-api).
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
+import type { CatalogStation, CoverageGroup, CoverageRun, StationsSection } from '../dataset/catalog.ts';
+import { DAILY_FROM_HOURLY, DAILY_MIN_HOURS, MONTHLY_FROM_DAILY, MONTHLY_MAX_MISSING_DAYS, type DeriveRule } from './derive-rules.ts';
+import { updateCatalog } from './catalog-writer.ts';
+
+/** Input files of a station build; `stations` and at least one scale are required. */
+export interface StationInputs {
+  stations: string;
+  hourly?: string;
+  daily?: string;
+  monthly?: string;
+}
+
+/** A problem with the user's input files, with a message that says how to fix it. */
+export class BuildInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BuildInputError';
+  }
+}
+
+/** Rows per row group in the serving store: about two station-years of hours. */
+export const STORE_ROW_GROUP_SIZE = 16_384;
+
+const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+const ident = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+function reader(path: string): string {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.parquet') return `read_parquet(${lit(path)})`;
+  if (ext === '.csv' || ext === '.txt') return `read_csv(${lit(path)}, header = true, all_varchar = true)`;
+  throw new BuildInputError(`${path}: unknown file type "${ext}"; use .csv or .parquet.`);
+}
+
+async function rows(con: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
+  return (await con.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
+}
+
+async function columnsOf(con: DuckDBConnection, relation: string): Promise<string[]> {
+  return (await rows(con, `DESCRIBE SELECT * FROM ${relation}`)).map((r) => String(r.column_name));
+}
+
+async function loadStations(con: DuckDBConnection, path: string): Promise<void> {
+  const cols = await columnsOf(con, reader(path));
+  for (const need of ['station_id', 'name', 'lat', 'lon']) {
+    if (!cols.includes(need)) throw new BuildInputError(`${path}: missing column "${need}"; a stations file has station_id, name, lat, lon and optionally elevation (m).`);
+  }
+  const extra = cols.filter((c) => !['station_id', 'name', 'lat', 'lon', 'elevation'].includes(c));
+  if (extra.length) throw new BuildInputError(`${path}: unknown column(s) ${extra.join(', ')}; a stations file has station_id, name, lat, lon, elevation.`);
+  const elev = cols.includes('elevation') ? 'elevation' : 'NULL';
+  await con.run(`CREATE TEMP TABLE raw_stations AS SELECT CAST(station_id AS VARCHAR) AS station_id, CAST(name AS VARCHAR) AS name,
+    CAST(lat AS VARCHAR) AS lat_t, CAST(lon AS VARCHAR) AS lon_t, CAST(${elev} AS VARCHAR) AS elev_t FROM ${reader(path)}`);
+  const bad = await rows(con, `SELECT station_id, lat_t, lon_t, elev_t FROM raw_stations
+    WHERE station_id IS NULL OR trim(station_id) = '' OR TRY_CAST(lat_t AS DOUBLE) NOT BETWEEN -90 AND 90 OR TRY_CAST(lat_t AS DOUBLE) IS NULL
+      OR TRY_CAST(lon_t AS DOUBLE) NOT BETWEEN -180 AND 180 OR TRY_CAST(lon_t AS DOUBLE) IS NULL
+      OR (elev_t IS NOT NULL AND trim(elev_t) <> '' AND TRY_CAST(elev_t AS DOUBLE) IS NULL) LIMIT 1`);
+  if (bad.length) {
+    const b = bad[0]!;
+    throw new BuildInputError(`${path}: station "${String(b.station_id)}" has an empty id, or lat "${String(b.lat_t)}" / lon "${String(b.lon_t)}" / elevation "${String(b.elev_t)}" that is not a number in range (lat −90..90, lon −180..180).`);
+  }
+  const dup = await rows(con, `SELECT station_id FROM raw_stations GROUP BY 1 HAVING count(*) > 1 LIMIT 1`);
+  if (dup.length) throw new BuildInputError(`${path}: station_id "${String(dup[0]!.station_id)}" appears more than once.`);
+  await con.run(`CREATE TEMP TABLE stations AS SELECT station_id, name, CAST(lat_t AS DOUBLE) AS lat, CAST(lon_t AS DOUBLE) AS lon,
+    CAST(NULLIF(trim(elev_t), '') AS DOUBLE) AS elevation FROM raw_stations ORDER BY station_id`);
+}
+
+const TIME_TYPE: Record<StationTimeScale, string> = { hourly: 'TIMESTAMP', daily: 'DATE', monthly: 'DATE' };
+
+async function loadObservations(con: DuckDBConnection, scale: StationTimeScale, path: string): Promise<void> {
+  const described = await rows(con, `DESCRIBE SELECT * FROM ${reader(path)}`);
+  const colType = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
+  const cols = [...colType.keys()];
+  for (const need of ['station_id', 'time']) {
+    if (!cols.includes(need)) throw new BuildInputError(`${path}: missing column "${need}"; an observation file has station_id, time and ${scale} data-type columns.`);
+  }
+  const types = STATION_TYPES[scale];
+  const unknown = cols.filter((c) => c !== 'station_id' && c !== 'time' && !types.includes(c));
+  if (unknown.length) {
+    throw new BuildInputError(`${path}: column(s) ${unknown.map((u) => `"${u}"`).join(', ')} are not ${scale} data types. Valid: ${types.join(', ')}.`);
+  }
+  const present = types.filter((t) => cols.includes(t));
+  const raw = `raw_${scale}`;
+  await con.run(`CREATE TEMP TABLE ${raw} AS SELECT * FROM ${reader(path)}`);
+
+  // Monthly times may be written yyyy-mm; daily and monthly are dates.
+  const timeText = `CAST(time AS VARCHAR)`;
+  const timeExpr =
+    scale === 'monthly'
+      ? `TRY_CAST(CASE WHEN length(${timeText}) = 7 THEN ${timeText} || '-01' ELSE ${timeText} END AS DATE)`
+      : `TRY_CAST(${timeText} AS ${TIME_TYPE[scale]})`;
+  const badTime = await rows(con, `SELECT station_id, ${timeText} AS t FROM ${raw} WHERE time IS NULL OR ${timeExpr} IS NULL LIMIT 1`);
+  if (badTime.length) {
+    const want = { hourly: 'yyyy-mm-dd hh:00:00', daily: 'yyyy-mm-dd', monthly: 'yyyy-mm or yyyy-mm-01' }[scale];
+    throw new BuildInputError(`${path}: time "${String(badTime[0]!.t)}" of station "${String(badTime[0]!.station_id)}" is not a ${scale} time (${want}).`);
+  }
+  for (const t of present) {
+    // Numeric Parquet columns are numbers by construction; text columns (CSV) are checked cell by cell.
+    if (/^(DOUBLE|FLOAT|REAL|DECIMAL|INTEGER|BIGINT|SMALLINT|TINYINT|HUGEINT|UBIGINT|UINTEGER|USMALLINT|UTINYINT)/.test(colType.get(t) ?? '')) continue;
+    const nan = await rows(con, `SELECT ${ident(t)} AS v FROM ${raw} WHERE ${ident(t)} IS NOT NULL AND trim(${ident(t)}) <> '' AND TRY_CAST(${ident(t)} AS DOUBLE) IS NULL LIMIT 1`);
+    if (nan.length) throw new BuildInputError(`${path}: column "${t}" holds "${String(nan[0]!.v)}", which is not a number. Leave a cell empty for a missing value.`);
+  }
+  const valueCols = types.map((t) =>
+    present.includes(t) ? `CAST(NULLIF(trim(CAST(${ident(t)} AS VARCHAR)), '') AS DOUBLE) AS ${ident(t)}` : `CAST(NULL AS DOUBLE) AS ${ident(t)}`,
+  );
+  await con.run(`CREATE TEMP TABLE ${scale} AS SELECT CAST(station_id AS VARCHAR) AS station_id, ${timeExpr} AS time, ${valueCols.join(', ')} FROM ${raw}`);
+  await con.run(`DROP TABLE ${raw}`);
+
+  const offGrid =
+    scale === 'hourly' ? `minute(time) <> 0 OR second(time) <> 0 OR microsecond(time) <> 0` : scale === 'monthly' ? `day(time) <> 1` : 'false';
+  const off = await rows(con, `SELECT CAST(time AS VARCHAR) AS t FROM ${scale} WHERE ${offGrid} LIMIT 1`);
+  if (off.length) throw new BuildInputError(`${path}: time "${String(off[0]!.t)}" is not on the ${scale} grid (hours on the hour; months on day 1).`);
+  const orphan = await rows(con, `SELECT DISTINCT station_id FROM ${scale} WHERE station_id NOT IN (SELECT station_id FROM stations) LIMIT 1`);
+  if (orphan.length) throw new BuildInputError(`${path}: station_id "${String(orphan[0]!.station_id)}" is not in the stations file.`);
+  const dup = await rows(con, `SELECT station_id, CAST(time AS VARCHAR) AS t FROM ${scale} GROUP BY ALL HAVING count(*) > 1 LIMIT 1`);
+  if (dup.length) throw new BuildInputError(`${path}: station "${String(dup[0]!.station_id)}" has two rows for time ${String(dup[0]!.t)}.`);
+}
+
+function aggExpr(rule: DeriveRule, minCount: string, fullCount: string): string {
+  const x = ident(rule.src);
+  const base = {
+    mean: `avg(${x})`,
+    min: `min(${x})`,
+    max: `max(${x})`,
+    median: `median(${x})`,
+    sum: `sum(${x})`,
+    std: `stddev_samp(${x})`,
+    circmean: `(degrees(atan2(avg(sin(radians(${x}))), avg(cos(radians(${x}))))) + 360) % 360`,
+    // Median of the directions turned so their circular mean sits at 180°, turned back.
+    circmedian: `(median((${x} - ${ident(`cm__${rule.src}`)} + 540) % 360) + any_value(${ident(`cm__${rule.src}`)}) + 540) % 360`,
+  }[rule.agg];
+  const scaled = rule.factor === undefined ? base : `(${base}) * ${rule.factor}`;
+  return `CASE WHEN count(${x}) >= ${rule.complete ? fullCount : minCount} THEN ${scaled} END AS ${ident(rule.out)}`;
+}
+
+function deriveSql(rules: DeriveRule[], from: StationTimeScale, to: StationTimeScale): string {
+  const period = to === 'daily' ? `CAST(time AS DATE)` : `CAST(date_trunc('month', time) AS DATE)`;
+  const full = to === 'daily' ? '24' : `day(last_day(min(time)))`;
+  const min = to === 'daily' ? String(DAILY_MIN_HOURS) : `day(last_day(min(time))) - ${MONTHLY_MAX_MISSING_DAYS}`;
+  const circ = [...new Set(rules.filter((r) => r.agg === 'circmedian').map((r) => r.src))];
+  const cm = circ.map((c) => `(degrees(atan2(avg(sin(radians(${ident(c)}))), avg(cos(radians(${ident(c)}))))) + 360) % 360 AS ${ident(`cm__${c}`)}`);
+  const present = new Set(rules.map((r) => r.out));
+  const missing = STATION_TYPES[to].filter((t) => !present.has(t) && t !== 'et0');
+  return `WITH src AS (SELECT *, ${period} AS p FROM ${from}),
+    cm AS (SELECT station_id, p${cm.length ? ', ' : ''}${cm.join(', ')} FROM src GROUP BY station_id, p),
+    j AS (SELECT src.*${circ.map((c) => `, cm.${ident(`cm__${c}`)}`).join('')} FROM src JOIN cm USING (station_id, p))
+    SELECT station_id, p AS time, ${rules.map((r) => aggExpr(r, min, full)).join(',\n')}
+    ${missing.map((m) => `, CAST(NULL AS DOUBLE) AS ${ident(m)}`).join('')}
+    FROM j GROUP BY station_id, p`;
+}
+
+/**
+ * FAO-56 Penman–Monteith reference evapotranspiration (mm/day), eqs. 6–50
+ * of Allen et al. (1998), from daily Tmax/Tmin (°C), RHmax/RHmin (%), mean
+ * wind at 2 m (m/s), solar radiation (MJ/m²), station elevation (m) and
+ * latitude. Null when any input is missing.
+ */
+const ET0_SQL = `
+WITH i AS (
+  SELECT d.station_id, d.time, d.temperature_max AS tx, d.temperature_min AS tn, d.humidity_max AS rhx, d.humidity_min AS rhn,
+    d.wind_speed_mean AS u2, d.solar_radiation_sum AS rs, s.elevation AS z, radians(s.lat) AS phi, dayofyear(d.time) AS j
+  FROM daily_derived d JOIN stations s USING (station_id)
+), a AS (
+  SELECT *, (tx + tn) / 2 AS t,
+    0.6108 * exp(17.27 * tx / (tx + 237.3)) AS eox, 0.6108 * exp(17.27 * tn / (tn + 237.3)) AS eon,
+    0.665e-3 * 101.3 * pow((293 - 0.0065 * z) / 293, 5.26) AS gamma,
+    1 + 0.033 * cos(2 * pi() * j / 365) AS dr, 0.409 * sin(2 * pi() * j / 365 - 1.39) AS decl
+  FROM i
+), b AS (
+  SELECT *, 4098 * (0.6108 * exp(17.27 * t / (t + 237.3))) / pow(t + 237.3, 2) AS delta,
+    (eox + eon) / 2 AS es, (eon * rhx / 100 + eox * rhn / 100) / 2 AS ea,
+    acos(greatest(-1, least(1, -tan(phi) * tan(decl)))) AS ws
+  FROM a
+), c AS (
+  SELECT *, 24 * 60 / pi() * 0.0820 * dr * (ws * sin(phi) * sin(decl) + cos(phi) * cos(decl) * sin(ws)) AS ra FROM b
+), d AS (
+  SELECT *, (1 - 0.23) * rs - 4.903e-9 * (pow(tx + 273.16, 4) + pow(tn + 273.16, 4)) / 2 * (0.34 - 0.14 * sqrt(ea))
+      * (1.35 * least(1, rs / ((0.75 + 2e-5 * z) * ra)) - 0.35) AS rn
+  FROM c
+)
+SELECT station_id, time,
+  CASE WHEN tx IS NULL OR tn IS NULL OR rhx IS NULL OR rhn IS NULL OR u2 IS NULL OR rs IS NULL OR z IS NULL THEN NULL
+       ELSE (0.408 * delta * rn + gamma * 900 / (t + 273) * u2 * (es - ea)) / (delta + gamma * (1 + 0.34 * u2)) END AS et0
+FROM d`;
+
+const TIME_FORMAT: Record<StationTimeScale, string> = { hourly: '%Y-%m-%dT%H:%M:%S', daily: '%Y-%m-%d', monthly: '%Y-%m-01' };
+const ORDINAL: Record<StationTimeScale, string> = {
+  hourly: `CAST(epoch(time) AS BIGINT) // 3600`,
+  daily: `date_diff('day', DATE '1970-01-01', time)`,
+  monthly: `year(time) * 12 + month(time)`,
+};
+
+async function coverage(con: DuckDBConnection, scale: StationTimeScale, types: readonly string[]): Promise<Map<string, Record<string, CoverageRun[]>>> {
+  const out = new Map<string, Record<string, CoverageRun[]>>();
+  for (const t of types) {
+    // Gaps and islands: consecutive periods share (ordinal − row number).
+    const runs = await rows(con, `SELECT station_id, strftime(min(time), '${TIME_FORMAT[scale]}') AS a, strftime(max(time), '${TIME_FORMAT[scale]}') AS b
+      FROM (SELECT station_id, time, ${ORDINAL[scale]} - row_number() OVER (PARTITION BY station_id ORDER BY time) AS g FROM ${scale} WHERE ${ident(t)} IS NOT NULL)
+      GROUP BY station_id, g ORDER BY station_id, a`);
+    for (const r of runs) {
+      const id = String(r.station_id);
+      const byType = out.get(id) ?? {};
+      (byType[t] ??= []).push([String(r.a), String(r.b)]);
+      out.set(id, byType);
+    }
+  }
+  return out;
+}
+
+/** Merges data types whose runs are identical, which keeps catalog.json small (sensors come in groups). */
+function groupCoverage(byType: Record<string, CoverageRun[]>): CoverageGroup[] {
+  const groups = new Map<string, CoverageGroup>();
+  for (const [type, runs] of Object.entries(byType)) {
+    const key = JSON.stringify(runs);
+    const g = groups.get(key);
+    if (g) g.types.push(type);
+    else groups.set(key, { types: [type], runs });
+  }
+  return [...groups.values()];
+}
+
+/**
+ * Builds the station part of the dataset in `outDir` from `inputs` and
+ * records it in catalog.json. Throws {@link BuildInputError} on bad input.
+ */
+export async function buildStations(inputs: StationInputs, outDir: string, name = 'dataset'): Promise<StationsSection> {
+  if (!inputs.hourly && !inputs.daily && !inputs.monthly) {
+    throw new BuildInputError('Give at least one observation file (hourly, daily or monthly) with the stations file.');
+  }
+  const db = await DuckDBInstance.create(':memory:', { threads: '2' });
+  const con = await db.connect();
+  try {
+    await con.run(`SET autoload_known_extensions = false`);
+    await con.run(`SET autoinstall_known_extensions = false`);
+    await loadStations(con, inputs.stations);
+    const have = new Set<StationTimeScale>();
+    for (const scale of STATION_TIME_SCALES) {
+      const path = inputs[scale];
+      if (path) {
+        await loadObservations(con, scale, path);
+        have.add(scale);
+      }
+    }
+    if (!have.has('daily') && have.has('hourly')) {
+      await con.run(`CREATE TEMP TABLE daily_derived AS ${deriveSql(DAILY_FROM_HOURLY, 'hourly', 'daily')}`);
+      const order = STATION_TYPES.daily.map((t) => (t === 'et0' ? 'e.et0' : `d.${ident(t)}`));
+      await con.run(`CREATE TEMP TABLE daily AS SELECT d.station_id, d.time, ${order.join(', ')}
+        FROM daily_derived d JOIN (${ET0_SQL}) e USING (station_id, time)`);
+      have.add('daily');
+    }
+    if (!have.has('monthly') && have.has('daily')) {
+      await con.run(`CREATE TEMP TABLE monthly AS ${deriveSql(MONTHLY_FROM_DAILY, 'daily', 'monthly')}`);
+      have.add('monthly');
+    }
+
+    const dir = join(outDir, 'stations');
+    await mkdir(dir, { recursive: true });
+    const storePath = join(dir, 'stations.duckdb');
+    await rm(storePath, { force: true });
+    await rm(`${storePath}.wal`, { force: true });
+    await con.run(`ATTACH ${lit(storePath)} AS store (STORAGE_VERSION 'v1.0.0', ROW_GROUP_SIZE ${STORE_ROW_GROUP_SIZE})`);
+    await con.run(`CREATE TABLE store.stations AS SELECT * FROM stations ORDER BY station_id`);
+    const parquet: StationsSection['parquet'] = {};
+    const dataTypes: StationsSection['dataTypes'] = {};
+    const cover = new Map<StationTimeScale, Map<string, Record<string, CoverageRun[]>>>();
+    for (const scale of have) {
+      const cols = STATION_TYPES[scale].map(ident).join(', ');
+      await con.run(`CREATE TABLE store.${scale} AS SELECT station_id, time, ${cols} FROM ${scale} ORDER BY station_id, time`);
+      await con.run(`COPY (SELECT station_id, time, ${cols} FROM ${scale} ORDER BY station_id, time) TO ${lit(join(dir, `${scale}.parquet`))} (FORMAT parquet, COMPRESSION zstd)`);
+      parquet[scale] = `stations/${scale}.parquet`;
+      const nonEmpty = await rows(con, `SELECT ${STATION_TYPES[scale].map((t) => `count(${ident(t)}) AS ${ident(t)}`).join(', ')} FROM ${scale}`);
+      dataTypes[scale] = STATION_TYPES[scale].filter((t) => Number(nonEmpty[0]![t]) > 0);
+      cover.set(scale, await coverage(con, scale, dataTypes[scale]!));
+    }
+    await con.run(`CHECKPOINT store`);
+    await con.run(`DETACH store`);
+
+    const stations: CatalogStation[] = (await rows(con, `SELECT * FROM stations ORDER BY station_id`)).map((s) => {
+      const id = String(s.station_id);
+      const cov: CatalogStation['coverage'] = {};
+      for (const [scale, byStation] of cover) cov[scale] = groupCoverage(byStation.get(id) ?? {});
+      return { id, name: String(s.name), lat: Number(s.lat), lon: Number(s.lon), elevation: s.elevation === null ? null : Number(s.elevation), coverage: cov };
+    });
+    const section: StationsSection = { store: 'stations/stations.duckdb', parquet, dataTypes, stations };
+    await updateCatalog(outDir, name, (c) => {
+      c.stations = section;
+    });
+    return section;
+  } finally {
+    con.closeSync();
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The engine: the four contract endpoints as typed functions over one
+ * dataset, plus `handle`, the router every adapter (worker, service worker,
+ * Node server, CLI) calls. Validation happens here, so every adapter
+ * rejects the same requests with the same errors.
+ *
+ * Nothing is loaded up front: the catalog is read on the first query, the
+ * SQL engine is started on the first station query that needs data, and the
+ * raster engine is created on the first raster query — each behind one
+ * shared promise, so raster queries never wait for (or download) DuckDB.
+ */
+import { toClimateQueryError, throwIfAborted, ClimateQueryError } from '../contract/errors.ts';
+import type { Endpoint, RasterQuery, RasterResponse, RequestOf, ResponseOf } from '../contract/types.ts';
+import { validateNearestStation, validatePoint, validatePolyAggregate, validatePolygon } from '../contract/validate.ts';
+import type { Catalog } from '../dataset/catalog.ts';
+import { loadCatalog, urlLocation, type DatasetLocation } from '../dataset/location.ts';
+import { nearestStation } from '../stations/nearest-station.ts';
+import { polyAggregate } from '../stations/poly-aggregate.ts';
+import type { OpenSqlBackend, SqlBackend } from '../stations/sql-backend.ts';
+import { routeRequest, type ApiRequest, type ApiResponse } from './router.ts';
+
+/** Answers validated raster queries; see src/rasters/raster-engine.ts. */
+export interface RasterAnswerer {
+  query(q: RasterQuery, signal?: AbortSignal): Promise<RasterResponse>;
+}
+
+/** Options of {@link createClimateEngine}. */
+export interface ClimateEngineOptions {
+  /** The dataset root: a URL (string or URL) or a {@link DatasetLocation}. */
+  dataset: string | URL | DatasetLocation;
+  /** Opens the SQL backend on the station store (DuckDB-WASM in the browser and tests, native DuckDB in the CLI). */
+  openSqlBackend: OpenSqlBackend;
+  /** Creates the raster engine for the catalog's layers. */
+  openRasters: (catalog: Catalog, location: DatasetLocation) => RasterAnswerer;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/** The four endpoints as typed functions, and the router. */
+export interface ClimateEngine {
+  nearestStation(body: RequestOf['nearest-station'], options?: CallOptions): Promise<ResponseOf['nearest-station']>;
+  polyAggregate(body: RequestOf['poly-aggregate'], options?: CallOptions): Promise<ResponseOf['poly-aggregate']>;
+  point(body: RequestOf['point'], options?: CallOptions): Promise<ResponseOf['point']>;
+  polygon(body: RequestOf['polygon'], options?: CallOptions): Promise<ResponseOf['polygon']>;
+  /** Runs one endpoint on an unvalidated body (any JSON value). */
+  query<E extends Endpoint>(endpoint: E, body: unknown, options?: CallOptions): Promise<ResponseOf[E]>;
+  /** Answers an HTTP-like request: never throws; errors become their JSON status. */
+  handle(request: ApiRequest, options?: CallOptions): Promise<ApiResponse>;
+  /** The dataset's catalog (loads it if needed). */
+  catalog(options?: CallOptions): Promise<Catalog>;
+  /** Releases the SQL backend. */
+  close(): Promise<void>;
+}
+
+/** Creates an engine over one dataset. Cheap: nothing is fetched until the first query. */
+export function createClimateEngine(options: ClimateEngineOptions): ClimateEngine {
+  const location = typeof options.dataset === 'string' || options.dataset instanceof URL ? urlLocation(options.dataset) : options.dataset;
+  let catalogP: Promise<Catalog> | undefined;
+  let backendP: Promise<SqlBackend> | undefined;
+  let rasters: RasterAnswerer | undefined;
+
+  const catalog = (signal?: AbortSignal) => {
+    // A failed load is not cached: the next query tries again.
+    catalogP ??= loadCatalog(location).catch((err: unknown) => {
+      catalogP = undefined;
+      throw err;
+    });
+    return signal ? raceAbort(catalogP, signal) : catalogP;
+  };
+
+  const stationSection = async (signal?: AbortSignal) => {
+    const c = await catalog(signal);
+    if (!c.stations) throw new ClimateQueryError('dataset_unavailable', `The dataset at ${location.base} has no station data; build it with station inputs.`);
+    return c.stations;
+  };
+
+  const backend = (store: string) => () => {
+    backendP ??= options.openSqlBackend(location.resolve(store)).catch((err: unknown) => {
+      backendP = undefined;
+      throw err;
+    });
+    return backendP;
+  };
+
+  async function query<E extends Endpoint>(endpoint: E, body: unknown, opts: CallOptions = {}): Promise<ResponseOf[E]> {
+    const { signal } = opts;
+    throwIfAborted(signal);
+    try {
+      switch (endpoint) {
+        case 'nearest-station': {
+          const q = validateNearestStation(body);
+          const s = await stationSection(signal);
+          return (await nearestStation(q, s.stations, backend(s.store), signal)) as ResponseOf[E];
+        }
+        case 'poly-aggregate': {
+          const q = validatePolyAggregate(body);
+          const s = await stationSection(signal);
+          return (await polyAggregate(q, s.stations, backend(s.store), signal)) as ResponseOf[E];
+        }
+        case 'point':
+        case 'polygon': {
+          const q = endpoint === 'point' ? validatePoint(body) : validatePolygon(body);
+          const c = await catalog(signal);
+          rasters ??= options.openRasters(c, location);
+          return (await rasters.query(q, signal)) as ResponseOf[E];
+        }
+        default:
+          throw new ClimateQueryError('not_found', `Unknown endpoint "${String(endpoint)}".`);
+      }
+    } catch (err) {
+      throw toClimateQueryError(err);
+    }
+  }
+
+  return {
+    nearestStation: (body, o) => query('nearest-station', body, o),
+    polyAggregate: (body, o) => query('poly-aggregate', body, o),
+    point: (body, o) => query('point', body, o),
+    polygon: (body, o) => query('polygon', body, o),
+    query,
+    handle: (request, o = {}) => routeRequest(request, (endpoint, body) => query(endpoint, body, o)),
+    catalog: (o = {}) => catalog(o.signal),
+    async close() {
+      const b = backendP;
+      backendP = undefined;
+      if (b) await (await b).close();
+    },
+  };
+}
+
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new ClimateQueryError('aborted', 'The request was aborted.', { cause: signal.reason }));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

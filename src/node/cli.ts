@@ -1,0 +1,140 @@
+/**
+ * The `climate-query` command line: query a dataset, build one from your
+ * own files, make the demo dataset. `main` returns the exit status: 0 on
+ * success, 2 on a bad request or bad input (the error JSON is on stdout for
+ * queries), 1 on anything else.
+ */
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
+import { toClimateQueryError } from '../contract/errors.ts';
+import { BuildInputError, buildStations } from '../build/stations-build.ts';
+import { DEFAULT_DATASET, buildDemo } from './demo.ts';
+import { createNodeEngine, type BackendName } from './node-engine.ts';
+
+const USAGE = `climate-query: climate-data queries on a static dataset, with no server.
+
+Usage:
+  climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--backend native|wasm]
+      endpoint: ${ENDPOINTS.join(', ')}
+      Prints the answer JSON. A bad request prints {"error":{...}} and exits 2.
+  climate-query build --out DIR --stations FILE [--hourly FILE] [--daily FILE] [--monthly FILE] [--name NAME]
+      Builds a dataset from CSV or Parquet files (docs/data.md).
+  climate-query demo [--out DIR] [--if-missing]
+      Writes the synthetic demo dataset (default ${DEFAULT_DATASET}).
+
+Options:
+  --data DIR|URL   dataset to query (default: the demo dataset, ${DEFAULT_DATASET})
+  --backend        SQL engine for station queries: native (default for folders) or wasm (DuckDB-WASM, as in the browser)
+`;
+
+/** Runs the CLI with `argv` (without node and script) and returns the exit status. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'query':
+        return await queryCommand(rest);
+      case 'build':
+        return await buildCommand(rest);
+      case 'demo':
+        return await demoCommand(rest);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
+        return 2;
+    }
+  } catch (err) {
+    if (err instanceof BuildInputError) {
+      process.stderr.write(`Input error: ${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return 1;
+  }
+}
+
+async function queryCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { data: { type: 'string' }, backend: { type: 'string' } },
+  });
+  const [endpoint, file] = positionals;
+  if (!endpoint || !ENDPOINTS.includes(endpoint as Endpoint) || !file) {
+    process.stderr.write(`Usage: climate-query query <${ENDPOINTS.join('|')}> <request.json|->\n`);
+    return 2;
+  }
+  const backend = values.backend as BackendName | undefined;
+  if (backend !== undefined && backend !== 'native' && backend !== 'wasm') {
+    process.stderr.write(`--backend must be native or wasm; got "${backend}".\n`);
+    return 2;
+  }
+  const data = values.data ?? DEFAULT_DATASET;
+  if (!values.data && !existsSync(data)) {
+    process.stderr.write(`No dataset at ${data}. Run \`climate-query demo\` first, or pass --data DIR|URL.\n`);
+    return 1;
+  }
+  const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
+  const engine = createNodeEngine(data, backend);
+  try {
+    const res = await engine.handle({ method: 'POST', path: `/api/${endpoint}/`, body: text });
+    process.stdout.write(`${JSON.stringify(res.body)}\n`);
+    if (res.status === 200) return 0;
+    return res.status >= 400 && res.status < 500 ? 2 : 1;
+  } catch (err) {
+    process.stdout.write(`${JSON.stringify(toClimateQueryError(err).toBody())}\n`);
+    return 1;
+  } finally {
+    await engine.close();
+  }
+}
+
+async function buildCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      out: { type: 'string' },
+      name: { type: 'string' },
+      stations: { type: 'string' },
+      hourly: { type: 'string' },
+      daily: { type: 'string' },
+      monthly: { type: 'string' },
+    },
+  });
+  if (!values.out || !values.stations) {
+    process.stderr.write('Usage: climate-query build --out DIR --stations FILE [--hourly FILE] [--daily FILE] [--monthly FILE]\n');
+    return 2;
+  }
+  const t0 = Date.now();
+  const section = await buildStations(
+    { stations: values.stations, hourly: values.hourly, daily: values.daily, monthly: values.monthly },
+    values.out,
+    values.name ?? 'dataset',
+  );
+  process.stderr.write(`Built ${section.stations.length} stations into ${values.out} in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
+  return 0;
+}
+
+async function demoCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { out: { type: 'string' }, 'if-missing': { type: 'boolean' } } });
+  const out = values.out ?? DEFAULT_DATASET;
+  if (values['if-missing'] && existsSync(`${out}/catalog.json`)) {
+    process.stderr.write(`Demo dataset present at ${out}.\n`);
+    return 0;
+  }
+  await buildDemo(out, (line) => process.stderr.write(`${line}\n`));
+  return 0;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,28 @@
+/**
+ * `climate-query demo`: writes synthetic demo input files and runs the same
+ * build a user runs on their own files. Deterministic.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { writeDemoStationInputs } from '../build/demo-stations.ts';
+import { buildStations } from '../build/stations-build.ts';
+
+/** Where `npm start` expects the demo dataset (served by Vite from public/). */
+export const DEFAULT_DATASET = fileURLToPath(new URL('../../public/data/demo', import.meta.url));
+
+/** Builds the whole demo dataset into `out`, logging each step with its duration. */
+export async function buildDemo(out: string, log: (line: string) => void = () => {}): Promise<void> {
+  const inputs = await mkdtemp(join(tmpdir(), 'climate-query-demo-'));
+  try {
+    let t = Date.now();
+    const files = await writeDemoStationInputs(inputs);
+    log(`demo: station inputs written in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    t = Date.now();
+    const s = await buildStations({ stations: files.stations, hourly: files.hourly }, out, 'demo');
+    log(`demo: ${s.stations.length} stations built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  } finally {
+    await rm(inputs, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,26 @@
+/** An engine for Node: a dataset folder or URL, native or WASM DuckDB. */
+import { createClimateEngine, type ClimateEngine } from '../engine/engine.ts';
+import { openNativeDuckDB } from '../stations/backends/duckdb-native.ts';
+import { openDuckDBWasmNode } from '../stations/backends/duckdb-wasm-node.ts';
+import { ClimateQueryError } from '../contract/errors.ts';
+import { locationOf } from './file-location.ts';
+
+/** Which SQL engine answers station queries. */
+export type BackendName = 'native' | 'wasm';
+
+/**
+ * Creates an engine on `dataset` (folder or http(s) URL). Native DuckDB is
+ * the default for folders; URLs always use DuckDB-WASM (native DuckDB would
+ * need the httpfs extension).
+ */
+export function createNodeEngine(dataset: string, backend?: BackendName): ClimateEngine {
+  const isUrl = /^https?:\/\//i.test(dataset);
+  const use = backend ?? (isUrl ? 'wasm' : 'native');
+  return createClimateEngine({
+    dataset: locationOf(dataset),
+    openSqlBackend: use === 'native' ? openNativeDuckDB : openDuckDBWasmNode,
+    openRasters: () => {
+      throw new ClimateQueryError('dataset_unavailable', 'Raster layers are not wired into the Node engine yet.');
+    },
+  });
+}
