@@ -1,0 +1,33 @@
+// Builds the shared station fixture once for all test files: a small dataset
+// made by the demo generator as CSV inputs and the real build.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { writeDemoStationInputs } from '../src/build/demo-stations.ts';
+import { buildStations } from '../src/build/stations-build.ts';
+
+/** Options of the fixture, shared with the tests that read its inputs. */
+export const FIXTURE = { stations: 40, start: '2024-01-01', end: '2024-03-31', format: 'csv' as const, seed: 7 };
+
+let root = '';
+
+export async function setup(project: TestProject): Promise<void> {
+  root = await mkdtemp(join(tmpdir(), 'climate-query-fixture-'));
+  const inputs = join(root, 'inputs');
+  const dataset = join(root, 'dataset');
+  await mkdir(inputs, { recursive: true });
+  const files = await writeDemoStationInputs(inputs, FIXTURE);
+  await buildStations({ stations: files.stations, hourly: files.hourly }, dataset, 'fixture');
+  project.provide('stationFixture', { root, inputs, dataset, stationsCsv: files.stations, hourlyCsv: files.hourly });
+}
+
+export async function teardown(): Promise<void> {
+  if (root) await rm(root, { recursive: true, force: true });
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    stationFixture: { root: string; inputs: string; dataset: string; stationsCsv: string; hourlyCsv: string };
+  }
+}

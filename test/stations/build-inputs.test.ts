@@ -1,0 +1,82 @@
+// The station build rejects bad input files with messages that say how to fix them,
+// and accepts daily/monthly tables given directly.
+import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BuildInputError, buildStations } from '../../src/build/stations-build.ts';
+import { createNodeEngine } from '../../src/node/node-engine.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cq-build-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+async function file(name: string, text: string): Promise<string> {
+  const p = join(dir, name);
+  await writeFile(p, text);
+  return p;
+}
+
+const STATIONS = 'station_id,name,lat,lon,elevation\nA,Alpha,-33.9,18.9,100\nB,"Beta, the second",-33.5,19.2,\n';
+
+async function expectInputError(inputs: Parameters<typeof buildStations>[0], match: RegExp): Promise<void> {
+  const err = await buildStations(inputs, join(dir, 'out-bad')).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(BuildInputError);
+  expect((err as Error).message).toMatch(match);
+}
+
+describe('station build input validation', () => {
+  it('rejects unknown data-type columns, listing the valid ones', async () => {
+    const s = await file('s1.csv', STATIONS);
+    const h = await file('h1.csv', 'station_id,time,temperature_mean,rain_sum\nA,2024-01-01T00:00:00,12.5,1\n');
+    await expectInputError({ stations: s, hourly: h }, /"rain_sum" are not hourly data types\. Valid: temperature_mean/);
+  });
+
+  it('rejects times off the hour, unknown stations, duplicates and non-numbers', async () => {
+    const s = await file('s2.csv', STATIONS);
+    await expectInputError({ stations: s, hourly: await file('h2.csv', 'station_id,time,rain\nA,2024-01-01T00:30:00,1\n') }, /not on the hourly grid/);
+    await expectInputError({ stations: s, hourly: await file('h3.csv', 'station_id,time,rain\nZ,2024-01-01T00:00:00,1\n') }, /"Z" is not in the stations file/);
+    await expectInputError({ stations: s, hourly: await file('h4.csv', 'station_id,time,rain\nA,2024-01-01T00:00:00,1\nA,2024-01-01T00:00:00,2\n') }, /two rows for time/);
+    await expectInputError({ stations: s, hourly: await file('h5.csv', 'station_id,time,rain\nA,2024-01-01T00:00:00,NA\n') }, /"NA", which is not a number/);
+    await expectInputError({ stations: s, hourly: await file('h6.csv', 'station_id,time,rain\nA,yesterday,1\n') }, /not a hourly time/);
+    await expectInputError({ stations: s, monthly: await file('m1.csv', 'station_id,time,rain_sum\nA,2024-01-15,1\n') }, /not on the monthly grid/);
+  });
+
+  it('rejects bad station files', async () => {
+    const h = await file('h7.csv', 'station_id,time,rain\nA,2024-01-01T00:00:00,1\n');
+    await expectInputError({ stations: await file('s3.csv', 'station_id,name,lat\nA,x,1\n'), hourly: h }, /missing column "lon"/);
+    await expectInputError({ stations: await file('s4.csv', 'station_id,name,lat,lon\nA,x,-95,18\n'), hourly: h }, /not a number in range/);
+    await expectInputError({ stations: await file('s5.csv', 'station_id,name,lat,lon\nA,x,-33,18\nA,y,-34,18\n'), hourly: h }, /appears more than once/);
+    await expectInputError({ stations: await file('s6.csv', STATIONS) }, /at least one observation file/);
+  });
+
+  it('takes a daily and a monthly table as given (monthly times as yyyy-mm), with empty cells as missing', async () => {
+    const s = await file('s7.csv', STATIONS);
+    const d = await file('d1.csv', 'station_id,time,rain_sum,temperature_max\nA,2024-01-01,3.5,25\nA,2024-01-02,,26\nB,2024-01-01,0,\n');
+    const m = await file('m2.csv', 'station_id,time,rain_sum\nA,2024-01,40.5\nB,2024-01,\n');
+    const out = join(dir, 'out-ok');
+    const section = await buildStations({ stations: s, daily: d, monthly: m }, out, 'small');
+    expect(section.dataTypes.daily).toEqual(['temperature_max', 'rain_sum']);
+    expect(section.dataTypes.hourly).toBeUndefined();
+    expect(section.stations.find((x) => x.id === 'B')!.elevation).toBeNull();
+    const engine = createNodeEngine(out, 'wasm');
+    try {
+      const res = await engine.nearestStation({ wkts: 'POINT (18.9 -33.9)', dataTypes: ['rain_sum', 'temperature_max'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-03' });
+      expect(res['POINT (18.9 -33.9)']!.data).toEqual({
+        '2024-01-01': { rain_sum: 3.5, temperature_max: 25 },
+        '2024-01-02': { rain_sum: null, temperature_max: 26 },
+        '2024-01-03': { rain_sum: null, temperature_max: null },
+      });
+      const mon = await engine.polyAggregate({ wkts: 'POLYGON ((18 -34, 20 -34, 20 -33, 18 -33, 18 -34))', dataTypes: ['rain_sum'], options: { timeScale: 'monthly' }, startDate: '2024-01', endDate: '2024-01' });
+      // B has no January value, so it does not contribute (and is not listed).
+      expect(mon).toEqual({ stations_metadata: { '0': { station_lat: -33.9, station_lon: 18.9, station_elevation: 100 } }, aggregated_data: { '2024-01-01': { rain_sum: 40.5, rain_sum_station_count: 1 } } });
+    } finally {
+      await engine.close();
+    }
+  });
+});

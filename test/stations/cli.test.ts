@@ -1,0 +1,74 @@
+// The CLI as a user runs it: a real child process on the fixture dataset.
+import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+import { readStations } from './oracle.ts';
+
+const run = promisify(execFile);
+const fx = inject('stationFixture');
+const BIN = join(import.meta.dirname, '../../bin/climate-query.js');
+
+async function cli(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = run(process.execPath, [BIN, ...args], { maxBuffer: 256 * 1024 * 1024 });
+  if (input !== undefined) {
+    child.child.stdin!.end(input);
+  }
+  try {
+    const { stdout, stderr } = await child;
+    return { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+describe('climate-query query', () => {
+  it('answers 10 points × 5 hourly types × one month with 24 × days periods under every key', async () => {
+    const stations = readStations(fx.stationsCsv);
+    const wkts = stations.slice(0, 10).map((s) => `POINT (${s.lon + 0.01} ${s.lat - 0.01})`).join(';');
+    const req = { wkts, dataTypes: ['temperature_mean', 'rain', 'humidity', 'wind_speed', 'leaf_wetness'], options: { timeScale: 'hourly' }, startDate: '2024-01-01T00:00:00', endDate: '2024-01-31T23:00:00' };
+    const file = join(fx.root, 'req-10x5.json');
+    await writeFile(file, JSON.stringify(req));
+    for (const backend of ['native', 'wasm']) {
+      const { code, stdout } = await cli(['query', 'nearest-station', file, '--data', fx.dataset, '--backend', backend]);
+      expect(code).toBe(0);
+      const res = JSON.parse(stdout) as Record<string, { data: Record<string, Record<string, number | null>> }>;
+      expect(Object.keys(res)).toHaveLength(10);
+      for (const v of Object.values(res)) {
+        expect(Object.keys(v.data)).toHaveLength(24 * 31);
+        expect(Object.keys(v.data['2024-01-15T13:00:00']!)).toEqual(req.dataTypes);
+      }
+    }
+  });
+
+  it('reads the request from stdin with "-"', async () => {
+    const req = { wkts: 'POINT (19 -33.5)', dataTypes: ['rain_sum'], options: { timeScale: 'monthly' }, startDate: '2024-01', endDate: '2024-03' };
+    const { code, stdout } = await cli(['query', 'nearest-station', '-', '--data', fx.dataset], JSON.stringify(req));
+    expect(code).toBe(0);
+    expect(Object.keys(JSON.parse(stdout)['POINT (19 -33.5)'].data)).toEqual(['2024-01-01', '2024-02-01', '2024-03-01']);
+  });
+
+  it('prints the error JSON on stdout and exits 2 on a bad request', async () => {
+    const bad = { wkts: 'POINT (19 -33.5)', dataTypes: ['rain'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' };
+    const { code, stdout } = await cli(['query', 'nearest-station', '-', '--data', fx.dataset], JSON.stringify(bad));
+    expect(code).toBe(2);
+    expect(JSON.parse(stdout)).toMatchObject({ error: { code: 'unknown_data_type', field: 'dataTypes[0]' } });
+    const notJson = await cli(['query', 'poly-aggregate', '-', '--data', fx.dataset], '{not json');
+    expect(notJson.code).toBe(2);
+    expect(JSON.parse(notJson.stdout).error.code).toBe('invalid_json');
+  });
+
+  it('says what to do when the dataset is missing', async () => {
+    const { code, stdout } = await cli(['query', 'nearest-station', '-', '--data', join(fx.root, 'nowhere')], '{}');
+    expect(code).toBe(2);
+    // Validation runs first; a valid request against a missing dataset is a 503-class error, exit 1.
+    const req = { wkts: 'POINT (19 -33.5)', dataTypes: ['rain_sum'], options: { timeScale: 'monthly' }, startDate: '2024-01', endDate: '2024-01' };
+    const missing = await cli(['query', 'nearest-station', '-', '--data', join(fx.root, 'nowhere')], JSON.stringify(req));
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stdout).error).toMatchObject({ code: 'dataset_unavailable' });
+    expect(JSON.parse(missing.stdout).error.message).toContain('climate-query demo');
+    void stdout;
+  });
+});
