@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { writeDemoStationInputs } from '../src/build/demo-stations.ts';
 import { buildStations } from '../src/build/stations-build.ts';
+import { buildDemo } from '../src/node/demo.ts';
 
 /** Options of the fixture, shared with the tests that read its inputs. */
 export const FIXTURE = { stations: 40, start: '2024-01-01', end: '2024-03-31', format: 'csv' as const, seed: 7 };
@@ -20,6 +21,10 @@ export async function setup(project: TestProject): Promise<void> {
   const files = await writeDemoStationInputs(inputs, FIXTURE);
   await buildStations({ stations: files.stations, hourly: files.hourly }, dataset, 'fixture');
   project.provide('stationFixture', { root, inputs, dataset, stationsCsv: files.stations, hourlyCsv: files.hourly });
+  // The full demo dataset (stations and every raster layer), as `npm start` builds it.
+  const demo = join(root, 'demo');
+  await buildDemo(demo);
+  project.provide('demoDataset', demo);
 }
 
 export async function teardown(): Promise<void> {
@@ -29,5 +34,6 @@ export async function teardown(): Promise<void> {
 declare module 'vitest' {
   export interface ProvidedContext {
     stationFixture: { root: string; inputs: string; dataset: string; stationsCsv: string; hourlyCsv: string };
+    demoDataset: string;
   }
 }

@@ -2,7 +2,7 @@
  * Dates and periods. A period is one step of a time scale; its key is the
  * text used in responses (contract 2.3): hourly `yyyy-mm-ddThh:mm:ss`, daily
  * `yyyy-mm-dd`, monthly `yyyy-mm-01`, annual `yyyy`, and `calendar_month`
- * (the long-term rain layers) `mm`. All arithmetic is on calendar fields in
+ * (the long-term rain layers) `--mm`. All arithmetic is on calendar fields in
  * UTC, so there is no daylight-saving ambiguity: station times are local
  * standard time (SAST, UTC+2, which has no DST) written without a zone.
  */
@@ -19,7 +19,8 @@ const FORMATS: Record<TimeScale, { re: RegExp; example: string }> = {
   daily: { re: /^(\d{4})-(\d{2})-(\d{2})$/, example: '2024-01-31' },
   monthly: { re: /^(\d{4})-(\d{2})$/, example: '2024-01' },
   annual: { re: /^(\d{4})$/, example: '2024' },
-  calendar_month: { re: /^(\d{2})$/, example: '06' },
+  // "--06" (the response key form) is accepted too, so keys can be sent back.
+  calendar_month: { re: /^(?:--)?(\d{2})$/, example: '06' },
 };
 
 /** The format of a time scale's dates, for messages and the UI. */
@@ -74,7 +75,9 @@ const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 export function periodKey(scale: TimeScale, ordinal: Ordinal): string {
   switch (scale) {
     case 'calendar_month':
-      return pad(ordinal);
+      // ISO 8601's "--MM" (a month of any year). Plain "10".."12" would be
+      // integer-like object keys, which JavaScript always orders first.
+      return `--${pad(ordinal)}`;
     case 'annual':
       return String(ordinal);
     case 'monthly': {

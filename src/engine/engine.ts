@@ -10,19 +10,16 @@
  * shared promise, so raster queries never wait for (or download) DuckDB.
  */
 import { toClimateQueryError, throwIfAborted, ClimateQueryError } from '../contract/errors.ts';
-import type { Endpoint, RasterQuery, RasterResponse, RequestOf, ResponseOf } from '../contract/types.ts';
+import type { Endpoint, RequestOf, ResponseOf } from '../contract/types.ts';
 import { validateNearestStation, validatePoint, validatePolyAggregate, validatePolygon } from '../contract/validate.ts';
 import type { Catalog } from '../dataset/catalog.ts';
 import { loadCatalog, urlLocation, type DatasetLocation } from '../dataset/location.ts';
 import { nearestStation } from '../stations/nearest-station.ts';
 import { polyAggregate } from '../stations/poly-aggregate.ts';
 import type { OpenSqlBackend, SqlBackend } from '../stations/sql-backend.ts';
+import { createRasterEngine, type RasterEngine } from '../rasters/raster-engine.ts';
+import type { ByteSource } from '../rasters/byte-source.ts';
 import { routeRequest, type ApiRequest, type ApiResponse } from './router.ts';
-
-/** Answers validated raster queries; see src/rasters/raster-engine.ts. */
-export interface RasterAnswerer {
-  query(q: RasterQuery, signal?: AbortSignal): Promise<RasterResponse>;
-}
 
 /** Options of {@link createClimateEngine}. */
 export interface ClimateEngineOptions {
@@ -30,8 +27,8 @@ export interface ClimateEngineOptions {
   dataset: string | URL | DatasetLocation;
   /** Opens the SQL backend on the station store (DuckDB-WASM in the browser and tests, native DuckDB in the CLI). */
   openSqlBackend: OpenSqlBackend;
-  /** Creates the raster engine for the catalog's layers. */
-  openRasters: (catalog: Catalog, location: DatasetLocation) => RasterAnswerer;
+  /** Opens a byte source on a raster file's URL or path; default: HTTP range requests with fetch. */
+  openByteSource?: (location: string) => ByteSource;
 }
 
 /** Per-call options. */
@@ -60,7 +57,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
   const location = typeof options.dataset === 'string' || options.dataset instanceof URL ? urlLocation(options.dataset) : options.dataset;
   let catalogP: Promise<Catalog> | undefined;
   let backendP: Promise<SqlBackend> | undefined;
-  let rasters: RasterAnswerer | undefined;
+  let rasters: RasterEngine | undefined;
 
   const catalog = (signal?: AbortSignal) => {
     // A failed load is not cached: the next query tries again.
@@ -104,7 +101,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
         case 'polygon': {
           const q = endpoint === 'point' ? validatePoint(body) : validatePolygon(body);
           const c = await catalog(signal);
-          rasters ??= options.openRasters(c, location);
+          rasters ??= createRasterEngine({ catalog: c, baseUrl: location.base, ...(options.openByteSource ? { openSource: options.openByteSource } : {}) });
           return (await rasters.query(q, signal)) as ResponseOf[E];
         }
         default:
@@ -126,7 +123,9 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     async close() {
       const b = backendP;
       backendP = undefined;
-      if (b) await (await b).close();
+      const r = rasters;
+      rasters = undefined;
+      await Promise.all([b ? b.then((x) => x.close()) : undefined, r?.close()]);
     },
   };
 }

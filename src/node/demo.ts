@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeDemoStationInputs } from '../build/demo-stations.ts';
 import { buildStations } from '../build/stations-build.ts';
+import { buildDemoRasters } from '../build/demo-rasters.ts';
 
 /** Where `npm start` expects the demo dataset (served by Vite from public/). */
 export const DEFAULT_DATASET = fileURLToPath(new URL('../../public/data/demo', import.meta.url));
@@ -22,6 +23,9 @@ export async function buildDemo(out: string, log: (line: string) => void = () =>
     t = Date.now();
     const s = await buildStations({ stations: files.stations, hourly: files.hourly }, out, 'demo');
     log(`demo: ${s.stations.length} stations built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    t = Date.now();
+    await buildDemoRasters(out, { log: (line) => log(`demo: ${line}`) });
+    log(`demo: raster layers built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   } finally {
     await rm(inputs, { recursive: true, force: true });
   }

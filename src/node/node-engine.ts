@@ -2,7 +2,7 @@
 import { createClimateEngine, type ClimateEngine } from '../engine/engine.ts';
 import { openNativeDuckDB } from '../stations/backends/duckdb-native.ts';
 import { openDuckDBWasmNode } from '../stations/backends/duckdb-wasm-node.ts';
-import { ClimateQueryError } from '../contract/errors.ts';
+import { openLocalOrHttpSource } from '../rasters/file-source.ts';
 import { locationOf } from './file-location.ts';
 
 /** Which SQL engine answers station queries. */
@@ -19,8 +19,6 @@ export function createNodeEngine(dataset: string, backend?: BackendName): Climat
   return createClimateEngine({
     dataset: locationOf(dataset),
     openSqlBackend: use === 'native' ? openNativeDuckDB : openDuckDBWasmNode,
-    openRasters: () => {
-      throw new ClimateQueryError('dataset_unavailable', 'Raster layers are not wired into the Node engine yet.');
-    },
+    openByteSource: openLocalOrHttpSource,
   });
 }

@@ -192,7 +192,10 @@ describe('raster requests', () => {
     expect(validatePoint(raster({ dataType: 'frost', options: { timeScale: 'monthly', dataExtent: 'tc' }, startDate: '2024-05', endDate: '2024-08' })).range?.keys).toEqual(['2024-05-01', '2024-06-01', '2024-07-01', '2024-08-01']);
     expect(validatePoint(raster({ dataType: 'frost', options: { subDataType: '-', timeScale: 'monthly', dataExtent: 'tc' }, startDate: '2024-05', endDate: '2024-05' })).subDataType).toBe('-');
     // Rain months wrap across the new year: a summer season.
-    expect(validatePoint(raster({ dataType: 'rain', options: { timeScale: 'calendar_month', dataExtent: 'sa' }, startDate: '11', endDate: '02' })).range?.keys).toEqual(['11', '12', '01', '02']);
+    expect(validatePoint(raster({ dataType: 'rain', options: { timeScale: 'calendar_month', dataExtent: 'sa' }, startDate: '11', endDate: '02' })).range?.keys).toEqual(['--11', '--12', '--01', '--02']);
+    expect(validatePoint(raster({ dataType: 'rain', options: { timeScale: 'calendar_month', dataExtent: 'sa' }, startDate: '--12', endDate: '12' })).range?.keys).toEqual(['--12']);
+    expect(() => validatePoint(raster({ dataType: 'rain', options: { timeScale: 'calendar_month', dataExtent: 'sa' }, startDate: '13', endDate: '12' }))).toThrow(/not a month/);
+    expect(() => validatePoint(raster({ dataType: 'rain', options: { timeScale: 'calendar_month', dataExtent: 'sa' }, startDate: '6', endDate: '12' }))).toThrow(/right format/);
     const wind = validatePoint({ wkts: 'POINT (20 -30)', dataType: 'windspeed', options: { subDataType: '100', dataExtent: 'sa' } });
     expect(wind.range).toBeNull();
   });

@@ -1,0 +1,198 @@
+/**
+ * A block cache between geotiff.js and a {@link ByteSource}. geotiff.js asks
+ * for many small slices (header, IFD, tile offsets, byte counts, the tile);
+ * left alone, each is its own request, three sequential ones per tile
+ * (FIELD-NOTES). Here every slice is widened to whole blocks, blocks already
+ * held are served from memory, and the missing blocks that are asked for in
+ * the same tick are merged into one read per contiguous run. So a tile costs
+ * one request once the header is known, and neighbouring tiles asked for
+ * together share one.
+ *
+ * Reads are shared by every caller that needs the same block, so the
+ * underlying read is not tied to one caller's AbortSignal: a caller that
+ * aborts stops waiting at once, and the read finishes into the cache.
+ */
+import { abortable } from './abortable.ts';
+import { asSourceError, type ByteSource } from './byte-source.ts';
+
+/** A byte range as geotiff.js asks for it. */
+export interface Slice {
+  offset: number;
+  length: number;
+}
+
+/** Options of {@link BlockCachedSource}. */
+export interface BlockCacheOptions {
+  /** Block size in bytes; 16 KiB keeps waste per tile small (FIELD-NOTES: 16–64 KiB). */
+  blockSize?: number;
+  /** Most bytes of blocks kept; least recently used blocks go first. */
+  maxBytes?: number;
+}
+
+interface Waiter {
+  promise: Promise<Uint8Array>;
+  resolve(bytes: Uint8Array): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * The source object handed to `GeoTIFF.fromSource`: geotiff.js only calls
+ * `fetch(slices, signal)`, reads `fileSize` and may call `close()`.
+ */
+export class BlockCachedSource {
+  readonly blockSize: number;
+  private readonly maxBytes: number;
+  private readonly blocks = new Map<number, Uint8Array>();
+  private heldBytes = 0;
+  private readonly inFlight = new Map<number, Waiter>();
+  private readonly pending = new Set<number>();
+  private flushScheduled = false;
+  private knownSize: number | null = null;
+  /** Reads issued to the underlying source and bytes they returned, for diagnostics. */
+  readonly stats = { reads: 0, bytes: 0 };
+
+  constructor(
+    readonly source: ByteSource,
+    options: BlockCacheOptions = {},
+  ) {
+    this.blockSize = options.blockSize ?? 16 * 1024;
+    this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
+    if (!(this.blockSize >= 512)) throw new RangeError('blockSize must be at least 512 bytes.');
+  }
+
+  /** The file size once a read has hit the end, otherwise null (what geotiff.js expects). */
+  get fileSize(): number | null {
+    return this.knownSize;
+  }
+
+  /** Returns each slice's bytes as an ArrayBuffer of exactly `length` bytes (zero past the end of file). */
+  async fetch(slices: Slice[], signal?: AbortSignal): Promise<ArrayBuffer[]> {
+    if (signal?.aborted) throw asSourceError(signal.reason, this.source.url, signal);
+    const ids = new Set<number>();
+    for (const { offset, length } of slices) {
+      if (length <= 0) continue;
+      const first = Math.floor(offset / this.blockSize);
+      const last = Math.floor((offset + length - 1) / this.blockSize);
+      for (let id = first; id <= last; id++) ids.add(id);
+    }
+    const got = new Map<number, Uint8Array>();
+    const waits: Array<Promise<void>> = [];
+    for (const id of ids) {
+      const held = this.blocks.get(id);
+      if (held) {
+        // Refresh its place in the LRU order.
+        this.blocks.delete(id);
+        this.blocks.set(id, held);
+        got.set(id, held);
+        continue;
+      }
+      const waiter = this.inFlight.get(id) ?? this.request(id);
+      waits.push(waiter.promise.then((b) => void got.set(id, b)));
+    }
+    if (waits.length > 0) {
+      try {
+        await abortable(Promise.all(waits), signal);
+      } catch (err) {
+        throw asSourceError(err, this.source.url, signal);
+      }
+    }
+    return slices.map((s) => this.assemble(s, got));
+  }
+
+  /** Drops all blocks and closes the underlying source. */
+  async close(): Promise<void> {
+    this.blocks.clear();
+    this.heldBytes = 0;
+    await this.source.close?.();
+  }
+
+  private request(id: number): Waiter {
+    let resolve!: (b: Uint8Array) => void;
+    let reject!: (e: unknown) => void;
+    const promise = new Promise<Uint8Array>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // A caller that aborted no longer listens; keep its rejection from going unhandled.
+    promise.catch(() => undefined);
+    const waiter = { promise, resolve, reject };
+    this.inFlight.set(id, waiter);
+    this.pending.add(id);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      // A macrotask, not a microtask: geotiff.js issues related slices from
+      // separate async steps, and waiting one turn lets them join one read.
+      setTimeout(() => this.flush(), 0);
+    }
+    return waiter;
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const ids = [...this.pending].sort((a, b) => a - b);
+    this.pending.clear();
+    let runStart = 0;
+    for (let i = 1; i <= ids.length; i++) {
+      if (i === ids.length || ids[i] !== ids[i - 1]! + 1) {
+        void this.readRun(ids.slice(runStart, i));
+        runStart = i;
+      }
+    }
+  }
+
+  private async readRun(ids: number[]): Promise<void> {
+    const first = ids[0]!;
+    const offset = first * this.blockSize;
+    const length = ids.length * this.blockSize;
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.source.read(offset, length);
+      this.stats.reads++;
+      this.stats.bytes += bytes.length;
+    } catch (err) {
+      const error = asSourceError(err, this.source.url);
+      for (const id of ids) {
+        this.inFlight.get(id)?.reject(error);
+        this.inFlight.delete(id);
+      }
+      return;
+    }
+    if (bytes.length < length) this.knownSize = offset + bytes.length;
+    for (let k = 0; k < ids.length; k++) {
+      const id = ids[k]!;
+      const start = k * this.blockSize;
+      // Copy so a cached block does not pin the whole run's buffer.
+      const block = bytes.slice(Math.min(start, bytes.length), Math.min(start + this.blockSize, bytes.length));
+      this.keep(id, block);
+      this.inFlight.get(id)?.resolve(block);
+      this.inFlight.delete(id);
+    }
+  }
+
+  private keep(id: number, block: Uint8Array): void {
+    this.blocks.set(id, block);
+    this.heldBytes += block.length;
+    for (const [oldId, old] of this.blocks) {
+      if (this.heldBytes <= this.maxBytes) break;
+      this.blocks.delete(oldId);
+      this.heldBytes -= old.length;
+    }
+  }
+
+  private assemble({ offset, length }: Slice, got: Map<number, Uint8Array>): ArrayBuffer {
+    const out = new Uint8Array(Math.max(0, length));
+    let pos = offset;
+    const end = offset + length;
+    while (pos < end) {
+      const id = Math.floor(pos / this.blockSize);
+      const block = got.get(id);
+      const inBlock = pos - id * this.blockSize;
+      const take = Math.min(this.blockSize - inBlock, end - pos);
+      if (block && inBlock < block.length) {
+        out.set(block.subarray(inBlock, Math.min(inBlock + take, block.length)), pos - offset);
+      }
+      pos += take;
+    }
+    return out.buffer;
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * Local files as a {@link ByteSource}, for Node (CLI, tests, servers). Kept
+ * apart from byte-source.ts so browser bundles never pull in node:fs.
+ */
+import { open, type FileHandle } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { asSourceError, createHttpSource, type ByteSource } from './byte-source.ts';
+
+/**
+ * A {@link ByteSource} over a local file. The handle is opened on the first
+ * read and kept, because the engine reads the same few files again and again.
+ */
+export function createFileSource(pathOrFileUrl: string): ByteSource {
+  const path = pathOrFileUrl.startsWith('file:') ? fileURLToPath(pathOrFileUrl) : pathOrFileUrl;
+  let handle: Promise<FileHandle> | null = null;
+  return {
+    url: pathOrFileUrl,
+    async read(offset, length, signal) {
+      if (signal?.aborted) throw asSourceError(signal.reason ?? new DOMException('aborted', 'AbortError'), path, signal);
+      try {
+        handle ??= open(path, 'r');
+        const fh = await handle;
+        const buffer = new Uint8Array(Math.max(0, length));
+        let filled = 0;
+        // A single read may return less than asked even before the end; loop until EOF.
+        while (filled < buffer.length) {
+          const { bytesRead } = await fh.read(buffer, filled, buffer.length - filled, offset + filled);
+          if (bytesRead === 0) break;
+          filled += bytesRead;
+        }
+        return filled === buffer.length ? buffer : buffer.subarray(0, filled);
+      } catch (err) {
+        handle = null;
+        throw asSourceError(err, path, signal);
+      }
+    },
+    async close() {
+      const h = handle;
+      handle = null;
+      if (h) await (await h).close().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * The default `openSource` for Node: `file:` URLs and plain paths read the
+ * disk, everything else goes through HTTP Range requests.
+ */
+export function openLocalOrHttpSource(url: string): ByteSource {
+  if (url.startsWith('file:') || !/^[a-z][a-z0-9+.-]*:/i.test(url) || /^[a-z]:[\\/]/i.test(url)) return createFileSource(url);
+  return createHttpSource(url);
+}

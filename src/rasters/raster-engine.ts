@@ -1,0 +1,230 @@
+/**
+ * Answers /api/point/ and /api/polygon/ from the raster layers a catalog
+ * lists. Runs in the browser and in Node (no node:* imports here; Node
+ * callers pass `openSource` from file-source.ts to read local files).
+ *
+ * Reads are planned per tile: every pixel a query needs is mapped to its
+ * tile, each tile of each file is read and decoded once per query, with
+ * all requested dates of that file in it (pixel-interleaved files), and all
+ * tiles are fetched concurrently. Opened files (header, IFD, tile index)
+ * and their byte blocks are kept for the engine's lifetime.
+ *
+ * Point: the value of the pixel containing the point (gdallocationinfo:
+ * col = ⌊(lon − west)/resX⌋, row = ⌊(north − lat)/resY⌋; the east and
+ * south edges are outside). Polygon: exactextract semantics (zonal.ts,
+ * coverage.ts). Stored values are turned into units with scale and offset;
+ * nodata and outside-the-grid give null.
+ */
+import { ClimateQueryError, throwIfAborted } from '../contract/errors.ts';
+import type { RasterQuery, RasterResponse } from '../contract/types.ts';
+import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
+import { createHttpSource, resolveDatasetUrl, type ByteSource } from './byte-source.ts';
+import type { BlockCacheOptions } from './cached-source.ts';
+import { polygonCoverage, type CoveredPixel, type GridSpec } from './coverage.ts';
+import { findLayer, gridOf, planRead, type ReadPlan } from './layer-plan.ts';
+import { openRasterFile, type RasterFile, type TileData } from './raster-file.ts';
+import { ZonalStats } from './zonal.ts';
+import { abortable } from './abortable.ts';
+
+/** Options of {@link createRasterEngine}. */
+export interface RasterEngineOptions {
+  catalog: Catalog;
+  /** URL (or, with a suitable `openSource`, path) of the dataset root that catalog.json's paths are relative to. */
+  baseUrl: string;
+  /** Turns a file URL into a byte source; default HTTP Range requests via fetch. */
+  openSource?: (url: string) => ByteSource;
+  /** Block cache per file (block size, bytes kept). */
+  cache?: BlockCacheOptions;
+  /** Most tile reads in flight at once (browsers allow ~6 connections per host). */
+  concurrency?: number;
+}
+
+/** The raster half of the query engine. */
+export interface RasterEngine {
+  /** Runs a validated point or polygon query. Throws ClimateQueryError. */
+  query(q: RasterQuery, signal?: AbortSignal): Promise<RasterResponse>;
+  /** Closes every opened file (file handles in Node). */
+  close(): Promise<void>;
+}
+
+/** Creates a raster engine over `catalog`'s layers. */
+export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
+  const openSource = options.openSource ?? ((url: string) => createHttpSource(url));
+  const opened = new Map<string, Promise<RasterFile>>();
+  const concurrency = Math.max(1, options.concurrency ?? 6);
+
+  /**
+   * Opens (once, shared by all queries) file `index` of `layer` and checks it
+   * against the catalog. Callers wait with their own signal; the open itself
+   * is not cancelled by one of them.
+   */
+  function file(layer: RasterLayerEntry, index: number, signal?: AbortSignal): Promise<RasterFile> {
+    const entry = layer.files[index]!;
+    const url = resolveDatasetUrl(options.baseUrl, entry.path);
+    let p = opened.get(url);
+    if (!p) {
+      p = openRasterFile(openSource(url), options.cache).then((f) => {
+        if (f.width !== layer.width || f.height !== layer.height || f.bands < entry.periods.length) {
+          throw new ClimateQueryError(
+            'dataset_unavailable',
+            `${entry.path} is ${f.width}×${f.height} with ${f.bands} bands, but catalog.json says ${layer.width}×${layer.height} with ${entry.periods.length}; rebuild the dataset.`,
+          );
+        }
+        return f;
+      });
+      opened.set(url, p);
+      // A failed open (network, abort) must not stick: forget it so the next query retries.
+      p.catch(() => opened.delete(url));
+    }
+    return abortable(p, signal);
+  }
+
+  async function query(q: RasterQuery, signal?: AbortSignal): Promise<RasterResponse> {
+    throwIfAborted(signal);
+    const layer = findLayer(options.catalog, q);
+    const plan = planRead(layer, q);
+    const grid = gridOf(layer);
+
+    // Which pixels each geometry needs: one pixel for a point, covered pixels for a polygon.
+    const needs: CoveredPixel[][] = q.geometries.map((g) => {
+      if (g.kind === 'point') {
+        const px = pixelOf(grid, g.position[0], g.position[1]);
+        return px ? [{ ...px, fraction: 1 }] : [];
+      }
+      return polygonCoverage(g.polygons, grid);
+    });
+
+    const tiles = await readTiles(layer, plan, needs, signal);
+    const decode = valueDecoder(layer);
+    const method = q.endpoint === 'polygon' ? (q.aggregationMethod ?? 'mean') : null;
+    const nodata = layer.nodata;
+
+    const out: RasterResponse = {};
+    q.geometries.forEach((g, gi) => {
+      const values: Array<number | null> = new Array(plan.keys.length).fill(null);
+      const pixels = needs[gi]!;
+      for (const fb of plan.files) {
+        const ft = tiles.get(fb.file);
+        if (!ft) continue;
+        // Locate each pixel's value once; the bands then sit at consecutive positions.
+        const located: Array<{ tile: TileData; at: number; fraction: number }> = [];
+        for (const px of pixels) {
+          const tile = ft.tiles.get(tileKey(Math.floor(px.col / ft.tileWidth), Math.floor(px.row / ft.tileHeight)));
+          if (tile) located.push({ tile, at: ((px.row - tile.y0) * tile.width + (px.col - tile.x0)) * tile.samples, fraction: px.fraction });
+        }
+        for (let s = 0; s < fb.bands.length; s++) {
+          const stats = new ZonalStats();
+          for (const { tile, at, fraction } of located) {
+            const raw = tile.data[at + s]!;
+            if (raw === nodata || Number.isNaN(raw)) continue;
+            stats.add(raw, fraction);
+          }
+          // A point has one pixel of fraction 1, so its min, max and mean are its value.
+          const raw = stats.result(method ?? 'min');
+          values[fb.keyIndexes[s]!] = raw === null ? null : decode(raw, method === 'mean');
+        }
+      }
+      out[g.key] = q.range === null || layer.timeScale === null ? (values[0] ?? null) : Object.fromEntries(plan.keys.map((k, i) => [k, values[i] ?? null]));
+    });
+    throwIfAborted(signal);
+    return out;
+  }
+
+  /** Reads every tile the needed pixels fall in, for every file of the plan, once each, concurrently. */
+  async function readTiles(layer: RasterLayerEntry, plan: ReadPlan, needs: CoveredPixel[][], signal?: AbortSignal): Promise<Map<number, FileTiles>> {
+    const out = new Map<number, FileTiles>();
+    if (!needs.some((n) => n.length > 0)) return out;
+    const jobs: Array<() => Promise<void>> = [];
+    // Open every file of the plan at once (headers in parallel), then queue their tiles.
+    const files = await Promise.all(plan.files.map((fb) => file(layer, fb.file, signal)));
+    for (const [i, fb] of plan.files.entries()) {
+      const f = files[i]!;
+      const ft: FileTiles = { tileWidth: f.tileWidth, tileHeight: f.tileHeight, tiles: new Map() };
+      out.set(fb.file, ft);
+      const wanted = new Set<string>();
+      for (const pixels of needs) {
+        for (const px of pixels) {
+          const tx = Math.floor(px.col / f.tileWidth);
+          const ty = Math.floor(px.row / f.tileHeight);
+          const key = tileKey(tx, ty);
+          if (wanted.has(key)) continue;
+          wanted.add(key);
+          jobs.push(async () => {
+            throwIfAborted(signal);
+            ft.tiles.set(key, await f.readTile(tx, ty, fb.bands, signal));
+          });
+        }
+      }
+    }
+    await runLimited(jobs, concurrency);
+    return out;
+  }
+
+  return {
+    query,
+    async close() {
+      const files = [...opened.values()];
+      opened.clear();
+      await Promise.all(files.map((p) => p.then((f) => f.close()).catch(() => undefined)));
+    },
+  };
+}
+
+/** The decoded tiles of one file, keyed by {@link tileKey}. */
+interface FileTiles {
+  tileWidth: number;
+  tileHeight: number;
+  tiles: Map<string, TileData>;
+}
+
+function tileKey(tx: number, ty: number): string {
+  return `${tx}/${ty}`;
+}
+
+/** The pixel containing (lon, lat), or null outside the grid (gdallocationinfo's rule). */
+export function pixelOf(grid: GridSpec, lon: number, lat: number): { col: number; row: number } | null {
+  const col = Math.floor((lon - grid.west) / grid.resX);
+  const row = Math.floor((grid.north - lat) / grid.resY);
+  if (col < 0 || row < 0 || col >= grid.width || row >= grid.height) return null;
+  return { col, row };
+}
+
+/**
+ * Stored value → value in the layer's unit. Results are rounded to the
+ * precision the storage has (e.g. 0.1 °C for scale 0.1) so JSON carries no
+ * float noise like 12.300000000000001; means get three more decimals,
+ * because an area-weighted mean is finer than one stored step.
+ */
+function valueDecoder(layer: RasterLayerEntry): (raw: number, isMean: boolean) => number {
+  const digits = Math.min(10, Math.max(decimalsOf(layer.scale), decimalsOf(layer.offset)));
+  const plain = 10 ** digits;
+  const fine = 10 ** Math.min(12, digits + 3);
+  return (raw, isMean) => {
+    const v = raw * layer.scale + layer.offset;
+    const f = isMean ? fine : plain;
+    return Math.round(v * f) / f;
+  };
+}
+
+function decimalsOf(x: number): number {
+  for (let d = 0; d <= 10; d++) if (Math.abs(Math.round(x * 10 ** d) - x * 10 ** d) < 1e-9 * 10 ** d) return d;
+  return 10;
+}
+
+/** Runs `jobs` with at most `limit` in flight; the first failure rejects and no further job starts. */
+async function runLimited(jobs: Array<() => Promise<void>>, limit: number): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < jobs.length) {
+      const job = jobs[next++]!;
+      try {
+        await job();
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
+}

@@ -1,0 +1,85 @@
+/**
+ * One opened GeoTIFF of a raster layer. Opening reads the header, the first
+ * IFD and the whole tile offset and byte-count arrays once; after that a
+ * tile costs exactly one range read (through the block cache) and is
+ * decoded by geotiff.js with every requested band in it, because the files
+ * are pixel-interleaved (all dates of a pixel sit next to each other).
+ */
+import { GeoTIFF, type TypedArray } from 'geotiff';
+import { ClimateQueryError } from '../contract/errors.ts';
+import type { ByteSource } from './byte-source.ts';
+import { BlockCachedSource, type BlockCacheOptions } from './cached-source.ts';
+import { asSourceError } from './byte-source.ts';
+
+/** A decoded tile window: `data[(row * width + col) * samples + s]`, rows and cols relative to `x0`, `y0`. */
+export interface TileData {
+  x0: number;
+  y0: number;
+  width: number;
+  height: number;
+  /** How many bands are interleaved per pixel (the ones asked for, in that order). */
+  samples: number;
+  data: TypedArray;
+}
+
+/** An opened raster file. */
+export interface RasterFile {
+  readonly url: string;
+  readonly width: number;
+  readonly height: number;
+  readonly tileWidth: number;
+  readonly tileHeight: number;
+  readonly bands: number;
+  /** Decodes tile (`tx`, `ty`) with the given 0-based bands interleaved in the given order. */
+  readTile(tx: number, ty: number, bands: number[], signal?: AbortSignal): Promise<TileData>;
+  /** The block cache's read counters (diagnostics, tests). */
+  readonly stats: { reads: number; bytes: number };
+  close(): Promise<void>;
+}
+
+/** Opens `source` as a tiled GeoTIFF and preloads its tile index. */
+export async function openRasterFile(source: ByteSource, cache: BlockCacheOptions = {}, signal?: AbortSignal): Promise<RasterFile> {
+  const cached = new BlockCachedSource(source, cache);
+  const url = source.url;
+  try {
+    const tiff = await GeoTIFF.fromSource(cached as unknown as Parameters<typeof GeoTIFF.fromSource>[0], {}, signal);
+    const image = await tiff.getImage(0);
+    if (!image.isTiled) {
+      throw new ClimateQueryError('dataset_unavailable', `${url} is not tiled; rebuild the layer with \`climate-query build\` (tiled, pixel-interleaved GeoTIFF).`);
+    }
+    // Load the whole tile index now, so no tile ever waits for its offset and size first.
+    await Promise.all([image.fileDirectory.loadValue('TileOffsets'), image.fileDirectory.loadValue('TileByteCounts')]);
+    const width = image.getWidth();
+    const height = image.getHeight();
+    const tileWidth = image.getTileWidth();
+    const tileHeight = image.getTileHeight();
+    return {
+      url,
+      width,
+      height,
+      tileWidth,
+      tileHeight,
+      bands: image.getSamplesPerPixel(),
+      stats: cached.stats,
+      async readTile(tx, ty, bands, sig) {
+        const x0 = tx * tileWidth;
+        const y0 = ty * tileHeight;
+        const x1 = Math.min(x0 + tileWidth, width);
+        const y1 = Math.min(y0 + tileHeight, height);
+        try {
+          const data = (await image.readRasters({ window: [x0, y0, x1, y1], samples: [...bands], interleave: true, signal: sig })) as TypedArray;
+          return { x0, y0, width: x1 - x0, height: y1 - y0, samples: bands.length, data };
+        } catch (err) {
+          throw asSourceError(err, url, sig);
+        }
+      },
+      close: () => cached.close(),
+    };
+  } catch (err) {
+    await cached.close().catch(() => undefined);
+    if (err instanceof ClimateQueryError) throw err;
+    if (signal?.aborted) throw asSourceError(err, url, signal);
+    const detail = err instanceof Error ? err.message : String(err);
+    throw new ClimateQueryError('dataset_unavailable', `${url} could not be opened as a GeoTIFF: ${detail}`, { cause: err });
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * A real static HTTP server for tests: serves a folder with HEAD and
+ * single-range GET support (206 / 416), like any static host or object
+ * store, and counts every request and every body byte it sends, so tests
+ * can assert what a query costs on the wire.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, normalize, sep } from 'node:path';
+
+/** One request as the server saw it. */
+export interface RangeRequestLog {
+  method: string;
+  path: string;
+  range: string | null;
+  status: number;
+  bytes: number;
+}
+
+/** A running server. */
+export interface RangeServer {
+  /** Base URL ending in "/", e.g. http://127.0.0.1:41234/ */
+  url: string;
+  /** Requests and body bytes since start or the last reset. */
+  readonly requests: number;
+  readonly bytes: number;
+  readonly log: RangeRequestLog[];
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/** Starts a server for `root` on 127.0.0.1, port chosen by the OS. */
+export async function startRangeServer(root: string): Promise<RangeServer> {
+  const log: RangeRequestLog[] = [];
+  const server = createServer((req, res) => {
+    void handle(root, req, res, (entry) => log.push(entry));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    get requests() {
+      return log.length;
+    },
+    get bytes() {
+      return log.reduce((s, e) => s + e.bytes, 0);
+    },
+    log,
+    reset() {
+      log.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
+
+// Each request is logged as soon as its status and length are known, before the body is
+// streamed, so a client that has its bytes always sees its request counted.
+async function handle(root: string, req: IncomingMessage, res: ServerResponse, record: (e: RangeRequestLog) => void): Promise<void> {
+  const method = req.method ?? 'GET';
+  const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+  const range = req.headers.range ?? null;
+  const done = (status: number, bytes = 0): void => record({ method, path, range, status, bytes });
+  const file = normalize(join(root, path));
+  if (!file.startsWith(normalize(root + sep)) || (method !== 'GET' && method !== 'HEAD')) {
+    res.writeHead(method === 'GET' || method === 'HEAD' ? 403 : 405).end();
+    return done(res.statusCode);
+  }
+  let size: number;
+  try {
+    const s = await stat(file);
+    if (!s.isFile()) throw new Error('not a file');
+    size = s.size;
+  } catch {
+    res.writeHead(404).end();
+    return done(404);
+  }
+  const headers = { 'Accept-Ranges': 'bytes', 'Content-Type': 'application/octet-stream' };
+  if (method === 'HEAD') {
+    res.writeHead(200, { ...headers, 'Content-Length': size }).end();
+    return done(200);
+  }
+  let start = 0;
+  let end = size - 1;
+  let status = 200;
+  if (range) {
+    const m = /^bytes=(\d*)-(\d*)$/.exec(range.trim());
+    if (!m || (m[1] === '' && m[2] === '')) {
+      res.writeHead(416, { 'Content-Range': `bytes */${size}` }).end();
+      return done(416);
+    }
+    if (m[1] === '') {
+      start = Math.max(0, size - Number(m[2]));
+    } else {
+      start = Number(m[1]);
+      end = m[2] === '' ? size - 1 : Math.min(size - 1, Number(m[2]));
+    }
+    if (start >= size || start > end) {
+      res.writeHead(416, { 'Content-Range': `bytes */${size}` }).end();
+      return done(416);
+    }
+    status = 206;
+  }
+  const length = end - start + 1;
+  done(status, length);
+  res.writeHead(status, { ...headers, 'Content-Length': length, ...(status === 206 ? { 'Content-Range': `bytes ${start}-${end}/${size}` } : {}) });
+  await new Promise<void>((resolve) => {
+    const stream = createReadStream(file, { start, end });
+    stream.on('error', () => {
+      res.destroy();
+      resolve();
+    });
+    res.on('close', resolve);
+    stream.pipe(res);
+  });
+}

@@ -1,0 +1,169 @@
+/**
+ * The raster build: what it writes (layout, values, band descriptions,
+ * catalog entries) and what it refuses. Values are checked against the
+ * functions that generated the inputs, decoded whole with geotiff.js.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fromFile } from 'geotiff';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeInputGeoTiff } from '../../src/build/raster-build-input.ts';
+import { buildRasterLayer, STORED_NODATA } from '../../src/build/raster-build.ts';
+import type { Catalog, RasterLayerEntry } from '../../src/dataset/catalog.ts';
+import { buildRasterFixture, dailyValue, FIXTURE_GRID, hash, isNodataPixel, type RasterFixture } from '../helpers/raster-fixture.ts';
+import { decodeWhole } from '../helpers/raster-oracle.ts';
+
+let fx: RasterFixture;
+beforeAll(async () => {
+  fx = await buildRasterFixture();
+});
+afterAll(async () => {
+  await fx?.cleanup();
+});
+
+const layer = (dataType: string, sub: string): RasterLayerEntry => fx.catalog.rasters.find((l) => l.dataType === dataType && l.subDataType === sub)!;
+const g = FIXTURE_GRID;
+
+describe('raster build output', () => {
+  it('stores every input value rounded to the layer step, nodata as -32768', async () => {
+    const l = layer('temp', 'mean');
+    const r = await decodeWhole(join(fx.dataset, l.files[0]!.path));
+    expect(r.nodata).toBe(STORED_NODATA);
+    expect([r.width, r.height, r.bands.length]).toEqual([g.width, g.height, 365]);
+    let compared = 0;
+    let worst = 0;
+    let nodataWrong = 0;
+    // Plain loops and one assertion at the end: 2.5 M expect() calls would take half a minute.
+    for (let b = 0; b < 365; b++) {
+      const band = r.bands[b]!;
+      for (let row = 0; row < g.height; row++) {
+        for (let col = 0; col < g.width; col++) {
+          const raw = band[row * g.width + col]!;
+          if (isNodataPixel(col, row)) {
+            if (raw !== STORED_NODATA) nodataWrong++;
+          } else {
+            worst = Math.max(worst, Math.abs(raw * l.scale - Math.fround(dailyValue(col, row, b))));
+            compared++;
+          }
+        }
+      }
+    }
+    expect(nodataWrong).toBe(0);
+    // Float32 input, rounded to the nearest 0.1 °C (GDAL scales in float32, so exact ties may go either way).
+    expect(worst).toBeLessThanOrEqual(l.scale / 2 + 1e-5);
+    expect(worst).toBeGreaterThan(l.scale / 2 - 1e-3);
+    expect(compared).toBeGreaterThan(365 * 6000);
+  });
+
+  it('writes tiled, pixel-interleaved, compressed Int16 with band descriptions = periods and no overviews', async () => {
+    for (const l of fx.catalog.rasters) {
+      for (const f of l.files) {
+        const tiff = await fromFile(join(fx.dataset, f.path));
+        const image = await tiff.getImage();
+        const fd = image.fileDirectory;
+        expect(await tiff.getImageCount()).toBe(1);
+        expect(image.isTiled).toBe(true);
+        expect([image.getTileWidth(), image.getTileHeight()]).toEqual([32, 32]);
+        expect(image.planarConfiguration).toBe(1);
+        expect(image.getBitsPerSample()).toBe(16);
+        expect(image.getSampleFormat()).toBe(2);
+        expect(await fd.loadValue('Compression')).toBe(8);
+        expect(await fd.loadValue('Predictor')).toBe(2);
+        expect(image.getGDALNoData()).toBe(STORED_NODATA);
+        expect(image.getSamplesPerPixel()).toBe(f.periods.length);
+        // The header (IFD) comes first, so a range reader finds it in the first block.
+        expect(tiff.firstIFDOffset).toBeLessThan(1024);
+        for (const [i, period] of f.periods.entries()) {
+          const md = (await image.getGDALMetadata(i)) as Record<string, string> | null;
+          if (l.timeScale !== null) expect(md?.DESCRIPTION).toBe(period);
+          // GDAL leaves out the default scale 1 / offset 0.
+          expect(Number(md?.SCALE ?? 1)).toBeCloseTo(l.scale, 12);
+          expect(Number(md?.OFFSET ?? 0)).toBeCloseTo(l.offset, 12);
+        }
+        await tiff.close();
+      }
+    }
+  });
+
+  it('registers each layer with its periods, grid and file layout', async () => {
+    const catalog = JSON.parse(await readFile(join(fx.dataset, 'catalog.json'), 'utf8')) as Catalog;
+    const byName = new Map(catalog.rasters.map((l) => [`${l.dataType}/${l.subDataType}`, l]));
+    expect([...byName.keys()].sort()).toEqual(['chill/dpcu', 'gdd/apples', 'rain/monthly_median', 'temp/max', 'temp/mean', 'windspeed/20', 'windspeed/50']);
+    const tmean = byName.get('temp/mean')!;
+    expect(tmean).toMatchObject({ timeScale: 'daily', unit: '°C', crs: 'EPSG:4326', extent: 'tc', width: g.width, height: g.height, scale: 0.1, offset: 0, nodata: -32768 });
+    expect(tmean.resolution).toEqual([g.res, g.res]);
+    expect(tmean.bbox[0]).toBe(g.west);
+    expect(tmean.bbox[3]).toBe(g.north);
+    expect(tmean.files.map((f) => f.path)).toEqual(['rasters/temp-mean/2023.tif']);
+    expect(tmean.files[0]!.periods[0]).toBe('2023-01-01');
+    expect(tmean.files[0]!.periods[364]).toBe('2023-12-31');
+    expect(byName.get('temp/max')!.files.map((f) => [f.path, f.periods.length])).toEqual([
+      ['rasters/temp-max/2023.tif', 12],
+      ['rasters/temp-max/2024.tif', 10],
+    ]);
+    expect(byName.get('gdd/apples')!.files).toEqual([{ path: 'rasters/gdd-apples/years.tif', periods: ['2019', '2020', '2021', '2022', '2023', '2024'] }]);
+    expect(byName.get('chill/dpcu')!.files[0]!.periods).toEqual(['2022', '2023', '2024']);
+    expect(byName.get('rain/monthly_median')!).toMatchObject({ timeScale: 'calendar_month', extent: 'sa', files: [{ path: 'rasters/rain-monthly_median/months.tif' }] });
+    expect(byName.get('windspeed/20')!).toMatchObject({ timeScale: null, files: [{ path: 'rasters/windspeed-20/layer.tif', periods: [''] }] });
+    for (const f of catalog.files) expect(existsSync(join(fx.dataset, f.path))).toBe(true);
+    expect(catalog.files.filter((f) => f.role === 'raster')).toHaveLength(8);
+  });
+
+  it('dates single-band files by file name and keeps values per date', async () => {
+    const l = layer('gdd', 'apples');
+    const r = await decodeWhole(join(fx.dataset, l.files[0]!.path));
+    for (const [b, period] of l.files[0]!.periods.entries()) {
+      const y = Number(period);
+      for (const [col, row] of [
+        [10, 10],
+        [70, 50],
+      ] as const) {
+        expect(r.bands[b]![row * g.width + col]).toBe(Math.round(Math.fround(1500 + 10 * col + 5 * row + 100 * (y - 2019) + 50 * hash(col, row, y))));
+      }
+    }
+  });
+
+  it('replaces a layer on rebuild and drops files it no longer has', async () => {
+    await buildRasterLayer({ dir: fx.dataset, dataType: 'temp', subDataType: 'max', inputs: [join(fx.inputs, 'tmax-b.tif')] });
+    const catalog = JSON.parse(await readFile(join(fx.dataset, 'catalog.json'), 'utf8')) as Catalog;
+    const tmax = catalog.rasters.filter((l) => l.dataType === 'temp' && l.subDataType === 'max');
+    expect(tmax).toHaveLength(1);
+    expect(tmax[0]!.files.map((f) => f.path)).toEqual(['rasters/temp-max/2024.tif']);
+    expect(existsSync(join(fx.dataset, 'rasters/temp-max/2023.tif'))).toBe(false);
+    expect(catalog.files.some((f) => f.path === 'rasters/temp-max/2023.tif')).toBe(false);
+    expect(catalog.rasters).toHaveLength(7);
+  });
+});
+
+describe('raster build refuses', () => {
+  const base = () => ({ width: 8, height: 6, geoTransform: [18, 0.02, 0, -33, 0, -0.02] as [number, number, number, number, number, number] });
+
+  it('inputs whose dates it cannot tell', async () => {
+    const f = join(fx.inputs, 'undated-stack.tif');
+    await writeInputGeoTiff(f, { ...base(), bands: 2, fill: (b, out) => out.fill(b) });
+    await expect(buildRasterLayer({ dir: join(fx.root, 'x1'), dataType: 'temp', subDataType: 'min', inputs: [f] })).rejects.toMatchObject({ code: 'invalid_date' });
+    const bad = join(fx.inputs, 'bad-dates.tif');
+    await writeInputGeoTiff(bad, { ...base(), bands: 1, descriptions: ['2023-02-30'], fill: (_b, out) => out.fill(1) });
+    await expect(buildRasterLayer({ dir: join(fx.root, 'x1'), dataType: 'temp', subDataType: 'min', inputs: [bad] })).rejects.toThrow(/2023-02-30/);
+  });
+
+  it('values that do not fit Int16 at the storage step', async () => {
+    const f = join(fx.inputs, 'huge.tif');
+    await writeInputGeoTiff(f, { ...base(), bands: 1, descriptions: ['2023-01-01'], fill: (_b, out) => out.fill(5000) });
+    await expect(buildRasterLayer({ dir: join(fx.root, 'x2'), dataType: 'temp', subDataType: 'min', inputs: [f] })).rejects.toMatchObject({ code: 'invalid_field', field: 'scale' });
+    const ok = await buildRasterLayer({ dir: join(fx.root, 'x2'), dataType: 'temp', subDataType: 'min', inputs: [f], scale: 1 });
+    expect(ok.layer.scale).toBe(1);
+  });
+
+  it('the same period twice, unknown sub-types and inputs outside the extent', async () => {
+    const f = join(fx.inputs, 'dup.tif');
+    await writeInputGeoTiff(f, { ...base(), bands: 2, descriptions: ['2023-01-01', '2023-01-01'], fill: (_b, out) => out.fill(1) });
+    await expect(buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'temp', subDataType: 'min', inputs: [f] })).rejects.toMatchObject({ code: 'invalid_field' });
+    await expect(buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'gdd', subDataType: 'pears', inputs: [f] })).rejects.toMatchObject({ code: 'unknown_data_type' });
+    const far = join(fx.inputs, 'far.tif');
+    await writeInputGeoTiff(far, { width: 4, height: 4, geoTransform: [100, 0.1, 0, 10, 0, -0.1], bands: 1, descriptions: ['2023-01-01'], fill: (_b, out) => out.fill(1) });
+    await expect(buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'temp', subDataType: 'min', inputs: [far] })).rejects.toMatchObject({ code: 'invalid_field', field: 'inputs' });
+    expect(existsSync(join(fx.root, 'x3', 'rasters'))).toBe(false);
+  });
+});
