@@ -1,8 +1,41 @@
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin, type ViteDevServer } from 'vite';
+
+/**
+ * The service worker must be served from the scope root as /sw.js (a
+ * worker's scope cannot be above its script). In dev it is compiled on
+ * request from src/sw/service-worker.ts; in a build it is its own entry,
+ * emitted as sw.js at the root of dist/.
+ */
+function serviceWorkerAtRoot(): Plugin {
+  return {
+    name: 'climate-query-service-worker',
+    configureServer(server: ViteDevServer) {
+      server.middlewares.use('/sw.js', (req, res, next) => {
+        if (req.url !== '/' && req.url !== '' && !req.url?.startsWith('/?')) return next();
+        server
+          .transformRequest('/src/sw/service-worker.ts')
+          .then((result) => {
+            res.setHeader('Content-Type', 'text/javascript');
+            res.setHeader('Service-Worker-Allowed', '/');
+            res.end(result?.code ?? '');
+          })
+          .catch(next);
+      });
+    },
+  };
+}
 
 // Relative base so the built site works from any static host and sub-path.
 export default defineConfig({
   base: './',
-  build: { target: 'es2022' },
+  plugins: [serviceWorkerAtRoot()],
+  build: {
+    target: 'es2022',
+    rollupOptions: {
+      input: { main: 'index.html', sw: 'src/sw/service-worker.ts' },
+      output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
+    },
+  },
   worker: { format: 'es' },
+  optimizeDeps: { exclude: ['@duckdb/duckdb-wasm'] },
 });

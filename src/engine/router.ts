@@ -35,28 +35,46 @@ export function endpointOf(path: string): Endpoint | null | undefined {
   return found ?? null;
 }
 
+/**
+ * The checks that need no engine: path, method, body size. Returns the
+ * error response, or null when the request may go on to the engine. The
+ * service worker runs this before relaying, so it never wakes a page for a
+ * request that would fail anyway.
+ */
+export function preflight(request: ApiRequest): { endpoint: Endpoint } | { error: ApiResponse } {
+  const fail = (e: ClimateQueryError) => ({ error: { status: e.status, body: e.toBody() } });
+  const endpoint = endpointOf(request.path);
+  if (!endpoint) {
+    return fail(new ClimateQueryError('not_found', `No endpoint at ${request.path}. Endpoints: ${ENDPOINTS.map((e) => `/api/${e}/`).join(', ')} (with the trailing slash).`));
+  }
+  if (request.method.toUpperCase() !== 'POST') {
+    return fail(new ClimateQueryError('method_not_allowed', `${request.path} answers POST only; got ${request.method}.`));
+  }
+  if (typeof request.body === 'string' && byteLength(request.body) > MAX_BODY_BYTES) {
+    return fail(new ClimateQueryError('body_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`));
+  }
+  return { endpoint };
+}
+
+function byteLength(text: string): number {
+  // Cheap upper bound first: UTF-8 is at most 3 bytes per UTF-16 unit.
+  return text.length * 3 <= MAX_BODY_BYTES ? text.length : new TextEncoder().encode(text).length;
+}
+
 /** Routes a request to `run` and maps every outcome to a status and JSON body. */
 export async function routeRequest(request: ApiRequest, run: (endpoint: Endpoint, body: unknown) => Promise<unknown>): Promise<ApiResponse> {
   try {
-    const endpoint = endpointOf(request.path);
-    if (!endpoint) {
-      throw new ClimateQueryError('not_found', `No endpoint at ${request.path}. Endpoints: ${ENDPOINTS.map((e) => `/api/${e}/`).join(', ')} (with the trailing slash).`);
-    }
-    if (request.method.toUpperCase() !== 'POST') {
-      throw new ClimateQueryError('method_not_allowed', `${request.path} answers POST only; got ${request.method}.`);
-    }
+    const pre = preflight(request);
+    if ('error' in pre) return pre.error;
     let body = request.body;
     if (typeof body === 'string') {
-      if (new TextEncoder().encode(body).length > MAX_BODY_BYTES) {
-        throw new ClimateQueryError('body_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-      }
       try {
         body = JSON.parse(body);
       } catch (cause) {
         throw new ClimateQueryError('invalid_json', `The request body is not valid JSON: ${(cause as Error).message}`, { cause });
       }
     }
-    return { status: 200, body: await run(endpoint, body) };
+    return { status: 200, body: await run(pre.endpoint, body) };
   } catch (err) {
     const e = toClimateQueryError(err);
     return { status: e.status, body: e.toBody() };

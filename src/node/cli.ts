@@ -8,10 +8,13 @@ import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
-import { toClimateQueryError } from '../contract/errors.ts';
+import { ClimateQueryError, toClimateQueryError } from '../contract/errors.ts';
 import { BuildInputError, buildStations } from '../build/stations-build.ts';
+import { buildRasterLayer } from '../build/raster-build.ts';
+import { RASTER_DATA_TYPES, type RasterDataType } from '../contract/raster-layers.ts';
 import { DEFAULT_DATASET, buildDemo } from './demo.ts';
 import { createNodeEngine, type BackendName } from './node-engine.ts';
+import { startServer } from './server.ts';
 
 const USAGE = `climate-query: climate-data queries on a static dataset, with no server.
 
@@ -20,7 +23,11 @@ Usage:
       endpoint: ${ENDPOINTS.join(', ')}
       Prints the answer JSON. A bad request prints {"error":{...}} and exits 2.
   climate-query build --out DIR --stations FILE [--hourly FILE] [--daily FILE] [--monthly FILE] [--name NAME]
-      Builds a dataset from CSV or Parquet files (docs/data.md).
+      Adds station data to a dataset from CSV or Parquet files (docs/data.md).
+  climate-query build --out DIR --layer TYPE/SUBTYPE [--scale S] [--offset O] FILE.tif...
+      Adds a raster layer from GeoTIFFs: one per date, or multi-band with dates as band descriptions (docs/layers.md).
+  climate-query serve [--data DIR|URL] [--port 8787] [--host 127.0.0.1]
+      Serves POST /api/<endpoint>/ and the dataset's files (Range, HEAD, CORS). Ctrl-C stops it.
   climate-query demo [--out DIR] [--if-missing]
       Writes the synthetic demo dataset (default ${DEFAULT_DATASET}).
 
@@ -40,6 +47,8 @@ export async function main(argv: string[]): Promise<number> {
         return await buildCommand(rest);
       case 'demo':
         return await demoCommand(rest);
+      case 'serve':
+        return await serveCommand(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -51,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
-    if (err instanceof BuildInputError) {
+    if (err instanceof BuildInputError || err instanceof ClimateQueryError) {
       process.stderr.write(`Input error: ${err.message}\n`);
       return 2;
     }
@@ -97,9 +106,13 @@ async function queryCommand(args: string[]): Promise<number> {
 }
 
 async function buildCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args,
+    allowPositionals: true,
     options: {
+      layer: { type: 'string' },
+      scale: { type: 'string' },
+      offset: { type: 'string' },
       out: { type: 'string' },
       name: { type: 'string' },
       stations: { type: 'string' },
@@ -108,6 +121,25 @@ async function buildCommand(args: string[]): Promise<number> {
       monthly: { type: 'string' },
     },
   });
+  if (values.out && values.layer) {
+    const [dataType, subDataType] = values.layer.split('/');
+    if (!RASTER_DATA_TYPES.includes(dataType as RasterDataType) || positionals.length === 0) {
+      process.stderr.write(`Usage: climate-query build --out DIR --layer TYPE/SUBTYPE FILE.tif... (TYPE one of ${RASTER_DATA_TYPES.join(', ')})\n`);
+      return 2;
+    }
+    const result = await buildRasterLayer({
+      dir: values.out,
+      datasetName: values.name ?? 'dataset',
+      dataType: dataType as RasterDataType,
+      ...(subDataType ? { subDataType } : {}),
+      inputs: positionals,
+      ...(values.scale !== undefined ? { scale: Number(values.scale) } : {}),
+      ...(values.offset !== undefined ? { offset: Number(values.offset) } : {}),
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+    process.stderr.write(`Built ${values.layer}: ${result.files.length} file(s), ${result.layer.files.reduce((n, f) => n + f.periods.length, 0)} band(s) in ${result.seconds.toFixed(1)} s.\n`);
+    return 0;
+  }
   if (!values.out || !values.stations) {
     process.stderr.write('Usage: climate-query build --out DIR --stations FILE [--hourly FILE] [--daily FILE] [--monthly FILE]\n');
     return 2;
@@ -130,6 +162,33 @@ async function demoCommand(args: string[]): Promise<number> {
     return 0;
   }
   await buildDemo(out, (line) => process.stderr.write(`${line}\n`));
+  return 0;
+}
+
+async function serveCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { data: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, backend: { type: 'string' } } });
+  const data = values.data ?? DEFAULT_DATASET;
+  const port = values.port === undefined ? 8787 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`--port must be an integer 0–65535; got "${values.port}".\n`);
+    return 2;
+  }
+  const isUrl = /^https?:\/\//i.test(data);
+  if (!isUrl && !existsSync(`${data}/catalog.json`)) {
+    process.stderr.write(`No dataset at ${data}. Run \`climate-query demo\` first, or pass --data DIR|URL.\n`);
+    return 1;
+  }
+  const engine = createNodeEngine(data, values.backend as BackendName | undefined);
+  const running = await startServer({ engine, port, host: values.host ?? '127.0.0.1', ...(isUrl ? {} : { staticRoot: data }) });
+  process.stderr.write(`climate-query serving ${data} at ${running.url} (POST ${running.url}api/<endpoint>/)\n`);
+  await new Promise<void>((resolveStop) => {
+    const stop = () => resolveStop();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await running.close();
+  await engine.close();
+  process.stderr.write('climate-query: stopped.\n');
   return 0;
 }
 

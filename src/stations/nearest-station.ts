@@ -83,7 +83,9 @@ export async function nearestStation(
         station_lat: choice.station.lat,
         station_lon: choice.station.lon,
         station_elevation: choice.station.elevation,
-        distance_from_point_m: choice.distanceM,
+        // Millimetres: far below the data's precision, and identical in every JS engine
+        // (the last bits of the trigonometry differ between V8 versions).
+        distance_from_point_m: Math.round(choice.distanceM * 1000) / 1000,
         actual_nearest: choice.actualNearest,
       },
       data,

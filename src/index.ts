@@ -1,0 +1,17 @@
+/**
+ * climate-query for web apps: the engine in a Worker, the service-worker
+ * routes, and the contract's types and errors. Node parts (CLI, server,
+ * dataset builds) are in `climate-query/node`.
+ */
+export { createEngineClient, type EngineClient, type EngineClientOptions } from './browser/engine-client.ts';
+export { registerClimateServiceWorker, type ServiceWorkerOptions, type RequestHandler } from './browser/service-worker-client.ts';
+export { createClimateEngine, type ClimateEngine, type ClimateEngineOptions, type CallOptions } from './engine/engine.ts';
+export { duckdbWasmBrowser, type DuckDBBundleUrls } from './stations/backends/duckdb-wasm-browser.ts';
+export { routeRequest, preflight, endpointOf, MAX_BODY_BYTES, type ApiRequest, type ApiResponse } from './engine/router.ts';
+export { ClimateQueryError, type ErrorCode, type ErrorBody } from './contract/errors.ts';
+export { validateNearestStation, validatePolyAggregate, validatePoint, validatePolygon, LIMITS } from './contract/validate.ts';
+export { STATION_TYPES, STATION_TIME_SCALES, type StationTimeScale } from './contract/station-data-types.ts';
+export { RASTER_FAMILIES, RASTER_DATA_TYPES, EXTENT_BBOX, AGGREGATION_METHODS, type RasterDataType, type Extent, type AggregationMethod } from './contract/raster-layers.ts';
+export { dateFormatOf, MAX_PERIODS, type TimeScale } from './contract/periods.ts';
+export type * from './contract/types.ts';
+export type { Catalog, CatalogStation, RasterLayerEntry } from './dataset/catalog.ts';

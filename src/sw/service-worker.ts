@@ -1,0 +1,74 @@
+/**
+ * The service worker behind `POST <scope>api/<endpoint>/`. DuckDB-WASM's
+ * async API cannot run in a service worker (no Worker, no sync XHR:
+ * FIELD-NOTES), so this relays each request over a MessageChannel to a page
+ * of this origin, whose engine Worker answers. It checks path, method and
+ * size itself, and answers 503 with what to do when no page can answer.
+ * Requests outside `<scope>api/` are never intercepted.
+ */
+/// <reference lib="webworker" />
+import { ClimateQueryError } from '../contract/errors.ts';
+import { preflight, type ApiResponse } from '../engine/router.ts';
+import type { RelayReply, RelayRequest } from '../worker/protocol.ts';
+
+declare const self: ServiceWorkerGlobalScope;
+
+/** How long a page has to acknowledge a relayed request before the next is tried. */
+const ACK_TIMEOUT_MS = 3000;
+
+self.addEventListener('install', () => void self.skipWaiting());
+self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+
+self.addEventListener('fetch', (event) => {
+  const url = new URL(event.request.url);
+  const apiRoot = `${new URL(self.registration.scope).pathname}api/`;
+  if (url.origin !== self.location.origin || !url.pathname.startsWith(apiRoot)) return;
+  event.respondWith(answer(event));
+});
+
+function json(r: ApiResponse): Response {
+  return new Response(JSON.stringify(r.body), { status: r.status, headers: { 'Content-Type': 'application/json' } });
+}
+
+async function answer(event: FetchEvent): Promise<Response> {
+  const req = event.request;
+  const path = new URL(req.url).pathname;
+  const early = preflight({ method: req.method, path, body: undefined });
+  if ('error' in early) return json(early.error);
+  const body = await req.text();
+  const pre = preflight({ method: req.method, path, body });
+  if ('error' in pre) return json(pre.error);
+
+  // Prefer the page that asked (or whose Worker asked), then any other page of ours.
+  const windows = await self.clients.matchAll({ type: 'window', includeUncontrolled: true });
+  const asking = windows.find((c) => c.id === event.clientId || c.id === event.resultingClientId);
+  const order = asking ? [asking, ...windows.filter((c) => c !== asking)] : windows;
+  for (const client of order) {
+    const response = await relay(client, { type: 'climate-query:request', request: { method: req.method, path, body } });
+    if (response) return json(response);
+  }
+  const e = new ClimateQueryError(
+    'engine_unavailable',
+    'No page of this site is open to run the query engine. Open the app (a page that calls registerClimateServiceWorker) and retry.',
+  );
+  return json({ status: e.status, body: e.toBody() });
+}
+
+/** Sends one request to a page; null when it does not acknowledge in time. */
+function relay(client: Client, message: RelayRequest): Promise<ApiResponse | null> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    const timer = setTimeout(() => {
+      channel.port1.close();
+      resolve(null);
+    }, ACK_TIMEOUT_MS);
+    channel.port1.onmessage = (ev: MessageEvent<RelayReply>) => {
+      if (ev.data.type === 'ack') clearTimeout(timer);
+      else {
+        channel.port1.close();
+        resolve(ev.data.response);
+      }
+    };
+    client.postMessage(message, [channel.port2]);
+  });
+}

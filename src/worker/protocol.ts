@@ -1,0 +1,20 @@
+/** Messages between a page and the engine Worker (and the service-worker relay). */
+import type { ApiRequest, ApiResponse } from '../engine/router.ts';
+
+/** Page → engine worker. */
+export type ToWorker =
+  | { type: 'init'; dataset: string }
+  | { type: 'request'; id: number; request: ApiRequest }
+  | { type: 'abort'; id: number };
+
+/** Engine worker → page. */
+export type FromWorker = { type: 'response'; id: number; response: ApiResponse };
+
+/** Service worker → page: answer this request on `ports[0]`. */
+export interface RelayRequest {
+  type: 'climate-query:request';
+  request: ApiRequest;
+}
+
+/** Page → service worker on the relay port: first an acknowledgement, then the answer. */
+export type RelayReply = { type: 'ack' } | { type: 'response'; response: ApiResponse };

@@ -1,0 +1,175 @@
+// The same engine three ways, in real Chromium and over real HTTP:
+// library call (engine Worker), plain fetch() answered by the service worker,
+// and `climate-query serve`. Their JSON must be deep-equal.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { ViteDevServer } from 'vite';
+import { createNodeEngine } from '../../src/node/node-engine.ts';
+import { startServer, type RunningServer } from '../../src/node/server.ts';
+import type { ClimateEngine } from '../../src/engine/engine.ts';
+import { launchChromium, startVite } from '../helpers/browser.ts';
+import { parityRequests, rasterParityRequests } from './requests.ts';
+
+const fx = inject('stationFixture');
+const demo = inject('demoDataset');
+let browser: Browser;
+let vite: { server: ViteDevServer; url: string };
+let serve: RunningServer;
+let nodeEngine: ClimateEngine;
+let context: BrowserContext;
+let page: Page;
+
+type Answer = { status: number; body: unknown; contentType?: string | null };
+
+async function openEnginePage(ctx: BrowserContext): Promise<Page> {
+  const p = await ctx.newPage();
+  await p.goto(`${vite.url}test/browser/pages/engine.html?data=/test-data/`);
+  await p.waitForFunction(() => 'cq' in window);
+  await p.evaluate(() => (window as unknown as { cq: { ready: Promise<unknown> } }).cq.ready);
+  return p;
+}
+
+const viaLibrary = (p: Page, path: string, body: string) =>
+  p.evaluate(
+    ([path, body]) => (window as unknown as { cq: { engine: { handle(r: unknown): Promise<Answer> } } }).cq.engine.handle({ method: 'POST', path, body }),
+    [path, body] as const,
+  );
+
+const viaFetch = (p: Page, path: string, body: string, method = 'POST') =>
+  p.evaluate(
+    async ([path, body, method]) => {
+      const res = await fetch(path, method === 'POST' ? { method, body, headers: { 'Content-Type': 'application/json' } } : { method });
+      return { status: res.status, contentType: res.headers.get('content-type'), body: await res.json() } as Answer;
+    },
+    [path, body, method] as const,
+  );
+
+async function viaServe(path: string, body: string): Promise<Answer> {
+  const res = await fetch(new URL(path.slice(1), serve.url), { method: 'POST', body });
+  return { status: res.status, contentType: res.headers.get('content-type'), body: await res.json() };
+}
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  vite = await startVite({ 'test-data': demo });
+  nodeEngine = createNodeEngine(demo, 'wasm');
+  serve = await startServer({ engine: nodeEngine, staticRoot: demo, port: 0 });
+  context = await browser.newContext();
+  page = await openEnginePage(context);
+}, 180_000);
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await vite?.server.close();
+  await serve?.close();
+  await nodeEngine?.close();
+});
+
+describe('library, service worker and serve agree', () => {
+  it('on every request of the parity set, on the first load of the page (no reload)', async () => {
+    const requests = [...rasterParityRequests(), ...parityRequests(fx.stationsCsv)];
+    expect(requests.length).toBeGreaterThanOrEqual(16);
+    for (const { path, body } of requests) {
+      const text = JSON.stringify(body);
+      const lib = await viaLibrary(page, path, text);
+      const sw = await viaFetch(page, path, text);
+      const http = await viaServe(path, text);
+      expect(lib.status, `${path} ${text}`).toBe(200);
+      expect(sw.status).toBe(200);
+      expect(sw.contentType).toBe('application/json');
+      expect(http.status).toBe(200);
+      expect(sw.body).toEqual(lib.body);
+      expect(http.body).toEqual(lib.body);
+    }
+  });
+
+  it('answers concurrent requests independently', async () => {
+    const requests = [...parityRequests(fx.stationsCsv).slice(0, 3), ...rasterParityRequests().slice(0, 3)];
+    const answers = await page.evaluate(
+      (reqs) =>
+        Promise.all(
+          reqs.map(async (r) => {
+            const res = await fetch(r.path, { method: 'POST', body: JSON.stringify(r.body) });
+            return res.json();
+          }),
+        ),
+      requests,
+    );
+    for (const [i, r] of requests.entries()) {
+      const lib = await viaLibrary(page, r.path, JSON.stringify(r.body));
+      expect(answers[i]).toEqual(lib.body);
+    }
+  });
+
+  it('answers fetch() from a dedicated Worker of the page', async () => {
+    const [r] = parityRequests(fx.stationsCsv);
+    const text = JSON.stringify(r!.body);
+    const fromWorker = await page.evaluate(
+      ([path, body]) =>
+        new Promise<Answer>((resolve) => {
+          const w = new Worker('/test/browser/pages/fetch-worker.js');
+          w.onmessage = (ev) => resolve(ev.data as Answer);
+          w.postMessage({ path, body });
+        }),
+      [r!.path, text] as const,
+    );
+    expect(fromWorker.status).toBe(200);
+    expect(fromWorker.contentType).toBe('application/json');
+    expect(fromWorker.body).toEqual((await viaLibrary(page, r!.path, text)).body);
+  });
+
+  it('still answers after the browser stops the idle service worker', async () => {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('ServiceWorker.enable');
+    await cdp.send('ServiceWorker.stopAllWorkers');
+    const [r] = parityRequests(fx.stationsCsv);
+    const text = JSON.stringify(r!.body);
+    const sw = await viaFetch(page, r!.path, text);
+    expect(sw.status).toBe(200);
+    expect(sw.body).toEqual((await viaLibrary(page, r!.path, text)).body);
+  });
+});
+
+describe('service-worker errors', () => {
+  it('400 for an invalid body, with the contract error JSON, like serve', async () => {
+    const bad = JSON.stringify({ wkts: 'POINT (19 -33)', dataTypes: ['rain'], options: { timeScale: 'weekly' }, startDate: '2024-01-01', endDate: '2024-01-02' });
+    const sw = await viaFetch(page, '/api/nearest-station/', bad);
+    expect(sw.status).toBe(400);
+    expect(sw.body).toMatchObject({ error: { code: 'invalid_field', field: 'options.timeScale' } });
+    expect(await viaServe('/api/nearest-station/', bad)).toMatchObject({ status: 400, body: sw.body });
+    const notJson = await viaFetch(page, '/api/point/', '{"wkts":');
+    expect(notJson).toMatchObject({ status: 400, body: { error: { code: 'invalid_json' } } });
+  });
+
+  it('404 for an unknown API path, 405 for GET, 413 past 1 MiB', async () => {
+    expect(await viaFetch(page, '/api/nearest/', '{}')).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+    expect(await viaFetch(page, '/api/point/', '', 'GET')).toMatchObject({ status: 405, body: { error: { code: 'method_not_allowed' } } });
+    const big = JSON.stringify({ wkts: 'x'.repeat(1_100_000) });
+    expect(await viaFetch(page, '/api/point/', big)).toMatchObject({ status: 413, body: { error: { code: 'body_too_large' } } });
+    expect(await viaServe('/api/point/', big)).toMatchObject({ status: 413, body: { error: { code: 'body_too_large' } } });
+  });
+
+  it('does not intercept requests outside its routes', async () => {
+    const res = await page.evaluate(async () => {
+      const r = await fetch('/test-data/catalog.json');
+      return { status: r.status, type: r.headers.get('content-type') };
+    });
+    expect(res).toEqual({ status: 200, type: 'application/json' });
+  });
+
+  it('503 with what to do when no page hosts an engine', async () => {
+    const ctx = await browser.newContext();
+    const host = await openEnginePage(ctx);
+    // A page of the site that is controlled but runs no engine, then the engine page goes away.
+    const bare = await ctx.newPage();
+    await bare.goto(`${vite.url}test/browser/pages/bare.html`);
+    await bare.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    await host.close();
+    const res = await viaFetch(bare, '/api/point/', JSON.stringify({}));
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ error: { code: 'engine_unavailable' } });
+    expect((res.body as { error: { message: string } }).error.message).toContain('Open the app');
+    await ctx.close();
+  });
+});

@@ -1,0 +1,47 @@
+// Real Chromium (Debian's, via playwright-core) and a real Vite dev server
+// of this repository, with a dataset folder mounted at /test-data/ through
+// the same Range-capable static handler `climate-query serve` uses.
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { createServer, type ViteDevServer } from 'vite';
+import { serveStatic } from '../../src/node/static-files.ts';
+
+/** Where Chromium is; .ci/run installs Debian's package there. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Launches headless Chromium with WebGL through SwiftShader (MapLibre needs it). */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}. Install it with \`apt-get install chromium\` (.ci/run does) or set CHROMIUM_PATH.`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+/** Starts Vite on the repository root, with `datasets` mounted as /<name>/. */
+export async function startVite(datasets: Record<string, string>): Promise<{ server: ViteDevServer; url: string }> {
+  const server = await createServer({
+    root: new URL('../..', import.meta.url).pathname,
+    logLevel: 'error',
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
+    plugins: [
+      {
+        name: 'test-datasets',
+        configureServer(s) {
+          for (const [name, dir] of Object.entries(datasets)) {
+            s.middlewares.use(`/${name}`, (req, res, next) => {
+              const path = new URL(req.url ?? '/', 'http://x').pathname;
+              serveStatic(dir, path, req, res).then((done) => (done ? undefined : next()), next);
+            });
+          }
+        },
+      },
+    ],
+  });
+  await server.listen();
+  const addr = server.httpServer!.address() as { port: number };
+  return { server, url: `http://127.0.0.1:${addr.port}/` };
+}
