@@ -28,6 +28,8 @@ function serviceWorkerAtRoot(): Plugin {
 // Relative base so the built site works from any static host and sub-path.
 export default defineConfig({
   base: './',
+  // Tests build the site without copying the (large, generated) demo dataset.
+  publicDir: process.env.CQ_NO_PUBLIC ? false : 'public',
   plugins: [serviceWorkerAtRoot()],
   build: {
     target: 'es2022',

@@ -1,6 +1,461 @@
-// Placeholder entry until the map UI lands: shows what the demo dataset holds.
-const app = document.getElementById('app')!;
-const res = await fetch('./data/demo/catalog.json');
-const catalog = (await res.json()) as { stations: { stations: unknown[] } | null; rasters: unknown[] };
-app.textContent = `climate-query demo dataset: ${catalog.stations?.stations.length ?? 0} stations, ${catalog.rasters.length} raster layers.`;
-export {};
+/**
+ * The map app: draw points or fields, choose station records or a climate
+ * layer, run the query in the engine Worker, and see a chart, a table and
+ * the metadata. The form is validated with the contract's own validators
+ * before anything is sent, so errors appear next to their control at once.
+ */
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { createEngineClient } from '../browser/engine-client.ts';
+import { registerClimateServiceWorker } from '../browser/service-worker-client.ts';
+import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
+import { dateFormatOf } from '../contract/periods.ts';
+import { RASTER_DATA_TYPES, RASTER_FAMILIES, MAX_POLYGON_AREA_M2, type RasterDataType } from '../contract/raster-layers.ts';
+import { STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
+import type { Endpoint } from '../contract/types.ts';
+import { VALIDATORS } from '../contract/validate.ts';
+import type { Catalog } from '../dataset/catalog.ts';
+import { createMapView, type DrawTool, type MapView } from './map-view.ts';
+import {
+  DEFAULT_FORM, areaOf, buildRequest, decodeState, encodeState, endpointFor, toCsv, toTable, xOf,
+  type FormState, type ResultTable,
+} from './query-model.ts';
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+const params = new URLSearchParams(location.search);
+const datasetUrl = new URL(params.get('data') ?? './data/demo/', location.href).href;
+
+const worker = new Worker(new URL('../worker/engine-worker.ts', import.meta.url), { type: 'module', name: 'climate-query-engine' });
+const engine = createEngineClient({ dataset: datasetUrl, worker });
+
+/** What tests and curious users can inspect from the console. */
+interface UiHandle {
+  ready: Promise<void>;
+  view?: MapView;
+  form: FormState;
+  lastRequest?: { endpoint: Endpoint; path: string; body: Record<string, unknown> };
+  lastAnswer?: unknown;
+  table?: ResultTable;
+  chartData?: Array<Array<number | null>>;
+  engine: typeof engine;
+}
+const ui: UiHandle = { ready: Promise.resolve(), form: { ...DEFAULT_FORM }, engine };
+(window as unknown as { cqUi: UiHandle }).cqUi = ui;
+
+let catalog: Catalog;
+let view: MapView;
+let running: AbortController | null = null;
+let chart: uPlot | null = null;
+
+// ---------- form <-> state ----------
+
+function dateInputType(scale: string): string {
+  return { daily: 'date', monthly: 'month', hourly: 'datetime-local', annual: 'number', calendar_month: 'text' }[scale] ?? 'text';
+}
+
+/** The time scale whose date format the date inputs use now. */
+function currentScale(form: FormState): string | null {
+  return form.source === 'stations' ? form.timeScale : RASTER_FAMILIES[form.dataType].timeScale;
+}
+
+/** datetime-local gives "yyyy-mm-ddThh:mm"; the contract wants seconds. */
+function fromInput(scale: string | null, value: string): string {
+  return scale === 'hourly' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? `${value}:00` : value;
+}
+function toInput(scale: string | null, value: string): string {
+  return scale === 'hourly' ? value.slice(0, 16) : value;
+}
+
+function renderForm(form: FormState): void {
+  (document.querySelector(`input[name=source][value=${form.source}]`) as HTMLInputElement).checked = true;
+  $('station-options').hidden = form.source !== 'stations';
+  $('raster-options').hidden = form.source !== 'raster';
+  $<HTMLSelectElement>('timeScale').value = form.timeScale;
+  const list = $('dataTypes');
+  list.replaceChildren(
+    ...STATION_TYPES[form.timeScale].map((t) => {
+      const label = document.createElement('label');
+      const box = document.createElement('input');
+      box.type = 'checkbox';
+      box.value = t;
+      box.checked = form.dataTypes.includes(t);
+      label.append(box, ` ${t}`);
+      return label;
+    }),
+  );
+  $<HTMLSelectElement>('dataType').value = form.dataType;
+  const family = RASTER_FAMILIES[form.dataType];
+  $<HTMLSelectElement>('subDataType').replaceChildren(...family.subTypes.map((s) => new Option(s === '-' ? '— (none)' : s, s, false, s === form.subDataType)));
+  $<HTMLSelectElement>('aggregationMethod').value = form.aggregationMethod;
+  $('layer-info').textContent = `${family.title}; ${family.unit}; extent "${family.extent}"; ${family.timeScale ?? 'undated'}${heldText(form)}`;
+  const scale = currentScale(form);
+  $('dates').hidden = scale === null;
+  for (const id of ['startDate', 'endDate'] as const) {
+    const input = $<HTMLInputElement>(id);
+    input.type = dateInputType(scale ?? 'daily');
+    if (scale === 'hourly') input.step = '3600';
+    input.value = toInput(scale, form[id]);
+  }
+  $('date-format').textContent = scale ? `Format: ${dateFormatOf(scale as never)}` : '';
+}
+
+function heldText(form: FormState): string {
+  const layer = catalog?.rasters.find((l) => l.dataType === form.dataType && l.subDataType === form.subDataType);
+  if (!layer || layer.timeScale === null) return '';
+  const periods = layer.files.flatMap((f) => f.periods);
+  return `; holds ${periods[0]} to ${periods[periods.length - 1]}`;
+}
+
+function readForm(): FormState {
+  const source = (document.querySelector('input[name=source]:checked') as HTMLInputElement).value as FormState['source'];
+  const checked = [...$('dataTypes').querySelectorAll<HTMLInputElement>('input:checked')].map((b) => b.value);
+  const form: FormState = {
+    source,
+    timeScale: $<HTMLSelectElement>('timeScale').value as StationTimeScale,
+    dataTypes: checked,
+    dataType: $<HTMLSelectElement>('dataType').value as RasterDataType,
+    subDataType: $<HTMLSelectElement>('subDataType').value,
+    aggregationMethod: $<HTMLSelectElement>('aggregationMethod').value as FormState['aggregationMethod'],
+    startDate: fromInput(currentScale(ui.form), $<HTMLInputElement>('startDate').value),
+    endDate: fromInput(currentScale(ui.form), $<HTMLInputElement>('endDate').value),
+  };
+  return form;
+}
+
+/** Sensible dates when the scale or layer changes: the last month (or year) the data holds. */
+function defaultDates(form: FormState): Pick<FormState, 'startDate' | 'endDate'> {
+  if (form.source === 'raster') {
+    const layer = catalog.rasters.find((l) => l.dataType === form.dataType && l.subDataType === form.subDataType);
+    const periods = layer?.files.flatMap((f) => f.periods) ?? [];
+    const fam = RASTER_FAMILIES[form.dataType];
+    if (!periods.length || fam.timeScale === null) return { startDate: '', endDate: '' };
+    const toReq = (k: string) => (fam.timeScale === 'monthly' ? k.slice(0, 7) : fam.timeScale === 'calendar_month' ? k.slice(2) : k);
+    const from = fam.timeScale === 'daily' ? periods[Math.max(0, periods.length - 92)]! : periods[0]!;
+    return { startDate: toReq(from), endDate: toReq(periods[periods.length - 1]!) };
+  }
+  return {
+    hourly: { startDate: '2024-06-01T00:00:00', endDate: '2024-06-07T23:00:00' },
+    daily: { startDate: '2024-06-01', endDate: '2024-08-31' },
+    monthly: { startDate: '2023-01', endDate: '2024-12' },
+  }[form.timeScale];
+}
+
+// ---------- validation and request preview ----------
+
+function clearErrors(): void {
+  document.querySelectorAll<HTMLElement>('.error').forEach((e) => (e.textContent = ''));
+}
+
+/** Shows an error next to the control its field names (or under Run). */
+function showError(err: { field?: string; message: string }): void {
+  const field = err.field?.replace(/\[\d+\]$/, '');
+  const slot = (field && document.getElementById(`error-${field}`)) || $('error-request');
+  slot.textContent = err.message;
+}
+
+function geometryLabel(i: number): string {
+  return `G${i + 1}`;
+}
+
+function renderGeometries(): void {
+  const gs = view.geometries();
+  const target = endpointFor(ui.form, gs);
+  const used = new Set(target?.used.map((g) => g.id));
+  const over: string[] = [];
+  $('geometry-list').replaceChildren(
+    ...gs.map((g) => {
+      const li = document.createElement('li');
+      const idx = target?.used.findIndex((u) => u.id === g.id) ?? -1;
+      const name = idx >= 0 ? geometryLabel(idx) : '(not used)';
+      if (g.kind === 'point') {
+        const [lon, lat] = g.coordinates as [number, number];
+        li.textContent = `${name}: point ${lat.toFixed(4)}, ${lon.toFixed(4)}`;
+      } else {
+        const a = areaOf(g);
+        const tooLarge = a > MAX_POLYGON_AREA_M2;
+        li.textContent = `${name}: field of ${a >= 1e5 ? `${(a / 1e6).toFixed(3)} km²` : `${(a / 1e4).toFixed(2)} ha`}`;
+        if (tooLarge) {
+          over.push(g.id);
+          if (ui.form.source === 'raster') {
+            li.classList.add('over');
+            li.textContent += ' — over the 2 km² limit of climate-layer queries';
+          }
+        }
+      }
+      if (!used.has(g.id)) li.title = 'The query uses the kind of geometry drawn last.';
+      return li;
+    }),
+  );
+  view.markTooLarge(ui.form.source === 'raster' ? over : []);
+  renderRequest();
+}
+
+function renderRequest(): void {
+  clearErrors();
+  const req = buildRequest(ui.form, view.geometries());
+  const info = $('endpoint-info');
+  if (!req) {
+    info.textContent = 'Draw a point (nearest station, or a layer value) or a field (station average, or a layer statistic).';
+    $('request-json').textContent = '';
+    $('fetch-snippet').textContent = '';
+    return;
+  }
+  info.textContent = `Endpoint: POST ${req.path}`;
+  const json = JSON.stringify(req.body, null, 2);
+  $('request-json').textContent = json;
+  $('fetch-snippet').textContent = `const res = await fetch('.${req.path}', {\n  method: 'POST',\n  headers: { 'Content-Type': 'application/json' },\n  body: JSON.stringify(${json.replace(/\n/g, '\n  ')}),\n});\nconst answer = await res.json();`;
+  try {
+    VALIDATORS[req.endpoint](req.body);
+  } catch (e) {
+    if (e instanceof ClimateQueryError) showError(e);
+  }
+}
+
+function onFormChange(ev?: Event): void {
+  const before = ui.form;
+  const form = readForm();
+  const target = ev?.target as HTMLElement | undefined;
+  if (target?.id === 'dataType') form.subDataType = RASTER_FAMILIES[form.dataType].subTypes[0]!;
+  if (target?.id === 'timeScale') form.dataTypes = before.dataTypes.filter((t) => STATION_TYPES[form.timeScale].includes(t));
+  const datesChange = target && ['timeScale', 'dataType', 'subDataType'].includes(target.id) || (target as HTMLInputElement | undefined)?.name === 'source';
+  if (datesChange) Object.assign(form, defaultDates(form));
+  ui.form = form;
+  if (datesChange || target?.id === 'timeScale' || target?.id === 'dataType' || (target as HTMLInputElement | undefined)?.name === 'source') renderForm(form);
+  renderGeometries();
+  history.replaceState(null, '', `${location.pathname}${location.search}${encodeState(ui.form, view.geometries())}`);
+}
+
+// ---------- running ----------
+
+async function run(): Promise<void> {
+  renderRequest();
+  const req = buildRequest(ui.form, view.geometries());
+  if (!req) {
+    showError({ field: 'wkts', message: 'Draw at least one point or field on the map first.' });
+    return;
+  }
+  try {
+    VALIDATORS[req.endpoint](req.body);
+  } catch (e) {
+    if (e instanceof ClimateQueryError) {
+      showError(e);
+      return;
+    }
+    throw e;
+  }
+  running?.abort();
+  const controller = new AbortController();
+  running = controller;
+  $<HTMLButtonElement>('cancel').disabled = false;
+  $<HTMLButtonElement>('run').disabled = true;
+  const started = performance.now();
+  const tick = setInterval(() => ($('status').textContent = `Running… ${((performance.now() - started) / 1000).toFixed(1)} s`), 100);
+  $('status').textContent = 'Running…';
+  const res = await engine.handle({ method: 'POST', path: req.path, body: JSON.stringify(req.body) }, { signal: controller.signal });
+  clearInterval(tick);
+  $<HTMLButtonElement>('cancel').disabled = true;
+  $<HTMLButtonElement>('run').disabled = false;
+  if (running === controller) running = null;
+  const seconds = ((performance.now() - started) / 1000).toFixed(2);
+  if (res.status !== 200) {
+    const { error } = res.body as ErrorBody;
+    $('status').textContent = error.code === 'aborted' ? 'Cancelled.' : `Failed after ${seconds} s.`;
+    if (error.code !== 'aborted') showError(error);
+    return;
+  }
+  $('status').textContent = `Answered in ${seconds} s.`;
+  ui.lastRequest = req;
+  ui.lastAnswer = res.body;
+  renderResults(req.endpoint, req.body, res.body);
+}
+
+function renderResults(endpoint: Endpoint, body: Record<string, unknown>, answer: unknown): void {
+  const table = toTable(endpoint, body, answer);
+  ui.table = table;
+  const xs = table.rows.map((r, i) => xOf(r, i, table.temporal));
+  ui.chartData = [xs, ...table.series.map((s) => s.values)];
+  renderChart(table, ui.chartData);
+  renderTable(table);
+  renderMetadata(endpoint, answer);
+  $<HTMLButtonElement>('download-csv').disabled = false;
+  $<HTMLButtonElement>('download-json').disabled = false;
+}
+
+const PALETTE = ['#1d5f8a', '#c62828', '#2e7d32', '#ef6c00', '#6a1b9a', '#00838f', '#ad1457', '#5d4037', '#455a64', '#9e9d24'];
+
+function renderChart(table: ResultTable, data: Array<Array<number | null>>): void {
+  chart?.destroy();
+  const el = $('chart');
+  el.replaceChildren();
+  // Station counts are read in the table; the chart shows the values.
+  const shown = table.series.map((s, i) => ({ s, i })).filter(({ s }) => s.unit !== 'stations');
+  const units = [...new Set(shown.map(({ s }) => s.unit))];
+  const width = Math.max(300, el.clientWidth || 800);
+  chart = new uPlot(
+    {
+      width,
+      height: 260,
+      scales: { x: { time: table.temporal } },
+      axes: [
+        { values: table.temporal ? undefined : (_u, ticks) => ticks.map((t) => table.rows[t - 1] ?? '') },
+        ...units.map((u, k) => ({ scale: u || 'value', label: u, side: k === 0 ? 3 : 1, grid: { show: k === 0 } })),
+      ],
+      series: [
+        { label: table.temporal ? 'time' : 'period', value: (_u, v) => (v === null ? '' : table.temporal ? table.rows[xsIndex(data[0]!, v)] ?? '' : table.rows[v - 1] ?? '') },
+        ...shown.map(({ s }, k) => ({
+          label: s.unit ? `${s.label} (${s.unit})` : s.label,
+          scale: s.unit || 'value',
+          stroke: PALETTE[k % PALETTE.length],
+          width: 1.5,
+          points: { show: table.rows.length <= 60 },
+          spanGaps: false,
+        })),
+      ],
+    },
+    [data[0]!, ...shown.map(({ i }) => data[i + 1]!)] as uPlot.AlignedData,
+    el,
+  );
+}
+
+function xsIndex(xs: Array<number | null>, v: number): number {
+  return xs.indexOf(v);
+}
+
+const MAX_TABLE_ROWS = 2000;
+
+function renderTable(t: ResultTable): void {
+  const table = $<HTMLTableElement>('table');
+  const head = document.createElement('tr');
+  for (const h of ['period', ...t.series.map((s) => (s.unit ? `${s.label} (${s.unit})` : s.label))]) {
+    const th = document.createElement('th');
+    th.scope = 'col';
+    th.textContent = h;
+    head.append(th);
+  }
+  const rows = t.rows.slice(0, MAX_TABLE_ROWS).map((r, i) => {
+    const tr = document.createElement('tr');
+    const th = document.createElement('td');
+    th.textContent = r;
+    tr.append(th, ...t.series.map((s) => {
+      const td = document.createElement('td');
+      const v = s.values[i];
+      td.textContent = v === null || v === undefined ? '' : String(v);
+      return td;
+    }));
+    return tr;
+  });
+  const thead = document.createElement('thead');
+  thead.append(head);
+  const tbody = document.createElement('tbody');
+  tbody.append(...rows);
+  table.replaceChildren(thead, tbody);
+  if (t.rows.length > MAX_TABLE_ROWS) {
+    const cap = document.createElement('caption');
+    cap.textContent = `First ${MAX_TABLE_ROWS} of ${t.rows.length} rows; the CSV has all.`;
+    table.prepend(cap);
+  }
+}
+
+function renderMetadata(endpoint: Endpoint, answer: unknown): void {
+  const box = $('metadata');
+  const ul = document.createElement('ul');
+  const add = (text: string) => {
+    const li = document.createElement('li');
+    li.textContent = text;
+    ul.append(li);
+  };
+  const stationName = (lat: number, lon: number) => catalog.stations?.stations.find((s) => s.lat === lat && s.lon === lon)?.name ?? 'station';
+  if (endpoint === 'nearest-station') {
+    Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number; station_elevation: number | null; distance_from_point_m: number; actual_nearest: boolean } }>).forEach((v, i) => {
+      const m = v.metadata;
+      add(`${geometryLabel(i)}: ${stationName(m.station_lat, m.station_lon)} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation === null ? 'elevation unknown' : `${m.station_elevation} m`}, ${(m.distance_from_point_m / 1000).toFixed(2)} km away${m.actual_nearest ? ', the nearest station' : '; a closer station had no data for this request'}`);
+    });
+  } else if (endpoint === 'poly-aggregate') {
+    const meta = Object.values((answer as { stations_metadata: Record<string, { station_lat: number; station_lon: number; station_elevation: number | null }> }).stations_metadata);
+    add(meta.length ? `${meta.length} station(s) inside the field contribute; per-period counts are in the table:` : 'No station with data lies inside the field.');
+    for (const m of meta) add(`${stationName(m.station_lat, m.station_lon)} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation === null ? 'elevation unknown' : `${m.station_elevation} m`}`);
+  } else {
+    add('Values are null where a point or field lies outside the layer or on no-data (sea).');
+  }
+  box.replaceChildren(ul);
+}
+
+function download(name: string, type: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+async function preview(): Promise<void> {
+  const form = ui.form;
+  const layer = catalog.rasters.find((l) => l.dataType === form.dataType && l.subDataType === form.subDataType);
+  if (!layer) {
+    showError({ field: 'options.subDataType', message: 'This dataset has no such layer.' });
+    return;
+  }
+  const fam = RASTER_FAMILIES[form.dataType];
+  const key = fam.timeScale === null ? '' : fam.timeScale === 'monthly' ? `${form.startDate}-01` : fam.timeScale === 'calendar_month' ? `--${form.startDate.replace(/^--/, '')}` : form.startDate;
+  $('status').textContent = 'Reading the layer for the preview…';
+  try {
+    // geotiff.js and the decoders load only when a preview is asked for.
+    const { RAMP_CSS, renderPreview } = await import('./raster-preview.ts');
+    const p = await renderPreview(layer, key, datasetUrl);
+    view.showPreview(p.canvas, p.bbox);
+    $('legend').hidden = false;
+    ($('legend').querySelector('.ramp') as HTMLElement).style.background = RAMP_CSS;
+    $('legend-min').textContent = `${p.min.toFixed(1)} ${p.unit}`;
+    $('legend-max').textContent = `${p.max.toFixed(1)} ${p.unit}`;
+    $('status').textContent = `Showing ${form.dataType} ${form.subDataType} ${key || ''} on the map.`;
+  } catch (e) {
+    showError({ field: 'startDate', message: (e as Error).message });
+    $('status').textContent = '';
+  }
+}
+
+// ---------- start ----------
+
+async function start(): Promise<void> {
+  const res = await fetch(new URL('catalog.json', datasetUrl));
+  if (!res.ok) throw new Error(`No dataset at ${datasetUrl} (HTTP ${res.status}). Run \`npx climate-query demo\`.`);
+  catalog = (await res.json()) as Catalog;
+  $<HTMLSelectElement>('dataType').replaceChildren(...RASTER_DATA_TYPES.map((d) => new Option(`${d} — ${RASTER_FAMILIES[d].title}`, d)));
+  const restored = decodeState(location.hash);
+  ui.form = restored?.form ?? { ...DEFAULT_FORM };
+  renderForm(ui.form);
+  view = await createMapView($('map'), catalog, params.get('style') ?? undefined);
+  ui.view = view;
+  if (restored) view.load(restored.geometries);
+  view.onChange(() => onFormChange());
+  document.querySelectorAll<HTMLButtonElement>('[data-tool]').forEach((b) =>
+    b.addEventListener('click', () => {
+      view.setTool(b.dataset.tool as DrawTool);
+      document.querySelectorAll('[data-tool]').forEach((x) => x.setAttribute('aria-pressed', String(x === b)));
+    }),
+  );
+  $('delete-selected').addEventListener('click', () => view.deleteSelected());
+  $('clear-all').addEventListener('click', () => view.clear());
+  $('controls').addEventListener('change', onFormChange);
+  $('controls').addEventListener('submit', (e) => {
+    e.preventDefault();
+    void run();
+  });
+  $('cancel').addEventListener('click', () => running?.abort());
+  $('preview').addEventListener('click', () => void preview());
+  $('copy-json').addEventListener('click', () => void navigator.clipboard?.writeText($('request-json').textContent ?? ''));
+  $('copy-fetch').addEventListener('click', () => void navigator.clipboard?.writeText($('fetch-snippet').textContent ?? ''));
+  $('download-csv').addEventListener('click', () => ui.table && download('climate-query.csv', 'text/csv', toCsv(ui.table)));
+  $('download-json').addEventListener('click', () => download('climate-query.json', 'application/json', JSON.stringify(ui.lastAnswer, null, 1)));
+  renderGeometries();
+  // The service worker lets other code on this site use plain fetch('./api/…/').
+  if ('serviceWorker' in navigator && params.get('sw') !== '0') {
+    void registerClimateServiceWorker({ scriptUrl: new URL('./sw.js', location.href).href, engine }).catch(() => undefined);
+  }
+}
+
+ui.ready = start().catch((e: unknown) => {
+  $('error-request').textContent = (e as Error).message;
+  throw e;
+});

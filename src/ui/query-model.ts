@@ -1,0 +1,195 @@
+/**
+ * What the UI asks for, as plain data: the form state, the drawn
+ * geometries, the request built from them, and the tabular series built
+ * from an answer (the chart, the table and the CSV all read the same
+ * series, so they cannot disagree). No DOM here.
+ */
+import { RASTER_FAMILIES, type AggregationMethod, type RasterDataType } from '../contract/raster-layers.ts';
+import type { StationTimeScale } from '../contract/station-data-types.ts';
+import type { Endpoint } from '../contract/types.ts';
+import { areaM2 } from '../contract/geodesic.ts';
+import type { PolygonCoords, Position } from '../contract/wkt.ts';
+
+/** A geometry drawn on the map. */
+export interface DrawnGeometry {
+  id: string;
+  kind: 'point' | 'polygon';
+  /** [lon, lat] for points, rings for polygons. */
+  coordinates: Position | PolygonCoords;
+}
+
+/** Everything the form holds; also what the URL carries. */
+export interface FormState {
+  source: 'stations' | 'raster';
+  timeScale: StationTimeScale;
+  dataTypes: string[];
+  dataType: RasterDataType;
+  subDataType: string;
+  aggregationMethod: AggregationMethod;
+  startDate: string;
+  endDate: string;
+}
+
+/** The state the app starts with. */
+export const DEFAULT_FORM: FormState = {
+  source: 'stations',
+  timeScale: 'daily',
+  dataTypes: ['temperature_max', 'rain_sum'],
+  dataType: 'temp',
+  subDataType: 'mean',
+  aggregationMethod: 'mean',
+  startDate: '2024-06-01',
+  endDate: '2024-06-30',
+};
+
+const fmt = (x: number) => String(Math.round(x * 1e6) / 1e6);
+
+/** WKT of a drawn geometry, 6 decimals (≈ 0.1 m). */
+export function wktOf(g: DrawnGeometry): string {
+  if (g.kind === 'point') {
+    const [lon, lat] = g.coordinates as Position;
+    return `POINT (${fmt(lon)} ${fmt(lat)})`;
+  }
+  const rings = (g.coordinates as PolygonCoords).map((ring) => `(${ring.map(([x, y]) => `${fmt(x)} ${fmt(y)}`).join(', ')})`);
+  return `POLYGON (${rings.join(', ')})`;
+}
+
+/** Geodesic area of a drawn polygon in m² (0 for points). */
+export function areaOf(g: DrawnGeometry): number {
+  return g.kind === 'polygon' ? areaM2([g.coordinates as PolygonCoords]) : 0;
+}
+
+/** The endpoint the form and the geometries call for: the kind of the most recently drawn geometry wins. */
+export function endpointFor(form: FormState, geometries: readonly DrawnGeometry[]): { endpoint: Endpoint; used: DrawnGeometry[] } | null {
+  const last = geometries[geometries.length - 1];
+  if (!last) return null;
+  const used = geometries.filter((g) => g.kind === last.kind);
+  const endpoint: Endpoint =
+    form.source === 'stations' ? (last.kind === 'point' ? 'nearest-station' : 'poly-aggregate') : last.kind === 'point' ? 'point' : 'polygon';
+  return { endpoint, used };
+}
+
+/** The request body for the form and geometries (not validated: the contract's validators do that). */
+export function buildRequest(form: FormState, geometries: readonly DrawnGeometry[]): { endpoint: Endpoint; path: string; body: Record<string, unknown> } | null {
+  const target = endpointFor(form, geometries);
+  if (!target) return null;
+  const wkts = target.used.map(wktOf).join(';');
+  if (target.endpoint === 'nearest-station' || target.endpoint === 'poly-aggregate') {
+    return {
+      endpoint: target.endpoint,
+      path: `/api/${target.endpoint}/`,
+      body: { wkts, dataTypes: form.dataTypes, options: { timeScale: form.timeScale }, startDate: form.startDate, endDate: form.endDate },
+    };
+  }
+  const family = RASTER_FAMILIES[form.dataType];
+  const options: Record<string, unknown> = { subDataType: form.subDataType, dataExtent: family.extent };
+  if (family.timeScale) options.timeScale = family.timeScale;
+  if (target.endpoint === 'polygon') options.aggregationMethod = form.aggregationMethod;
+  const body: Record<string, unknown> = { wkts, dataType: form.dataType, options };
+  if (family.timeScale) {
+    body.startDate = form.startDate;
+    body.endDate = form.endDate;
+  }
+  return { endpoint: target.endpoint, path: `/api/${target.endpoint}/`, body };
+}
+
+/** Unit of a station data type (docs/data.md), for axis labels. */
+export function stationUnit(type: string): string {
+  if (type === 'et0') return 'mm';
+  if (type.startsWith('temperature') || type.startsWith('dew_point')) return '°C';
+  if (type.startsWith('rain') || type.startsWith('evaporation')) return 'mm';
+  if (type === 'solar_radiation_sum') return 'MJ/m²';
+  if (type === 'solar_rad_std') return 'MJ/m²';
+  if (type.startsWith('solar_rad')) return 'W/m²';
+  if (type === 'sunshine_duration') return 'min';
+  if (type.startsWith('sunshine')) return 'h';
+  if (type.startsWith('wind_direction')) return '°';
+  if (type.startsWith('wind_speed')) return 'm/s';
+  if (type.startsWith('humidity')) return '%';
+  if (type.startsWith('leaf_wet')) return 'min wet/h';
+  return '';
+}
+
+/** One column of results: a label, its unit and a value per row. */
+export interface Series {
+  label: string;
+  unit: string;
+  values: Array<number | null>;
+}
+
+/** Rows (period keys, or geometry labels for undated layers) and the series over them. */
+export interface ResultTable {
+  rows: string[];
+  series: Series[];
+  /** Whether rows are times (for the chart's x axis). */
+  temporal: boolean;
+}
+
+type Values = Record<string, number | null>;
+
+/**
+ * Turns any endpoint's answer into one table. Geometries are labelled
+ * G1, G2… in request order, matching the list next to the map.
+ */
+export function toTable(endpoint: Endpoint, request: Record<string, unknown>, answer: unknown): ResultTable {
+  if (endpoint === 'nearest-station') {
+    const res = answer as Record<string, { data: Record<string, Values> }>;
+    const types = request.dataTypes as string[];
+    const keys = Object.keys(res);
+    const rows = keys.length ? Object.keys(res[keys[0]!]!.data) : [];
+    const series = keys.flatMap((k, i) => types.map((t) => ({ label: `G${i + 1} ${t}`, unit: stationUnit(t), values: rows.map((r) => res[k]!.data[r]?.[t] ?? null) })));
+    return { rows, series, temporal: true };
+  }
+  if (endpoint === 'poly-aggregate') {
+    const res = answer as { aggregated_data: Record<string, Values> };
+    const types = request.dataTypes as string[];
+    const rows = Object.keys(res.aggregated_data);
+    const series = types.flatMap((t) => [
+      { label: `G1 ${t}`, unit: stationUnit(t), values: rows.map((r) => res.aggregated_data[r]?.[t] ?? null) },
+      { label: `G1 ${t}_station_count`, unit: 'stations', values: rows.map((r) => res.aggregated_data[r]?.[`${t}_station_count`] ?? null) },
+    ]);
+    return { rows, series, temporal: true };
+  }
+  const res = answer as Record<string, Values | number | null>;
+  const keys = Object.keys(res);
+  const family = RASTER_FAMILIES[request.dataType as RasterDataType];
+  const label = `${family.dataType} ${String((request.options as { subDataType?: string }).subDataType ?? '')}`.trim();
+  if (family.timeScale === null) {
+    return { rows: keys.map((_, i) => `G${i + 1}`), series: [{ label, unit: family.unit, values: keys.map((k) => res[k] as number | null) }], temporal: false };
+  }
+  const rows = keys.length ? Object.keys(res[keys[0]!] as Values) : [];
+  const series = keys.map((k, i) => ({ label: `G${i + 1} ${label}`, unit: family.unit, values: rows.map((r) => (res[k] as Values)[r] ?? null) }));
+  return { rows, series, temporal: family.timeScale !== 'calendar_month' };
+}
+
+/** x value of a row for the chart: Unix seconds for times, 1-based index otherwise. */
+export function xOf(row: string, index: number, temporal: boolean): number {
+  if (!temporal) return index + 1;
+  const iso = /^\d{4}$/.test(row) ? `${row}-07-01T00:00:00Z` : row.length === 10 ? `${row}T00:00:00Z` : `${row}Z`;
+  return Date.parse(iso) / 1000;
+}
+
+/** The table as CSV (RFC 4180), empty cells for null. */
+export function toCsv(t: ResultTable): string {
+  const q = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
+  const head = ['period', ...t.series.map((s) => (s.unit ? `${s.label} (${s.unit})` : s.label))].map(q).join(',');
+  const lines = t.rows.map((r, i) => [q(r), ...t.series.map((s) => (s.values[i] === null || s.values[i] === undefined ? '' : String(s.values[i])))].join(','));
+  return `${[head, ...lines].join('\n')}\n`;
+}
+
+/** Encodes the form and geometries for the URL hash. */
+export function encodeState(form: FormState, geometries: readonly DrawnGeometry[]): string {
+  return `#q=${encodeURIComponent(JSON.stringify({ f: form, g: geometries.map((g) => ({ k: g.kind, c: g.coordinates })) }))}`;
+}
+
+/** Decodes a URL hash written by {@link encodeState}; null when absent or unreadable. */
+export function decodeState(hash: string): { form: FormState; geometries: DrawnGeometry[] } | null {
+  const m = /^#q=(.*)$/.exec(hash);
+  if (!m) return null;
+  try {
+    const v = JSON.parse(decodeURIComponent(m[1]!)) as { f: Partial<FormState>; g: Array<{ k: 'point' | 'polygon'; c: Position | PolygonCoords }> };
+    return { form: { ...DEFAULT_FORM, ...v.f }, geometries: v.g.map((g, i) => ({ id: `u${i}`, kind: g.k, coordinates: g.c })) };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,242 @@
+// The map app as a user drives it, in Chromium: draw with the mouse
+// (terra-draw), run each endpoint, and check that the chart's data and the
+// table equal the engine's answer for the same request. Screenshots of the
+// main states go to test-results/ui-*.png.
+import { mkdir } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import type { ViteDevServer } from 'vite';
+import { createNodeEngine } from '../../src/node/node-engine.ts';
+import type { ClimateEngine } from '../../src/engine/engine.ts';
+import { launchChromium, startVite } from '../helpers/browser.ts';
+
+const demo = inject('demoDataset');
+const SHOTS = new URL('../../test-results/', import.meta.url).pathname;
+let browser: Browser;
+let vite: { server: ViteDevServer; url: string };
+let engine: ClimateEngine;
+
+type Ui = {
+  ready: Promise<void>;
+  view: { map: { project(l: [number, number]): { x: number; y: number } } };
+  lastRequest?: { endpoint: string; path: string; body: Record<string, unknown> };
+  lastAnswer?: unknown;
+  chartData?: Array<Array<number | null>>;
+  table?: { rows: string[]; series: Array<{ label: string; values: Array<number | null> }> };
+};
+
+async function openApp(url = `${vite.url}index.html`, size = { width: 1280, height: 800 }): Promise<Page> {
+  const page = await browser.newPage({ viewport: size });
+  await page.goto(url);
+  await page.waitForFunction(() => 'cqUi' in window);
+  await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.ready);
+  // Let the map draw its first frame.
+  await page.waitForTimeout(300);
+  return page;
+}
+
+async function clickAt(page: Page, lonLat: [number, number]): Promise<void> {
+  const box = (await page.locator('#map').boundingBox())!;
+  const p = await page.evaluate((ll) => (window as unknown as { cqUi: Ui }).cqUi.view.map.project(ll), lonLat);
+  await page.mouse.click(box.x + p.x, box.y + p.y);
+  await page.waitForTimeout(120);
+}
+
+async function drawPoint(page: Page, lonLat: [number, number]): Promise<void> {
+  await page.getByRole('button', { name: 'Point', exact: true }).click();
+  await clickAt(page, lonLat);
+}
+
+async function drawPolygon(page: Page, ring: Array<[number, number]>): Promise<void> {
+  await page.getByRole('button', { name: 'Polygon', exact: true }).click();
+  for (const v of ring) await clickAt(page, v);
+  await clickAt(page, ring[0]!);
+}
+
+async function zoomTo(page: Page, center: [number, number], zoom: number): Promise<void> {
+  await page.evaluate(([c, z]) => {
+    const map = (window as unknown as { cqUi: { view: { map: { jumpTo(o: unknown): void } } } }).cqUi.view.map;
+    map.jumpTo({ center: c, zoom: z });
+  }, [center, zoom] as const);
+  await page.waitForTimeout(200);
+}
+
+async function runAndWait(page: Page): Promise<Ui> {
+  await page.getByRole('button', { name: 'Run query' }).click();
+  await page.waitForFunction(() => /Answered|Failed|Cancelled/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 60_000 });
+  expect(await page.locator('#status').textContent()).toMatch(/Answered/);
+  return page.evaluate(() => {
+    const u = (window as unknown as { cqUi: Ui }).cqUi;
+    return { lastRequest: u.lastRequest, lastAnswer: u.lastAnswer, chartData: u.chartData, table: u.table } as Ui;
+  });
+}
+
+/** The table as the user sees it: header labels and cell texts. */
+async function tableCells(page: Page): Promise<{ head: string[]; rows: string[][] }> {
+  return page.evaluate(() => {
+    const t = document.getElementById('table') as HTMLTableElement;
+    return {
+      head: [...t.querySelectorAll('thead th')].map((th) => th.textContent ?? ''),
+      rows: [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent ?? '')),
+    };
+  });
+}
+
+const cell = (v: number | null | undefined) => (v === null || v === undefined ? '' : String(v));
+
+/** Checks answer = engine's answer, and chart data and table cells = values read straight from the answer. */
+async function expectChartAndTableMatch(page: Page, ui: Ui, expectedValues: (row: string) => Array<number | null>, skipChart = new Set<number>()): Promise<void> {
+  const engineAnswer = await engine.query(ui.lastRequest!.endpoint as 'point', ui.lastRequest!.body);
+  expect(ui.lastAnswer).toEqual(engineAnswer);
+  const rows = ui.table!.rows;
+  expect(rows.length).toBeGreaterThan(0);
+  const t = await tableCells(page);
+  expect(t.rows.length).toBe(Math.min(rows.length, 2000));
+  rows.forEach((row, i) => {
+    const want = expectedValues(row);
+    want.forEach((v, k) => {
+      if (!skipChart.has(k)) expect(ui.chartData![k + 1]![i]).toBe(v);
+    });
+    if (i < 2000) expect(t.rows[i]).toEqual([row, ...want.map(cell)]);
+  });
+}
+
+beforeAll(async () => {
+  await mkdir(SHOTS, { recursive: true });
+  browser = await launchChromium();
+  vite = await startVite({ 'data/demo': demo });
+  engine = createNodeEngine(demo, 'wasm');
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await vite?.server.close();
+  await engine?.close();
+});
+
+describe('the map app', () => {
+  it('shows the offline basemap and the stations (empty state)', async () => {
+    const page = await openApp();
+    expect(await page.locator('#endpoint-info').textContent()).toContain('Draw a point');
+    const stationsDrawn = await page.evaluate(() => {
+      const map = (window as unknown as { cqUi: { view: { map: { queryRenderedFeatures(o: unknown): unknown[] } } } }).cqUi.view.map;
+      return map.queryRenderedFeatures({ layers: ['stations'] }).length;
+    });
+    expect(stationsDrawn).toBeGreaterThan(50);
+    await page.screenshot({ path: `${SHOTS}ui-empty.png` });
+    await page.close();
+  });
+
+  it('nearest-station: a point drawn with the mouse; chart and table equal the answer', async () => {
+    const page = await openApp();
+    await drawPoint(page, [19.0, -33.9]);
+    await drawPoint(page, [20.1, -33.6]);
+    expect(await page.locator('#geometry-list li').count()).toBe(2);
+    expect(await page.locator('#endpoint-info').textContent()).toContain('/api/nearest-station/');
+    const ui = await runAndWait(page);
+    expect(ui.lastRequest!.endpoint).toBe('nearest-station');
+    const answer = ui.lastAnswer as Record<string, { data: Record<string, Record<string, number | null>> }>;
+    const keys = Object.keys(answer);
+    const types = ui.lastRequest!.body.dataTypes as string[];
+    await expectChartAndTableMatch(page, ui, (row) => keys.flatMap((k) => types.map((t) => answer[k]!.data[row]![t]!)));
+    expect(await page.locator('#metadata').textContent()).toMatch(/km away/);
+    await page.screenshot({ path: `${SHOTS}ui-station-chart.png` });
+    await page.close();
+  });
+
+  it('poly-aggregate: a field drawn with the mouse; counts in the table', async () => {
+    const page = await openApp();
+    await drawPolygon(page, [[18.7, -34.2], [19.5, -34.2], [19.5, -33.6], [18.7, -33.6]]);
+    expect(await page.locator('#endpoint-info').textContent()).toContain('/api/poly-aggregate/');
+    const ui = await runAndWait(page);
+    const answer = ui.lastAnswer as { stations_metadata: object; aggregated_data: Record<string, Record<string, number | null>> };
+    expect(Object.keys(answer.stations_metadata).length).toBeGreaterThan(5);
+    const types = ui.lastRequest!.body.dataTypes as string[];
+    const counts = new Set(types.map((_, i) => 2 * i + 1));
+    await expectChartAndTableMatch(page, ui, (row) => types.flatMap((t) => [answer.aggregated_data[row]![t]!, answer.aggregated_data[row]![`${t}_station_count`]!]), counts);
+    expect(await page.locator('#metadata').textContent()).toMatch(/station\(s\) inside the field/);
+    await page.close();
+  });
+
+  it('point and polygon on a climate layer; over-2 km² fields are marked before sending', async () => {
+    const page = await openApp();
+    await page.getByLabel('Climate layer').check();
+    await page.getByLabel('Layer', { exact: true }).selectOption('temp');
+    await drawPoint(page, [19.31, -33.37]);
+    expect(await page.locator('#endpoint-info').textContent()).toContain('/api/point/');
+    let ui = await runAndWait(page);
+    let answer = ui.lastAnswer as Record<string, Record<string, number | null>>;
+    let keys = Object.keys(answer);
+    await expectChartAndTableMatch(page, ui, (row) => keys.map((k) => answer[k]![row]!));
+
+    // A field of about 1 km² at zoom 13, then one far too large.
+    await zoomTo(page, [19.05, -34.15], 13);
+    await drawPolygon(page, [[19.04, -34.155], [19.05, -34.155], [19.05, -34.147], [19.04, -34.147]]);
+    expect(await page.locator('#endpoint-info').textContent()).toContain('/api/polygon/');
+    await page.getByLabel('Combine pixels of a field by').selectOption('max');
+    ui = await runAndWait(page);
+    expect((ui.lastRequest!.body.options as { aggregationMethod: string }).aggregationMethod).toBe('max');
+    answer = ui.lastAnswer as Record<string, Record<string, number | null>>;
+    keys = Object.keys(answer);
+    await expectChartAndTableMatch(page, ui, (row) => keys.map((k) => answer[k]![row]!));
+    await page.screenshot({ path: `${SHOTS}ui-raster-polygon-chart.png` });
+
+    await drawPolygon(page, [[19.03, -34.16], [19.07, -34.16], [19.07, -34.135], [19.03, -34.135]]);
+    await expect.poll(() => page.locator('#geometry-list .over').count()).toBe(1);
+    expect(await page.locator('#error-wkts').textContent()).toMatch(/item 2 has an area of \d+\.\d+ km²; each polygon may be at most 2 km²/);
+    const before = await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.lastRequest);
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.lastRequest)).toEqual(before);
+    await page.screenshot({ path: `${SHOTS}ui-error-over-2km2.png` });
+    await page.close();
+  });
+
+  it('says in plain words when the date range is backwards, next to the date', async () => {
+    const page = await openApp();
+    await drawPoint(page, [19.0, -33.9]);
+    await page.getByLabel('From', { exact: true }).fill('2024-08-01');
+    await page.getByLabel('To', { exact: true }).fill('2024-07-01');
+    await page.getByLabel('To', { exact: true }).dispatchEvent('change');
+    await expect.poll(() => page.locator('#error-startDate').textContent()).toMatch(/startDate "2024-08-01" is after endDate "2024-07-01"/);
+    await page.screenshot({ path: `${SHOTS}ui-error-dates.png` });
+    await page.close();
+  });
+
+  it('cancels a running query', async () => {
+    const page = await openApp();
+    await page.getByLabel('Time scale').selectOption('hourly');
+    await drawPoint(page, [19.0, -33.9]);
+    // The first station query starts DuckDB-WASM, which takes over a second: time to cancel.
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toBe('Cancelled.');
+    expect(await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.lastAnswer)).toBeUndefined();
+    await page.close();
+  });
+
+  it('restores the same view and query from the URL', async () => {
+    const page = await openApp();
+    await page.getByLabel('Time scale').selectOption('monthly');
+    await page.getByLabel('rain_sum').check();
+    await drawPolygon(page, [[18.7, -34.2], [19.5, -34.2], [19.5, -33.6], [18.7, -33.6]]);
+    const url = page.url();
+    const json = await page.locator('#request-json').textContent();
+    expect(url).toContain('#q=');
+    const again = await openApp(url);
+    expect(await again.locator('#request-json').textContent()).toBe(json);
+    expect(await again.getByLabel('Time scale').inputValue()).toBe('monthly');
+    expect(await again.locator('#geometry-list li').count()).toBe(1);
+    await page.close();
+    await again.close();
+  });
+
+  it('is usable on a phone-sized screen', async () => {
+    const page = await openApp(`${vite.url}index.html`, { width: 390, height: 844 });
+    const map = (await page.locator('#map').boundingBox())!;
+    expect(map.width).toBeGreaterThan(350);
+    expect(await page.getByRole('button', { name: 'Run query' }).isVisible()).toBe(true);
+    await page.screenshot({ path: `${SHOTS}ui-phone.png`, fullPage: true });
+    await page.close();
+  });
+});
