@@ -5,7 +5,7 @@
  */
 export { createEngineClient, type EngineClient, type EngineClientOptions } from './browser/engine-client.ts';
 export { registerClimateServiceWorker, type ServiceWorkerOptions, type RequestHandler } from './browser/service-worker-client.ts';
-export { createClimateEngine, type ClimateEngine, type ClimateEngineOptions, type CallOptions } from './engine/engine.ts';
+export { createClimateEngine, type ClimateEngine, type ClimateQueries, type ClimateEngineOptions, type CallOptions } from './engine/engine.ts';
 export { duckdbWasmBrowser, type DuckDBBundleUrls } from './stations/backends/duckdb-wasm-browser.ts';
 export { routeRequest, preflight, endpointOf, MAX_BODY_BYTES, type ApiRequest, type ApiResponse } from './engine/router.ts';
 export { ClimateQueryError, type ErrorCode, type ErrorBody } from './contract/errors.ts';

@@ -4,21 +4,13 @@
  * never janks. Errors arrive as {@link ClimateQueryError} with their code.
  */
 import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
-import type { Endpoint, RequestOf, ResponseOf } from '../contract/types.ts';
+import type { Endpoint, ResponseOf } from '../contract/types.ts';
 import type { ApiRequest, ApiResponse } from '../engine/router.ts';
-import type { CallOptions } from '../engine/engine.ts';
+import type { CallOptions, ClimateQueries } from '../engine/engine.ts';
 import type { FromWorker, ToWorker } from '../worker/protocol.ts';
 
 /** The page side of the engine worker. */
-export interface EngineClient {
-  nearestStation(body: RequestOf['nearest-station'], options?: CallOptions): Promise<ResponseOf['nearest-station']>;
-  polyAggregate(body: RequestOf['poly-aggregate'], options?: CallOptions): Promise<ResponseOf['poly-aggregate']>;
-  point(body: RequestOf['point'], options?: CallOptions): Promise<ResponseOf['point']>;
-  polygon(body: RequestOf['polygon'], options?: CallOptions): Promise<ResponseOf['polygon']>;
-  /** Runs one endpoint on any JSON body; rejects with ClimateQueryError. */
-  query<E extends Endpoint>(endpoint: E, body: unknown, options?: CallOptions): Promise<ResponseOf[E]>;
-  /** HTTP-like: never rejects, errors come back as their status and JSON. */
-  handle(request: ApiRequest, options?: CallOptions): Promise<ApiResponse>;
+export interface EngineClient extends ClimateQueries {
   /** Stops the worker. */
   terminate(): void;
 }

@@ -10,12 +10,9 @@
  * below freezing, Karoo January maxima above 30 °C, winter rain in the
  * south-west, summer rain in the north-east); docs/layers.md lists them.
  */
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
-import { fromArrayBuffer } from 'geotiff';
+import { mulberry32 } from './prng.ts';
 
 /** Bundled elevation file (public domain, see data-sources/README.md). */
-export const ETOPO5_FILE = fileURLToPath(new URL('../../data-sources/za-elevation-etopo5.tif', import.meta.url));
 
 /** A demo grid: north-up lon/lat, pixel (c, r) centred at (west + (c + ½)·res, north − (r + ½)·res). */
 export interface DemoGrid {
@@ -44,29 +41,6 @@ export interface StaticFields {
   coastKm: Float32Array;
   /** Indices of land pixels, the only ones that get values. */
   landIndex: Int32Array;
-}
-
-/** Reads ETOPO5 and returns a bilinear sampler (between pixel centres, clamped at the edges), sea negative. */
-export async function loadEtopo5(file = ETOPO5_FILE): Promise<(lon: number, lat: number) => number> {
-  const buf = await readFile(file);
-  const tiff = await fromArrayBuffer(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-  const image = await tiff.getImage();
-  const w = image.getWidth();
-  const h = image.getHeight();
-  const [x0, y0] = image.getOrigin() as [number, number];
-  const [dx, dyNeg] = image.getResolution() as [number, number];
-  const dy = -dyNeg;
-  const data = (await image.readRasters({ interleave: true })) as unknown as ArrayLike<number>;
-  const at = (c: number, r: number) => data[Math.min(h - 1, Math.max(0, r)) * w + Math.min(w - 1, Math.max(0, c))]!;
-  return (lon, lat) => {
-    const x = (lon - x0) / dx - 0.5;
-    const y = (y0 - lat) / dy - 0.5;
-    const c = Math.floor(x);
-    const r = Math.floor(y);
-    const fx = x - c;
-    const fy = y - r;
-    return at(c, r) * (1 - fx) * (1 - fy) + at(c + 1, r) * fx * (1 - fy) + at(c, r + 1) * (1 - fx) * fy + at(c + 1, r + 1) * fx * fy;
-  };
 }
 
 /** Elevation, land mask and distance to the sea on `grid`. */
@@ -130,20 +104,12 @@ function chamferDistance(grid: DemoGrid, land: Uint8Array, lat: Float64Array): F
 
 /** Deterministic PRNG (mulberry32) with a Gaussian draw. */
 export class Random {
-  private state: number;
   private spare: number | null = null;
+  /** Uniform in [0, 1). */
+  readonly next: () => number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** Uniform in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = mulberry32(seed);
   }
 
   /** Standard normal (Box–Muller). */

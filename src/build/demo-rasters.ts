@@ -17,9 +17,10 @@ import { join } from 'node:path';
 import { EXTENT_BBOX, type RasterDataType } from '../contract/raster-layers.ts';
 import { updateCatalog } from './catalog-writer.ts';
 import { CHILL_SEASON, GDD_BASE, GDD_SEASON, UtahTable, dailyGdd, isFrostDay } from './demo-rasters-agro.ts';
-import { DailyTemperature, gridFor, loadEtopo5, monthlyMedianRain, staticFields, windSpeed, type StaticFields } from './demo-rasters-model.ts';
+import { DailyTemperature, gridFor, monthlyMedianRain, staticFields, windSpeed, type StaticFields } from './demo-rasters-model.ts';
 import { writeInputGeoTiff } from './raster-build-input.ts';
 import { buildRasterLayer } from './raster-build.ts';
+import { loadElevation } from './elevation.ts';
 
 /** Resolution of the demo grids in degrees. */
 export const DEMO_RESOLUTION = { tc: 0.02, sa: 0.05 } as const;
@@ -46,7 +47,7 @@ export async function buildDemoRasters(outDir: string, options: DemoRasterOption
   await mkdir(outDir, { recursive: true });
   const work = await mkdtemp(join(tmpdir(), 'climate-query-demo-rasters-'));
   try {
-    const elevationAt = await loadEtopo5();
+    const elevationAt = await loadElevation();
     const tc = staticFields(gridFor(EXTENT_BBOX.tc, DEMO_RESOLUTION.tc), elevationAt);
     const sa = staticFields(gridFor(EXTENT_BBOX.sa, DEMO_RESOLUTION.sa), elevationAt);
 

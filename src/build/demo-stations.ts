@@ -16,6 +16,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { DATA_SOURCES, loadElevation } from './elevation.ts';
+import { mulberry32 } from './prng.ts';
 
 /** Options of {@link writeDemoStationInputs}. */
 export interface DemoStationOptions {
@@ -67,17 +68,6 @@ const VALLEYS: Array<[string, number, number]> = [
 /** The area the real stations are taken from: the Western Cape and its neighbours. */
 const REAL_BBOX = { west: 16, east: 25.5, south: -35, north: -29.5 };
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** 0 on the coast, 1 some 200 km inland (crude coastline of the Cape). */
 function continentality(lon: number, lat: number): number {
   const westCoastLon = 18.47 - 0.351 * (lat + 34.35);
@@ -123,7 +113,7 @@ async function demoStations(o: Required<DemoStationOptions>): Promise<DemoStatio
     const lon = Math.round((vlon + (rand() - 0.5) * 0.16) * 1000) / 1000;
     const lat = Math.round((vlat + (rand() - 0.5) * 0.16) * 1000) / 1000;
     const n = Math.floor(i / VALLEYS.length) + 1;
-    base.push({ id: `SYN-${String(i + 1).padStart(3, '0')}`, name: `${valley} ${n} (synthetic)`, lat, lon, elevation: Math.round(elevation(lon, lat)) });
+    base.push({ id: `SYN-${String(i + 1).padStart(3, '0')}`, name: `${valley} ${n} (synthetic)`, lat, lon, elevation: Math.round(Math.max(0, elevation(lon, lat))) });
   }
   const t0 = Date.parse(`${o.start}T00:00:00Z`);
   const t1 = Date.parse(`${o.end}T23:00:00Z`);
@@ -142,7 +132,7 @@ async function demoStations(o: Required<DemoStationOptions>): Promise<DemoStatio
       lat: s.lat,
       lon: s.lon,
       elevation: s.elevation,
-      model_elev: s.elevation ?? Math.round(elevation(s.lon, s.lat)),
+      model_elev: s.elevation ?? Math.round(Math.max(0, elevation(s.lon, s.lat))),
       cont: continentality(s.lon, s.lat),
       region: Math.floor((s.lon - 16) / 1.2) * 10 + Math.floor((s.lat + 36) / 1.2),
       start_ts: `${isoDate(new Date(start))} 00:00:00`,

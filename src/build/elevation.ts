@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { fromArrayBuffer } from 'geotiff';
 
-/** Bilinear elevation sampler in metres (sea and out-of-grid → 0). */
+/** Bilinear elevation sampler in metres (sea negative; clamped to the grid's edge pixels outside it). */
 export type ElevationSampler = (lon: number, lat: number) => number;
 
 /** Folder of the bundled public-domain inputs. */
@@ -25,7 +25,7 @@ export async function loadElevation(file = `${DATA_SOURCES}za-elevation-etopo5.t
   const at = (c: number, r: number) => {
     const cc = Math.min(w - 1, Math.max(0, c));
     const rr = Math.min(h - 1, Math.max(0, r));
-    return Math.max(0, data[rr * w + cc] ?? 0);
+    return data[rr * w + cc] ?? 0;
   };
   return (lon, lat) => {
     // Pixel-centre coordinates, so interpolation is between centres.

@@ -36,6 +36,7 @@ import { EXTENT_BBOX, RASTER_FAMILIES, type Extent, type RasterDataType } from '
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
 import { updateCatalog } from './catalog-writer.ts';
 import { closeDataset, gdalStep, mount, openDataset, unmount, type GdalInfo, type Mount } from './raster-build-gdal.ts';
+import type { GridSpec } from '../rasters/coverage.ts';
 
 /** Stored value meaning "no data" in every built layer. */
 export const STORED_NODATA = -32768;
@@ -98,14 +99,8 @@ export interface RasterBuildResult {
   seconds: number;
 }
 
-interface Grid {
-  west: number;
-  north: number;
-  resX: number;
-  resY: number;
-  width: number;
-  height: number;
-}
+/** The output grid: the engine's own grid description. */
+type Grid = GridSpec;
 
 interface BandSource {
   key: string;

@@ -36,16 +36,20 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** The four endpoints as typed functions, and the router. */
-export interface ClimateEngine {
+/** The four endpoints as typed functions and the router: what every engine, local or in a Worker, offers. */
+export interface ClimateQueries {
   nearestStation(body: RequestOf['nearest-station'], options?: CallOptions): Promise<ResponseOf['nearest-station']>;
   polyAggregate(body: RequestOf['poly-aggregate'], options?: CallOptions): Promise<ResponseOf['poly-aggregate']>;
   point(body: RequestOf['point'], options?: CallOptions): Promise<ResponseOf['point']>;
   polygon(body: RequestOf['polygon'], options?: CallOptions): Promise<ResponseOf['polygon']>;
-  /** Runs one endpoint on an unvalidated body (any JSON value). */
+  /** Runs one endpoint on an unvalidated body (any JSON value); rejects with ClimateQueryError. */
   query<E extends Endpoint>(endpoint: E, body: unknown, options?: CallOptions): Promise<ResponseOf[E]>;
-  /** Answers an HTTP-like request: never throws; errors become their JSON status. */
+  /** Answers an HTTP-like request: never rejects; errors become their status and JSON. */
   handle(request: ApiRequest, options?: CallOptions): Promise<ApiResponse>;
+}
+
+/** An engine over one dataset in this thread. */
+export interface ClimateEngine extends ClimateQueries {
   /** The dataset's catalog (loads it if needed). */
   catalog(options?: CallOptions): Promise<Catalog>;
   /** Releases the SQL backend. */

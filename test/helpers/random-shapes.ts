@@ -5,15 +5,11 @@
  * orientation. Deterministic, so a failure can be replayed.
  */
 import type { PolygonCoords, Position } from '../../src/contract/wkt.ts';
+import { mulberry32 } from '../../src/build/prng.ts';
+import type { GridSpec } from '../../src/rasters/coverage.ts';
 
 /** The grid shapes are placed on. */
-export interface ShapeGrid {
-  west: number;
-  north: number;
-  resX: number;
-  resY: number;
-  width: number;
-  height: number;
+export interface ShapeGrid extends GridSpec {
   tile: number;
 }
 
@@ -23,17 +19,8 @@ export interface Shape {
   polygons: PolygonCoords[];
 }
 
-/** mulberry32. */
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded uniform numbers in [0, 1) (mulberry32). */
+export const rng = mulberry32;
 
 const close = (ring: Position[]): Position[] => [...ring, ring[0]!];
 

@@ -8,15 +8,10 @@
  */
 import { fromFile } from 'geotiff';
 import type { PolygonCoords, Position } from '../../src/contract/wkt.ts';
+import type { GridSpec } from '../../src/rasters/coverage.ts';
 
 /** A whole raster file in memory. */
-export interface DecodedRaster {
-  west: number;
-  north: number;
-  resX: number;
-  resY: number;
-  width: number;
-  height: number;
+export interface DecodedRaster extends GridSpec {
   nodata: number | null;
   /** bands[b][row * width + col], raw stored values. */
   bands: ArrayLike<number>[];

@@ -5,6 +5,7 @@ import { createNodeEngine } from '../../src/node/node-engine.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
 import { STATION_TYPES, type StationTimeScale } from '../../src/contract/station-data-types.ts';
 import { parseRange } from '../../src/contract/periods.ts';
+import { mulberry32 as rng } from '../../src/build/prng.ts';
 import { allScales, distance, insideOrOn, readHourly, readStations, type OStation, type Series } from './oracle.ts';
 
 const fx = inject('stationFixture');
@@ -23,15 +24,6 @@ afterAll(async () => {
   await engines.native.close();
 });
 
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Deep equality with a relative tolerance on numbers; key order must match too. */
 function expectClose(actual: unknown, expected: unknown, path = '$'): void {

@@ -1,0 +1,13 @@
+/** The one deterministic pseudo-random generator of the demo data and the tests. */
+
+/** mulberry32: a fast 32-bit PRNG; the same seed always gives the same sequence of numbers in [0, 1). */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
