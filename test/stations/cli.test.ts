@@ -72,3 +72,45 @@ describe('climate-query query', () => {
     void stdout;
   });
 });
+
+describe('climate-query query on climate layers', () => {
+  const demo = inject('demoDataset');
+  const field = 'POLYGON ((19.0312 -34.1501, 19.0398 -34.1501, 19.0398 -34.1442, 19.0312 -34.1442, 19.0312 -34.1501))';
+  const layers: Array<[string, Record<string, unknown>]> = [
+    ['temp', { dataType: 'temp', options: { subDataType: 'max', timeScale: 'daily', dataExtent: 'tc' }, startDate: '2024-01-01', endDate: '2024-01-03' }],
+    ['gdd', { dataType: 'gdd', options: { subDataType: 'citrus', timeScale: 'annual', dataExtent: 'tc' }, startDate: '2023', endDate: '2024' }],
+    ['chill', { dataType: 'chill', options: { subDataType: 'dpcui', timeScale: 'annual', dataExtent: 'tc' }, startDate: '2024', endDate: '2024' }],
+    ['frost', { dataType: 'frost', options: { subDataType: '-', timeScale: 'monthly', dataExtent: 'tc' }, startDate: '2024-06', endDate: '2024-07' }],
+    ['rain', { dataType: 'rain', options: { subDataType: 'monthly_median', timeScale: 'calendar_month', dataExtent: 'sa' }, startDate: '06', endDate: '07' }],
+    ['windspeed', { dataType: 'windspeed', options: { subDataType: '50', dataExtent: 'sa' } }],
+  ];
+
+  it.each(layers)('answers %s for a point inside and null for a point outside the extent', async (_name, req) => {
+    const file = join(fx.root, `req-${_name}.json`);
+    await writeFile(file, JSON.stringify({ ...req, wkts: 'POINT (19.31 -33.37);POINT (10 -33)' }));
+    const { code, stdout } = await cli(['query', 'point', file, '--data', demo]);
+    expect(code).toBe(0);
+    const res = JSON.parse(stdout) as Record<string, unknown>;
+    const inside = res['POINT (19.31 -33.37)'];
+    const outside = res['POINT (10 -33)'];
+    if (req.startDate === undefined) {
+      expect(typeof inside).toBe('number');
+      expect(outside).toBeNull();
+    } else {
+      expect(Object.values(inside as object).every((v) => typeof v === 'number')).toBe(true);
+      expect(Object.values(outside as object).every((v) => v === null)).toBe(true);
+    }
+    const poly = await cli(['query', 'polygon', '-', '--data', demo], JSON.stringify({ ...req, wkts: field, options: { ...(req.options as object), aggregationMethod: 'mean' } }));
+    expect(poly.code).toBe(0);
+    expect(Object.keys(JSON.parse(poly.stdout))).toEqual([field]);
+  });
+
+  it('refuses a polygon over 2 km² with a 400-class error naming it and its area', async () => {
+    const big = 'POLYGON ((19.0 -34.2, 19.05 -34.2, 19.05 -34.15, 19.0 -34.15, 19.0 -34.2))';
+    const { code, stdout } = await cli(['query', 'polygon', '-', '--data', demo], JSON.stringify({ ...layers[0]![1], wkts: `${big}`, options: { subDataType: 'max', timeScale: 'daily', dataExtent: 'tc', aggregationMethod: 'max' } }));
+    expect(code).toBe(2);
+    const err = JSON.parse(stdout).error;
+    expect(err).toMatchObject({ code: 'polygon_too_large', field: 'wkts' });
+    expect(err.message).toMatch(/item 1 has an area of 2\d\.\d{3} km²/);
+  });
+});

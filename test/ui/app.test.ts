@@ -181,6 +181,13 @@ describe('the map app', () => {
     await expectChartAndTableMatch(page, ui, (row) => keys.map((k) => answer[k]![row]!));
     await page.screenshot({ path: `${SHOTS}ui-raster-polygon-chart.png` });
 
+    // The layer itself on the map, for the chosen date, with its legend.
+    await page.getByRole('button', { name: 'Show layer on map' }).click();
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/^Showing temp/);
+    expect(await page.locator('#legend').isVisible()).toBe(true);
+    expect(await page.locator('#legend-min').textContent()).toMatch(/°C$/);
+    expect(await page.evaluate(() => Boolean((window as unknown as { cqUi: { view: { map: { getLayer(id: string): unknown } } } }).cqUi.view.map.getLayer('preview')))).toBe(true);
+
     await drawPolygon(page, [[19.03, -34.16], [19.07, -34.16], [19.07, -34.135], [19.03, -34.135]]);
     await expect.poll(() => page.locator('#geometry-list .over').count()).toBe(1);
     expect(await page.locator('#error-wkts').textContent()).toMatch(/item 2 has an area of \d+\.\d+ km²; each polygon may be at most 2 km²/);
@@ -189,6 +196,17 @@ describe('the map app', () => {
     await page.waitForTimeout(300);
     expect(await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.lastRequest)).toEqual(before);
     await page.screenshot({ path: `${SHOTS}ui-error-over-2km2.png` });
+    await page.close();
+  });
+
+  it('shows a preview of a layer over the whole extent', async () => {
+    const page = await openApp();
+    await page.getByLabel('Climate layer').check();
+    await page.getByLabel('Layer', { exact: true }).selectOption('chill');
+    await page.getByRole('button', { name: 'Show layer on map' }).click();
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/^Showing chill/);
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: `${SHOTS}ui-layer-preview.png` });
     await page.close();
   });
 
