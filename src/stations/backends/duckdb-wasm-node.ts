@@ -12,8 +12,24 @@ import { dirname, join } from 'node:path';
 import { ClimateQueryError, throwIfAborted } from '../../contract/errors.ts';
 import { OFFLINE_SETTINGS, type OpenSqlBackend, type SqlBackend, type SqlRow } from '../sql-backend.ts';
 
-type Blocking = typeof import('@duckdb/duckdb-wasm/dist/duckdb-node-blocking.cjs');
-type Db = Awaited<ReturnType<Blocking['createDuckDB']>>;
+// The package's "exports" hide this bundle's types, so the few calls used here are typed by hand.
+interface BlockingConnection {
+  query(sql: string): unknown;
+  prepare(sql: string): { query(...params: unknown[]): { toArray(): Array<{ toJSON(): unknown }> }; close(): void };
+  close(): void;
+}
+interface Db {
+  instantiate(): Promise<unknown>;
+  open(config: object): void;
+  connect(): BlockingConnection;
+  registerFileBuffer(name: string, buffer: Uint8Array): void;
+  dropFile(name: string): void;
+}
+interface Blocking {
+  createDuckDB(bundles: object, logger: unknown, runtime: unknown): Promise<Db>;
+  VoidLogger: new () => unknown;
+  NODE_RUNTIME: unknown;
+}
 
 let instance: Promise<{ duck: Blocking; db: Db }> | undefined;
 
@@ -76,7 +92,7 @@ export const openDuckDBWasmNode: OpenSqlBackend = async (location, signal) => {
       const stmt = con.prepare(sql);
       try {
         const table = stmt.query(...params);
-        return table.toArray().map((r: { toJSON(): unknown }) => r.toJSON() as SqlRow);
+        return table.toArray().map((r) => r.toJSON() as SqlRow);
       } finally {
         stmt.close();
       }
