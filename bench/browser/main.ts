@@ -1,0 +1,47 @@
+/**
+ * The benchmark page, built by bench/browser.ts with Vite as a production
+ * bundle (what a user's browser downloads) and served by the bench server.
+ *
+ * `?mode=engine` (default): the project's engine Worker
+ * (src/worker/engine-worker.ts), DuckDB-WASM reading the store with HTTP
+ * range requests. `?mode=naive`: the same engine with a backend that
+ * downloads the whole store first (naive-worker.ts).
+ * `?data=` is the dataset root. A `#` fragment holding
+ * `{"path", "body"}` (URI-encoded JSON) is queried as soon as the script
+ * runs: the cold-start measurement.
+ */
+import { createEngineClient } from '../../src/browser/engine-client.ts';
+
+/** One answer as the bench sees it. */
+interface BenchAnswer {
+  status: number;
+  /** The body of an error answer. */
+  body?: unknown;
+  /** Wall time of the query in the page, ms. */
+  ms: number;
+  /** performance.now() at the answer: ms since navigation start. */
+  at: number;
+}
+
+const params = new URLSearchParams(location.search);
+const worker =
+  params.get('mode') === 'naive'
+    ? new Worker(new URL('./naive-worker.ts', import.meta.url), { type: 'module' })
+    : new Worker(new URL('../../src/worker/engine-worker.ts', import.meta.url), { type: 'module' });
+const engine = createEngineClient({ dataset: params.get('data') ?? '../data/', worker });
+
+/** Runs one query; with `postAnswer`, hands the answer to the bench server (after the clock stops). */
+async function run(path: string, body: string, postAnswer = false): Promise<BenchAnswer> {
+  const t0 = performance.now();
+  const res = await engine.handle({ method: 'POST', path, body });
+  const at = performance.now();
+  if (postAnswer) await fetch('/__bench/answer', { method: 'POST', body: JSON.stringify(res.body) });
+  return { status: res.status, ...(res.status !== 200 ? { body: res.body } : {}), ms: at - t0, at };
+}
+
+const first = location.hash.length > 1 ? (JSON.parse(decodeURIComponent(location.hash.slice(1))) as { path: string; body: string }) : null;
+
+(globalThis as unknown as { bench: unknown }).bench = {
+  run,
+  first: first ? run(first.path, first.body) : null,
+};

@@ -1,0 +1,142 @@
+/**
+ * The data the benchmark runs on, built once and cached:
+ *
+ * - the demo dataset (`buildDemo`, the same build users run);
+ * - the conventional baseline layout of the same raster values: one COG
+ *   per date (GDAL's COG driver through gdal3.js, with the project's GDAL
+ *   helpers), and the undated layer as one COG.
+ *
+ * Cache: `node_modules/.cache/climate-query-bench/` (or `$BENCH_CACHE`);
+ * delete it, or pass `--rebuild`, to start from nothing.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkCatalog, type Catalog, type RasterLayerEntry } from '../src/dataset/catalog.ts';
+import { buildDemo } from '../src/node/demo.ts';
+import { closeDataset, gdalStep, mount, openDataset, unmount } from '../src/build/raster-build-gdal.ts';
+
+/** The repository root. */
+export const REPO = fileURLToPath(new URL('..', import.meta.url));
+
+/** Where built data is kept between runs. */
+export function cacheDir(): string {
+  return resolve(process.env.BENCH_CACHE ?? join(REPO, 'node_modules/.cache/climate-query-bench'));
+}
+
+/** Reads and checks a dataset's catalog.json. */
+export async function readCatalog(dir: string): Promise<Catalog> {
+  return checkCatalog(JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')), join(dir, 'catalog.json'));
+}
+
+/** Builds the demo dataset into the cache unless a readable one is there; returns its folder and build time (0 when cached). */
+export async function ensureDemo(rebuild: boolean, log: (s: string) => void): Promise<{ dir: string; builtInMs: number }> {
+  const dir = join(cacheDir(), 'demo');
+  if (!rebuild && existsSync(join(dir, 'catalog.json'))) {
+    try {
+      await readCatalog(dir);
+      return { dir, builtInMs: 0 };
+    } catch {
+      log('cached demo dataset is stale: rebuilding');
+    }
+  }
+  const t = performance.now();
+  const tmp = `${dir}.building`;
+  await rm(tmp, { recursive: true, force: true });
+  await buildDemo(tmp, (line) => log(line));
+  await rm(dir, { recursive: true, force: true });
+  await rename(tmp, dir);
+  return { dir, builtInMs: performance.now() - t };
+}
+
+/** The conventional files of one layer: one file per period, in period order. */
+export interface BaselineLayer {
+  /** Folder of the files, relative to the baseline root. */
+  folder: string;
+  /** File names relative to `folder`, one per period. */
+  files: string[];
+  /** The period of each file ('' for an undated layer). */
+  periods: string[];
+  /** Total bytes on disk. */
+  bytes: number;
+}
+
+/** GDAL creation options of the baseline COGs: GDAL's COG defaults (512 px tiles, overviews only when larger), with the engine's codec. */
+export const BASELINE_COG_OPTIONS = ['-of', 'COG', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=YES'];
+
+/**
+ * Writes `layer` of the demo dataset the conventional way under
+ * `<cache>/baseline/<folder>/`: one single-band COG per band (period),
+ * named by its period, or `layer.tif` for an undated layer. Cached by the
+ * source files' sizes and times.
+ */
+export async function ensureBaselineLayer(demoDir: string, layer: RasterLayerEntry, log: (s: string) => void): Promise<BaselineLayer> {
+  const folder = `${layer.dataType}-${layer.subDataType}`;
+  const out = join(cacheDir(), 'baseline', folder);
+  const sources = layer.files.map((f) => join(demoDir, f.path));
+  const stamp = JSON.stringify({ options: BASELINE_COG_OPTIONS, sources: await Promise.all(sources.map(async (s) => [s, (await stat(s)).size, (await stat(s)).mtimeMs])) });
+  const periods = layer.files.flatMap((f) => f.periods);
+  const files = periods.map((p) => `${p || 'layer'}.tif`);
+  const stampFile = join(out, 'stamp.json');
+  if (existsSync(stampFile) && (await readFile(stampFile, 'utf8')) === stamp) {
+    return { folder, files, periods, bytes: await folderBytes(out) };
+  }
+  const t = performance.now();
+  await rm(out, { recursive: true, force: true });
+  await mkdir(out, { recursive: true });
+  const work = join(cacheDir(), 'baseline', `${folder}.work`);
+  await rm(work, { recursive: true, force: true });
+  await mkdir(work, { recursive: true });
+  const outMount = await mount(out);
+  const workMount = await mount(work);
+  try {
+    let n = 0;
+    for (const [fi, source] of sources.entries()) {
+      const srcMount = await mount(join(source, '..'));
+      try {
+        // Reading one band of a pixel-interleaved file decodes every band; go through a
+        // band-interleaved uncompressed copy so each single-band write reads only its band.
+        const { ds: stack } = await openDataset(`${srcMount.virtual}/${source.split('/').pop()}`);
+        const flat = `${workMount.outputName}/flat${fi}`;
+        try {
+          await gdalStep(`Flattening ${source}`, (g) => g.gdal_translate(stack, ['-of', 'GTiff', '-co', 'INTERLEAVE=BAND'], flat));
+        } finally {
+          await closeDataset(stack);
+        }
+        const { ds } = await openDataset(`${workMount.virtual}/flat${fi}.tif`);
+        try {
+          for (let b = 0; b < layer.files[fi]!.periods.length; b++) {
+            const name = files[n++]!.replace(/\.tif$/, '');
+            await gdalStep(`Writing ${name}.tif`, (g) => g.gdal_translate(ds, ['-b', String(b + 1), ...BASELINE_COG_OPTIONS], `${outMount.outputName}/${name}`));
+          }
+        } finally {
+          await closeDataset(ds);
+        }
+      } finally {
+        await unmount(srcMount);
+      }
+    }
+  } finally {
+    await unmount(outMount);
+    await unmount(workMount);
+    await rm(work, { recursive: true, force: true });
+  }
+  await writeFile(stampFile, stamp);
+  const bytes = await folderBytes(out);
+  log(`baseline ${folder}: ${files.length} COG file(s), ${(bytes / 1e6).toFixed(1)} MB, written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  return { folder, files, periods, bytes };
+}
+
+async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const name of await readdir(dir)) if (name.endsWith('.tif')) total += (await stat(join(dir, name))).size;
+  return total;
+}
+
+/** The catalog entry of a layer; throws when the dataset lacks it. */
+export function layerOf(catalog: Catalog, dataType: string, subDataType: string): RasterLayerEntry {
+  const layer = catalog.rasters.find((l) => l.dataType === dataType && l.subDataType === subDataType);
+  if (!layer) throw new Error(`The demo dataset has no ${dataType}/${subDataType} layer.`);
+  return layer;
+}

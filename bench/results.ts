@@ -1,0 +1,103 @@
+/**
+ * The shape of bench/results.json (raw numbers of one `npm run bench`) and
+ * the summaries every report figure is computed from, so that the table in
+ * docs/performance.md and the JSON always agree.
+ */
+import type { Agreement } from './compare.ts';
+import type { BrowserRunStat, BuiltFile, ColdStartRun } from './browser.ts';
+import type { LatencyRuns, Method, RunStat } from './jobs.ts';
+import type { ScenarioFamily } from './scenarios.ts';
+
+/** A run from Node (no parts) or from Chromium (requests by kind). */
+export type AnyRun = RunStat & Partial<Pick<BrowserRunStat, 'parts' | 'storeReads'>>;
+
+/** One method's runs on one scenario. */
+export interface MethodResult {
+  method: Method;
+  /** Human label for the report. */
+  label: string;
+  /** Where it ran. */
+  runtime: 'node' | 'chromium';
+  latencies: Array<LatencyRuns & { cold: AnyRun[]; warm: AnyRun[] }>;
+  /** Node: peak RSS of the child process minus its RSS before the first query. Chromium: peak RSS of the page's renderer process. Bytes. */
+  peakMemory: number;
+  /** How `peakMemory` was measured. */
+  memoryKind: 'node-rss-growth' | 'renderer-peak-rss';
+}
+
+/** One scenario's results. */
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  family: ScenarioFamily;
+  /** Geometries in the request (points or polygons). */
+  geometries: number;
+  methods: MethodResult[];
+  /** Answer agreement of each other method with the reference (`reference` names it). */
+  agreement: Array<{ reference: Method; other: Method; result: Agreement; note?: string }>;
+}
+
+/** Cold start in Chromium for one first query at one latency. */
+export interface ColdStartResult {
+  first: 'raster' | 'station';
+  scenarioId: string;
+  latencyMs: number;
+  runs: ColdStartRun[];
+  peakMemory: number;
+}
+
+/** Everything one run measured. */
+export interface BenchResults {
+  startedAt: string;
+  durationS: number;
+  environment: {
+    node: string;
+    platform: string;
+    cpus: number;
+    cpuModel: string;
+    memoryGB: number;
+    chromium: string;
+    /** 1-minute load average before and after the run (other work on the machine skews wall times). */
+    loadAverage: { start: number; end: number };
+    packages: Record<string, string>;
+  };
+  setup: {
+    latenciesMs: number[];
+    maxConnections: number;
+    quick: boolean;
+    /** Runs per method and latency, as configured. */
+    runs: Record<string, Record<string, { cold: number; warm: number }>>;
+  };
+  dataset: {
+    /** Seconds spent building the demo dataset in this run (0 = cached). */
+    demoBuildS: number;
+    storeBytes: number;
+    catalogBytes: number;
+    parquetBytes: Record<string, number>;
+    /** The daily raster file the engine reads (one year, every date in it). */
+    dailyRasterBytes: number;
+    baselines: Record<string, { files: number; bytes: number }>;
+  };
+  /** The built bench page: every file with raw and gzip sizes. */
+  page: BuiltFile[];
+  scenarios: ScenarioResult[];
+  coldStart: ColdStartResult[];
+}
+
+/** Median of `xs` (NaN for none). */
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** The runs of `method` at `latencyMs` (null: local), if any. */
+export function runsAt(s: ScenarioResult, method: Method, latencyMs: number | null): MethodResult['latencies'][number] | undefined {
+  return s.methods.find((m) => m.method === method)?.latencies.find((l) => l.latencyMs === latencyMs);
+}
+
+/** Median cold or warm wall time of `method` at `latencyMs`, ms. */
+export function medianMs(s: ScenarioResult, method: Method, latencyMs: number | null, which: 'cold' | 'warm'): number {
+  return median((runsAt(s, method, latencyMs)?.[which] ?? []).map((r) => r.ms));
+}
