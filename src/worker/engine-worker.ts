@@ -7,7 +7,6 @@
 import duckdbWasmUrl from '@duckdb/duckdb-wasm/dist/duckdb-eh.wasm?url';
 import duckdbWorkerUrl from '@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js?url';
 import { createClimateEngine, type ClimateEngine } from '../engine/engine.ts';
-import { duckdbWasmBrowser } from '../stations/backends/duckdb-wasm-browser.ts';
 import type { FromWorker, ToWorker } from './protocol.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -18,9 +17,11 @@ const inFlight = new Map<number, AbortController>();
 self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
   if (msg.type === 'init') {
+    const bundle = { mainModule: new URL(duckdbWasmUrl, self.location.href).href, mainWorker: new URL(duckdbWorkerUrl, self.location.href).href };
     engine = createClimateEngine({
       dataset: msg.dataset,
-      openSqlBackend: duckdbWasmBrowser({ mainModule: new URL(duckdbWasmUrl, self.location.href).href, mainWorker: new URL(duckdbWorkerUrl, self.location.href).href }),
+      // DuckDB-WASM's JavaScript loads with the first station query, never for rasters.
+      openSqlBackend: async (location, signal) => (await import('../stations/backends/duckdb-wasm-browser.ts')).duckdbWasmBrowser(bundle)(location, signal),
     });
   } else if (msg.type === 'abort') {
     inFlight.get(msg.id)?.abort();
