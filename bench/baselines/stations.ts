@@ -4,18 +4,17 @@
  * local disk, with the SQL a user would write (`station_id IN (…)`, a
  * time range, GROUP BY for poly-aggregate).
  *
- * Which stations to read is decided with the engine's own pure functions
- * over catalog.json (`chooseStation`, `stationsInside`: microseconds), so
+ * Which stations to read, and how rows become the contract's JSON, are the
+ * engine's own pure functions (`planNearest`, `stationsInside`, `assemble…`), so
  * the comparison is about reading and computing the rows, and the answers
  * can be compared value for value.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { sqlTimeOf } from '../../src/contract/periods.ts';
-import type { NearestStationResponse, PeriodValues, PolyAggregateResponse, StationQuery } from '../../src/contract/types.ts';
+import type { NearestStationResponse, PolyAggregateResponse, StationQuery } from '../../src/contract/types.ts';
 import type { CatalogStation } from '../../src/dataset/catalog.ts';
-import { hasDataIn } from '../../src/stations/coverage.ts';
-import { chooseStation, toNumberOrNull } from '../../src/stations/nearest-station.ts';
-import { stationsInside } from '../../src/stations/poly-aggregate.ts';
+import { assembleNearest, planNearest, rowsByStation } from '../../src/stations/nearest-station.ts';
+import { assemblePolyAggregate, stationsInside } from '../../src/stations/poly-aggregate.ts';
 import { OFFLINE_SETTINGS } from '../../src/stations/sql-backend.ts';
 
 const KEY_FORMAT = { hourly: '%Y-%m-%dT%H:%M:%S', daily: '%Y-%m-%d', monthly: '%Y-%m-01' } as const;
@@ -49,50 +48,18 @@ async function rows(con: DuckDBConnection, sql: string): Promise<Record<string, 
 
 /** nearest-station over `<parquetDir>/<scale>.parquet`. */
 export async function nativeNearestStation(con: DuckDBConnection, parquetDir: string, q: StationQuery, stations: readonly CatalogStation[]): Promise<NearestStationResponse> {
-  const first = q.range.keys[0]!;
-  const last = q.range.keys[q.range.keys.length - 1]!;
-  const choices = q.geometries.map((g) => (g.kind === 'point' ? chooseStation(stations, g.position, q) : null));
-  const ids = [...new Set(choices.filter((c) => c && hasDataIn(c.station, q.timeScale, q.dataTypes, first, last)).map((c) => c!.station.id))];
-  const byStation = new Map<string, Map<string, PeriodValues>>();
+  const { choices, ids } = planNearest(q, stations);
+  let found: Record<string, unknown>[] = [];
   if (ids.length) {
     const t = TIME_TYPE[q.timeScale];
-    const sql = `SELECT station_id, strftime(time, '${KEY_FORMAT[q.timeScale]}') AS period, ${q.dataTypes.map((d) => `"${d}"`).join(', ')}
+    const cols = q.dataTypes.map((d) => `"${d}"`).join(', ');
+    const sql = `SELECT station_id, strftime(time, '${KEY_FORMAT[q.timeScale]}') AS period, ${cols}
       FROM read_parquet(${quote(`${parquetDir}/${q.timeScale}.parquet`)})
       WHERE station_id IN (${ids.map(quote).join(', ')})
         AND time BETWEEN CAST(${quote(sqlTimeOf(q.timeScale, q.range.start))} AS ${t}) AND CAST(${quote(sqlTimeOf(q.timeScale, q.range.end))} AS ${t})`;
-    for (const row of await rows(con, sql)) {
-      const values: PeriodValues = {};
-      for (const d of q.dataTypes) values[d] = toNumberOrNull(row[d]);
-      const id = String(row.station_id);
-      let m = byStation.get(id);
-      if (!m) byStation.set(id, (m = new Map()));
-      m.set(String(row.period), values);
-    }
+    found = await rows(con, sql);
   }
-  const out: NearestStationResponse = {};
-  q.geometries.forEach((g, i) => {
-    const choice = choices[i];
-    if (!choice) return;
-    const found = byStation.get(choice.station.id);
-    const data: Record<string, PeriodValues> = {};
-    for (const key of q.range.keys) {
-      const v = found?.get(key);
-      const values: PeriodValues = {};
-      for (const d of q.dataTypes) values[d] = v ? (v[d] ?? null) : null;
-      data[key] = values;
-    }
-    out[g.key] = {
-      metadata: {
-        station_lat: choice.station.lat,
-        station_lon: choice.station.lon,
-        station_elevation: choice.station.elevation,
-        distance_from_point_m: Math.round(choice.distanceM * 1000) / 1000,
-        actual_nearest: choice.actualNearest,
-      },
-      data,
-    };
-  });
-  return out;
+  return assembleNearest(q, choices, rowsByStation(found, q.dataTypes));
 }
 
 /** poly-aggregate over `<parquetDir>/<scale>.parquet`. */
@@ -109,20 +76,5 @@ export async function nativePolyAggregate(con: DuckDBConnection, parquetDir: str
       GROUP BY period`;
     for (const row of await rows(con, sql)) byPeriod.set(String(row.period), row);
   }
-  const stations_metadata: PolyAggregateResponse['stations_metadata'] = {};
-  inside.forEach((s, i) => {
-    stations_metadata[String(i)] = { station_lat: s.lat, station_lon: s.lon, station_elevation: s.elevation };
-  });
-  const aggregated_data: Record<string, PeriodValues> = {};
-  for (const key of q.range.keys) {
-    const row = byPeriod.get(key);
-    const values: PeriodValues = {};
-    for (const d of q.dataTypes) {
-      const n = row ? (toNumberOrNull(row[`${d}__n`]) ?? 0) : 0;
-      values[d] = n > 0 ? toNumberOrNull(row![d]) : null;
-      values[`${d}_station_count`] = n;
-    }
-    aggregated_data[key] = values;
-  }
-  return { stations_metadata, aggregated_data };
+  return assemblePolyAggregate(q, inside, byPeriod);
 }

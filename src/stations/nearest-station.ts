@@ -9,7 +9,7 @@ import type { NearestStationResponse, PeriodValues, StationQuery } from '../cont
 import type { CatalogStation } from '../dataset/catalog.ts';
 import { throwIfAborted } from '../contract/errors.ts';
 import { hasDataIn } from './coverage.ts';
-import type { SqlBackend } from './sql-backend.ts';
+import type { SqlBackend, SqlRow } from './sql-backend.ts';
 import { stationRowsSql } from './station-sql.ts';
 
 /** The station chosen for one point. */
@@ -38,34 +38,31 @@ export function chooseStation(stations: readonly CatalogStation[], point: [numbe
   return { station: pick.station, distanceM: pick.d, actualNearest: pick.d <= nearest.d };
 }
 
-/** Answers a validated nearest-station query. `backend` is only opened when some chosen station has data. */
-export async function nearestStation(
-  q: StationQuery,
-  stations: readonly CatalogStation[],
-  backend: () => Promise<SqlBackend>,
-  signal?: AbortSignal,
-): Promise<NearestStationResponse> {
+/** The chosen station of each point, and the ids of those with data to read (each once). */
+export function planNearest(q: StationQuery, stations: readonly CatalogStation[]): { choices: Array<NearestChoice | null>; ids: string[] } {
   const choices = q.geometries.map((g) => (g.kind === 'point' ? chooseStation(stations, g.position, q) : null));
   const first = q.range.keys[0]!;
   const last = q.range.keys[q.range.keys.length - 1]!;
   const ids = [...new Set(choices.filter((c) => c && hasDataIn(c.station, q.timeScale, q.dataTypes, first, last)).map((c) => c!.station.id))];
+  return { choices, ids };
+}
 
-  // station id → period → values
+/** Groups result rows (`station_id`, `period`, one column per type) by station and period. */
+export function rowsByStation(rows: readonly SqlRow[], types: readonly string[]): Map<string, Map<string, PeriodValues>> {
   const byStation = new Map<string, Map<string, PeriodValues>>();
-  if (ids.length) {
-    const { sql, params } = stationRowsSql(q.timeScale, q.dataTypes, ids, sqlTimeOf(q.timeScale, q.range.start), sqlTimeOf(q.timeScale, q.range.end));
-    const rows = await (await backend()).query(sql, params, signal);
-    for (const row of rows) {
-      const values: PeriodValues = {};
-      for (const t of q.dataTypes) values[t] = toNumberOrNull(row[t]);
-      const id = String(row.station_id);
-      let m = byStation.get(id);
-      if (!m) byStation.set(id, (m = new Map()));
-      m.set(String(row.period), values);
-    }
+  for (const row of rows) {
+    const values: PeriodValues = {};
+    for (const t of types) values[t] = toNumberOrNull(row[t]);
+    const id = String(row.station_id);
+    let m = byStation.get(id);
+    if (!m) byStation.set(id, (m = new Map()));
+    m.set(String(row.period), values);
   }
-  throwIfAborted(signal);
+  return byStation;
+}
 
+/** The contract's answer from the choices and the rows read: every period of the range, nulls where no row. */
+export function assembleNearest(q: StationQuery, choices: ReadonlyArray<NearestChoice | null>, byStation: Map<string, Map<string, PeriodValues>>): NearestStationResponse {
   const out: NearestStationResponse = {};
   q.geometries.forEach((g, i) => {
     const choice = choices[i];
@@ -92,6 +89,23 @@ export async function nearestStation(
     };
   });
   return out;
+}
+
+/** Answers a validated nearest-station query. `backend` is only opened when some chosen station has data. */
+export async function nearestStation(
+  q: StationQuery,
+  stations: readonly CatalogStation[],
+  backend: () => Promise<SqlBackend>,
+  signal?: AbortSignal,
+): Promise<NearestStationResponse> {
+  const { choices, ids } = planNearest(q, stations);
+  let rows: SqlRow[] = [];
+  if (ids.length) {
+    const { sql, params } = stationRowsSql(q.timeScale, q.dataTypes, ids, sqlTimeOf(q.timeScale, q.range.start), sqlTimeOf(q.timeScale, q.range.end));
+    rows = await (await backend()).query(sql, params, signal);
+  }
+  throwIfAborted(signal);
+  return assembleNearest(q, choices, rowsByStation(rows, q.dataTypes));
 }
 
 /** SQL values → JSON numbers; anything missing or not finite → null. */

@@ -10,7 +10,7 @@ import { throwIfAborted } from '../contract/errors.ts';
 import { hasDataIn } from './coverage.ts';
 import { toNumberOrNull } from './nearest-station.ts';
 import { containsPoint } from './point-in-polygon.ts';
-import type { SqlBackend } from './sql-backend.ts';
+import type { SqlBackend, SqlRow } from './sql-backend.ts';
 import { aggregateSql } from './station-sql.ts';
 
 /** The contributing stations of a query, in station-id order (the order of `stations_metadata`). */
@@ -24,21 +24,8 @@ export function stationsInside(q: StationQuery, stations: readonly CatalogStatio
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** Answers a validated poly-aggregate query. */
-export async function polyAggregate(
-  q: StationQuery,
-  stations: readonly CatalogStation[],
-  backend: () => Promise<SqlBackend>,
-  signal?: AbortSignal,
-): Promise<PolyAggregateResponse> {
-  const inside = stationsInside(q, stations);
-  const byPeriod = new Map<string, Record<string, unknown>>();
-  if (inside.length) {
-    const { sql, params } = aggregateSql(q.timeScale, q.dataTypes, inside.map((s) => s.id), sqlTimeOf(q.timeScale, q.range.start), sqlTimeOf(q.timeScale, q.range.end));
-    for (const row of await (await backend()).query(sql, params, signal)) byPeriod.set(String(row.period), row);
-  }
-  throwIfAborted(signal);
-
+/** The contract's answer from the contributing stations and the per-period rows (`<type>`, `<type>__n`). */
+export function assemblePolyAggregate(q: StationQuery, inside: readonly CatalogStation[], byPeriod: Map<string, SqlRow>): PolyAggregateResponse {
   const stations_metadata: PolyAggregateResponse['stations_metadata'] = {};
   inside.forEach((s, i) => {
     stations_metadata[String(i)] = { station_lat: s.lat, station_lon: s.lon, station_elevation: s.elevation };
@@ -55,4 +42,21 @@ export async function polyAggregate(
     aggregated_data[key] = values;
   }
   return { stations_metadata, aggregated_data };
+}
+
+/** Answers a validated poly-aggregate query. */
+export async function polyAggregate(
+  q: StationQuery,
+  stations: readonly CatalogStation[],
+  backend: () => Promise<SqlBackend>,
+  signal?: AbortSignal,
+): Promise<PolyAggregateResponse> {
+  const inside = stationsInside(q, stations);
+  const byPeriod = new Map<string, SqlRow>();
+  if (inside.length) {
+    const { sql, params } = aggregateSql(q.timeScale, q.dataTypes, inside.map((s) => s.id), sqlTimeOf(q.timeScale, q.range.start), sqlTimeOf(q.timeScale, q.range.end));
+    for (const row of await (await backend()).query(sql, params, signal)) byPeriod.set(String(row.period), row);
+  }
+  throwIfAborted(signal);
+  return assemblePolyAggregate(q, inside, byPeriod);
 }
