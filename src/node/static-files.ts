@@ -100,10 +100,12 @@ export async function serveStatic(root: string, urlPath: string, req: IncomingMe
   let handle: FileHandle;
   try {
     // Symlinks: the real path must still be inside the real root, and the
-    // open follows no link in its last component.
+    // open follows no link in its last component. O_NONBLOCK: opening a
+    // FIFO placed in the folder must not block a libuv thread forever (it
+    // is then refused as not a file); it changes nothing for regular files.
     const [realRoot, realFile] = await Promise.all([realpath(root), realpath(file)]);
     if (!inside(realRoot, realFile)) return missing;
-    handle = await open(realFile, constants.O_RDONLY | constants.O_NOFOLLOW);
+    handle = await open(realFile, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     return miss(err, res);
   }

@@ -1,7 +1,7 @@
 // `serve` survives hostile requests and its own file system (issue 11
 // item 4): a real process on loopback, real files renamed and deleted
 // under it, symlinks out of the root, malformed HTTP on a raw socket.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -30,6 +30,8 @@ beforeAll(async () => {
   symlinkSync(join(outside, 'secret.txt'), join(root, 'link-out.txt'));
   symlinkSync(outside, join(root, 'sub', 'dir-out'));
   symlinkSync(join(root, 'a.bin'), join(root, 'link-in.bin'));
+  // A named pipe: opening it for reading would block until a writer comes.
+  execFileSync('mkfifo', [join(root, 'pipe.bin')]);
   child = spawn(process.execPath, [BIN, 'serve', '--data', root, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   url = await new Promise<string>((resolve, reject) => {
@@ -102,8 +104,8 @@ describe('serve: headers and ranges', () => {
 });
 
 describe('serve: confinement', () => {
-  it('follows no symlink out of the dataset root, and no ".." out of it', async () => {
-    const paths = ['link-out.txt', 'sub/dir-out/secret.txt', '..%2f' + outside.split('/').pop() + '/secret.txt', '%2e%2e/%2e%2e/etc/hostname', 'sub/%00', '%E0%A4%A'];
+  it('follows no symlink out of the dataset root, no ".." out of it, and serves no folder or pipe', async () => {
+    const paths = ['pipe.bin', 'sub', 'link-out.txt', 'sub/dir-out/secret.txt', '..%2f' + outside.split('/').pop() + '/secret.txt', '%2e%2e/%2e%2e/etc/hostname', 'sub/%00', '%E0%A4%A'];
     for (const p of paths) {
       const res = await fetch(`${url}${p}`);
       expect(res.status, p).toBe(404);
