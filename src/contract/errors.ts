@@ -41,6 +41,12 @@ export type ErrorCode =
   | 'dataset_unavailable'
   /** No engine is reachable to answer (service worker without a page). */
   | 'engine_unavailable'
+  /** The HTTP request itself is malformed (bad method token, bad header, Content-Length with Transfer-Encoding). */
+  | 'bad_request'
+  /** The client sent its request too slowly; the server stopped waiting. */
+  | 'request_timeout'
+  /** The request headers are larger than the server accepts. */
+  | 'headers_too_large'
   /** A bug: the engine failed in a way it did not expect. */
   | 'internal';
 
@@ -62,6 +68,9 @@ const STATUS: Record<ErrorCode, number> = {
   aborted: 499,
   dataset_unavailable: 503,
   engine_unavailable: 503,
+  bad_request: 400,
+  request_timeout: 408,
+  headers_too_large: 431,
   internal: 500,
 };
 

@@ -7,6 +7,7 @@
  * standard time (SAST, UTC+2, which has no DST) written without a zone.
  */
 import { fieldError } from './errors.ts';
+import { quote } from './quote.ts';
 
 /** Every time scale a request can name. */
 export type TimeScale = 'hourly' | 'daily' | 'monthly' | 'annual' | 'calendar_month';
@@ -45,7 +46,7 @@ export function parseDate(scale: TimeScale, text: unknown, field: string): Ordin
   }
   const m = FORMATS[scale].re.exec(text);
   const bad = (why: string) =>
-    fieldError('invalid_date', field, `${field} "${text}" ${why} (timeScale "${scale}" wants ${dateFormatOf(scale)}, e.g. "${FORMATS[scale].example}").`);
+    fieldError('invalid_date', field, `${field} ${quote(text)} ${why} (timeScale "${scale}" wants ${dateFormatOf(scale)}, e.g. "${FORMATS[scale].example}").`);
   if (!m) throw bad('is not in the right format');
   const n = m.slice(1).map(Number);
   if (scale === 'calendar_month') {
@@ -130,7 +131,7 @@ export function parseRange(scale: TimeScale, startDate: unknown, endDate: unknow
   const start = parseDate(scale, startDate, 'startDate');
   const end = parseDate(scale, endDate, 'endDate');
   if (scale !== 'calendar_month' && start > end) {
-    throw fieldError('invalid_date_range', 'startDate', `startDate "${String(startDate)}" is after endDate "${String(endDate)}".`);
+    throw fieldError('invalid_date_range', 'startDate', `startDate ${quote(startDate)} is after endDate ${quote(endDate)}.`);
   }
   const keys = enumeratePeriods(scale, start, end).map((o) => periodKey(scale, o));
   return { scale, start, end, keys };

@@ -11,6 +11,7 @@ import {
   type AggregationMethod, type Extent, type RasterDataType,
 } from './raster-layers.ts';
 import { parseWkts, type ParsedGeometry } from './wkt.ts';
+import { quote, truncate } from './quote.ts';
 import { areaM2 } from './geodesic.ts';
 import type { Endpoint, RasterQuery, StationQuery } from './types.ts';
 
@@ -36,7 +37,8 @@ function requireObject(body: unknown): Json {
 function rejectUnknown(obj: Json, allowed: readonly string[], prefix: string): void {
   for (const key of Object.keys(obj)) {
     if (!allowed.includes(key)) {
-      const field = prefix + key;
+      // A hostile key may be a megabyte long: name it by a short piece.
+      const field = prefix + truncate(key);
       throw fieldError('unknown_field', field, `${field} is not a field of this endpoint; it takes ${list(allowed.map((a) => prefix + a))}.`);
     }
   }
@@ -49,7 +51,7 @@ function requireField(obj: Json, key: string, prefix = ''): unknown {
 
 function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: string, context = ''): T {
   if (typeof value !== 'string' || !allowed.includes(value as T)) {
-    throw fieldError('invalid_field', field, `${field} must be one of ${list(allowed)}${context}; got ${JSON.stringify(value)}.`);
+    throw fieldError('invalid_field', field, `${field} must be one of ${list(allowed)}${context}; got ${quote(value)}.`);
   }
   return value as T;
 }
@@ -88,9 +90,9 @@ function stationDataTypes(value: unknown, scale: StationTimeScale): string[] {
     if (!isStationType(scale, name)) {
       const elsewhere = scalesOf(name);
       const hint = elsewhere.length ? ` It is valid for ${list(elsewhere)}.` : ' See table 2.4 of the contract for the names (spelling is exact).';
-      throw fieldError('unknown_data_type', f, `${f} "${name}" is not a ${scale} station data type.${hint}`);
+      throw fieldError('unknown_data_type', f, `${f} ${quote(name)} is not a ${scale} station data type.${hint}`);
     }
-    if (seen.has(name)) throw fieldError('invalid_field', f, `${f} "${name}" is listed twice.`);
+    if (seen.has(name)) throw fieldError('invalid_field', f, `${f} ${quote(name)} is listed twice.`);
     seen.add(name);
   });
   return value as string[];

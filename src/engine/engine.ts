@@ -14,6 +14,7 @@ import type { Endpoint, RequestOf, ResponseOf } from '../contract/types.ts';
 import { validateNearestStation, validatePoint, validatePolyAggregate, validatePolygon } from '../contract/validate.ts';
 import type { Catalog } from '../dataset/catalog.ts';
 import { loadCatalog, urlLocation, type DatasetLocation } from '../dataset/location.ts';
+import { checkCatalogPaths } from '../dataset/dataset-path.ts';
 import { nearestStation } from '../stations/nearest-station.ts';
 import { polyAggregate } from '../stations/poly-aggregate.ts';
 import type { OpenSqlBackend, SqlBackend } from '../stations/sql-backend.ts';
@@ -65,10 +66,16 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
 
   const catalog = (signal?: AbortSignal) => {
     // A failed load is not cached: the next query tries again.
-    catalogP ??= loadCatalog(location).catch((err: unknown) => {
-      catalogP = undefined;
-      throw err;
-    });
+    catalogP ??= loadCatalog(location)
+      .then((c) => {
+        // A catalog is data: refuse paths that leave the dataset root (issue 11).
+        checkCatalogPaths(c, location.resolve('catalog.json'));
+        return c;
+      })
+      .catch((err: unknown) => {
+        catalogP = undefined;
+        throw err;
+      });
     return signal ? raceAbort(catalogP, signal) : catalogP;
   };
 

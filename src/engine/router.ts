@@ -5,9 +5,17 @@
  */
 import { ClimateQueryError, toClimateQueryError } from '../contract/errors.ts';
 import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
+import { truncate } from '../contract/quote.ts';
 
 /** Largest accepted request body, in bytes (docs/contract.md). */
 export const MAX_BODY_BYTES = 1_048_576;
+
+/**
+ * Deepest JSON nesting read (objects and arrays). The contract's bodies nest
+ * 2 deep (`options`, `dataTypes`); a value nested 20,000 deep once crashed a
+ * validator's message with "Maximum call stack size exceeded" (a 500).
+ */
+export const MAX_JSON_DEPTH = 16;
 
 /** An HTTP-like request. `body` is the raw text (or an already parsed value). */
 export interface ApiRequest {
@@ -68,15 +76,40 @@ export async function routeRequest(request: ApiRequest, run: (endpoint: Endpoint
     if ('error' in pre) return pre.error;
     let body = request.body;
     if (typeof body === 'string') {
+      checkJsonDepth(body);
       try {
         body = JSON.parse(body);
       } catch (cause) {
-        throw new ClimateQueryError('invalid_json', `The request body is not valid JSON: ${(cause as Error).message}`, { cause });
+        throw new ClimateQueryError('invalid_json', `The request body is not valid JSON: ${truncate((cause as Error).message, 200)}`, { cause });
       }
     }
     return { status: 200, body: await run(pre.endpoint, body) };
   } catch (err) {
     const e = toClimateQueryError(err);
     return { status: e.status, body: e.toBody() };
+  }
+}
+
+/**
+ * Refuses JSON text nested deeper than {@link MAX_JSON_DEPTH}, by one pass
+ * over the raw text before `JSON.parse`: brackets inside strings do not count.
+ */
+export function checkJsonDepth(text: string): void {
+  // The regex skips everything else natively, so a megabyte of WKT costs
+  // a handful of matches, not a million loop turns.
+  const special = /["\\[\]{}]/g;
+  let depth = 0;
+  let inString = false;
+  for (let m = special.exec(text); m; m = special.exec(text)) {
+    const c = m[0];
+    if (inString) {
+      if (c === '\\') special.lastIndex++; // skip the escaped character
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') {
+      if (++depth > MAX_JSON_DEPTH) {
+        throw new ClimateQueryError('invalid_json', `The request body nests objects or arrays more than ${MAX_JSON_DEPTH} deep; no field of the contract nests more than 2.`);
+      }
+    } else if (c === '}' || c === ']') depth--;
   }
 }

@@ -3,18 +3,21 @@ import { readFile } from 'node:fs/promises';
 import { resolve as resolvePath, join } from 'node:path';
 import { ClimateQueryError } from '../contract/errors.ts';
 import { urlLocation, type DatasetLocation } from '../dataset/location.ts';
+import { checkDatasetPath } from '../dataset/dataset-path.ts';
 
-/** A dataset in folder `dir`. */
+/** A dataset in folder `dir`. Paths that leave the folder are refused (`dataset_unavailable`). */
 export function fileLocation(dir: string): DatasetLocation {
   const root = resolvePath(dir);
+  const inside = (path: string) => join(root, checkDatasetPath(path, join(root, 'catalog.json')));
   return {
     base: root,
-    resolve: (path) => join(root, path),
+    resolve: inside,
     async readText(path) {
+      const file = inside(path);
       try {
-        return await readFile(join(root, path), 'utf8');
+        return await readFile(file, 'utf8');
       } catch (cause) {
-        throw new ClimateQueryError('dataset_unavailable', `Cannot read ${join(root, path)}: ${(cause as Error).message}. Build a dataset there with \`climate-query build\` or \`climate-query demo\`.`, { cause });
+        throw new ClimateQueryError('dataset_unavailable', `Cannot read ${file}: ${(cause as Error).message}. Build a dataset there with \`climate-query build\` or \`climate-query demo\`.`, { cause });
       }
     },
   };

@@ -3,10 +3,12 @@
  * host: `Range` (206, 416), `HEAD` with `Content-Length`, `Accept-Ranges`,
  * and CORS so a page on another origin can read the dataset.
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
+import { pipeline } from 'node:stream';
+import { ClimateQueryError } from '../contract/errors.ts';
 
 const TYPES: Record<string, string> = {
   '.json': 'application/json',
@@ -23,30 +25,53 @@ const TYPES: Record<string, string> = {
   '.geojson': 'application/geo+json',
 };
 
-/** CORS headers for every answer, including errors. */
+/** Headers of every answer, including errors: CORS, and no MIME sniffing. */
 export const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'GET, HEAD, POST, OPTIONS',
   'Access-Control-Allow-Headers': 'Content-Type, Range',
   'Access-Control-Expose-Headers': 'Content-Length, Content-Range, Accept-Ranges, ETag',
+  // Every answer, files and errors alike: no browser may guess another type.
+  'X-Content-Type-Options': 'nosniff',
 };
 
-/** Parses one `bytes=` range against a file of `size` bytes; null when unsatisfiable, undefined when absent. */
+/**
+ * Reads a `Range` header against a file of `size` bytes: one satisfiable
+ * range, `null` when unsatisfiable (416), `undefined` when the whole file
+ * should be sent (200): no header, a header that is not a valid
+ * `bytes=` set (RFC 9110 §14.2 says ignore it), or several ranges of which
+ * one is satisfiable — one process answering a dataset need not build
+ * multipart bodies, and RFC 9110 lets a server ignore Range.
+ */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | undefined {
   if (!header) return undefined;
-  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!m || (m[1] === '' && m[2] === '')) return null;
+  const m = /^bytes=(.*)$/i.exec(header.trim());
+  if (!m) return undefined;
+  const specs = m[1]!.split(',').map((s) => s.trim());
+  const ranges: ({ start: number; end: number } | null)[] = [];
+  for (const spec of specs) {
+    const r = /^(\d*)-(\d*)$/.exec(spec);
+    if (!r || (r[1] === '' && r[2] === '')) return undefined;
+    ranges.push(oneRange(r[1]!, r[2]!, size));
+  }
+  const satisfiable = ranges.filter((r) => r !== null);
+  if (satisfiable.length === 0) return null;
+  return ranges.length === 1 ? satisfiable[0] : undefined;
+}
+
+function oneRange(first: string, last: string, size: number): { start: number; end: number } | null {
   let start: number;
   let end: number;
-  if (m[1] === '') {
+  if (first === '') {
     // Suffix range: the last n bytes.
-    const n = Number(m[2]);
+    const n = Number(last);
     if (n === 0) return null;
     start = Math.max(0, size - n);
     end = size - 1;
   } else {
-    start = Number(m[1]);
-    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+    start = Number(first);
+    end = last === '' ? size - 1 : Math.min(Number(last), size - 1);
+    if (last !== '' && Number(last) < start) return null;
   }
   if (start >= size || start > end) return null;
   return { start, end };
@@ -54,24 +79,47 @@ export function parseRange(header: string | undefined, size: number): { start: n
 
 /**
  * Serves `urlPath` from folder `root` (GET/HEAD). Returns false when the
- * path is not a file there, so the caller can answer 404 its own way.
+ * path is not a readable file inside the root (missing, a folder, a symlink
+ * leading out), so the caller can answer 404 its own way; a file that
+ * exists but cannot be read is answered here, 503 `dataset_unavailable`
+ * JSON. Never throws and never lets a file-system race crash the process:
+ * the file is opened first and then only its handle is used, so a rename
+ * or delete after the open changes nothing, and one before it is a 404.
  */
 export async function serveStatic(root: string, urlPath: string, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  const missing = false;
   let rel: string;
   try {
     rel = decodeURIComponent(urlPath);
   } catch {
-    return false;
+    return missing;
   }
+  if (rel.includes('\0')) return missing;
   const file = normalize(join(root, rel));
-  if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) return false;
+  if (!inside(root, file)) return missing;
+  let handle: FileHandle;
+  try {
+    // Symlinks: the real path must still be inside the real root, and the
+    // open follows no link in its last component. O_NONBLOCK: opening a
+    // FIFO placed in the folder must not block a libuv thread forever (it
+    // is then refused as not a file); it changes nothing for regular files.
+    const [realRoot, realFile] = await Promise.all([realpath(root), realpath(file)]);
+    if (!inside(realRoot, realFile)) return missing;
+    handle = await open(realFile, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    return miss(err, res);
+  }
   let info;
   try {
-    info = await stat(file);
-  } catch {
-    return false;
+    info = await handle.stat();
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    return miss(err, res);
   }
-  if (!info.isFile()) return false;
+  if (!info.isFile()) {
+    await handle.close().catch(() => undefined);
+    return missing;
+  }
   const size = info.size;
   const etag = `"${size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
   const headers: Record<string, string | number> = {
@@ -83,6 +131,7 @@ export async function serveStatic(root: string, urlPath: string, req: IncomingMe
   };
   const range = parseRange(req.headers.range, size);
   if (range === null) {
+    await handle.close().catch(() => undefined);
     res.writeHead(416, { ...headers, 'Content-Range': `bytes */${size}` });
     res.end();
     return true;
@@ -95,9 +144,27 @@ export async function serveStatic(root: string, urlPath: string, req: IncomingMe
     ...(range ? { 'Content-Range': `bytes ${start}-${end}/${size}` } : {}),
   });
   if (req.method === 'HEAD' || length === 0) {
+    await handle.close().catch(() => undefined);
     res.end();
     return true;
   }
-  createReadStream(file, { start, end }).pipe(res);
+  // pipeline destroys both sides on an error of either (a read error after
+  // the headers can only cut the body short) and closes the handle.
+  pipeline(handle.createReadStream({ start, end, autoClose: true }), res, () => undefined);
+  return true;
+}
+
+function inside(root: string, file: string): boolean {
+  return file === root || file.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** false (a 404 for the caller) for a path that is not there; 503 JSON, answered here, for one that cannot be read. */
+function miss(err: unknown, res: ServerResponse): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EISDIR' || code === 'ENAMETOOLONG') return false;
+  const e = new ClimateQueryError('dataset_unavailable', `The file could not be read (${code ?? 'error'}); check its permissions, or try again.`);
+  const text = JSON.stringify(e.toBody());
+  res.writeHead(e.status, { ...CORS_HEADERS, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
   return true;
 }

@@ -1,0 +1,236 @@
+// `serve` survives hostile requests and its own file system (issue 11
+// item 4): a real process on loopback, real files renamed and deleted
+// under it, symlinks out of the root, malformed HTTP on a raw socket.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { MAX_BODY_BYTES } from '../../src/engine/router.ts';
+import { createNodeEngine } from '../../src/node/node-engine.ts';
+import { mulberry32 } from '../../src/build/prng.ts';
+
+const fx = inject('stationFixture');
+const demo = inject('demoDataset');
+const BIN = join(import.meta.dirname, '../../bin/climate-query.js');
+
+let root = '';
+let outside = '';
+let child: ChildProcess;
+let url = '';
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'cq-serve-root-'));
+  outside = mkdtempSync(join(tmpdir(), 'cq-serve-outside-'));
+  copyFileSync(join(fx.dataset, 'catalog.json'), join(root, 'catalog.json'));
+  writeFileSync(join(root, 'a.bin'), Buffer.alloc(4096, 7));
+  writeFileSync(join(outside, 'secret.txt'), 'TOP-SECRET-CONTENT');
+  mkdirSync(join(root, 'sub'));
+  symlinkSync(join(outside, 'secret.txt'), join(root, 'link-out.txt'));
+  symlinkSync(outside, join(root, 'sub', 'dir-out'));
+  symlinkSync(join(root, 'a.bin'), join(root, 'link-in.bin'));
+  // A named pipe: opening it for reading would block until a writer comes.
+  execFileSync('mkfifo', [join(root, 'pipe.bin')]);
+  child = spawn(process.execPath, [BIN, 'serve', '--data', root, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  url = await new Promise<string>((resolve, reject) => {
+    child.stderr!.on('data', (c: Buffer) => {
+      stderr += c.toString();
+      const m = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
+  });
+});
+
+afterAll(() => {
+  child?.kill('SIGTERM');
+  rmSync(root, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+/** One raw HTTP exchange on a fresh socket: the whole answer as text. */
+function raw(request: string): Promise<string> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(request));
+    let text = '';
+    socket.on('data', (c: Buffer) => (text += c.toString()));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+    socket.setTimeout(10_000, () => reject(new Error('raw request timed out')));
+  });
+}
+
+const alive = async () => (await fetch(new URL('catalog.json', url), { method: 'HEAD' })).status === 200;
+
+describe('serve: headers and ranges', () => {
+  it('sends nosniff on files, errors, preflights and API answers', async () => {
+    const answers = await Promise.all([
+      fetch(new URL('a.bin', url)),
+      fetch(new URL('nothing-here', url)),
+      fetch(new URL('api/point/', url), { method: 'OPTIONS' }),
+      fetch(new URL('api/point/', url), { method: 'POST', body: '{' }),
+      fetch(new URL('api/point/', url)),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([200, 404, 204, 400, 405]);
+    for (const a of answers) expect(a.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('answers a satisfiable multi-range request 200 with the whole body; unsatisfiable ones 416; garbage Range is ignored', async () => {
+    const get = (range: string) => fetch(new URL('a.bin', url), { headers: { Range: range } });
+    for (const range of ['bytes=0-1,5-6', 'bytes=0-1, 999999-', 'bytes=x', 'bytes=5-1,0-0', 'items=0-1']) {
+      const res = await get(range);
+      expect(res.status, range).toBe(200);
+      expect((await res.arrayBuffer()).byteLength, range).toBe(4096);
+    }
+    const one = await get('bytes=10-19');
+    expect([one.status, (await one.arrayBuffer()).byteLength, one.headers.get('content-range')]).toEqual([206, 10, 'bytes 10-19/4096']);
+    const none = await get('bytes=5000-,6000-6001');
+    expect([none.status, none.headers.get('content-range')]).toEqual([416, 'bytes */4096']);
+  });
+
+  it('answers malformed HTTP with a JSON 400 or 431 of the contract', async () => {
+    const smuggle = await raw('POST /api/point/ HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n');
+    expect(smuggle).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(smuggle.slice(smuggle.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { code: 'bad_request' } });
+    const badHeader = await raw('GET /a.bin HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n');
+    expect(badHeader).toMatch(/^HTTP\/1\.1 400 [\s\S]*application\/json[\s\S]*"bad_request"/);
+    const huge = await raw(`GET /a.bin HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 [\s\S]*nosniff[\s\S]*"headers_too_large"/);
+    expect(await alive()).toBe(true);
+  });
+});
+
+describe('serve: confinement', () => {
+  it('follows no symlink out of the dataset root, no ".." out of it, and serves no folder or pipe', async () => {
+    const paths = ['pipe.bin', 'sub', 'link-out.txt', 'sub/dir-out/secret.txt', '..%2f' + outside.split('/').pop() + '/secret.txt', '%2e%2e/%2e%2e/etc/hostname', 'sub/%00', '%E0%A4%A'];
+    for (const p of paths) {
+      const res = await fetch(`${url}${p}`);
+      expect(res.status, p).toBe(404);
+      expect(await res.text(), p).not.toContain('TOP-SECRET-CONTENT');
+    }
+    const inside = await fetch(new URL('link-in.bin', url));
+    expect([inside.status, (await inside.arrayBuffer()).byteLength]).toEqual([200, 4096]);
+  });
+
+  it('a folder dataset refuses catalog paths that leave its root or name another host', async () => {
+    type Catalog = { stations: { store: string }; rasters: { dataType: string; subDataType: string; files: { path: string }[] }[] };
+    const wind = (c: Catalog) => c.rasters.find((l) => l.dataType === 'windspeed')!;
+    const cases: [string, (c: Catalog) => void, string][] = [
+      [fx.dataset, (c) => (c.stations.store = '../../../../etc/hostname'), 'climbs out'],
+      [demo, (c) => (wind(c).files[0]!.path = '/etc/hostname'), 'is absolute'],
+      [demo, (c) => (wind(c).files[0]!.path = 'https://example.invalid/x.tif'), 'is absolute'],
+      [demo, (c) => (wind(c).files[0]!.path = 'rasters/../../x.tif'), 'climbs out'],
+    ];
+    for (const [from, change, why] of cases) {
+      const dir = mkdtempSync(join(tmpdir(), 'cq-catalog-'));
+      try {
+        const catalog = JSON.parse(readFileSync(join(from, 'catalog.json'), 'utf8')) as Catalog;
+        change(catalog);
+        writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
+        const engine = createNodeEngine(dir);
+        const [path, body] =
+          from === demo
+            ? ['/api/point/', { wkts: 'POINT (19.03 -34.15)', dataType: 'windspeed', options: { subDataType: wind(catalog).subDataType, dataExtent: 'sa' } }]
+            : ['/api/nearest-station/', { wkts: 'POINT (19 -33.9)', dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' }];
+        const answer = await engine.handle({ method: 'POST', path, body: JSON.stringify(body) });
+        await engine.close();
+        expect(answer.status, why).toBe(503);
+        expect(answer.body).toMatchObject({ error: { code: 'dataset_unavailable', message: expect.stringContaining(why) } });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
+});
+
+describe('serve: load', () => {
+  it('refuses 1 MiB WKT bodies while staying responsive to health probes', async () => {
+    const head = JSON.stringify({ wkts: '@', dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' }).split('@');
+    const wkt = `POLYGON ((${'1 1,'.repeat(Math.floor((MAX_BODY_BYTES - 200) / 4))}1 1))`;
+    const body = head[0] + wkt + head[1];
+    expect(body.length).toBeGreaterThan(MAX_BODY_BYTES - 256);
+    let done = false;
+    const probes: boolean[] = [];
+    // Health probes run the whole time the bodies are being sent and refused.
+    const probing = (async () => {
+      while (!done) {
+        probes.push(await alive());
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    })();
+    const times: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const t0 = performance.now();
+      const res = await fetch(new URL('api/poly-aggregate/', url), { method: 'POST', body });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: { code: 'limit_exceeded', field: 'wkts' } });
+      times.push(performance.now() - t0);
+    }
+    done = true;
+    await probing;
+    times.sort((a, b) => a - b);
+    console.log(`serve: 20 bodies of 1 MiB WKT refused, round trip over loopback median ${times[10]!.toFixed(0)} ms, max ${times[19]!.toFixed(0)} ms; ${probes.length} health probes meanwhile, ${probes.filter((p) => !p).length} failed`);
+    expect(probes.length).toBeGreaterThan(5);
+    expect(probes.every(Boolean)).toBe(true);
+  });
+
+  it('stays up through 10,000 requests while their files are renamed and deleted', async () => {
+    const r = mulberry32(11);
+    const names = ['churn-0.bin', 'churn-1.bin', 'churn-2.bin'];
+    let stop = false;
+    let churns = 0;
+    // The churn runs in this process between requests: write, rename over,
+    // delete, recreate, in a seeded order, as a redeploy would.
+    const churn = (async () => {
+      while (!stop) {
+        const name = names[Math.floor(r() * names.length)]!;
+        const path = join(root, name);
+        const op = Math.floor(r() * 3);
+        try {
+          if (op === 0) {
+            writeFileSync(`${path}.tmp`, Buffer.alloc(1000 + Math.floor(r() * 50_000), churns & 255));
+            renameSync(`${path}.tmp`, path);
+          } else if (op === 1) unlinkSync(path);
+          else renameSync(path, join(root, names[(names.indexOf(name) + 1) % names.length]!));
+        } catch {
+          // ENOENT: the file was already gone; that is the point.
+        }
+        churns++;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const counts = new Map<number, number>();
+    const bad: string[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < 10_000) {
+        const i = next++;
+        const name = names[i % names.length]!;
+        const headers: Record<string, string> = i % 3 === 0 ? { Range: `bytes=${i % 2000}-${(i % 2000) + 99}` } : {};
+        try {
+          const res = await fetch(new URL(name, url), { headers, method: i % 7 === 0 ? 'HEAD' : 'GET' });
+          const buf = await res.arrayBuffer();
+          counts.set(res.status, (counts.get(res.status) ?? 0) + 1);
+          if (![200, 206, 404, 416].includes(res.status)) bad.push(`#${i} ${res.status}`);
+          if (res.status === 404 && i % 7 !== 0 && JSON.parse(Buffer.from(buf).toString()).error.code !== 'not_found') bad.push(`#${i} 404 not JSON`);
+          if ((res.status === 200 || res.status === 206) && i % 7 !== 0 && buf.byteLength !== Number(res.headers.get('content-length'))) bad.push(`#${i} short body`);
+        } catch (err) {
+          bad.push(`#${i} ${(err as Error).message}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    stop = true;
+    await churn;
+    console.log(`serve: 10000 requests under ${churns} renames/deletes: ${JSON.stringify(Object.fromEntries(counts))}`);
+    expect(bad).toEqual([]);
+    // The race was really run: files were both found and missing.
+    expect(counts.get(404) ?? 0).toBeGreaterThan(100);
+    expect((counts.get(200) ?? 0) + (counts.get(206) ?? 0)).toBeGreaterThan(100);
+    expect(child.exitCode).toBeNull();
+    expect(await alive()).toBe(true);
+  }, 300_000);
+});
