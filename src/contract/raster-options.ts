@@ -113,7 +113,7 @@ export function resolveRasterOptions(body: Json, endpoint: 'point' | 'polygon', 
     subDataType = oneOf(opts.subDataType, subTypes, 'options.subDataType', ` for ${dataType}`);
   }
   const ofSub = ofType.filter((l) => l.subDataType === subDataType);
-  const extent = oneOf(requireField(opts, 'dataExtent', 'options.'), unique(layers.map((l) => l.extent)), 'options.dataExtent');
+  const extent = oneOf(requireField(opts, 'dataExtent', 'options.'), unique(layers.map((l) => l.extent)), 'options.dataExtent', ' (the extents of this dataset)');
   const layer = ofSub.find((l) => l.extent === extent);
   const name = subTypes.length === 1 ? dataType : `${dataType} "${subDataType}"`;
   if (!layer) {
