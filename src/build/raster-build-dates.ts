@@ -153,7 +153,14 @@ export function datesOfInputs(scale: RasterTimeScale | null, inputs: readonly Da
       if (date === null) throw new ClimateQueryError('invalid_date', `${i.name} does not match --date-pattern "${source.datePattern}"; rename the file or pass --dates.`, { field: 'datePattern' });
       return [normalisePeriod(scale, date, `${i.name} (by --date-pattern)`)];
     }
-    if (i.descriptions.every((d) => d.trim() !== '')) return i.descriptions.map((d, b) => normalisePeriod(scale, d, `${i.path} band ${b + 1} description`));
+    if (i.descriptions.every((d) => d.trim() !== '')) {
+      try {
+        return i.descriptions.map((d, b) => normalisePeriod(scale, d, `${i.path} band ${b + 1} description`));
+      } catch (err) {
+        // Band descriptions are often names ("precipitation"), not dates: say how to state them instead.
+        throw new ClimateQueryError('invalid_date', `${(err as Error).message} State the dates instead: --dates D1,D2,… (one per band) or --date-pattern.`, { field: 'dates', cause: err });
+      }
+    }
     throw new ClimateQueryError(
       'invalid_date',
       `Cannot tell the dates of ${i.path} (${i.bands} band(s), no band descriptions): pass --dates D1,D2,… (one per band, ${dateFormsOf(scale)}) or --date-pattern with ${TOKENS[scale].map((t) => `{${t}}`).join(', ')} where the file name holds the date (e.g. 'tmin_${TOKENS[scale].map((t) => `{${t}}`).join('')}.tif'), or --time-scale none for an undated layer.`,
