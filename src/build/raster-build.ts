@@ -236,8 +236,9 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       await closeDataset(ds);
     }
     if (!grid) throw new Error('No grid could be determined.');
-    const existing = (await readCatalogOrEmpty(dir, options.datasetName ?? basename(dir))).rasters;
-    const { extent, extentBbox } = settleExtent(decl.extent, grid, knownExtents(existing), label);
+    // Extents other layers declare bind this one; the layer being rebuilt may redefine an extent only it has.
+    const others = (await readCatalogOrEmpty(dir, options.datasetName ?? basename(dir))).rasters.filter((l) => !(l.dataType === decl.dataType && l.subDataType === subDataType));
+    const { extent, extentBbox } = settleExtent(decl.extent, grid, knownExtents(others), label);
     const scale = options.scale ?? familyScale ?? fittingScale(ranges, offset);
     for (const r of ranges) {
       if ((r.lo - offset) / scale < -32767 || (r.hi - offset) / scale > 32767) {

@@ -369,4 +369,15 @@ describe('the build refuses what it cannot know or what does not fit', () => {
     expect(after.stations).toEqual(catalog.stations);
     expect(after.files.some((f) => f.path === 'rasters/et0/2024.tif')).toBe(false);
   });
+
+  it('lets a rebuilt layer redefine an extent only it declares, and holds other layers to it', async () => {
+    const dir = join(root, 'r4');
+    const wide = join(inputs, 'wide.tif');
+    await writeInputGeoTiff(wide, { width: 20, height: 16, geoTransform: [15, 1, 0, -20, 0, -1], bands: 1, fill: (_b, out) => out.fill(100) });
+    await buildRasterLayer({ dir, dataType: 'elevation', unit: 'm', timeScale: null, extent: 'za', inputs: [ETOPO] });
+    const slope = await refused({ dir, dataType: 'slope', unit: 'degree', timeScale: null, extent: 'za', inputs: [wide] });
+    expect(slope.message).toMatch(/reaches beyond extent "za"/);
+    const rebuilt = await buildRasterLayer({ dir, dataType: 'elevation', unit: 'm', timeScale: null, extent: 'za', inputs: [wide] });
+    expect(rebuilt.layer.extentBbox).toEqual([15, -36, 35, -20]);
+  });
 });
