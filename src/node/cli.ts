@@ -31,7 +31,7 @@ Usage:
       Adds station data to a dataset from CSV or Parquet files (docs/data.md).
   climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE
         [--dates D1,D2,… | --date-pattern PATTERN] [--extent NAME] [--description TEXT]
-        [--attribution TEXT] [--scale S] [--offset O] FILE...
+        [--attribution TEXT] [--scale S] [--offset O] [--resampling bilinear] FILE...
       Adds (or replaces) one raster layer from GeoTIFFs in any CRS GDAL reads (docs/layers.md).
       SCALE: daily, monthly, annual, calendar_month, or none (one undated grid).
       Dates: --dates (one per band, in file order), --date-pattern 'tmin_{yyyy}{mm}{dd}.tif'
@@ -132,6 +132,7 @@ async function buildCommand(args: string[]): Promise<number> {
       extent: { type: 'string' },
       description: { type: 'string' },
       attribution: { type: 'string' },
+      resampling: { type: 'string' },
       scale: { type: 'string' },
       offset: { type: 'string' },
       out: { type: 'string' },
@@ -158,6 +159,10 @@ async function buildCommand(args: string[]): Promise<number> {
       if (text.trim() === '' || !Number.isFinite(n)) throw new ClimateQueryError('invalid_field', `--${flag} must be a number; got "${text}".`, { field: flag });
       return n;
     };
+    const resampling = values.resampling;
+    if (resampling !== undefined && !RESAMPLING.includes(resampling as (typeof RESAMPLING)[number])) {
+      throw new ClimateQueryError('invalid_field', `--resampling must be one of ${RESAMPLING.join(', ')}; got "${resampling}".`, { field: 'resampling' });
+    }
     const scale = number('scale', values.scale);
     const offset = number('offset', values.offset);
     const result = await buildRasterLayer({
@@ -175,6 +180,7 @@ async function buildCommand(args: string[]): Promise<number> {
       inputs: positionals,
       ...(scale !== undefined ? { scale } : {}),
       ...(offset !== undefined ? { offset } : {}),
+      ...(resampling !== undefined ? { resampling: resampling as (typeof RESAMPLING)[number] } : {}),
       log: (line) => process.stderr.write(`${line}\n`),
     });
     process.stdout.write(`Built into ${values.out} in ${result.seconds.toFixed(1)} s:\n${layerText(result.layer, result.files)}`);
@@ -193,6 +199,9 @@ async function buildCommand(args: string[]): Promise<number> {
   process.stderr.write(`Built ${section.stations.length} stations into ${values.out} in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
   return 0;
 }
+
+/** gdalwarp methods a build may reproject or regrid with (raster-build.ts). */
+const RESAMPLING = ['near', 'bilinear', 'cubic', 'average'] as const;
 
 async function layersCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { data: { type: 'string' } } });
