@@ -116,6 +116,35 @@ export interface DatedInput {
  * then band descriptions when every band of the input has one.
  */
 export function datesOfInputs(scale: RasterTimeScale | null, inputs: readonly DatedInput[], source: DateSource): string[][] {
+  const dates = statedDates(scale, inputs, source);
+  if (scale !== null) for (const [n, i] of inputs.entries()) checkAgainstDescriptions(scale, i, dates[n]!);
+  return dates;
+}
+
+/**
+ * Stated dates must not contradict dates the file itself carries: a band
+ * whose description is a date of this time scale must get that date.
+ * Which of the two is right cannot be known, so neither is taken.
+ */
+function checkAgainstDescriptions(scale: RasterTimeScale, input: DatedInput, dates: readonly string[]): void {
+  input.descriptions.forEach((d, b) => {
+    let own: string;
+    try {
+      own = normalisePeriod(scale, d, '');
+    } catch {
+      return; // Not a date: a name such as "precipitation" says nothing about the date.
+    }
+    if (own !== dates[b]) {
+      throw new ClimateQueryError(
+        'invalid_date',
+        `${input.name} band ${b + 1} is dated ${own} by its band description, but the dates passed make it ${dates[b]}; fix the --dates/--date-pattern or the file's band descriptions.`,
+        { field: 'dates' },
+      );
+    }
+  });
+}
+
+function statedDates(scale: RasterTimeScale | null, inputs: readonly DatedInput[], source: DateSource): string[][] {
   const total = inputs.reduce((n, i) => n + i.bands, 0);
   if (scale === null) {
     if (source.dates || source.datePattern || inputs.some((i) => i.periods)) {

@@ -336,6 +336,12 @@ describe('the build refuses what it cannot know or what does not fit', () => {
     expect(mismatch.message).toMatch(/does not match --date-pattern "precip_\{yyyy\}\.tif"/);
     const tokens = await refused({ dir: join(root, 'r1'), dataType: 'rain2', unit: 'mm', timeScale: 'daily', extent: 'sa', datePattern: 'cfsv2_annual_precip_{yyyy}_south_africa.tif', inputs: [precip2016()] });
     expect(tokens.message).toMatch(/lacks \{mm\}/);
+    const described = join(inputs, 'described.tif');
+    await writeInputGeoTiff(described, { width: 8, height: 6, geoTransform: [18, 0.02, 0, -33, 0, -0.02], bands: 2, descriptions: ['2023-01-01', 'tmax'], fill: (_b, out) => out.fill(1) });
+    const contradicted = await refused({ dir: join(root, 'r1'), dataType: 'tx', unit: '°C', timeScale: 'daily', extent: 'tc', dates: ['2023-01-02', '2023-01-03'], inputs: [described] });
+    expect(contradicted.message).toMatch(/band 1 is dated 2023-01-01 by its band description, but the dates passed make it 2023-01-02/);
+    const agreed = await buildRasterLayer({ dir: join(root, 'r1'), dataType: 'tx', unit: '°C', timeScale: 'daily', extent: 'tc', dates: ['2023-01-01', '2023-01-03'], inputs: [described] });
+    expect(agreed.layer.files[0]!.periods).toEqual(['2023-01-01', '2023-01-03']);
     const count = await refused({ dir: join(root, 'r1'), dataType: 'et0', unit: 'mm', timeScale: 'monthly', extent: 'tc', dates: ['2024-01', '2024-02'], inputs: [join(inputs, 'et0_2024_h1.tif')] });
     expect(count.message).toMatch(/--dates lists 2 date\(s\) but the inputs have 6 band\(s\)/);
   });
