@@ -11,7 +11,11 @@ export { routeRequest, preflight, endpointOf, MAX_BODY_BYTES, type ApiRequest, t
 export { ClimateQueryError, type ErrorCode, type ErrorBody } from './contract/errors.ts';
 export { validateNearestStation, validatePolyAggregate, validatePoint, validatePolygon, LIMITS } from './contract/validate.ts';
 export { STATION_TYPES, STATION_TIME_SCALES, type StationTimeScale } from './contract/station-data-types.ts';
-export { RASTER_FAMILIES, RASTER_DATA_TYPES, EXTENT_BBOX, AGGREGATION_METHODS, type RasterDataType, type Extent, type AggregationMethod } from './contract/raster-layers.ts';
+export {
+  RASTER_FAMILIES, RASTER_DATA_TYPES, EXTENT_BBOX, AGGREGATION_METHODS, CONTRACT_RASTER_LAYERS, RASTER_TIME_SCALES, NO_SUB_TYPE,
+  type RasterDataType, type Extent, type AggregationMethod, type RasterLayerDeclaration, type RasterTimeScale, type Bbox,
+} from './contract/raster-layers.ts';
 export { dateFormatOf, MAX_PERIODS, type TimeScale } from './contract/periods.ts';
 export type * from './contract/types.ts';
 export type { Catalog, CatalogStation, RasterLayerEntry } from './dataset/catalog.ts';
+export { layerPeriods } from './dataset/catalog.ts';

@@ -30,6 +30,7 @@ export const DEMO_YEAR = 2024;
 export const DEMO_SEASONS = [2019, 2020, 2021, 2022, 2023, 2024] as const;
 
 const INPUT_NODATA = -9999;
+const DEMO_ATTRIBUTION = 'Synthetic (climate-query demo), not observations; terrain from ETOPO5, NOAA NGDC (public domain).';
 const GDD_SUBS = ['apples', 'citrus', 'grapes'] as const;
 const CHILL_SUBS = ['dpcu', 'dpcui', 'ucu', 'ucui'] as const;
 const WIND_HEIGHTS = [20, 50, 100, 150] as const;
@@ -56,7 +57,7 @@ export async function buildDemoRasters(outDir: string, options: DemoRasterOption
     log(`  done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
     const build = async (dataType: RasterDataType, subDataType: string, file: string) => {
-      const r = await buildRasterLayer({ dir: outDir, datasetName: 'demo', dataType, subDataType, inputs: [file] });
+      const r = await buildRasterLayer({ dir: outDir, datasetName: 'demo', dataType, subDataType, inputs: [file], attribution: DEMO_ATTRIBUTION });
       log(`  ${dataType}/${subDataType}: ${r.files.map((f) => `${f.path} ${(f.bytes / 1e6).toFixed(2)} MB`).join(', ')} (${r.seconds.toFixed(1)} s)`);
     };
     const write = (name: string, f: StaticFields, descriptions: string[] | undefined, bands: Array<ArrayLike<number>> | ((b: number) => ArrayLike<number>), count: number) =>

@@ -3,10 +3,11 @@
  * of one layer (one data type and sub-type) into the layout the engine
  * reads fast, and registers the layer in catalog.json.
  *
- * Inputs: one file per date (single band; the date comes from the band
- * description or else the file name), or multi-band files whose band
- * descriptions are the dates, or any mix. Undated layers (windspeed) take
- * one single-band file.
+ * The layer is what the user declares (raster-build-declare.ts): name,
+ * sub-type, unit, time scale, extent, description; the contract families
+ * supply defaults under their own names. Dates are stated, never guessed
+ * (raster-build-dates.ts): explicit dates, a file-name pattern, or band
+ * descriptions that are dates. Undated layers take one single-band file.
  *
  * Output layout (docs/layers.md): tiled GeoTIFF, 32 × 32 px tiles,
  * pixel-interleaved (all dates of a pixel next to each other, so one tile
@@ -31,30 +32,25 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fromFile } from 'geotiff';
 import { ClimateQueryError } from '../contract/errors.ts';
-import { parseDate, periodKey, type TimeScale } from '../contract/periods.ts';
-import { EXTENT_BBOX, RASTER_FAMILIES, type Extent, type RasterDataType } from '../contract/raster-layers.ts';
+import type { TimeScale } from '../contract/periods.ts';
+import type { RasterTimeScale } from '../contract/raster-layers.ts';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
-import { updateCatalog } from './catalog-writer.ts';
+import { readCatalogOrEmpty, updateCatalog } from './catalog-writer.ts';
+import { datesOfInputs, type DatedInput } from './raster-build-dates.ts';
+import { DEFAULT_SCALE, declareLayer, knownExtents, settleExtent } from './raster-build-declare.ts';
 import { closeDataset, gdalStep, mount, openDataset, unmount, type GdalInfo, type Mount } from './raster-build-gdal.ts';
 import type { GridSpec } from '../rasters/coverage.ts';
 
 /** Stored value meaning "no data" in every built layer. */
 export const STORED_NODATA = -32768;
 
-/** Default storage step per data type: value = stored × scale (+ offset 0). Int16 holds ±32767 steps. */
-export const DEFAULT_SCALE: Record<RasterDataType, number> = {
-  temp: 0.1,
-  gdd: 1,
-  chill: 1,
-  frost: 1,
-  rain: 0.1,
-  windspeed: 0.01,
-};
+export { DEFAULT_SCALE } from './raster-build-declare.ts';
+export { normalisePeriod } from './raster-build-dates.ts';
 
 /** One input file, optionally with the period of each band given explicitly. */
 export interface RasterBuildInput {
   path: string;
-  /** Period of each band (any accepted date form); overrides band descriptions and the file name. */
+  /** Period of each band (any accepted date form); overrides band descriptions. */
   periods?: string[];
 }
 
@@ -72,13 +68,26 @@ export interface RasterBuildOptions {
   dir: string;
   /** Dataset name used when catalog.json does not exist yet. */
   datasetName?: string;
-  dataType: RasterDataType;
-  /** Sub-type; defaults to the family's default (frost "-", rain "monthly_median"). */
+  /** Layer name: a contract family (temp, gdd, …) or any name of the user's (letters, digits, "_", "."). */
+  dataType: string;
+  /** Sub-type; defaults to the family's default (frost "-", rain "monthly_median"), else "-" (none). */
   subDataType?: string;
-  /** Defaults to the family's extent. */
-  extent?: Extent;
+  /** Unit of the values; required unless the layer is a contract family. */
+  unit?: string;
+  /** Time scale of the bands, null for undated; required unless the layer is a contract family. */
+  timeScale?: RasterTimeScale | null;
+  /** One line for people; default: the family's title, else name and unit. */
+  description?: string;
+  /** Where the values come from, for people (stored with the layer). */
+  attribution?: string;
+  /** Extent name: a known one (tc, sa, or one the dataset has) is checked against the grid; a new one takes the grid's bounds. */
+  extent?: string;
   inputs: Array<string | RasterBuildInput>;
-  /** Storage step; defaults to {@link DEFAULT_SCALE}. */
+  /** One date per band over all inputs, in order (CLI --dates). */
+  dates?: string[];
+  /** File-name pattern with {yyyy}, {mm}, {dd}, * (CLI --date-pattern). */
+  datePattern?: string;
+  /** Storage step; defaults to {@link DEFAULT_SCALE} for the families, else the finest power of ten that fits Int16. */
   scale?: number;
   offset?: number;
   /** Resample everything onto this grid; default: the first input's grid (after reprojection if needed). */
@@ -143,18 +152,14 @@ export function rasterFileName(scale: TimeScale | null, key: string): string {
 export async function buildRasterLayer(options: RasterBuildOptions): Promise<RasterBuildResult> {
   const started = Date.now();
   const log = options.log ?? (() => undefined);
-  const family = RASTER_FAMILIES[options.dataType];
-  if (!family) throw new ClimateQueryError('unknown_data_type', `No raster data type "${options.dataType}".`, { field: 'dataType' });
-  const subDataType = options.subDataType ?? family.defaultSubType;
-  if (subDataType === null || !family.subTypes.includes(subDataType)) {
-    throw new ClimateQueryError('unknown_data_type', `${options.dataType} takes sub-type ${family.subTypes.map((s) => `"${s}"`).join(', ')}; got ${JSON.stringify(subDataType)}.`, {
-      field: 'subDataType',
-    });
-  }
-  const extent = options.extent ?? family.extent;
-  const scale = options.scale ?? DEFAULT_SCALE[options.dataType];
+  const decl = declareLayer(options);
+  const { subDataType, timeScale } = decl;
+  const label = `${options.dataType}${subDataType === '-' ? '' : `/${subDataType}`}`;
+  const familyScale = (DEFAULT_SCALE as Record<string, number | undefined>)[options.dataType];
   const offset = options.offset ?? 0;
-  if (!(scale > 0) || !Number.isFinite(offset)) throw new ClimateQueryError('invalid_field', 'scale must be > 0 and offset finite.', { field: 'scale' });
+  if ((options.scale !== undefined && !(options.scale > 0)) || !Number.isFinite(offset)) {
+    throw new ClimateQueryError('invalid_field', 'scale must be > 0 and offset finite.', { field: 'scale' });
+  }
   const tileSize = options.tileSize ?? 32;
   if (options.inputs.length === 0) throw new ClimateQueryError('missing_field', 'No input files.', { field: 'inputs' });
 
@@ -170,18 +175,32 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
   try {
     const workMount = await mountOf(work);
     const inputs = options.inputs.map((i) => (typeof i === 'string' ? { path: i } : i));
+    const open = async (path: string) => {
+      const host = resolve(path);
+      const m = await mountOf(dirname(host));
+      const file = `${m.virtual}/${basename(host)}`;
+      const opened = await openDataset(file).catch((err: unknown) => {
+        throw new ClimateQueryError('dataset_unavailable', `Cannot read input ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      });
+      return { file, ...opened };
+    };
 
-    // 1. Inspect every input, date its bands, and settle the target grid.
+    // 1. Date every band of every input, as stated (explicit dates, a pattern, or band descriptions).
+    const dated: DatedInput[] = [];
+    for (const input of inputs) {
+      const { ds, info } = await open(input.path);
+      dated.push({ path: input.path, name: basename(input.path), bands: info.bands.length, descriptions: info.bands.map((b) => b.description ?? ''), ...(input.periods ? { periods: input.periods } : {}) });
+      await closeDataset(ds);
+    }
+    const periods = datesOfInputs(timeScale, dated, { ...(options.dates ? { dates: options.dates } : {}), ...(options.datePattern ? { datePattern: options.datePattern } : {}) });
+
+    // 2. Settle the target grid, reprojecting what is not north-up EPSG:4326, and find each band's value range.
     const sources: BandSource[] = [];
+    const ranges: Array<{ where: string; lo: number; hi: number }> = [];
     let grid: Grid | null = options.grid ? gridFromTarget(options.grid) : null;
     for (const [n, input] of inputs.entries()) {
-      const host = resolve(input.path);
-      const m = await mountOf(dirname(host));
-      let file = `${m.virtual}/${basename(host)}`;
-      let { ds, info } = await openDataset(file).catch((err: unknown) => {
-        throw new ClimateQueryError('dataset_unavailable', `Cannot read input ${input.path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-      });
-      const keys = periodsOf(family.timeScale, input, info);
+      let { file, ds, info } = await open(input.path);
+      const keys = periods[n]!;
       const bandScales = info.bands.map((b) => b as { scale?: number; offset?: number });
       const native = nativeGrid(info);
       if (!native || !grid || !sameGrid(native, grid)) {
@@ -205,40 +224,42 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       keys.forEach((key, b) =>
         sources.push({ key, file, band: b + 1, nodata: nd[b] ?? null, inScale: bandScales[b]?.scale ?? 1, inOffset: bandScales[b]?.offset ?? 0 }),
       );
-      // 2. Do the values fit Int16 at this step? Exact min/max per band (reads the data once).
+      // Exact min/max per band (reads the data once), to check the values fit Int16 at the storage step.
       const mm = await gdalStep(`Computing min/max of ${input.path}`, (g) => g.gdalinfo(ds, ['-mm']));
       mm.bands.forEach((b, i) => {
         if (b.computedMin === undefined || b.computedMax === undefined) return;
         const s = bandScales[i]?.scale ?? 1;
         const o = bandScales[i]?.offset ?? 0;
-        const lo = (Math.min(b.computedMin * s + o, b.computedMax * s + o) - offset) / scale;
-        const hi = (Math.max(b.computedMin * s + o, b.computedMax * s + o) - offset) / scale;
-        if (lo < -32767 || hi > 32767) {
-          throw new ClimateQueryError(
-            'invalid_field',
-            `${input.path} band ${i + 1} (${keys[i]}) spans ${b.computedMin * s + o} to ${b.computedMax * s + o}, which does not fit Int16 at scale ${scale}, offset ${offset}; pass a larger scale.`,
-            { field: 'scale' },
-          );
-        }
+        const [lo, hi] = [b.computedMin * s + o, b.computedMax * s + o].sort((x, y) => x - y) as [number, number];
+        ranges.push({ where: `${input.path} band ${i + 1}${keys[i] ? ` (${keys[i]})` : ''}`, lo, hi });
       });
       await closeDataset(ds);
     }
     if (!grid) throw new Error('No grid could be determined.');
-    checkExtent(grid, extent, options);
+    // Extents other layers declare bind this one; the layer being rebuilt may redefine an extent only it has.
+    const others = (await readCatalogOrEmpty(dir, options.datasetName ?? basename(dir))).rasters.filter((l) => !(l.dataType === decl.dataType && l.subDataType === subDataType));
+    const { extent, extentBbox } = settleExtent(decl.extent, grid, knownExtents(others), label);
+    const scale = options.scale ?? familyScale ?? fittingScale(ranges, offset);
+    for (const r of ranges) {
+      if ((r.lo - offset) / scale < -32767 || (r.hi - offset) / scale > 32767) {
+        throw new ClimateQueryError(
+          'invalid_field',
+          `${r.where} spans ${r.lo} to ${r.hi}, which does not fit Int16 at scale ${scale}, offset ${offset}; pass a larger --scale (or an --offset near the middle of the values).`,
+          { field: 'scale' },
+        );
+      }
+    }
     const seen = new Map<string, BandSource>();
     for (const s of sources) {
       if (seen.has(s.key)) throw new ClimateQueryError('invalid_field', `Period ${s.key || '(undated)'} appears in more than one input band.`, { field: 'inputs' });
       seen.set(s.key, s);
-    }
-    if (family.timeScale === null && sources.length !== 1) {
-      throw new ClimateQueryError('invalid_field', `${options.dataType} is undated: give exactly one single-band input (got ${sources.length} bands).`, { field: 'inputs' });
     }
 
     // 3. One output file per group of periods, written from a VRT that stacks, scales and marks nodata.
     sources.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const groups = new Map<string, BandSource[]>();
     for (const s of sources) {
-      const name = rasterFileName(family.timeScale, s.key);
+      const name = rasterFileName(timeScale, s.key);
       groups.set(name, [...(groups.get(name) ?? []), s]);
     }
     const layerDir = rasterLayerDir(options.dataType, subDataType);
@@ -263,7 +284,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
         ),
       );
       await closeDataset(ds);
-      fileEntries.push({ path: `${layerDir}/${name}`, periods: family.timeScale === null ? [''] : bands.map((b) => b.key) });
+      fileEntries.push({ path: `${layerDir}/${name}`, periods: timeScale === null ? [''] : bands.map((b) => b.key) });
     }
 
     // 4. Read back the exact grid and tiling from the written files (gdalinfo's JSON rounds doubles).
@@ -277,9 +298,13 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     const layer: RasterLayerEntry = {
       dataType: options.dataType,
       subDataType,
+      ...(decl.isDefault ? { isDefault: true } : {}),
       extent,
-      timeScale: family.timeScale,
-      unit: family.unit,
+      extentBbox,
+      timeScale,
+      unit: decl.unit,
+      description: decl.description,
+      ...(options.attribution ? { attribution: options.attribution } : {}),
       crs: 'EPSG:4326',
       bbox: [written.west, written.north - written.height * written.resY, written.west + written.width * written.resX, written.north],
       width: written.width,
@@ -292,7 +317,10 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       tileSize: [tileSize, tileSize],
     };
     await updateCatalog(dir, options.datasetName ?? basename(dir), (c) => {
-      c.rasters = [...c.rasters.filter((l) => !(l.dataType === layer.dataType && l.subDataType === layer.subDataType && l.extent === layer.extent)), layer];
+      const others = c.rasters.filter((l) => !(l.dataType === layer.dataType && l.subDataType === layer.subDataType && l.extent === layer.extent));
+      // One default sub-type per name: the layer built last as the default wins.
+      if (layer.isDefault) for (const l of others) if (l.dataType === layer.dataType && l.subDataType !== layer.subDataType) delete l.isDefault;
+      c.rasters = [...others, layer];
       c.rasters.sort((a, b) => (a.dataType + a.subDataType).localeCompare(b.dataType + b.subDataType));
     });
     const files = await Promise.all(fileEntries.map(async (f) => ({ path: f.path, bytes: (await stat(join(dir, f.path))).size })));
@@ -303,60 +331,17 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
   }
 }
 
-/** The period keys of an input's bands, from explicit periods, band descriptions or the file name. */
-function periodsOf(scale: TimeScale | null, input: RasterBuildInput, info: GdalInfo): string[] {
-  const n = info.bands.length;
-  if (scale === null) return info.bands.map(() => '');
-  const where = (b: number) => `${input.path} band ${b + 1}`;
-  if (input.periods) {
-    if (input.periods.length !== n) {
-      throw new ClimateQueryError('invalid_field', `${input.path} has ${n} bands but ${input.periods.length} periods were given.`, { field: 'inputs' });
-    }
-    return input.periods.map((p, b) => normalisePeriod(scale, p, where(b)));
+/**
+ * The finest power-of-ten storage step (0.001 … 1000) at which every value
+ * fits Int16 with `offset`; the build prints it, and --scale overrides it.
+ */
+function fittingScale(ranges: ReadonlyArray<{ lo: number; hi: number }>, offset: number): number {
+  const span = Math.max(0, ...ranges.map((r) => Math.max(Math.abs(r.lo - offset), Math.abs(r.hi - offset))));
+  for (let k = -3; k <= 3; k++) {
+    const step = Number(`1e${k}`);
+    if (span / step <= 32767) return step;
   }
-  const descriptions = info.bands.map((b) => (b.description ?? '').trim());
-  if (descriptions.every((d) => d !== '')) return descriptions.map((d, b) => normalisePeriod(scale, d, where(b)));
-  if (n === 1) {
-    const fromName = dateInFileName(scale, basename(input.path));
-    if (fromName) return [normalisePeriod(scale, fromName, `${input.path} (file name)`)];
-  }
-  throw new ClimateQueryError(
-    'invalid_date',
-    `Cannot tell the dates of ${input.path}: give each band a description that is its date (${scale} form, e.g. ${example(scale)}), or use single-band files with the date in the file name.`,
-    { field: 'inputs' },
-  );
-}
-
-function example(scale: TimeScale): string {
-  return { daily: '2024-01-31', monthly: '2024-01', annual: '2024', calendar_month: '01', hourly: '2024-01-31T13:00:00' }[scale];
-}
-
-/** Accepts the date forms people write for a time scale and returns the response key. */
-export function normalisePeriod(scale: TimeScale, text: string, where: string): string {
-  let t = text.trim();
-  if (scale === 'daily' && /^\d{8}$/.test(t)) t = `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6)}`;
-  if (scale === 'monthly' && /^\d{6}$/.test(t)) t = `${t.slice(0, 4)}-${t.slice(4)}`;
-  if (scale === 'monthly' && /^\d{4}-\d{2}-01$/.test(t)) t = t.slice(0, 7);
-  if (scale === 'calendar_month' && /^\d$/.test(t)) t = `0${t}`;
-  try {
-    return periodKey(scale, parseDate(scale, t, 'inputs'));
-  } catch {
-    throw new ClimateQueryError('invalid_date', `${where}: "${text}" is not a ${scale} date like ${example(scale)}.`, { field: 'inputs' });
-  }
-}
-
-function dateInFileName(scale: TimeScale, name: string): string | null {
-  const stem = name.replace(/\.[^.]*$/, '');
-  const patterns: Record<string, RegExp> = {
-    daily: /(?<!\d)(\d{4}-?\d{2}-?\d{2})(?!\d)/g,
-    monthly: /(?<!\d)(\d{4}-?\d{2})(?![\d-])/g,
-    annual: /(?<!\d)(\d{4})(?!\d)/g,
-    calendar_month: /(?<!\d)(\d{1,2})(?!\d)/g,
-  };
-  const re = patterns[scale];
-  if (!re) return null;
-  const all = [...stem.matchAll(re)];
-  return all.length ? all[all.length - 1]![1]! : null;
+  return 1000;
 }
 
 /** The grid of a dataset when it is north-up EPSG:4326 (WGS 84 lon/lat), else null. */
@@ -382,17 +367,6 @@ function sameGrid(a: Grid, b: Grid): boolean {
     a.width === b.width && a.height === b.height && Math.abs(a.west - b.west) <= tol && Math.abs(a.north - b.north) <= tol &&
     Math.abs(a.resX - b.resX) <= tol * 1e-3 && Math.abs(a.resY - b.resY) <= tol * 1e-3
   );
-}
-
-function checkExtent(g: Grid, extent: Extent, o: RasterBuildOptions): void {
-  const [w, s, e, n] = EXTENT_BBOX[extent];
-  const east = g.west + g.width * g.resX;
-  const south = g.north - g.height * g.resY;
-  if (east <= w || g.west >= e || g.north <= s || south >= n) {
-    throw new ClimateQueryError('invalid_field', `The ${o.dataType} inputs cover [${g.west}, ${south}, ${east}, ${g.north}], outside the "${extent}" extent [${w}, ${s}, ${e}, ${n}].`, {
-      field: 'inputs',
-    });
-  }
 }
 
 function nodataText(v: number | string | undefined, type: string): string | null {

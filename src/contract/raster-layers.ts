@@ -1,20 +1,33 @@
 /**
- * Contract table 2.5 with the choices it leaves open (docs/contract.md):
- * every raster layer family, its sub-types, time scale and extent. Which
- * dates each layer holds is data, not contract: it comes from catalog.json.
+ * What a raster layer is, as a dataset declares it, and the contract's own
+ * six families (table 2.5, docs/contract.md) as such declarations. Which
+ * layers exist is data, not contract: a dataset's catalog.json declares
+ * them (unit, time scale, extent, dates); the six families are the
+ * declarations the demo dataset writes and the defaults a build takes when
+ * a user builds a layer under one of their names.
  */
-import type { TimeScale } from './periods.ts';
 
 /** Raster data types (contract 4.3). */
 export const RASTER_DATA_TYPES = ['temp', 'gdd', 'chill', 'frost', 'rain', 'windspeed'] as const;
 /** One raster data type. */
 export type RasterDataType = (typeof RASTER_DATA_TYPES)[number];
 
-/** The service's own extent ("tc", the Western Cape) and South Africa ("sa"). */
+/** Time scales a raster layer can have (raster layers are never hourly). */
+export const RASTER_TIME_SCALES = ['daily', 'monthly', 'annual', 'calendar_month'] as const;
+/** One raster time scale; a layer's `timeScale` is this or null (undated). */
+export type RasterTimeScale = (typeof RASTER_TIME_SCALES)[number];
+
+/** [west, south, east, north] in degrees. */
+export type Bbox = [number, number, number, number];
+
+/** The subDataType of a layer that has none (contract: frost's "-"). */
+export const NO_SUB_TYPE = '-';
+
+/** The contract's extents: the service's own ("tc", the Western Cape) and South Africa ("sa"). */
 export type Extent = 'tc' | 'sa';
 
-/** The two extents as [west, south, east, north] in degrees (docs/layers.md). */
-export const EXTENT_BBOX: Record<Extent, [number, number, number, number]> = {
+/** The two contract extents as [west, south, east, north] in degrees (docs/layers.md). */
+export const EXTENT_BBOX: Record<Extent, Bbox> = {
   // Mainland Western Cape (Natural Earth 10m) with a small margin.
   tc: [17.7, -34.9, 24.25, -30.4],
   // Mainland South Africa with Lesotho and Eswatini.
@@ -29,7 +42,7 @@ export interface RasterFamily {
   /** The subDataType used when the request leaves it out; null when it is mandatory. */
   defaultSubType: string | null;
   /** The one time scale of the family; null for undated layers. */
-  timeScale: TimeScale | null;
+  timeScale: RasterTimeScale | null;
   extent: Extent;
   /** Unit of the values. */
   unit: string;
@@ -46,6 +59,47 @@ export const RASTER_FAMILIES: Record<RasterDataType, RasterFamily> = {
   rain: { dataType: 'rain', subTypes: ['monthly_median'], defaultSubType: 'monthly_median', timeScale: 'calendar_month', extent: 'sa', unit: 'mm', title: 'Long-term median monthly rainfall' },
   windspeed: { dataType: 'windspeed', subTypes: ['20', '50', '100', '150'], defaultSubType: null, timeScale: null, extent: 'sa', unit: 'm/s', title: 'Mean wind speed at height (m)' },
 };
+
+/**
+ * What a request needs to know about one layer: what a dataset's catalog
+ * says of it (RasterLayerEntry in src/dataset/catalog.ts adds grid and
+ * files). One layer per (dataType, subDataType, extent).
+ */
+export interface RasterLayerDeclaration {
+  dataType: string;
+  /** {@link NO_SUB_TYPE} ("-") for a layer without sub-types. */
+  subDataType: string;
+  /** True when a request that leaves out options.subDataType gets this layer (frost "-", rain "monthly_median"). */
+  isDefault?: boolean;
+  /** Extent name (options.dataExtent). */
+  extent: string;
+  /** The extent's [west, south, east, north] in degrees; the layer's grid lies within it. */
+  extentBbox: Bbox;
+  /** Null for undated layers (no dates in requests or responses). */
+  timeScale: RasterTimeScale | null;
+  unit: string;
+  /** One line for people. */
+  description: string;
+}
+
+/** The six contract families as layer declarations, the ones the demo dataset writes (16 layers). */
+export const CONTRACT_RASTER_LAYERS: readonly RasterLayerDeclaration[] = Object.values(RASTER_FAMILIES).flatMap((f) =>
+  f.subTypes.map((sub) => ({
+    dataType: f.dataType,
+    subDataType: sub,
+    ...(f.defaultSubType === sub ? { isDefault: true } : {}),
+    extent: f.extent,
+    extentBbox: EXTENT_BBOX[f.extent],
+    timeScale: f.timeScale,
+    unit: f.unit,
+    description: f.title,
+  })),
+);
+
+/** The contract's declaration of `dataType`/`subDataType`, if it is one of the six families. */
+export function contractLayer(dataType: string, subDataType: string): RasterLayerDeclaration | undefined {
+  return CONTRACT_RASTER_LAYERS.find((l) => l.dataType === dataType && l.subDataType === subDataType);
+}
 
 /** Aggregation methods of /api/polygon/. */
 export const AGGREGATION_METHODS = ['min', 'mean', 'max'] as const;

@@ -4,7 +4,7 @@
  * engine runs.
  */
 import type { StationTimeScale } from './station-data-types.ts';
-import type { AggregationMethod, Extent, RasterDataType } from './raster-layers.ts';
+import type { AggregationMethod } from './raster-layers.ts';
 import type { PeriodRange, TimeScale } from './periods.ts';
 import type { ParsedGeometry } from './wkt.ts';
 
@@ -25,8 +25,9 @@ export interface StationRequest {
 /** Body of POST /api/point/. */
 export interface PointRequest {
   wkts: string;
-  dataType: RasterDataType;
-  options: { subDataType?: string; timeScale?: TimeScale; dataExtent: Extent };
+  /** A layer the dataset's catalog declares (the contract's six: temp, gdd, chill, frost, rain, windspeed). */
+  dataType: string;
+  options: { subDataType?: string; timeScale?: TimeScale; dataExtent: string };
   startDate?: string;
   endDate?: string;
 }
@@ -88,9 +89,9 @@ export interface StationQuery {
 /** A validated raster query. */
 export interface RasterQuery {
   endpoint: 'point' | 'polygon';
-  dataType: RasterDataType;
+  dataType: string;
   subDataType: string;
-  extent: Extent;
+  extent: string;
   /** Null for undated layers. */
   range: PeriodRange | null;
   geometries: ParsedGeometry[];

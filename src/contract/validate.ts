@@ -4,12 +4,10 @@
  * naming the field. Nothing invalid gets past here to the data layer.
  */
 import { ClimateQueryError, fieldError } from './errors.ts';
-import { parseRange, type PeriodRange } from './periods.ts';
+import { parseRange } from './periods.ts';
 import { STATION_TIME_SCALES, isStationType, scalesOf, type StationTimeScale } from './station-data-types.ts';
-import {
-  AGGREGATION_METHODS, MAX_POLYGON_AREA_M2, RASTER_DATA_TYPES, RASTER_FAMILIES,
-  type AggregationMethod, type Extent, type RasterDataType,
-} from './raster-layers.ts';
+import { AGGREGATION_METHODS, CONTRACT_RASTER_LAYERS, MAX_POLYGON_AREA_M2, type AggregationMethod, type RasterLayerDeclaration } from './raster-layers.ts';
+import { resolveRasterOptions } from './raster-options.ts';
 import { parseWkts, type ParsedGeometry } from './wkt.ts';
 import { quote, truncate } from './quote.ts';
 import { areaM2 } from './geodesic.ts';
@@ -108,33 +106,9 @@ export function validatePolyAggregate(body: unknown): StationQuery {
   return stationQuery(body, 'poly-aggregate');
 }
 
-function rasterQuery(body: unknown, endpoint: RasterQuery['endpoint']): RasterQuery {
+function rasterQuery(body: unknown, endpoint: RasterQuery['endpoint'], layers: readonly RasterLayerDeclaration[]): RasterQuery {
   const b = requireObject(body);
-  const dataType = oneOf(requireField(b, 'dataType'), RASTER_DATA_TYPES, 'dataType') as RasterDataType;
-  const family = RASTER_FAMILIES[dataType];
-  const dated = family.timeScale !== null;
-  rejectUnknown(b, dated ? ['wkts', 'dataType', 'options', 'startDate', 'endDate'] : ['wkts', 'dataType', 'options'], '');
-  const optionKeys = ['subDataType', 'dataExtent', ...(dated ? ['timeScale'] : []), ...(endpoint === 'polygon' ? ['aggregationMethod'] : [])];
-  const opts = options(b, optionKeys);
-
-  let subDataType: string;
-  if (opts.subDataType === undefined) {
-    if (family.defaultSubType === null) {
-      throw fieldError('missing_field', 'options.subDataType', `options.subDataType is required for ${dataType}: one of ${list(family.subTypes)}.`);
-    }
-    subDataType = family.defaultSubType;
-  } else {
-    subDataType = oneOf(opts.subDataType, family.subTypes, 'options.subDataType', ` for ${dataType}`);
-  }
-  const extent = oneOf(requireField(opts, 'dataExtent', 'options.'), ['tc', 'sa'] as const, 'options.dataExtent') as Extent;
-  if (extent !== family.extent) {
-    throw fieldError('invalid_field', 'options.dataExtent', `${dataType} layers exist only for dataExtent "${family.extent}"; got "${extent}".`);
-  }
-  let range: PeriodRange | null = null;
-  if (family.timeScale !== null) {
-    oneOf(requireField(opts, 'timeScale', 'options.'), [family.timeScale], 'options.timeScale', ` for ${dataType}`);
-    range = parseRange(family.timeScale, requireField(b, 'startDate'), requireField(b, 'endDate'));
-  }
+  const { dataType, subDataType, extent, range, options: opts } = resolveRasterOptions(b, endpoint, layers);
   let aggregationMethod: AggregationMethod | null = null;
   let geometries: ParsedGeometry[];
   if (endpoint === 'polygon') {
@@ -157,14 +131,17 @@ function rasterQuery(body: unknown, endpoint: RasterQuery['endpoint']): RasterQu
   return { endpoint, dataType, subDataType, extent, range, geometries, aggregationMethod };
 }
 
-/** Validates a body for POST /api/point/. */
-export function validatePoint(body: unknown): RasterQuery {
-  return rasterQuery(body, 'point');
+/**
+ * Validates a body for POST /api/point/ against the raster layers a dataset
+ * declares (the engine passes its catalog's); default: the contract's six families.
+ */
+export function validatePoint(body: unknown, layers: readonly RasterLayerDeclaration[] = CONTRACT_RASTER_LAYERS): RasterQuery {
+  return rasterQuery(body, 'point', layers);
 }
 
-/** Validates a body for POST /api/polygon/. */
-export function validatePolygon(body: unknown): RasterQuery {
-  return rasterQuery(body, 'polygon');
+/** Validates a body for POST /api/polygon/ against `layers`, as {@link validatePoint}. */
+export function validatePolygon(body: unknown, layers: readonly RasterLayerDeclaration[] = CONTRACT_RASTER_LAYERS): RasterQuery {
+  return rasterQuery(body, 'polygon', layers);
 }
 
 /** The validator of each endpoint. */

@@ -5,8 +5,7 @@
  * Written by `climate-query build`; format described in docs/data.md.
  */
 import type { StationTimeScale } from '../contract/station-data-types.ts';
-import type { Extent, RasterDataType } from '../contract/raster-layers.ts';
-import type { TimeScale } from '../contract/periods.ts';
+import { contractLayer, type RasterLayerDeclaration } from '../contract/raster-layers.ts';
 import { ClimateQueryError } from '../contract/errors.ts';
 
 /** Current catalog format version. */
@@ -59,14 +58,15 @@ export interface RasterFileEntry {
   periods: string[];
 }
 
-/** One raster layer: a data type and sub-type, on one grid, in one or more files. */
-export interface RasterLayerEntry {
-  dataType: RasterDataType;
-  subDataType: string;
-  extent: Extent;
-  /** Null for undated layers. */
-  timeScale: TimeScale | null;
-  unit: string;
+/**
+ * One raster layer: what it is (the {@link RasterLayerDeclaration} fields:
+ * dataType, subDataType, isDefault, extent, extentBbox, timeScale, unit,
+ * description), on one grid, in one or more files. Requests are validated
+ * against these entries, and the app builds its layer list from them.
+ */
+export interface RasterLayerEntry extends RasterLayerDeclaration {
+  /** Where the values come from (source, licence), for people. */
+  attribution?: string;
   crs: string;
   /** [west, south, east, north] of the grid in its CRS. */
   bbox: [number, number, number, number];
@@ -88,6 +88,11 @@ export interface RasterLayerEntry {
   resolution?: [number, number];
   /** Tile size [width, height] in pixels of every file of the layer. */
   tileSize?: [number, number];
+}
+
+/** Every period key a layer holds, in order (empty for an undated layer). */
+export function layerPeriods(layer: RasterLayerEntry): string[] {
+  return layer.timeScale === null ? [] : layer.files.flatMap((f) => f.periods);
 }
 
 /** The whole catalog. */
@@ -114,5 +119,20 @@ export function checkCatalog(value: unknown, where: string): Catalog {
   if (!Array.isArray(c.files) || !Array.isArray(c.rasters)) {
     throw new ClimateQueryError('dataset_unavailable', `${where} lacks "files" or "rasters"; rebuild the dataset.`);
   }
+  c.rasters = c.rasters.map((l) => completeLayer(l, where));
   return c as Catalog;
+}
+
+/**
+ * A layer entry with every declaration field. Catalogs written before
+ * layers declared themselves lack description and extentBbox; their
+ * layers can only be the contract's families, whose declarations fill the gap.
+ */
+function completeLayer(l: RasterLayerEntry, where: string): RasterLayerEntry {
+  if (typeof l.description === 'string' && Array.isArray(l.extentBbox)) return l;
+  const known = contractLayer(l.dataType, l.subDataType);
+  if (!known || known.extent !== l.extent) {
+    throw new ClimateQueryError('dataset_unavailable', `${where}: raster layer ${l.dataType}/${l.subDataType} lacks its description or extentBbox; rebuild it with \`climate-query build --layer\`.`);
+  }
+  return { ...known, ...l, description: l.description ?? known.description, extentBbox: l.extentBbox ?? known.extentBbox };
 }

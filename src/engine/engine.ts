@@ -12,6 +12,7 @@
 import { toClimateQueryError, throwIfAborted, ClimateQueryError } from '../contract/errors.ts';
 import type { Endpoint, RequestOf, ResponseOf } from '../contract/types.ts';
 import { validateNearestStation, validatePoint, validatePolyAggregate, validatePolygon } from '../contract/validate.ts';
+import { checkRasterShape } from '../contract/raster-options.ts';
 import type { Catalog } from '../dataset/catalog.ts';
 import { loadCatalog, urlLocation, type DatasetLocation } from '../dataset/location.ts';
 import { checkCatalogPaths } from '../dataset/dataset-path.ts';
@@ -110,8 +111,10 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
         }
         case 'point':
         case 'polygon': {
-          const q = endpoint === 'point' ? validatePoint(body) : validatePolygon(body);
+          // Fields and types first (no dataset needed), then the layer against what the catalog declares.
+          checkRasterShape(body, endpoint);
           const c = await catalog(signal);
+          const q = endpoint === 'point' ? validatePoint(body, c.rasters) : validatePolygon(body, c.rasters);
           rasters ??= createRasterEngine({ catalog: c, baseUrl: location.base, ...(options.openByteSource ? { openSource: options.openByteSource } : {}) });
           return (await rasters.query(q, signal)) as ResponseOf[E];
         }

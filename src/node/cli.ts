@@ -11,7 +11,8 @@ import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
 import { ClimateQueryError, toClimateQueryError } from '../contract/errors.ts';
 import { BuildInputError, buildStations } from '../build/stations-build.ts';
 import { buildRasterLayer } from '../build/raster-build.ts';
-import { RASTER_DATA_TYPES, type RasterDataType } from '../contract/raster-layers.ts';
+import { parseTimeScale } from '../build/raster-build-declare.ts';
+import { catalogLayersText, layerText } from './layer-text.ts';
 import { DEFAULT_DATASET, buildDemo } from './demo.ts';
 import { createNodeEngine, type BackendName } from './node-engine.ts';
 import { startServer } from './server.ts';
@@ -22,10 +23,21 @@ Usage:
   climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--backend native|wasm]
       endpoint: ${ENDPOINTS.join(', ')}
       Prints the answer JSON. A bad request prints {"error":{...}} and exits 2.
+      point and polygon ask for a raster layer the dataset declares: list them
+      (dataType, subDataType, dataExtent, timeScale, dates, unit) with \`climate-query layers\`.
+  climate-query layers [--data DIR|URL]
+      Lists the dataset's raster layers and how to ask for each.
   climate-query build --out DIR --stations FILE [--hourly FILE] [--daily FILE] [--monthly FILE] [--name NAME]
       Adds station data to a dataset from CSV or Parquet files (docs/data.md).
-  climate-query build --out DIR --layer TYPE/SUBTYPE [--scale S] [--offset O] FILE.tif...
-      Adds a raster layer from GeoTIFFs: one per date, or multi-band with dates as band descriptions (docs/layers.md).
+  climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE
+        [--dates D1,D2,… | --date-pattern PATTERN] [--extent NAME] [--description TEXT]
+        [--attribution TEXT] [--scale S] [--offset O] [--resampling bilinear] FILE...
+      Adds (or replaces) one raster layer from GeoTIFFs in any CRS GDAL reads (docs/layers.md).
+      SCALE: daily, monthly, annual, calendar_month, or none (one undated grid).
+      Dates: --dates (one per band, in file order), --date-pattern 'tmin_{yyyy}{mm}{dd}.tif'
+      (single-band files), or else band descriptions that are dates. Never guessed.
+      --extent: tc, sa or a name the dataset has (checked against the grid), or a new name
+      (takes the grid's bounds). Contract names (temp/min, rain, …) need no --unit/--time-scale.
   climate-query serve [--data DIR|URL] [--port 8787] [--host 127.0.0.1]
       Serves POST /api/<endpoint>/ and the dataset's files (Range, HEAD, CORS). Ctrl-C stops it.
   climate-query demo [--out DIR] [--if-missing]
@@ -45,6 +57,8 @@ export async function main(argv: string[]): Promise<number> {
         return await queryCommand(rest);
       case 'build':
         return await buildCommand(rest);
+      case 'layers':
+        return await layersCommand(rest);
       case 'demo':
         return await demoCommand(rest);
       case 'serve':
@@ -111,6 +125,14 @@ async function buildCommand(args: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       layer: { type: 'string' },
+      unit: { type: 'string' },
+      'time-scale': { type: 'string' },
+      dates: { type: 'string' },
+      'date-pattern': { type: 'string' },
+      extent: { type: 'string' },
+      description: { type: 'string' },
+      attribution: { type: 'string' },
+      resampling: { type: 'string' },
       scale: { type: 'string' },
       offset: { type: 'string' },
       out: { type: 'string' },
@@ -121,23 +143,47 @@ async function buildCommand(args: string[]): Promise<number> {
       monthly: { type: 'string' },
     },
   });
-  if (values.out && values.layer) {
-    const [dataType, subDataType] = values.layer.split('/');
-    if (!RASTER_DATA_TYPES.includes(dataType as RasterDataType) || positionals.length === 0) {
-      process.stderr.write(`Usage: climate-query build --out DIR --layer TYPE/SUBTYPE FILE.tif... (TYPE one of ${RASTER_DATA_TYPES.join(', ')})\n`);
+  if (values.layer !== undefined) {
+    if (!values.out || positionals.length === 0) {
+      process.stderr.write('Usage: climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE [--dates D1,… | --date-pattern P] [--extent NAME] FILE...\n');
       return 2;
     }
+    const [dataType, subDataType, extra] = values.layer.split('/');
+    if (!dataType || subDataType === '' || extra !== undefined) {
+      process.stderr.write(`--layer must be NAME or NAME/SUB (e.g. elevation, et0/fao56); got "${values.layer}".\n`);
+      return 2;
+    }
+    const number = (flag: string, text: string | undefined) => {
+      if (text === undefined) return undefined;
+      const n = Number(text);
+      if (text.trim() === '' || !Number.isFinite(n)) throw new ClimateQueryError('invalid_field', `--${flag} must be a number; got "${text}".`, { field: flag });
+      return n;
+    };
+    const resampling = values.resampling;
+    if (resampling !== undefined && !RESAMPLING.includes(resampling as (typeof RESAMPLING)[number])) {
+      throw new ClimateQueryError('invalid_field', `--resampling must be one of ${RESAMPLING.join(', ')}; got "${resampling}".`, { field: 'resampling' });
+    }
+    const scale = number('scale', values.scale);
+    const offset = number('offset', values.offset);
     const result = await buildRasterLayer({
       dir: values.out,
       datasetName: values.name ?? 'dataset',
-      dataType: dataType as RasterDataType,
-      ...(subDataType ? { subDataType } : {}),
+      dataType,
+      ...(subDataType !== undefined ? { subDataType } : {}),
+      ...(values.unit !== undefined ? { unit: values.unit } : {}),
+      ...(values['time-scale'] !== undefined ? { timeScale: parseTimeScale(values['time-scale']) } : {}),
+      ...(values.dates !== undefined ? { dates: values.dates.split(',').map((d) => d.trim()) } : {}),
+      ...(values['date-pattern'] !== undefined ? { datePattern: values['date-pattern'] } : {}),
+      ...(values.extent !== undefined ? { extent: values.extent } : {}),
+      ...(values.description !== undefined ? { description: values.description } : {}),
+      ...(values.attribution !== undefined ? { attribution: values.attribution } : {}),
       inputs: positionals,
-      ...(values.scale !== undefined ? { scale: Number(values.scale) } : {}),
-      ...(values.offset !== undefined ? { offset: Number(values.offset) } : {}),
+      ...(scale !== undefined ? { scale } : {}),
+      ...(offset !== undefined ? { offset } : {}),
+      ...(resampling !== undefined ? { resampling: resampling as (typeof RESAMPLING)[number] } : {}),
       log: (line) => process.stderr.write(`${line}\n`),
     });
-    process.stderr.write(`Built ${values.layer}: ${result.files.length} file(s), ${result.layer.files.reduce((n, f) => n + f.periods.length, 0)} band(s) in ${result.seconds.toFixed(1)} s.\n`);
+    process.stdout.write(`Built into ${values.out} in ${result.seconds.toFixed(1)} s:\n${layerText(result.layer, result.files)}`);
     return 0;
   }
   if (!values.out || !values.stations) {
@@ -152,6 +198,25 @@ async function buildCommand(args: string[]): Promise<number> {
   );
   process.stderr.write(`Built ${section.stations.length} stations into ${values.out} in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
   return 0;
+}
+
+/** gdalwarp methods a build may reproject or regrid with (raster-build.ts). */
+const RESAMPLING = ['near', 'bilinear', 'cubic', 'average'] as const;
+
+async function layersCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { data: { type: 'string' } } });
+  const data = values.data ?? DEFAULT_DATASET;
+  if (!/^https?:\/\//i.test(data) && !existsSync(`${data}/catalog.json`)) {
+    process.stderr.write(`No dataset at ${data}. Run \`climate-query demo\` first, or pass --data DIR|URL.\n`);
+    return 1;
+  }
+  const engine = createNodeEngine(data);
+  try {
+    process.stdout.write(catalogLayersText(await engine.catalog()));
+    return 0;
+  } finally {
+    await engine.close();
+  }
 }
 
 async function demoCommand(args: string[]): Promise<number> {

@@ -84,7 +84,7 @@ export function planRead(layer: RasterLayerEntry, q: Pick<RasterQuery, 'range'>)
   });
   if (missing.length > 0) {
     const held = heldRange(layer);
-    const name = `${layer.dataType} "${layer.subDataType}"`;
+    const name = layer.subDataType === '-' ? layer.dataType : `${layer.dataType} "${layer.subDataType}"`;
     const gaps = held && index.size < countBetween(layer, held) ? ' (with gaps)' : '';
     const what = missing.length === 1 ? `${missing[0]} is` : `${missing.length} periods (${missing[0]} to ${missing[missing.length - 1]}) are`;
     throw new ClimateQueryError(

@@ -2,8 +2,8 @@
  * A small raster dataset built by the real raster build from GeoTIFF
  * inputs written for the purpose, in a temp folder. Exercises every input
  * form the build accepts: a 365-band stack with dated band descriptions,
- * a daily layer split over two years, single-date files dated by file
- * name, calendar months as "1".."12", explicit periods, an undated layer
+ * a daily layer split over two years, single-date files dated by a
+ * stated file-name pattern, calendar months as "1".."12", explicit periods, an undated layer
  * and a projected (UTM) input. Values vary from pixel to pixel and have
  * nodata in shapes (a disk, a strip along the west edge, scattered pixels,
  * one whole tile), so statistics and nodata handling are exercised.
@@ -118,7 +118,7 @@ export async function buildRasterFixture(): Promise<RasterFixture> {
   const started = Date.now();
   await buildRasterLayer({ dir: dataset, datasetName: 'fixture', dataType: 'temp', subDataType: 'mean', inputs: [join(inputs, 'tmean-2023.tif')] });
   await buildRasterLayer({ dir: dataset, dataType: 'temp', subDataType: 'max', inputs: [join(inputs, 'tmax-b.tif'), join(inputs, 'tmax-a.tif')] });
-  await buildRasterLayer({ dir: dataset, dataType: 'gdd', subDataType: 'apples', inputs: gddFiles });
+  await buildRasterLayer({ dir: dataset, dataType: 'gdd', subDataType: 'apples', inputs: gddFiles, datePattern: 'gdd_apples_{yyyy}.tif' });
   await buildRasterLayer({ dir: dataset, dataType: 'rain', inputs: [join(inputs, 'rain.tif')] });
   await buildRasterLayer({ dir: dataset, dataType: 'chill', subDataType: 'dpcu', inputs: [{ path: join(inputs, 'chill.tif'), periods: ['2022', '2023', '2024'] }] });
   await buildRasterLayer({ dir: dataset, dataType: 'windspeed', subDataType: '20', inputs: [join(inputs, 'wind-20.tif')] });

@@ -12,7 +12,7 @@ import { fromFile } from 'geotiff';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemoRasters, DEMO_SEASONS, DEMO_YEAR } from '../../src/build/demo-rasters.ts';
 import { parseRange, type TimeScale } from '../../src/contract/periods.ts';
-import { RASTER_FAMILIES, type Extent, type RasterDataType } from '../../src/contract/raster-layers.ts';
+import { RASTER_FAMILIES, type RasterDataType } from '../../src/contract/raster-layers.ts';
 import type { RasterQuery, RasterResponse } from '../../src/contract/types.ts';
 import type { Position } from '../../src/contract/wkt.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
@@ -48,13 +48,14 @@ async function du(path: string): Promise<number> {
   return total;
 }
 
-function q(dataType: RasterDataType, subDataType: string, range: [string, string] | null, points: Position[], extent?: Extent): RasterQuery {
-  const scale = RASTER_FAMILIES[dataType].timeScale as TimeScale | null;
+function q(dataType: string, subDataType: string, range: [string, string] | null, points: Position[], extent?: string): RasterQuery {
+  const family = RASTER_FAMILIES[dataType as RasterDataType];
+  const scale = family.timeScale as TimeScale | null;
   return {
     endpoint: 'point',
     dataType,
     subDataType,
-    extent: extent ?? RASTER_FAMILIES[dataType].extent,
+    extent: extent ?? family.extent,
     range: range && scale ? parseRange(scale, range[0], range[1]) : null,
     geometries: points.map((p, i) => ({ kind: 'point', key: `P${i}`, index: i, position: p })),
     aggregationMethod: null,

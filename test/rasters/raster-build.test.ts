@@ -110,7 +110,7 @@ describe('raster build output', () => {
     expect(catalog.files.filter((f) => f.role === 'raster')).toHaveLength(8);
   });
 
-  it('dates single-band files by file name and keeps values per date', async () => {
+  it('dates single-band files by the stated file-name pattern and keeps values per date', async () => {
     const l = layer('gdd', 'apples');
     const r = await decodeWhole(join(fx.dataset, l.files[0]!.path));
     for (const [b, period] of l.files[0]!.periods.entries()) {
