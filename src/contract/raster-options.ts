@@ -12,6 +12,7 @@
  * the layer's files.
  */
 import { fieldError } from './errors.ts';
+import { quote } from './quote.ts';
 import { parseRange, type PeriodRange } from './periods.ts';
 import type { RasterLayerDeclaration } from './raster-layers.ts';
 
@@ -46,7 +47,7 @@ function requireField(obj: Json, key: string, prefix = ''): unknown {
 
 function oneOf(value: unknown, allowed: readonly string[], field: string, context = ''): string {
   if (typeof value !== 'string' || !allowed.includes(value)) {
-    throw fieldError('invalid_field', field, `${field} must be one of ${list(allowed)}${context}; got ${JSON.stringify(value)}.`);
+    throw fieldError('invalid_field', field, `${field} must be one of ${list(allowed)}${context}; got ${quote(value)}.`);
   }
   return value;
 }
@@ -60,7 +61,7 @@ export function checkRasterShape(body: unknown, endpoint: 'point' | 'polygon'): 
   if (!isObject(body)) return; // The validator answers invalid_json for this.
   rejectUnknown(body, BODY_FIELDS, '');
   const dataType = requireField(body, 'dataType');
-  if (typeof dataType !== 'string') throw fieldError('invalid_field', 'dataType', `dataType must be a string naming a raster layer; got ${JSON.stringify(dataType)}.`);
+  if (typeof dataType !== 'string') throw fieldError('invalid_field', 'dataType', `dataType must be a string naming a raster layer; got ${quote(dataType)}.`);
   const opts = requireField(body, 'options');
   if (!isObject(opts)) throw fieldError('invalid_field', 'options', 'options must be a JSON object.');
   rejectUnknown(opts, optionFields(endpoint, true), 'options.');
@@ -92,7 +93,7 @@ export function resolveRasterOptions(body: Json, endpoint: 'point' | 'polygon', 
   const dataType = requireField(body, 'dataType');
   if (typeof dataType !== 'string' || !dataTypes.includes(dataType)) {
     const have = dataTypes.length ? `one of ${list(dataTypes)} (the raster layers of this dataset)` : 'a raster layer, but this dataset has none';
-    throw fieldError('invalid_field', 'dataType', `dataType must be ${have}; got ${JSON.stringify(dataType)}.`);
+    throw fieldError('invalid_field', 'dataType', `dataType must be ${have}; got ${quote(dataType)}.`);
   }
   const ofType = layers.filter((l) => l.dataType === dataType);
   const anyDated = ofType.some((l) => l.timeScale !== null);
