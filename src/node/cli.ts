@@ -6,35 +6,138 @@
  */
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
 import { ClimateQueryError, toClimateQueryError } from '../contract/errors.ts';
-import { BuildInputError, buildStations } from '../build/stations-build.ts';
-import { buildRasterLayer } from '../build/raster-build.ts';
 import { RASTER_DATA_TYPES, type RasterDataType } from '../contract/raster-layers.ts';
-import { DEFAULT_DATASET, buildDemo } from './demo.ts';
+import { DEFAULT_DATASET } from './demo.ts';
 import { createNodeEngine, type BackendName } from './node-engine.ts';
 import { startServer } from './server.ts';
+import { missingPackageMessage } from './optional-packages.ts';
+import { packageVersion } from './package-version.ts';
+
+/** The CLI's commands. */
+type Command = 'query' | 'build' | 'serve' | 'demo';
+
+/**
+ * Usage of each command, printed by `climate-query <command> --help` (exit
+ * 0) and after a usage error (exit 2). One entry per command so that adding
+ * an option touches one place.
+ */
+const USAGES: Record<Command, string> = {
+  query: `Usage: climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--backend native|wasm]
+
+  Answers one request as the service would and prints the answer JSON.
+  endpoint: ${ENDPOINTS.join(', ')}
+  request:  a JSON file, or - to read it from stdin (docs/contract.md)
+
+Options:
+  --data DIR|URL   dataset to query (default: the demo dataset, ${DEFAULT_DATASET})
+  --backend        SQL engine for station queries: native (default for folders) or wasm (DuckDB-WASM, as in the browser)
+  -h, --help       this help
+
+Exit codes:
+  0  the answer is on stdout
+  1  the dataset is missing or unreadable, or an internal error (error JSON on stdout)
+  2  a bad request (error JSON {"error":{...}} on stdout) or bad arguments (usage on stderr)
+`,
+  build: `Usage:
+  climate-query build --out DIR --stations FILE [--hourly FILE] [--daily FILE] [--monthly FILE] [--name NAME]
+      Adds station data to a dataset from CSV or Parquet files (docs/data.md).
+  climate-query build --out DIR --layer TYPE/SUBTYPE [--scale S] [--offset O] FILE.tif...
+      Adds a raster layer from GeoTIFFs: one per date, or multi-band with dates as band descriptions (docs/layers.md).
+      TYPE: ${RASTER_DATA_TYPES.join(', ')}
+
+Options:
+  -h, --help       this help
+
+Exit codes:
+  0  the dataset was written
+  1  the build failed (message on stderr)
+  2  bad arguments or unusable input files (message on stderr)
+`,
+  serve: `Usage: climate-query serve [--data DIR|URL] [--port 8787] [--host 127.0.0.1] [--backend native|wasm]
+
+  Serves POST /api/<endpoint>/, GET /api/openapi.json and the dataset's files
+  (Range, HEAD, CORS) from one process. Ctrl-C stops it.
+
+Options:
+  --data DIR|URL   dataset to serve (default: the demo dataset, ${DEFAULT_DATASET})
+  --port N         port to listen on (default 8787; 0 picks a free one)
+  --host H         address to listen on (default 127.0.0.1, this machine only)
+  --backend        SQL engine for station queries: native or wasm
+  -h, --help       this help
+
+Exit codes:
+  0  stopped by Ctrl-C (SIGINT) or SIGTERM
+  1  no dataset at --data, or the port cannot be opened
+  2  bad arguments
+`,
+  demo: `Usage: climate-query demo [--out DIR] [--if-missing]
+
+  Writes the synthetic demo dataset (default ${DEFAULT_DATASET}).
+
+Options:
+  --out DIR        where to write it
+  --if-missing     do nothing when DIR/catalog.json exists
+  -h, --help       this help
+
+Exit codes:
+  0  written (or present, with --if-missing)
+  1  the build failed
+  2  bad arguments
+`,
+};
 
 const USAGE = `climate-query: climate-data queries on a static dataset, with no server.
 
 Usage:
   climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--backend native|wasm]
-      endpoint: ${ENDPOINTS.join(', ')}
-      Prints the answer JSON. A bad request prints {"error":{...}} and exits 2.
-  climate-query build --out DIR --stations FILE [--hourly FILE] [--daily FILE] [--monthly FILE] [--name NAME]
-      Adds station data to a dataset from CSV or Parquet files (docs/data.md).
-  climate-query build --out DIR --layer TYPE/SUBTYPE [--scale S] [--offset O] FILE.tif...
-      Adds a raster layer from GeoTIFFs: one per date, or multi-band with dates as band descriptions (docs/layers.md).
+  climate-query build --out DIR (--stations FILE ... | --layer TYPE/SUBTYPE FILE.tif...)
   climate-query serve [--data DIR|URL] [--port 8787] [--host 127.0.0.1]
-      Serves POST /api/<endpoint>/ and the dataset's files (Range, HEAD, CORS). Ctrl-C stops it.
   climate-query demo [--out DIR] [--if-missing]
-      Writes the synthetic demo dataset (default ${DEFAULT_DATASET}).
+  climate-query <command> --help     usage, options and exit codes of one command
+  climate-query --version
 
-Options:
-  --data DIR|URL   dataset to query (default: the demo dataset, ${DEFAULT_DATASET})
-  --backend        SQL engine for station queries: native (default for folders) or wasm (DuckDB-WASM, as in the browser)
+Exit codes: 0 success, 1 failure (data, I/O, internal), 2 bad arguments or a bad request.
 `;
+
+/** Thrown by {@link parseCommand} to end a command early with `status` (help: 0, usage error: 2). */
+class UsageExit extends Error {
+  constructor(readonly status: number) {
+    super(`usage exit ${status}`);
+  }
+}
+
+/**
+ * `parseArgs` for one command, plus what every command shares: `-h/--help`
+ * prints its usage (exit 0); an unknown option or a missing value prints the
+ * problem and the usage on stderr (exit 2) instead of a stack.
+ */
+function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(
+  command: Command,
+  args: string[],
+  options: O,
+): ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O }>> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options: { ...options, help: { type: 'boolean', short: 'h' } } });
+  } catch (err) {
+    // `--help` wins over a mistake elsewhere on the line.
+    if (!args.includes('--help') && !args.includes('-h')) usageError(command, err instanceof Error ? err.message : String(err));
+  }
+  if (!parsed || (parsed.values as { help?: boolean }).help) {
+    process.stdout.write(USAGES[command]);
+    throw new UsageExit(0);
+  }
+  return parsed as ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O }>>;
+}
+
+/** Prints `message` and the command's usage on stderr and ends the command with exit 2. */
+function usageError(command: Command, message: string): never {
+  process.stderr.write(`climate-query ${command}: ${message}\n\n${USAGES[command]}`);
+  throw new UsageExit(2);
+}
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit status. */
 export async function main(argv: string[]): Promise<number> {
@@ -49,19 +152,35 @@ export async function main(argv: string[]): Promise<number> {
         return await demoCommand(rest);
       case 'serve':
         return await serveCommand(rest);
-      case undefined:
+      case '--version':
+      case '-v':
+        process.stdout.write(`${packageVersion()}\n`);
+        return 0;
       case 'help':
       case '--help':
       case '-h':
+        if (rest[0] && rest[0] in USAGES) {
+          process.stdout.write(USAGES[rest[0] as Command]);
+          return 0;
+        }
         process.stdout.write(USAGE);
-        return command === undefined ? 2 : 0;
+        return 0;
+      case undefined:
+        process.stderr.write(USAGE);
+        return 2;
       default:
-        process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
+        process.stderr.write(`climate-query: unknown command "${command}".\n\n${USAGE}`);
         return 2;
     }
   } catch (err) {
-    if (err instanceof BuildInputError || err instanceof ClimateQueryError) {
-      process.stderr.write(`Input error: ${err.message}\n`);
+    if (err instanceof UsageExit) return err.status;
+    const missing = missingPackageMessage(err, command ?? '');
+    if (missing) {
+      process.stderr.write(`${missing}\n`);
+      return 1;
+    }
+    if ((err as { name?: unknown }).name === 'BuildInputError' || err instanceof ClimateQueryError) {
+      process.stderr.write(`Input error: ${(err as Error).message}\n`);
       return 2;
     }
     process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
@@ -70,20 +189,14 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function queryCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { data: { type: 'string' }, backend: { type: 'string' } },
-  });
+  const { values, positionals } = parseCommand('query', args, { data: { type: 'string' }, backend: { type: 'string' } });
   const [endpoint, file] = positionals;
-  if (!endpoint || !ENDPOINTS.includes(endpoint as Endpoint) || !file) {
-    process.stderr.write(`Usage: climate-query query <${ENDPOINTS.join('|')}> <request.json|->\n`);
-    return 2;
+  if (!endpoint || !ENDPOINTS.includes(endpoint as Endpoint) || !file || positionals.length > 2) {
+    usageError('query', `needs an endpoint (${ENDPOINTS.join(', ')}) and a request file or -.`);
   }
   const backend = values.backend as BackendName | undefined;
   if (backend !== undefined && backend !== 'native' && backend !== 'wasm') {
-    process.stderr.write(`--backend must be native or wasm; got "${backend}".\n`);
-    return 2;
+    usageError('query', `--backend must be native or wasm; got "${backend}".`);
   }
   const data = values.data ?? DEFAULT_DATASET;
   if (!values.data && !existsSync(data)) {
@@ -106,10 +219,7 @@ async function queryCommand(args: string[]): Promise<number> {
 }
 
 async function buildCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
+  const { values, positionals } = parseCommand('build', args, {
       layer: { type: 'string' },
       scale: { type: 'string' },
       offset: { type: 'string' },
@@ -119,14 +229,13 @@ async function buildCommand(args: string[]): Promise<number> {
       hourly: { type: 'string' },
       daily: { type: 'string' },
       monthly: { type: 'string' },
-    },
   });
   if (values.out && values.layer) {
     const [dataType, subDataType] = values.layer.split('/');
     if (!RASTER_DATA_TYPES.includes(dataType as RasterDataType) || positionals.length === 0) {
-      process.stderr.write(`Usage: climate-query build --out DIR --layer TYPE/SUBTYPE FILE.tif... (TYPE one of ${RASTER_DATA_TYPES.join(', ')})\n`);
-      return 2;
+      usageError('build', `--layer needs TYPE/SUBTYPE with TYPE one of ${RASTER_DATA_TYPES.join(', ')}, and at least one FILE.tif.`);
     }
+    const { buildRasterLayer } = await import('../build/raster-build.ts');
     const result = await buildRasterLayer({
       dir: values.out,
       datasetName: values.name ?? 'dataset',
@@ -140,10 +249,10 @@ async function buildCommand(args: string[]): Promise<number> {
     process.stderr.write(`Built ${values.layer}: ${result.files.length} file(s), ${result.layer.files.reduce((n, f) => n + f.periods.length, 0)} band(s) in ${result.seconds.toFixed(1)} s.\n`);
     return 0;
   }
-  if (!values.out || !values.stations) {
-    process.stderr.write('Usage: climate-query build --out DIR --stations FILE [--hourly FILE] [--daily FILE] [--monthly FILE]\n');
-    return 2;
+  if (!values.out || !values.stations || positionals.length > 0) {
+    usageError('build', 'needs --out DIR and either --stations FILE or --layer TYPE/SUBTYPE FILE.tif...');
   }
+  const { buildStations } = await import('../build/stations-build.ts');
   const t0 = Date.now();
   const section = await buildStations(
     { stations: values.stations, hourly: values.hourly, daily: values.daily, monthly: values.monthly },
@@ -155,23 +264,25 @@ async function buildCommand(args: string[]): Promise<number> {
 }
 
 async function demoCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { out: { type: 'string' }, 'if-missing': { type: 'boolean' } } });
+  const { values, positionals } = parseCommand('demo', args, { out: { type: 'string' }, 'if-missing': { type: 'boolean' } });
+  if (positionals.length > 0) usageError('demo', `unexpected argument "${positionals[0]}".`);
   const out = values.out ?? DEFAULT_DATASET;
   if (values['if-missing'] && existsSync(`${out}/catalog.json`)) {
     process.stderr.write(`Demo dataset present at ${out}.\n`);
     return 0;
   }
+  const { buildDemo } = await import('./demo.ts');
   await buildDemo(out, (line) => process.stderr.write(`${line}\n`));
   return 0;
 }
 
 async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { data: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, backend: { type: 'string' } } });
+  const { values, positionals } = parseCommand('serve', args, { data: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, backend: { type: 'string' } });
+  if (positionals.length > 0) usageError('serve', `unexpected argument "${positionals[0]}".`);
   const data = values.data ?? DEFAULT_DATASET;
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`--port must be an integer 0–65535; got "${values.port}".\n`);
-    return 2;
+    usageError('serve', `--port must be an integer 0–65535; got "${values.port}".`);
   }
   const isUrl = /^https?:\/\//i.test(data);
   if (!isUrl && !existsSync(`${data}/catalog.json`)) {
