@@ -56,13 +56,15 @@ Exit codes:
   1  the build failed (message on stderr)
   2  bad arguments or unusable input files (message on stderr)
 `,
-  serve: `Usage: climate-query serve [--data DIR|URL] [--port 8787] [--host 127.0.0.1] [--backend native|wasm]
+  serve: `Usage: climate-query serve [--data DIR|URL] [--static DIR] [--port 8787] [--host 127.0.0.1] [--backend native|wasm]
 
   Serves POST /api/<endpoint>/, GET /api/openapi.json and the dataset's files
   (Range, HEAD, CORS) from one process. Ctrl-C stops it.
 
 Options:
   --data DIR|URL   dataset to serve (default: the demo dataset, ${DEFAULT_DATASET})
+  --static DIR     serve this folder's files instead of the dataset's, e.g. a built site
+                   (npm run preview: --static dist --data dist/data/demo)
   --port N         port to listen on (default 8787; 0 picks a free one)
   --host H         address to listen on (default 127.0.0.1, this machine only)
   --backend        SQL engine for station queries: native or wasm
@@ -277,7 +279,7 @@ async function demoCommand(args: string[]): Promise<number> {
 }
 
 async function serveCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('serve', args, { data: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, backend: { type: 'string' } });
+  const { values, positionals } = parseCommand('serve', args, { data: { type: 'string' }, static: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, backend: { type: 'string' } });
   if (positionals.length > 0) usageError('serve', `unexpected argument "${positionals[0]}".`);
   const data = values.data ?? DEFAULT_DATASET;
   const port = values.port === undefined ? 8787 : Number(values.port);
@@ -289,8 +291,12 @@ async function serveCommand(args: string[]): Promise<number> {
     process.stderr.write(`No dataset at ${data}. Run \`climate-query demo\` first, or pass --data DIR|URL.\n`);
     return 1;
   }
+  if (values.static && !existsSync(values.static)) {
+    process.stderr.write(`No folder at ${values.static}. Build the site first (npm run build).\n`);
+    return 1;
+  }
   const engine = createNodeEngine(data, values.backend as BackendName | undefined);
-  const running = await startServer({ engine, port, host: values.host ?? '127.0.0.1', ...(isUrl ? {} : { staticRoot: data }) });
+  const running = await startServer({ engine, port, host: values.host ?? '127.0.0.1', ...(values.static ? { staticRoot: values.static } : isUrl ? {} : { staticRoot: data }) });
   process.stderr.write(`climate-query serving ${data} at ${running.url} (POST ${running.url}api/<endpoint>/)\n`);
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();

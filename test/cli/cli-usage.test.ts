@@ -3,7 +3,7 @@
 // processes of the real bin.
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
@@ -122,5 +122,50 @@ describe('climate-query with a reader that stops early', () => {
     expect(received).toBeGreaterThan(0);
     expect(stderr).toBe('');
     expect(code).toBe(0);
+  });
+});
+
+describe('climate-query serve --static (npm run preview)', () => {
+  const fx = inject('stationFixture');
+
+  it('serves a built site from --static and the API on --data, answers the OpenAPI document, and exits 0 on SIGTERM', async () => {
+    const site = join(fx.root, 'site');
+    await mkdir(site, { recursive: true });
+    await writeFile(join(site, 'index.html'), '<!doctype html><title>site</title>');
+    const child = spawn(process.execPath, [BIN, 'serve', '--static', site, '--data', fx.dataset, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    const url = await new Promise<string>((ok, fail) => {
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+        const m = /at (http:\/\/\S+\/) /.exec(stderr);
+        if (m) ok(m[1]!);
+      });
+      child.on('close', () => fail(new Error(stderr)));
+    });
+    try {
+      const page = await fetch(`${url}index.html`, { headers: { Range: 'bytes=0-8' } });
+      expect(page.status).toBe(206);
+      expect(await page.text()).toBe('<!doctype');
+      const catalog = await fetch(`${url}catalog.json`);
+      expect(catalog.status).toBe(404); // the dataset's files are not served: --static replaces them
+      const answer = await fetch(`${url}api/nearest-station/`, {
+        method: 'POST',
+        body: JSON.stringify({ wkts: 'POINT (19 -33.5)', dataTypes: ['rain_sum'], options: { timeScale: 'monthly' }, startDate: '2024-01', endDate: '2024-02' }),
+      });
+      expect(answer.status).toBe(200);
+      expect(Object.keys((await answer.json())['POINT (19 -33.5)'].data)).toEqual(['2024-01-01', '2024-02-01']);
+      const openapi = await fetch(`${url}api/openapi.json`);
+      expect((await openapi.json()).openapi).toBe('3.1.0');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const code = await new Promise<number | null>((ok) => (child.exitCode !== null ? ok(child.exitCode) : child.on('close', (c) => ok(c))));
+    expect(code).toBe(0);
+  });
+
+  it('says to build the site when --static names no folder, exit 1', async () => {
+    const { code, stderr } = await cli(['serve', '--static', join(fx.root, 'no-site'), '--data', fx.dataset]);
+    expect(code).toBe(1);
+    expect(stderr).toContain('npm run build');
   });
 });
