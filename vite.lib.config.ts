@@ -2,10 +2,10 @@ import { defineConfig } from 'vite';
 import pkg from './package.json' with { type: 'json' };
 
 // The browser library (`climate-query`, `climate-query/worker`,
-// `climate-query/service-worker`) as plain ES modules. Dependencies stay
-// external so an app's bundler dedupes them and resolves DuckDB's `?url`
-// assets itself.
-const external = Object.keys(pkg.dependencies).map((d) => new RegExp(`^${d.replace(/[/.]/g, '\\$&')}(/|$)`));
+// `climate-query/service-worker`) as plain ES modules. Dependencies and the
+// optional peer dependencies stay external so an app's bundler dedupes them
+// and resolves DuckDB's `?url` assets itself.
+const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)].map((d) => new RegExp(`^${d.replace(/[/.]/g, '\\$&')}(/|$)`));
 
 export default defineConfig({
   publicDir: false,

@@ -10,12 +10,22 @@ const run = (cmd, args) => execFileSync(cmd, args, { stdio: 'inherit' });
 rmSync('dist/lib', { recursive: true, force: true });
 rmSync('dist/node', { recursive: true, force: true });
 run('npx', ['vite', 'build', '--config', 'vite.lib.config.ts', '--logLevel', 'warn']);
-// Node entry: dependencies (node_modules) stay external in an SSR build.
+// Node entry and the CLI (bin/climate-query.js runs dist/node/cli.js where
+// tsx, a devDependency, is absent): dependencies stay external in an SSR build.
 await build({
   configFile: false,
   publicDir: false,
   logLevel: 'warn',
-  build: { ssr: 'src/node/index.ts', outDir: 'dist/node', emptyOutDir: true, target: 'node20', minify: false, sourcemap: true },
+  build: {
+    ssr: true,
+    outDir: 'dist/node',
+    emptyOutDir: true,
+    target: 'node20',
+    minify: false,
+    sourcemap: true,
+    // Chunks beside the entries: src/node files find package.json and public/ at ../../.
+    rollupOptions: { input: { index: 'src/node/index.ts', cli: 'src/node/cli.ts' }, output: { chunkFileNames: '[name]-[hash].js' } },
+  },
 });
 run('npx', ['tsc', '-p', 'tsconfig.lib.json']);
 

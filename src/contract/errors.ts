@@ -74,6 +74,9 @@ const STATUS: Record<ErrorCode, number> = {
   internal: 500,
 };
 
+/** Every code with its HTTP status, for documents that list them (the OpenAPI description). */
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = STATUS;
+
 /** The JSON body of every error response. */
 export interface ErrorBody {
   error: { code: ErrorCode; message: string; field?: string };

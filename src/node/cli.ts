@@ -6,27 +6,43 @@
  */
 import { readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
 import { ClimateQueryError, toClimateQueryError } from '../contract/errors.ts';
-import { BuildInputError, buildStations } from '../build/stations-build.ts';
-import { buildRasterLayer } from '../build/raster-build.ts';
 import { parseTimeScale } from '../build/raster-build-declare.ts';
 import { catalogLayersText, layerText } from './layer-text.ts';
-import { DEFAULT_DATASET, buildDemo } from './demo.ts';
+import { DEFAULT_DATASET } from './demo.ts';
 import { createNodeEngine, type BackendName } from './node-engine.ts';
 import { startServer } from './server.ts';
+import { missingPackageMessage } from './optional-packages.ts';
+import { packageVersion } from './package-version.ts';
 
-const USAGE = `climate-query: climate-data queries on a static dataset, with no server.
+/** The CLI's commands. */
+type Command = 'query' | 'build' | 'layers' | 'serve' | 'demo';
 
-Usage:
-  climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--backend native|wasm]
-      endpoint: ${ENDPOINTS.join(', ')}
-      Prints the answer JSON. A bad request prints {"error":{...}} and exits 2.
-      point and polygon ask for a raster layer the dataset declares: list them
-      (dataType, subDataType, dataExtent, timeScale, dates, unit) with \`climate-query layers\`.
-  climate-query layers [--data DIR|URL]
-      Lists the dataset's raster layers and how to ask for each.
+/**
+ * Usage of each command, printed by `climate-query <command> --help` (exit
+ * 0) and after a usage error (exit 2). One entry per command so that adding
+ * an option touches one place.
+ */
+const USAGES: Record<Command, string> = {
+  query: `Usage: climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--backend native|wasm]
+
+  Answers one request as the service would and prints the answer JSON.
+  endpoint: ${ENDPOINTS.join(', ')}
+  request:  a JSON file, or - to read it from stdin (docs/contract.md)
+
+Options:
+  --data DIR|URL   dataset to query (default: the demo dataset, ${DEFAULT_DATASET})
+  --backend        SQL engine for station queries: native (default for folders) or wasm (DuckDB-WASM, as in the browser)
+  -h, --help       this help
+
+Exit codes:
+  0  the answer is on stdout
+  1  the dataset is missing or unreadable, or an internal error (error JSON on stdout)
+  2  a bad request (error JSON {"error":{...}} on stdout) or bad arguments (usage on stderr)
+`,
+  build: `Usage:
   climate-query build --out DIR --stations FILE [--hourly FILE] [--daily FILE] [--monthly FILE] [--name NAME]
       Adds station data to a dataset from CSV or Parquet files (docs/data.md).
   climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE
@@ -38,15 +54,115 @@ Usage:
       (single-band files), or else band descriptions that are dates. Never guessed.
       --extent: tc, sa or a name the dataset has (checked against the grid), or a new name
       (takes the grid's bounds). Contract names (temp/min, rain, …) need no --unit/--time-scale.
-  climate-query serve [--data DIR|URL] [--port 8787] [--host 127.0.0.1]
-      Serves POST /api/<endpoint>/ and the dataset's files (Range, HEAD, CORS). Ctrl-C stops it.
-  climate-query demo [--out DIR] [--if-missing]
-      Writes the synthetic demo dataset (default ${DEFAULT_DATASET}).
 
 Options:
-  --data DIR|URL   dataset to query (default: the demo dataset, ${DEFAULT_DATASET})
-  --backend        SQL engine for station queries: native (default for folders) or wasm (DuckDB-WASM, as in the browser)
+  -h, --help       this help
+
+Exit codes:
+  0  the dataset was written
+  1  the build failed (message on stderr)
+  2  bad arguments or unusable input files (message on stderr)
+`,
+  layers: `Usage: climate-query layers [--data DIR|URL]
+
+  Lists the dataset's raster layers (dataType, subDataType, dataExtent,
+  timeScale, dates, unit) and how to ask for each with query point|polygon.
+
+Options:
+  --data DIR|URL   dataset to list (default: the demo dataset, ${DEFAULT_DATASET})
+  -h, --help       this help
+
+Exit codes:
+  0  listed
+  1  no dataset there, or it is unreadable
+  2  bad arguments
+`,
+  serve: `Usage: climate-query serve [--data DIR|URL] [--static DIR] [--port 8787] [--host 127.0.0.1] [--backend native|wasm]
+
+  Serves POST /api/<endpoint>/, GET /api/openapi.json and the dataset's files
+  (Range, HEAD, CORS) from one process. Ctrl-C stops it.
+
+Options:
+  --data DIR|URL   dataset to serve (default: the demo dataset, ${DEFAULT_DATASET})
+  --static DIR     serve this folder's files instead of the dataset's, e.g. a built site
+                   (npm run preview: --static dist --data dist/data/demo)
+  --port N         port to listen on (default 8787; 0 picks a free one)
+  --host H         address to listen on (default 127.0.0.1, this machine only)
+  --backend        SQL engine for station queries: native or wasm
+  -h, --help       this help
+
+Exit codes:
+  0  stopped by Ctrl-C (SIGINT) or SIGTERM
+  1  no dataset at --data, or the port cannot be opened
+  2  bad arguments
+`,
+  demo: `Usage: climate-query demo [--out DIR] [--if-missing]
+
+  Writes the synthetic demo dataset (default ${DEFAULT_DATASET}).
+
+Options:
+  --out DIR        where to write it
+  --if-missing     do nothing when DIR/catalog.json exists
+  -h, --help       this help
+
+Exit codes:
+  0  written (or present, with --if-missing)
+  1  the build failed
+  2  bad arguments
+`,
+};
+
+const USAGE = `climate-query: climate-data queries on a static dataset, with no server.
+
+Usage:
+  climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--backend native|wasm]
+      point and polygon ask for a raster layer the dataset declares: see \`climate-query layers\`.
+  climate-query layers [--data DIR|URL]
+  climate-query build --out DIR (--stations FILE ... | --layer NAME[/SUB] --unit U --time-scale S FILE.tif...)
+  climate-query serve [--data DIR|URL] [--port 8787] [--host 127.0.0.1]
+  climate-query demo [--out DIR] [--if-missing]
+  climate-query <command> --help     usage, options and exit codes of one command
+  climate-query --version
+
+Exit codes: 0 success, 1 failure (data, I/O, internal), 2 bad arguments or a bad request.
 `;
+
+/** Thrown by {@link parseCommand} to end a command early with `status` (help: 0, usage error: 2). */
+class UsageExit extends Error {
+  constructor(readonly status: number) {
+    super(`usage exit ${status}`);
+  }
+}
+
+/**
+ * `parseArgs` for one command, plus what every command shares: `-h/--help`
+ * prints its usage (exit 0); an unknown option or a missing value prints the
+ * problem and the usage on stderr (exit 2) instead of a stack.
+ */
+function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(
+  command: Command,
+  args: string[],
+  options: O,
+): ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O }>> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, allowPositionals: true, options: { ...options, help: { type: 'boolean', short: 'h' } } });
+  } catch (err) {
+    // `--help` wins over a mistake elsewhere on the line.
+    if (!args.includes('--help') && !args.includes('-h')) usageError(command, err instanceof Error ? err.message : String(err));
+  }
+  if (!parsed || (parsed.values as { help?: boolean }).help) {
+    process.stdout.write(USAGES[command]);
+    throw new UsageExit(0);
+  }
+  return parsed as ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O }>>;
+}
+
+/** Prints `message` and the command's usage on stderr and ends the command with exit 2. */
+function usageError(command: Command, message: string): never {
+  process.stderr.write(`climate-query ${command}: ${message}\n\n${USAGES[command]}`);
+  throw new UsageExit(2);
+}
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit status. */
 export async function main(argv: string[]): Promise<number> {
@@ -63,19 +179,35 @@ export async function main(argv: string[]): Promise<number> {
         return await demoCommand(rest);
       case 'serve':
         return await serveCommand(rest);
-      case undefined:
+      case '--version':
+      case '-v':
+        process.stdout.write(`${packageVersion()}\n`);
+        return 0;
       case 'help':
       case '--help':
       case '-h':
+        if (rest[0] && rest[0] in USAGES) {
+          process.stdout.write(USAGES[rest[0] as Command]);
+          return 0;
+        }
         process.stdout.write(USAGE);
-        return command === undefined ? 2 : 0;
+        return 0;
+      case undefined:
+        process.stderr.write(USAGE);
+        return 2;
       default:
-        process.stderr.write(`Unknown command "${command}".\n\n${USAGE}`);
+        process.stderr.write(`climate-query: unknown command "${command}".\n\n${USAGE}`);
         return 2;
     }
   } catch (err) {
-    if (err instanceof BuildInputError || err instanceof ClimateQueryError) {
-      process.stderr.write(`Input error: ${err.message}\n`);
+    if (err instanceof UsageExit) return err.status;
+    const missing = missingPackageMessage(err, command ?? '');
+    if (missing) {
+      process.stderr.write(`${missing}\n`);
+      return 1;
+    }
+    if ((err as { name?: unknown }).name === 'BuildInputError' || err instanceof ClimateQueryError) {
+      process.stderr.write(`Input error: ${(err as Error).message}\n`);
       return 2;
     }
     process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
@@ -84,20 +216,14 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function queryCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { data: { type: 'string' }, backend: { type: 'string' } },
-  });
+  const { values, positionals } = parseCommand('query', args, { data: { type: 'string' }, backend: { type: 'string' } });
   const [endpoint, file] = positionals;
-  if (!endpoint || !ENDPOINTS.includes(endpoint as Endpoint) || !file) {
-    process.stderr.write(`Usage: climate-query query <${ENDPOINTS.join('|')}> <request.json|->\n`);
-    return 2;
+  if (!endpoint || !ENDPOINTS.includes(endpoint as Endpoint) || !file || positionals.length > 2) {
+    usageError('query', `needs an endpoint (${ENDPOINTS.join(', ')}) and a request file or -.`);
   }
   const backend = values.backend as BackendName | undefined;
   if (backend !== undefined && backend !== 'native' && backend !== 'wasm') {
-    process.stderr.write(`--backend must be native or wasm; got "${backend}".\n`);
-    return 2;
+    usageError('query', `--backend must be native or wasm; got "${backend}".`);
   }
   const data = values.data ?? DEFAULT_DATASET;
   if (!values.data && !existsSync(data)) {
@@ -120,10 +246,7 @@ async function queryCommand(args: string[]): Promise<number> {
 }
 
 async function buildCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
+  const { values, positionals } = parseCommand('build', args, {
       layer: { type: 'string' },
       unit: { type: 'string' },
       'time-scale': { type: 'string' },
@@ -141,18 +264,11 @@ async function buildCommand(args: string[]): Promise<number> {
       hourly: { type: 'string' },
       daily: { type: 'string' },
       monthly: { type: 'string' },
-    },
   });
   if (values.layer !== undefined) {
-    if (!values.out || positionals.length === 0) {
-      process.stderr.write('Usage: climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE [--dates D1,… | --date-pattern P] [--extent NAME] FILE...\n');
-      return 2;
-    }
+    if (!values.out || positionals.length === 0) usageError('build', '--layer needs --out DIR and at least one FILE.tif.');
     const [dataType, subDataType, extra] = values.layer.split('/');
-    if (!dataType || subDataType === '' || extra !== undefined) {
-      process.stderr.write(`--layer must be NAME or NAME/SUB (e.g. elevation, et0/fao56); got "${values.layer}".\n`);
-      return 2;
-    }
+    if (!dataType || subDataType === '' || extra !== undefined) usageError('build', `--layer must be NAME or NAME/SUB (e.g. elevation, et0/fao56); got "${values.layer}".`);
     const number = (flag: string, text: string | undefined) => {
       if (text === undefined) return undefined;
       const n = Number(text);
@@ -165,6 +281,7 @@ async function buildCommand(args: string[]): Promise<number> {
     }
     const scale = number('scale', values.scale);
     const offset = number('offset', values.offset);
+    const { buildRasterLayer } = await import('../build/raster-build.ts');
     const result = await buildRasterLayer({
       dir: values.out,
       datasetName: values.name ?? 'dataset',
@@ -186,10 +303,10 @@ async function buildCommand(args: string[]): Promise<number> {
     process.stdout.write(`Built into ${values.out} in ${result.seconds.toFixed(1)} s:\n${layerText(result.layer, result.files)}`);
     return 0;
   }
-  if (!values.out || !values.stations) {
-    process.stderr.write('Usage: climate-query build --out DIR --stations FILE [--hourly FILE] [--daily FILE] [--monthly FILE]\n');
-    return 2;
+  if (!values.out || !values.stations || positionals.length > 0) {
+    usageError('build', 'needs --out DIR and either --stations FILE or --layer TYPE/SUBTYPE FILE.tif...');
   }
+  const { buildStations } = await import('../build/stations-build.ts');
   const t0 = Date.now();
   const section = await buildStations(
     { stations: values.stations, hourly: values.hourly, daily: values.daily, monthly: values.monthly },
@@ -204,7 +321,8 @@ async function buildCommand(args: string[]): Promise<number> {
 const RESAMPLING = ['near', 'bilinear', 'cubic', 'average'] as const;
 
 async function layersCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { data: { type: 'string' } } });
+  const { values, positionals } = parseCommand('layers', args, { data: { type: 'string' } });
+  if (positionals.length > 0) usageError('layers', `unexpected argument "${positionals[0]}".`);
   const data = values.data ?? DEFAULT_DATASET;
   if (!/^https?:\/\//i.test(data) && !existsSync(`${data}/catalog.json`)) {
     process.stderr.write(`No dataset at ${data}. Run \`climate-query demo\` first, or pass --data DIR|URL.\n`);
@@ -220,31 +338,37 @@ async function layersCommand(args: string[]): Promise<number> {
 }
 
 async function demoCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { out: { type: 'string' }, 'if-missing': { type: 'boolean' } } });
+  const { values, positionals } = parseCommand('demo', args, { out: { type: 'string' }, 'if-missing': { type: 'boolean' } });
+  if (positionals.length > 0) usageError('demo', `unexpected argument "${positionals[0]}".`);
   const out = values.out ?? DEFAULT_DATASET;
   if (values['if-missing'] && existsSync(`${out}/catalog.json`)) {
     process.stderr.write(`Demo dataset present at ${out}.\n`);
     return 0;
   }
+  const { buildDemo } = await import('./demo.ts');
   await buildDemo(out, (line) => process.stderr.write(`${line}\n`));
   return 0;
 }
 
 async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { data: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, backend: { type: 'string' } } });
+  const { values, positionals } = parseCommand('serve', args, { data: { type: 'string' }, static: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, backend: { type: 'string' } });
+  if (positionals.length > 0) usageError('serve', `unexpected argument "${positionals[0]}".`);
   const data = values.data ?? DEFAULT_DATASET;
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`--port must be an integer 0–65535; got "${values.port}".\n`);
-    return 2;
+    usageError('serve', `--port must be an integer 0–65535; got "${values.port}".`);
   }
   const isUrl = /^https?:\/\//i.test(data);
   if (!isUrl && !existsSync(`${data}/catalog.json`)) {
     process.stderr.write(`No dataset at ${data}. Run \`climate-query demo\` first, or pass --data DIR|URL.\n`);
     return 1;
   }
+  if (values.static && !existsSync(values.static)) {
+    process.stderr.write(`No folder at ${values.static}. Build the site first (npm run build).\n`);
+    return 1;
+  }
   const engine = createNodeEngine(data, values.backend as BackendName | undefined);
-  const running = await startServer({ engine, port, host: values.host ?? '127.0.0.1', ...(isUrl ? {} : { staticRoot: data }) });
+  const running = await startServer({ engine, port, host: values.host ?? '127.0.0.1', ...(values.static ? { staticRoot: values.static } : isUrl ? {} : { staticRoot: data }) });
   process.stderr.write(`climate-query serving ${data} at ${running.url} (POST ${running.url}api/<endpoint>/)\n`);
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();

@@ -6,15 +6,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeDemoStationInputs } from '../build/demo-stations.ts';
-import { buildStations } from '../build/stations-build.ts';
-import { buildDemoRasters } from '../build/demo-rasters.ts';
 
 /** Where `npm start` expects the demo dataset (served by Vite from public/). */
 export const DEFAULT_DATASET = fileURLToPath(new URL('../../public/data/demo', import.meta.url));
 
 /** Builds the whole demo dataset into `out`, logging each step with its duration. */
 export async function buildDemo(out: string, log: (line: string) => void = () => {}): Promise<void> {
+  // Imported here, not above: they need native DuckDB and gdal3.js, optional
+  // packages that importing DEFAULT_DATASET must not require.
+  const { writeDemoStationInputs } = await import('../build/demo-stations.ts');
+  const { buildStations } = await import('../build/stations-build.ts');
+  const { buildDemoRasters } = await import('../build/demo-rasters.ts');
   const inputs = await mkdtemp(join(tmpdir(), 'climate-query-demo-'));
   try {
     let t = Date.now();

@@ -11,6 +11,8 @@ import { ClimateQueryError } from '../contract/errors.ts';
 import type { ClimateEngine } from '../engine/engine.ts';
 import { MAX_BODY_BYTES, endpointOf } from '../engine/router.ts';
 import { CORS_HEADERS, serveStatic } from './static-files.ts';
+import { openApiDocument } from '../engine/openapi.ts';
+import { packageVersion } from './package-version.ts';
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -88,6 +90,8 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 /** Starts the server and resolves once it listens. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const root = options.staticRoot ? resolve(options.staticRoot) : undefined;
+  // The description of the routes (GET /api/openapi.json), built on first ask.
+  let openApi: Record<string, unknown> | undefined;
   const server = createServer((req, res) => {
     void (async () => {
       let url: URL;
@@ -102,6 +106,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (method === 'OPTIONS') {
         res.writeHead(204, CORS_HEADERS);
         res.end();
+        return;
+      }
+      if ((method === 'GET' || method === 'HEAD') && url.pathname.endsWith('/api/openapi.json')) {
+        sendJson(res, 200, (openApi ??= openApiDocument(packageVersion())));
         return;
       }
       if (endpointOf(url.pathname) !== undefined) {

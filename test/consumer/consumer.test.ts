@@ -1,9 +1,11 @@
 // Proof that other web apps can use climate-query: pack the package, install
-// the tarball into a separate Vite app, type-check and build it, serve it with
-// a dataset, and answer a query in Chromium through the library and through
-// the service worker.
+// the tarball into a separate Vite app with production dependencies only
+// (what the library forces on an app: at most 40 MB, no native DuckDB, no
+// LGPL gdal3.js, no map or build tools), then add the app's own build tools,
+// type-check and build it, serve it with a dataset, and answer a station and
+// a raster query in Chromium through the library and the service worker.
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -23,6 +25,22 @@ let app: string;
 let server: RunningServer | undefined;
 let browser: Browser | undefined;
 
+/** Bytes of every file under `dir` (apparent sizes, symlinks not followed). */
+async function treeBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) total += await treeBytes(p);
+    else total += (await lstat(p)).size;
+  }
+  return total;
+}
+
+/** The bound of issue 13: what installing the library adds to an app. */
+const MAX_PRODUCTION_BYTES = 40 * 1024 * 1024;
+let productionBytes = 0;
+let productionPackages: string[] = [];
+
 const npm = (args: string[], cwd: string) => exec('npm', args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } });
 
 beforeAll(async () => {
@@ -37,8 +55,36 @@ beforeAll(async () => {
     JSON.stringify({ name: 'consumer-app', private: true, type: 'module', dependencies: { 'climate-query': `file:../${tarball}` }, devDependencies: { vite: pkg.devDependencies.vite ?? '8.3.8', typescript: pkg.devDependencies.typescript } }),
   );
   // Everything is in npm's cache already (this repository installed it).
+  // First what an app gets from the library alone: production dependencies only.
+  await npm(['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], app);
+  productionBytes = await treeBytes(join(app, 'node_modules'));
+  const top = await readdir(join(app, 'node_modules'));
+  productionPackages = (await Promise.all(top.map(async (d) => (d.startsWith('@') ? (await readdir(join(app, 'node_modules', d))).map((s) => `${d}/${s}`) : [d])))).flat();
+  await cliChecks();
+  // Then the app's own build tools (its devDependencies: Vite, TypeScript).
   await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], app);
 }, 600_000);
+
+/** What the installed CLI does without the optional packages, recorded for the tests below. */
+const cliResults: Record<string, { code: number; stdout: string; stderr: string }> = {};
+async function cliChecks(): Promise<void> {
+  const bin = join(app, 'node_modules/.bin/climate-query');
+  const run = async (name: string, args: string[]) => {
+    try {
+      const { stdout, stderr } = await exec(bin, args, { cwd: app, timeout: 120_000 });
+      cliResults[name] = { code: 0, stdout, stderr };
+    } catch (e) {
+      const err = e as { code: number; stdout: string; stderr: string };
+      cliResults[name] = { code: err.code, stdout: err.stdout, stderr: err.stderr };
+    }
+  };
+  await run('version', ['--version']);
+  await run('help', ['query', '--help']);
+  await writeFile(join(work, 'stations.csv'), 'station_id,name,lat,lon\n1,A,-33,19\n');
+  await run('build', ['build', '--out', join(work, 'built'), '--stations', join(work, 'stations.csv')]);
+  await writeFile(join(work, 'wind.json'), JSON.stringify({ wkts: 'POINT (19.31 -33.37)', dataType: 'windspeed', options: { subDataType: '50', dataExtent: 'sa' } }));
+  await run('raster', ['query', 'point', join(work, 'wind.json'), '--data', demo]);
+}
 
 afterAll(async () => {
   await browser?.close();
@@ -47,6 +93,28 @@ afterAll(async () => {
 });
 
 describe('a separate app using the packed package', () => {
+  it(`gets at most ${MAX_PRODUCTION_BYTES / 1024 / 1024} MB of node_modules from the library, without native DuckDB, gdal3.js (LGPL), map or build packages`, () => {
+    expect(productionPackages).toContain('climate-query');
+    for (const heavy of ['@duckdb/node-api', '@duckdb/duckdb-wasm', 'gdal3.js', 'maplibre-gl', 'terra-draw', 'uplot', 'vite', 'tsx', 'typescript']) {
+      expect(productionPackages, heavy).not.toContain(heavy);
+    }
+    expect(productionPackages.filter((p) => p.startsWith('@duckdb/'))).toEqual([]);
+    expect(productionBytes).toBeGreaterThan(1024 * 1024);
+    expect(productionBytes).toBeLessThanOrEqual(MAX_PRODUCTION_BYTES);
+  });
+
+  it('runs the installed CLI without the optional packages: --version, help, a raster query, and a clear message for a station build', async () => {
+    const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as { version: string };
+    expect(cliResults.version).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+    expect(cliResults.help!.code).toBe(0);
+    expect(cliResults.help!.stdout).toContain('Exit codes:');
+    expect(cliResults.raster!.code).toBe(0);
+    expect(typeof JSON.parse(cliResults.raster!.stdout)['POINT (19.31 -33.37)']).toBe('number');
+    expect(cliResults.build!.code).toBe(1);
+    expect(cliResults.build!.stderr).toContain('npm install @duckdb/node-api');
+    expect(cliResults.build!.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('type-checks against the published declarations', async () => {
     await exec(join(app, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.json'], { cwd: app });
   });

@@ -1,0 +1,392 @@
+/**
+ * The OpenAPI 3.1 description of the four routes, built from the same
+ * constants the validators use (endpoints, data-type tables, layer families,
+ * limits, error codes), so the document cannot list a name, a limit or a
+ * code the validators do not. Its error examples are made by running the
+ * validators on bad requests, and test/contract/openapi.test.ts runs every
+ * example through the validators and the schemas. Served at
+ * `GET /api/openapi.json` by `climate-query serve`; a copy is committed as
+ * docs/openapi.json (`npm run openapi` rewrites it, a test compares).
+ */
+import { ERROR_STATUS, toClimateQueryError, type ErrorCode } from '../contract/errors.ts';
+import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
+import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
+import { AGGREGATION_METHODS, RASTER_DATA_TYPES, RASTER_FAMILIES, type RasterDataType } from '../contract/raster-layers.ts';
+import { MAX_PERIODS, dateFormatOf, type TimeScale } from '../contract/periods.ts';
+import { MAX_VERTICES } from '../contract/wkt.ts';
+import { LIMITS, VALIDATORS } from '../contract/validate.ts';
+import { MAX_BODY_BYTES } from './router.ts';
+
+type Schema = Record<string, unknown>;
+
+/** Date patterns per time scale: the shape only; the validators also check the calendar and the range. */
+const DATE_PATTERN: Record<TimeScale, string> = {
+  hourly: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:00:00$',
+  daily: '^\\d{4}-\\d{2}-\\d{2}$',
+  monthly: '^\\d{4}-\\d{2}$',
+  annual: '^\\d{4}$',
+  calendar_month: '^(--)?\\d{2}$',
+};
+
+const dateSchema = (scale: TimeScale): Schema => ({ type: 'string', pattern: DATE_PATTERN[scale], description: `${scale} date, ${dateFormatOf(scale)}` });
+
+const wktsSchema = (kind: 'point' | 'polygon', max: number): Schema => ({
+  type: 'string',
+  minLength: 1,
+  description:
+    kind === 'point'
+      ? `1–${max} WGS84 POINT texts ("lon lat") joined by ";". Answers are keyed by each text, trimmed.`
+      : `${max === 1 ? 'Exactly one' : `1–${max}`} WGS84 POLYGON or MULTIPOLYGON text${max === 1 ? '' : 's'} joined by ";". At most ${MAX_VERTICES} vertices per request.`,
+});
+
+/** One station request schema per time scale, so each lists the data types valid at that scale. */
+function stationRequest(endpoint: 'nearest-station' | 'poly-aggregate'): Schema {
+  const kind = endpoint === 'nearest-station' ? 'point' : 'polygon';
+  const max = endpoint === 'nearest-station' ? LIMITS.pointsPerQuery : LIMITS.polygonsPerPolyAggregate;
+  return {
+    oneOf: STATION_TIME_SCALES.map((scale: StationTimeScale) => ({
+      title: `${scale} station data`,
+      type: 'object',
+      additionalProperties: false,
+      required: ['wkts', 'dataTypes', 'options', 'startDate', 'endDate'],
+      properties: {
+        wkts: wktsSchema(kind, max),
+        dataTypes: {
+          type: 'array',
+          minItems: 1,
+          maxItems: LIMITS.dataTypesPerQuery,
+          uniqueItems: true,
+          items: { type: 'string', enum: [...STATION_TYPES[scale]] },
+        },
+        options: { type: 'object', additionalProperties: false, required: ['timeScale'], properties: { timeScale: { const: scale } } },
+        startDate: dateSchema(scale),
+        endDate: dateSchema(scale),
+      },
+    })),
+  };
+}
+
+/** One raster request schema per layer family (docs/contract.md, "Raster options"). */
+function rasterRequest(endpoint: 'point' | 'polygon'): Schema {
+  return {
+    oneOf: RASTER_DATA_TYPES.map((dataType: RasterDataType) => {
+      const f = RASTER_FAMILIES[dataType];
+      const options: Schema = {
+        subDataType: { type: 'string', enum: [...f.subTypes] },
+        dataExtent: { const: f.extent },
+        ...(f.timeScale ? { timeScale: { const: f.timeScale } } : {}),
+        ...(endpoint === 'polygon' ? { aggregationMethod: { type: 'string', enum: [...AGGREGATION_METHODS] } } : {}),
+      };
+      const optionsRequired = [
+        ...(f.defaultSubType === null ? ['subDataType'] : []),
+        'dataExtent',
+        ...(f.timeScale ? ['timeScale'] : []),
+        ...(endpoint === 'polygon' ? ['aggregationMethod'] : []),
+      ];
+      return {
+        title: `${dataType}: ${f.title} (${f.unit})`,
+        type: 'object',
+        additionalProperties: false,
+        required: ['wkts', 'dataType', 'options', ...(f.timeScale ? ['startDate', 'endDate'] : [])],
+        properties: {
+          wkts: endpoint === 'point' ? wktsSchema('point', LIMITS.pointsPerQuery) : wktsSchema('polygon', LIMITS.polygonsPerPolygonQuery),
+          dataType: { const: dataType },
+          options: { type: 'object', additionalProperties: false, required: optionsRequired, properties: options },
+          ...(f.timeScale ? { startDate: dateSchema(f.timeScale), endDate: dateSchema(f.timeScale) } : {}),
+        },
+      };
+    }),
+  };
+}
+
+const nullableNumber: Schema = { type: ['number', 'null'] };
+const periodValues: Schema = {
+  type: 'object',
+  description: 'Period key (contract 2.3) → data type → value; null where there is no data.',
+  additionalProperties: { type: 'object', additionalProperties: nullableNumber },
+};
+
+const RESPONSES: Record<Endpoint, Schema> = {
+  'nearest-station': {
+    type: 'object',
+    description: 'Keyed by each point WKT as sent (trimmed), in request order.',
+    additionalProperties: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['metadata', 'data'],
+      properties: {
+        metadata: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['station_lat', 'station_lon', 'station_elevation', 'distance_from_point_m', 'actual_nearest'],
+          properties: {
+            station_lat: { type: 'number' },
+            station_lon: { type: 'number' },
+            station_elevation: nullableNumber,
+            distance_from_point_m: { type: 'number', minimum: 0, description: 'Geodesic distance on WGS84, rounded to the millimetre.' },
+            actual_nearest: { type: 'boolean', description: 'false only when a strictly closer station without data was passed over.' },
+          },
+        },
+        data: periodValues,
+      },
+    },
+  },
+  'poly-aggregate': {
+    type: 'object',
+    additionalProperties: false,
+    required: ['stations_metadata', 'aggregated_data'],
+    properties: {
+      stations_metadata: {
+        type: 'object',
+        description: 'Keyed "0", "1", … in ascending station id order.',
+        additionalProperties: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['station_lat', 'station_lon', 'station_elevation'],
+          properties: { station_lat: { type: 'number' }, station_lon: { type: 'number' }, station_elevation: nullableNumber },
+        },
+      },
+      aggregated_data: { ...periodValues, description: 'Period → mean of each type over the stations with a value, and <type>_station_count.' },
+    },
+  },
+  point: rasterResponse(),
+  polygon: rasterResponse(),
+};
+
+function rasterResponse(): Schema {
+  return {
+    type: 'object',
+    description: 'Keyed by each WKT as sent (trimmed): period key → value for dated layers, the value itself for undated ones (windspeed). null outside the grid or on no-data.',
+    additionalProperties: { oneOf: [nullableNumber, { type: 'object', additionalProperties: nullableNumber }] },
+  };
+}
+
+/** A working request per endpoint: the examples of the document (answerable on the demo dataset). */
+export const REQUEST_EXAMPLES: Record<Endpoint, Record<string, { summary: string; value: Record<string, unknown> }>> = {
+  'nearest-station': {
+    daily: {
+      summary: 'Daily rain and maximum temperature at two points',
+      value: { wkts: 'POINT (19.31 -33.37);POINT (18.86 -33.93)', dataTypes: ['rain_sum', 'temperature_max'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-03' },
+    },
+    hourly: {
+      summary: 'Hourly temperature at one point',
+      value: { wkts: 'POINT (19.31 -33.37)', dataTypes: ['temperature_mean'], options: { timeScale: 'hourly' }, startDate: '2024-01-01T00:00:00', endDate: '2024-01-01T02:00:00' },
+    },
+  },
+  'poly-aggregate': {
+    monthly: {
+      summary: 'Monthly rain averaged over the stations in a polygon',
+      value: { wkts: 'POLYGON ((18.5 -34.2, 19.5 -34.2, 19.5 -33.2, 18.5 -33.2, 18.5 -34.2))', dataTypes: ['rain_sum'], options: { timeScale: 'monthly' }, startDate: '2024-01', endDate: '2024-03' },
+    },
+  },
+  point: {
+    temp: {
+      summary: 'Daily maximum temperature at a point',
+      value: { wkts: 'POINT (19.31 -33.37)', dataType: 'temp', options: { subDataType: 'max', timeScale: 'daily', dataExtent: 'tc' }, startDate: '2024-01-01', endDate: '2024-01-03' },
+    },
+    rain: {
+      summary: 'Median rain of the summer months (the range wraps over the new year)',
+      value: { wkts: 'POINT (19.31 -33.37)', dataType: 'rain', options: { timeScale: 'calendar_month', dataExtent: 'sa' }, startDate: '11', endDate: '02' },
+    },
+    windspeed: {
+      summary: 'Wind speed at 50 m (an undated layer: no dates, no timeScale)',
+      value: { wkts: 'POINT (19.31 -33.37);POINT (10 -33)', dataType: 'windspeed', options: { subDataType: '50', dataExtent: 'sa' } },
+    },
+  },
+  polygon: {
+    gdd: {
+      summary: 'Mean growing degree days for citrus over a field',
+      value: {
+        wkts: 'POLYGON ((19.0312 -34.1501, 19.0398 -34.1501, 19.0398 -34.1442, 19.0312 -34.1442, 19.0312 -34.1501))',
+        dataType: 'gdd',
+        options: { subDataType: 'citrus', timeScale: 'annual', dataExtent: 'tc', aggregationMethod: 'mean' },
+        startDate: '2023',
+        endDate: '2024',
+      },
+    },
+  },
+};
+
+/** Answers in the documented shapes (values illustrative; the schemas are checked against real answers in tests). */
+const RESPONSE_EXAMPLES: Record<Endpoint, unknown> = {
+  'nearest-station': {
+    'POINT (19.31 -33.37)': {
+      metadata: { station_lat: -33.29, station_lon: 19.14, station_elevation: 160, distance_from_point_m: 18433.052, actual_nearest: true },
+      data: { '2024-01-01': { rain_sum: 0, temperature_max: 29.4 }, '2024-01-02': { rain_sum: 1.2, temperature_max: null } },
+    },
+  },
+  'poly-aggregate': {
+    stations_metadata: { '0': { station_lat: -33.93, station_lon: 18.86, station_elevation: 119 } },
+    aggregated_data: { '2024-01-01': { rain_sum: 12.5, rain_sum_station_count: 1 }, '2024-02-01': { rain_sum: null, rain_sum_station_count: 0 } },
+  },
+  point: { 'POINT (19.31 -33.37)': { '2024-01-01': 27.8, '2024-01-02': 30.1 }, 'POINT (10 -33)': null },
+  polygon: { 'POLYGON ((19.0312 -34.1501, 19.0398 -34.1501, 19.0398 -34.1442, 19.0312 -34.1442, 19.0312 -34.1501))': { '2023': 1850.5, '2024': 1912.25 } },
+};
+
+/**
+ * A bad request per input error code, each sent to the endpoint named. The
+ * document's error examples are the validators' answers to these.
+ */
+export const ERROR_REQUESTS: Partial<Record<ErrorCode, { endpoint: Endpoint; body: unknown }>> = {
+  invalid_json: { endpoint: 'point', body: ['not', 'an', 'object'] },
+  missing_field: { endpoint: 'nearest-station', body: { wkts: 'POINT (19 -33)', options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' } },
+  invalid_field: { endpoint: 'nearest-station', body: { wkts: 'POINT (19 -33)', dataTypes: ['rain_sum'], options: { timeScale: 'weekly' }, startDate: '2024-01-01', endDate: '2024-01-02' } },
+  unknown_field: { endpoint: 'nearest-station', body: { wkts: 'POINT (19 -33)', dataType: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' } },
+  unknown_data_type: { endpoint: 'nearest-station', body: { wkts: 'POINT (19 -33)', dataTypes: ['rain'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' } },
+  invalid_wkt: { endpoint: 'point', body: { ...REQUEST_EXAMPLES.point.temp!.value, wkts: 'POINT (19 -33' } },
+  limit_exceeded: { endpoint: 'point', body: { ...REQUEST_EXAMPLES.point.temp!.value, wkts: Array.from({ length: LIMITS.pointsPerQuery + 1 }, (_, i) => `POINT (19.${i} -33)`).join(';') } },
+  invalid_date: { endpoint: 'nearest-station', body: { wkts: 'POINT (19 -33)', dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2023-02-29', endDate: '2023-03-01' } },
+  invalid_date_range: { endpoint: 'nearest-station', body: { wkts: 'POINT (19 -33)', dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-02-01', endDate: '2024-01-01' } },
+  too_many_periods: { endpoint: 'nearest-station', body: { wkts: 'POINT (19 -33)', dataTypes: ['rain'], options: { timeScale: 'hourly' }, startDate: '2020-01-01T00:00:00', endDate: '2024-12-31T23:00:00' } },
+  polygon_too_large: {
+    endpoint: 'polygon',
+    body: { ...REQUEST_EXAMPLES.polygon.gdd!.value, wkts: 'POLYGON ((19.0 -34.2, 19.05 -34.2, 19.05 -34.15, 19.0 -34.15, 19.0 -34.2))' },
+  },
+};
+
+/** Errors no request body causes, with the message the adapters give (shape only). */
+const OTHER_ERROR_EXAMPLES: Partial<Record<ErrorCode, string>> = {
+  body_too_large: `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
+  not_found: 'No endpoint at /api/points/. Endpoints: /api/nearest-station/, /api/poly-aggregate/, /api/point/, /api/polygon/ (with the trailing slash).',
+  method_not_allowed: '/api/point/ answers POST only; got GET.',
+  aborted: 'The request was aborted.',
+  dataset_unavailable: 'The dataset is unavailable: catalog.json could not be read at ./data/demo/catalog.json. Run `climate-query demo`, or pass --data DIR|URL.',
+  engine_unavailable: 'No page of this site is open to answer; open the app once, then retry.',
+  internal: 'Internal error: (a bug: please report it with the request).',
+};
+
+/** The error body for `code`: the validators' own answer for input codes. */
+function errorExample(code: ErrorCode): unknown {
+  const bad = ERROR_REQUESTS[code];
+  if (bad) {
+    try {
+      VALIDATORS[bad.endpoint](bad.body);
+    } catch (err) {
+      return toClimateQueryError(err).toBody();
+    }
+    throw new Error(`ERROR_REQUESTS.${code} passed validation; it must not.`);
+  }
+  return { error: { code, message: OTHER_ERROR_EXAMPLES[code] ?? code } };
+}
+
+const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** The codes each endpoint can answer with `status`. */
+function codesWithStatus(status: number): ErrorCode[] {
+  return ERROR_CODES.filter((c) => ERROR_STATUS[c] === status && c !== 'not_found' && c !== 'method_not_allowed' && c !== 'engine_unavailable');
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'The request is invalid; `field` names the field at fault and `message` how to fix it.',
+  404: 'No endpoint at this path (the trailing slash is required).',
+  405: 'The endpoint answers POST only.',
+  413: `The body is larger than ${MAX_BODY_BYTES} bytes.`,
+  499: 'The caller aborted the request (no response reaches it; listed for completeness of the codes).',
+  500: 'A bug: never caused by input.',
+  503: 'The dataset is missing or unreadable, or (service worker) no page is open to run the engine.',
+};
+
+function errorResponse(codes: ErrorCode[], status: number): Schema {
+  return {
+    description: STATUS_TEXT[status] ?? 'Error',
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { properties: { code: { enum: codes } } } } }],
+        },
+        examples: Object.fromEntries(codes.map((c) => [c, { $ref: `#/components/examples/${c}` }])),
+      },
+    },
+  };
+}
+
+function operation(endpoint: Endpoint): Schema {
+  const station = endpoint === 'nearest-station' || endpoint === 'poly-aggregate';
+  const statuses = [...new Set(ERROR_CODES.map((c) => ERROR_STATUS[c]))].sort((a, b) => a - b);
+  const summaries: Record<Endpoint, string> = {
+    'nearest-station': 'Station records of the nearest station with data, per point',
+    'poly-aggregate': 'Station records averaged over the stations inside a polygon',
+    point: 'Climate-layer values at points',
+    polygon: 'Climate-layer values aggregated over polygons (each ≤ 2 km²)',
+  };
+  return {
+    post: {
+      operationId: endpoint.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()),
+      summary: summaries[endpoint],
+      tags: [station ? 'stations' : 'climate layers'],
+      requestBody: {
+        required: true,
+        description: `JSON, at most ${MAX_BODY_BYTES} bytes. Unknown fields are rejected (unknown_field). At most ${MAX_PERIODS} periods per request.`,
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemaName(endpoint)}Request` }, examples: REQUEST_EXAMPLES[endpoint] } },
+      },
+      responses: {
+        '200': {
+          description: 'The answer (contract 2.6). Values are numbers or null; missing data is null, never 0.',
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemaName(endpoint)}Response` }, example: RESPONSE_EXAMPLES[endpoint] } },
+        },
+        ...Object.fromEntries(
+          statuses
+            .map((s) => [s, s === 404 ? ['not_found' as ErrorCode] : s === 405 ? ['method_not_allowed' as ErrorCode] : s === 503 ? [...codesWithStatus(s), 'engine_unavailable' as ErrorCode] : codesWithStatus(s)] as const)
+            .filter(([, codes]) => codes.length > 0)
+            .map(([s, codes]) => [String(s), errorResponse(codes, s)]),
+        ),
+      },
+    },
+  };
+}
+
+function schemaName(endpoint: Endpoint): string {
+  return endpoint.split('-').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
+/** Builds the OpenAPI 3.1 document. `version` is the package version. */
+export function openApiDocument(version: string): Record<string, unknown> {
+  const schemas: Record<string, Schema> = {
+    Error: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['error'],
+      properties: {
+        error: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['code', 'message'],
+          properties: {
+            code: { type: 'string', enum: ERROR_CODES, description: 'Stable; never renamed (docs/contract.md, "Errors").' },
+            message: { type: 'string', description: 'What was wrong and, where possible, how to fix it.' },
+            field: { type: 'string', description: 'The request field at fault, e.g. options.timeScale, dataTypes[2], wkts.' },
+          },
+        },
+      },
+    },
+  };
+  for (const e of ENDPOINTS) {
+    schemas[`${schemaName(e)}Request`] = e === 'point' || e === 'polygon' ? rasterRequest(e) : stationRequest(e);
+    schemas[`${schemaName(e)}Response`] = RESPONSES[e];
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'climate-query',
+      version,
+      summary: 'Four POST routes over a static climate dataset: weather-station records and gridded climate layers.',
+      description:
+        'Answered by `climate-query serve`, by the service worker of a site that uses the library, or in-process by `handle()`. ' +
+        'Rules and decisions: docs/contract.md. Every error is `{"error":{"code","message","field"?}}` with a stable code.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/', description: 'Where the site or `climate-query serve` runs' }],
+    paths: Object.fromEntries(ENDPOINTS.map((e) => [`/api/${e}/`, operation(e)])),
+    components: { schemas, examples: Object.fromEntries(ERROR_CODES.map((c) => [c, { summary: `${ERROR_STATUS[c]} ${c}`, value: errorExample(c) }])) },
+    'x-limits': {
+      pointsPerQuery: LIMITS.pointsPerQuery,
+      dataTypesPerQuery: LIMITS.dataTypesPerQuery,
+      polygonsPerPolyAggregate: LIMITS.polygonsPerPolyAggregate,
+      polygonsPerPolygonQuery: LIMITS.polygonsPerPolygonQuery,
+      polygonAreaM2: LIMITS.polygonAreaM2,
+      verticesPerRequest: MAX_VERTICES,
+      periodsPerRequest: MAX_PERIODS,
+      bodyBytes: MAX_BODY_BYTES,
+    },
+  };
+}
