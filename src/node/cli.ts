@@ -13,17 +13,20 @@ import { BuildInputError, buildStations } from '../build/stations-build.ts';
 import { buildRasterLayer } from '../build/raster-build.ts';
 import { RASTER_DATA_TYPES, type RasterDataType } from '../contract/raster-layers.ts';
 import { DEFAULT_DATASET, buildDemo } from './demo.ts';
-import { createNodeEngine, type BackendName } from './node-engine.ts';
+import { createNodeEngine } from './node-engine.ts';
+import { indexStations } from '../build/station-index-build.ts';
 import { startServer } from './server.ts';
 
 const USAGE = `climate-query: climate-data queries on a static dataset, with no server.
 
 Usage:
-  climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--backend native|wasm]
+  climate-query query <endpoint> <request.json|-> [--data DIR|URL]
       endpoint: ${ENDPOINTS.join(', ')}
       Prints the answer JSON. A bad request prints {"error":{...}} and exits 2.
   climate-query build --out DIR --stations FILE [--hourly FILE] [--daily FILE] [--monthly FILE] [--name NAME]
       Adds station data to a dataset from CSV or Parquet files (docs/data.md).
+  climate-query index DIR [--name NAME]
+      Checks a station archive written by any Parquet tool (DIR/stations, docs/data.md) and writes its index.
   climate-query build --out DIR --layer TYPE/SUBTYPE [--scale S] [--offset O] FILE.tif...
       Adds a raster layer from GeoTIFFs: one per date, or multi-band with dates as band descriptions (docs/layers.md).
   climate-query serve [--data DIR|URL] [--port 8787] [--host 127.0.0.1]
@@ -33,7 +36,7 @@ Usage:
 
 Options:
   --data DIR|URL   dataset to query (default: the demo dataset, ${DEFAULT_DATASET})
-  --backend        SQL engine for station queries: native (default for folders) or wasm (DuckDB-WASM, as in the browser)
+  (--backend is gone: every adapter reads station Parquet with hyparquet, as the browser does.)
 `;
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit status. */
@@ -45,6 +48,8 @@ export async function main(argv: string[]): Promise<number> {
         return await queryCommand(rest);
       case 'build':
         return await buildCommand(rest);
+      case 'index':
+        return await indexCommand(rest);
       case 'demo':
         return await demoCommand(rest);
       case 'serve':
@@ -73,16 +78,11 @@ async function queryCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { data: { type: 'string' }, backend: { type: 'string' } },
+    options: { data: { type: 'string' } },
   });
   const [endpoint, file] = positionals;
   if (!endpoint || !ENDPOINTS.includes(endpoint as Endpoint) || !file) {
     process.stderr.write(`Usage: climate-query query <${ENDPOINTS.join('|')}> <request.json|->\n`);
-    return 2;
-  }
-  const backend = values.backend as BackendName | undefined;
-  if (backend !== undefined && backend !== 'native' && backend !== 'wasm') {
-    process.stderr.write(`--backend must be native or wasm; got "${backend}".\n`);
     return 2;
   }
   const data = values.data ?? DEFAULT_DATASET;
@@ -91,7 +91,7 @@ async function queryCommand(args: string[]): Promise<number> {
     return 1;
   }
   const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
-  const engine = createNodeEngine(data, backend);
+  const engine = createNodeEngine(data);
   try {
     const res = await engine.handle({ method: 'POST', path: `/api/${endpoint}/`, body: text });
     process.stdout.write(`${JSON.stringify(res.body)}\n`);
@@ -150,7 +150,21 @@ async function buildCommand(args: string[]): Promise<number> {
     values.out,
     values.name ?? 'dataset',
   );
-  process.stderr.write(`Built ${section.stations.length} stations into ${values.out} in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
+  process.stderr.write(`Built ${section.count} stations into ${values.out} in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
+  return 0;
+}
+
+async function indexCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { name: { type: 'string' } } });
+  const [dir] = positionals;
+  if (!dir || positionals.length > 1) {
+    process.stderr.write('Usage: climate-query index DIR [--name NAME]   (DIR holds stations/stations.parquet and stations/<scale>/…)\n');
+    return 2;
+  }
+  const t0 = Date.now();
+  const section = await indexStations(dir, values.name ?? 'dataset');
+  const scales = Object.entries(section.dataTypes).map(([s, t]) => `${s}: ${t!.join(', ')}`).join('; ');
+  process.stderr.write(`Indexed ${section.count} stations in ${dir} (${scales}) in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
   return 0;
 }
 
@@ -166,7 +180,7 @@ async function demoCommand(args: string[]): Promise<number> {
 }
 
 async function serveCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { data: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, backend: { type: 'string' } } });
+  const { values } = parseArgs({ args, options: { data: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' } } });
   const data = values.data ?? DEFAULT_DATASET;
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -178,7 +192,7 @@ async function serveCommand(args: string[]): Promise<number> {
     process.stderr.write(`No dataset at ${data}. Run \`climate-query demo\` first, or pass --data DIR|URL.\n`);
     return 1;
   }
-  const engine = createNodeEngine(data, values.backend as BackendName | undefined);
+  const engine = createNodeEngine(data);
   const running = await startServer({ engine, port, host: values.host ?? '127.0.0.1', ...(isUrl ? {} : { staticRoot: data }) });
   process.stderr.write(`climate-query serving ${data} at ${running.url} (POST ${running.url}api/<endpoint>/)\n`);
   await new Promise<void>((resolveStop) => {

@@ -4,6 +4,5 @@ export { startServer, type ServerOptions, type RunningServer } from './server.ts
 export { fileLocation, locationOf } from './file-location.ts';
 export { buildStations, BuildInputError, type StationInputs } from '../build/stations-build.ts';
 export { buildDemo, DEFAULT_DATASET } from './demo.ts';
-export { openNativeDuckDB } from '../stations/backends/duckdb-native.ts';
-export { openDuckDBWasmNode } from '../stations/backends/duckdb-wasm-node.ts';
+export { indexStations } from '../build/station-index-build.ts';
 export * from '../index.ts';

@@ -1,24 +1,16 @@
-/** An engine for Node: a dataset folder or URL, native or WASM DuckDB. */
+/** An engine for Node: a dataset folder or URL, read through local files or HTTP Range requests. */
 import { createClimateEngine, type ClimateEngine } from '../engine/engine.ts';
-import { openNativeDuckDB } from '../stations/backends/duckdb-native.ts';
-import { openDuckDBWasmNode } from '../stations/backends/duckdb-wasm-node.ts';
 import { openLocalOrHttpSource } from '../rasters/file-source.ts';
 import { locationOf } from './file-location.ts';
 
-/** Which SQL engine answers station queries. */
+/**
+ * Former choice of SQL engine for station queries. Stations are now read
+ * from Parquet with hyparquet everywhere (issue 9), so it has no effect;
+ * kept so callers written against the old signature still compile.
+ */
 export type BackendName = 'native' | 'wasm';
 
-/**
- * Creates an engine on `dataset` (folder or http(s) URL). Native DuckDB is
- * the default for folders; URLs always use DuckDB-WASM (native DuckDB would
- * need the httpfs extension).
- */
-export function createNodeEngine(dataset: string, backend?: BackendName): ClimateEngine {
-  const isUrl = /^https?:\/\//i.test(dataset);
-  const use = backend ?? (isUrl ? 'wasm' : 'native');
-  return createClimateEngine({
-    dataset: locationOf(dataset),
-    openSqlBackend: use === 'native' ? openNativeDuckDB : openDuckDBWasmNode,
-    openByteSource: openLocalOrHttpSource,
-  });
+/** Creates an engine on `dataset` (folder or http(s) URL). The second argument is ignored (see {@link BackendName}). */
+export function createNodeEngine(dataset: string, _backend?: BackendName): ClimateEngine {
+  return createClimateEngine({ dataset: locationOf(dataset), openByteSource: openLocalOrHttpSource });
 }
