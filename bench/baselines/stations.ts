@@ -15,6 +15,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { sqlTimeOf } from '../../src/contract/periods.ts';
 import type { NearestStationResponse, PeriodValues, PolyAggregateResponse, StationQuery } from '../../src/contract/types.ts';
 import type { StationCoverage } from '../../src/dataset/catalog.ts';
+import type { StationTimeScale } from '../../src/contract/station-data-types.ts';
 import { assembleNearest, planNearest, rankStations } from '../../src/stations/nearest-station.ts';
 import { assemblePolyAggregate, candidatesInside, contributing } from '../../src/stations/poly-aggregate.ts';
 import { toNumberOrNull, type StationRows } from '../../src/stations/station-archive.ts';
@@ -45,14 +46,14 @@ export async function openNative(): Promise<NativeDuckDB> {
 }
 
 /** The index and every station's coverage of a local dataset, as the engine would learn them. */
-export async function loadLocalIndex(datasetDir: string): Promise<{ stations: IndexedStation[]; coverage: Map<string, StationCoverage> }> {
+export async function loadLocalIndex(datasetDir: string): Promise<{ stations: IndexedStation[]; coverage: Record<StationTimeScale, Map<string, StationCoverage>> }> {
   const bytes = await readFile(join(datasetDir, 'stations/index.parquet'));
   const stations = await parseStationIndex(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), 'index.parquet');
-  const coverage = new Map<string, StationCoverage>();
+  const coverage: Record<StationTimeScale, Map<string, StationCoverage>> = { hourly: new Map(), daily: new Map(), monthly: new Map() };
   for (const line of (await readFile(join(datasetDir, 'stations/coverage.jsonl'), 'utf8')).split('\n')) {
     if (!line) continue;
-    const { id, coverage: c } = JSON.parse(line) as { id: string; coverage: StationCoverage };
-    coverage.set(id, c);
+    const { id, scale, groups } = JSON.parse(line) as { id: string; scale: StationTimeScale; groups: StationCoverage };
+    coverage[scale].set(id, groups);
   }
   return { stations, coverage };
 }
@@ -89,10 +90,10 @@ export async function nativeNearestStation(
   stationsDir: string,
   q: StationQuery,
   stations: readonly IndexedStation[],
-  coverage: ReadonlyMap<string, StationCoverage>,
+  coverage: Record<StationTimeScale, ReadonlyMap<string, StationCoverage>>,
 ): Promise<NearestStationResponse> {
   const ranked = q.geometries.map((g) => (g.kind === 'point' ? rankStations(stations, g.position) : null));
-  const plan = planNearest(q, ranked, coverage);
+  const plan = planNearest(q, ranked, coverage[q.timeScale]);
   if (!('choices' in plan)) throw new Error('every coverage is loaded; the plan cannot need more');
   const byId = new Map(stations.map((s) => [s.id, s]));
   return assembleNearest(q, plan.choices, await stationRows(con, stationsDir, q, plan.ids.map((id) => byId.get(id)!)));

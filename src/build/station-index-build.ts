@@ -34,10 +34,11 @@ export const BUILD_MEMORY_LIMIT = '1500MB';
 /** Response-key format of each scale, as strftime patterns. */
 export const KEY_FORMAT: Record<StationTimeScale, string> = { hourly: '%Y-%m-%dT%H:%M:%S', daily: '%Y-%m-%d', monthly: '%Y-%m-01' };
 
+/** Period ordinals as src/contract/periods.ts defines them (hours, days, months since 1970-01, UTC calendar). */
 const ORDINAL: Record<StationTimeScale, string> = {
-  hourly: `CAST(epoch(time) AS BIGINT) // 3600`,
+  hourly: `CAST(epoch(CAST(time AS TIMESTAMP)) AS BIGINT) // 3600`,
   daily: `date_diff('day', DATE '1970-01-01', time)`,
-  monthly: `year(time) * 12 + month(time)`,
+  monthly: `(year(time) - 1970) * 12 + month(time) - 1`,
 };
 
 /** SQL string literal. */
@@ -162,20 +163,23 @@ async function checkScale(con: DuckDBConnection, stationsDir: string, prefix: st
     throw new BuildInputError(`${String(u.filename)}: row ${String(u.row)}, column "time": "${String(u.t)}" is not after the row before it; sort each file by time, with one row per time.`);
   }
   const types: string[] = [];
-  for (const t of STATION_TYPES[scale]) {
-    if (!colType.has(t)) continue;
+  // The files are decoded once into a table (DuckDB spills it past its memory limit), not once per type.
+  const present = STATION_TYPES[scale].filter((t) => colType.has(t));
+  await con.run(`CREATE OR REPLACE TEMP TABLE idx_data AS SELECT station_id, ${ORDINAL[scale]} AS o${present.map((t) => `, ${ident(t)}`).join('')} FROM ${src}`);
+  for (const t of present) {
     // Gaps and islands: consecutive periods share (ordinal − row number).
-    await con.run(`INSERT INTO idx_runs SELECT '${scale}', station_id, ${lit(t)}, strftime(min(time), '${KEY_FORMAT[scale]}'), strftime(max(time), '${KEY_FORMAT[scale]}')
-      FROM (SELECT station_id, time, ${ORDINAL[scale]} - row_number() OVER (PARTITION BY station_id ORDER BY time) AS g FROM ${src} WHERE ${ident(t)} IS NOT NULL AND isfinite(${ident(t)}))
+    await con.run(`INSERT INTO idx_runs SELECT '${scale}', station_id, ${lit(t)}, min(o), max(o)
+      FROM (SELECT station_id, o, o - row_number() OVER (PARTITION BY station_id ORDER BY o) AS g FROM idx_data WHERE ${ident(t)} IS NOT NULL AND isfinite(${ident(t)}))
       GROUP BY station_id, g`);
     const n = await rows(con, `SELECT count(*) AS n FROM idx_runs WHERE scale = '${scale}' AND type = ${lit(t)}`);
     if (Number(n[0]!.n) > 0) types.push(t);
   }
+  await con.run(`DROP TABLE idx_data`);
   return { types, files: out };
 }
 
 /** Merges data types whose runs are identical (sensors come in groups), in the contract's type order. */
-function groupCoverage(byType: Map<string, string>, scale: StationTimeScale): CoverageGroup[] {
+function groupCoverage(byType: Map<string, string>, scale: StationTimeScale): StationCoverage {
   const groups = new Map<string, CoverageGroup>();
   for (const type of STATION_TYPES[scale]) {
     const runs = byType.get(type);
@@ -208,7 +212,7 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
   const tmpCoverage = join(stationsDir, `.coverage-${process.pid}.jsonl`);
   try {
     await checkStationsFile(con, stationsFile);
-    await con.run(`CREATE TEMP TABLE idx_runs (scale VARCHAR, station_id VARCHAR, type VARCHAR, a VARCHAR, b VARCHAR)`);
+    await con.run(`CREATE TEMP TABLE idx_runs (scale VARCHAR, station_id VARCHAR, type VARCHAR, a BIGINT, b BIGINT)`);
     const dataTypes: StationsSection['dataTypes'] = {};
     for (const scale of STATION_TIME_SCALES) {
       const files = await parquetFiles(join(stationsDir, scale));
@@ -231,25 +235,23 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
     }
     if (!Object.keys(dataTypes).length) throw new BuildInputError(`${stationsDir} has no hourly/, daily/ or monthly/ folder with Parquet files.`);
 
-    // Coverage lines, one station at a time, streamed in id order; their offsets go back into DuckDB.
-    await con.run(`CREATE TEMP TABLE idx_cov (station_id VARCHAR, off BIGINT, len INTEGER)`);
+    // Coverage lines, one per station and scale, streamed in id order; their offsets go back into DuckDB.
+    await con.run(`CREATE TEMP TABLE idx_cov (station_id VARCHAR, scale VARCHAR, off BIGINT, len INTEGER)`);
     const offsets = await con.createAppender('idx_cov');
     const out = createWriteStream(tmpCoverage);
     let offset = 0;
-    const result = await con.stream(`SELECT s.station_id, r.scale, r.type, r.runs FROM idx_stations s LEFT JOIN
-        (SELECT station_id, scale, type, CAST(to_json(list([a, b] ORDER BY a)) AS VARCHAR) AS runs FROM idx_runs GROUP BY ALL) r USING (station_id)
-      ORDER BY s.station_id, r.scale, r.type`);
-    let current: { id: string; byScale: Map<StationTimeScale, Map<string, string>> } | null = null;
+    const files = STATION_TIME_SCALES.map((s) => `SELECT station_id, '${s}' AS scale FROM idx_files_${s}`).join(' UNION ALL ');
+    const result = await con.stream(`SELECT f.station_id, f.scale, r.type, r.runs FROM (${files}) f LEFT JOIN
+        (SELECT station_id, scale, type, CAST(to_json(list([a, b] ORDER BY a)) AS VARCHAR) AS runs FROM idx_runs GROUP BY ALL) r USING (station_id, scale)
+      ORDER BY f.scale, f.station_id, r.type`);
+    // By scale, then id: the lines one query needs (one scale, nearby ids) are often adjacent and read together.
+    let current: { id: string; scale: StationTimeScale; byType: Map<string, string> } | null = null;
     const flush = async () => {
       if (!current) return;
-      const coverage: StationCoverage = {};
-      for (const scale of STATION_TIME_SCALES) {
-        const byType = current.byScale.get(scale);
-        if (byType) coverage[scale] = groupCoverage(byType, scale);
-      }
-      const line = `${JSON.stringify({ id: current.id, coverage })}\n`;
+      const line = `${JSON.stringify({ id: current.id, scale: current.scale, groups: groupCoverage(current.byType, current.scale) })}\n`;
       const length = Buffer.byteLength(line);
       offsets.appendVarchar(current.id);
+      offsets.appendVarchar(current.scale);
       offsets.appendBigInt(BigInt(offset));
       offsets.appendInteger(length);
       offsets.endRow();
@@ -257,16 +259,12 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
       if (!out.write(line)) await once(out, 'drain');
     };
     for await (const chunk of result.yieldRowsJs()) {
-      for (const [id, scale, type, runs] of chunk as Array<[string, string | null, string | null, string | null]>) {
-        if (!current || current.id !== id) {
+      for (const [id, scale, type, runs] of chunk as Array<[string, StationTimeScale, string | null, string | null]>) {
+        if (!current || current.id !== id || current.scale !== scale) {
           await flush();
-          current = { id, byScale: new Map() };
+          current = { id, scale, byType: new Map() };
         }
-        if (scale && type && runs) {
-          const s = scale as StationTimeScale;
-          if (!current.byScale.has(s)) current.byScale.set(s, new Map());
-          current.byScale.get(s)!.set(type, runs);
-        }
+        if (type && runs) current.byType.set(type, runs);
       }
     }
     await flush();
@@ -275,16 +273,20 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
     offsets.flushSync();
     offsets.closeSync();
 
-    const scaleCols = STATION_TIME_SCALES.map((s) => `${s}.path AS ${s}_path, ${s}.bytes AS ${s}_bytes, ${s}.footer AS ${s}_footer, ${s}.first AS ${s}_first, ${s}.last AS ${s}_last`).join(',\n');
-    const joins = STATION_TIME_SCALES.map((s) => `LEFT JOIN idx_files_${s} ${s} USING (station_id)`).join('\n');
-    await con.run(`COPY (SELECT st.station_id, st.name, st.lat, st.lon, st.elevation, c.off AS coverage_offset, c.len AS coverage_length,
+    const scaleCols = STATION_TIME_SCALES.map(
+      (s) => `${s}.path AS ${s}_path, ${s}.bytes AS ${s}_bytes, ${s}.footer AS ${s}_footer, ${s}.first AS ${s}_first, ${s}.last AS ${s}_last, c_${s}.off AS ${s}_coverage_offset, c_${s}.len AS ${s}_coverage_length`,
+    ).join(',\n');
+    const joins = STATION_TIME_SCALES.map((s) => `LEFT JOIN idx_files_${s} ${s} USING (station_id) LEFT JOIN (SELECT * FROM idx_cov WHERE scale = '${s}') c_${s} USING (station_id)`).join('\n');
+    await con.run(`COPY (SELECT st.station_id, st.name, st.lat, st.lon, st.elevation,
         ${scaleCols}
-      FROM idx_stations st JOIN idx_cov c USING (station_id) ${joins} ORDER BY st.station_id)
+      FROM idx_stations st ${joins} ORDER BY st.station_id)
       TO ${lit(tmpIndex)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 19)`);
     const count = Number((await rows(con, `SELECT count(*) AS n FROM idx_stations`))[0]!.n);
     await rename(tmpCoverage, join(stationsDir, 'coverage.jsonl'));
     await rename(tmpIndex, join(stationsDir, 'index.parquet'));
-    return { layout: STATION_LAYOUT, index: `${prefix}/index.parquet`, coverage: `${prefix}/coverage.jsonl`, count, dataTypes };
+    const indexBytes = (await stat(join(stationsDir, 'index.parquet'))).size;
+    const coverageBytes = (await stat(join(stationsDir, 'coverage.jsonl'))).size;
+    return { layout: STATION_LAYOUT, index: `${prefix}/index.parquet`, indexBytes, coverage: `${prefix}/coverage.jsonl`, coverageBytes, count, dataTypes };
   } finally {
     duck.close();
     await rm(tmpIndex, { force: true });

@@ -31,7 +31,9 @@ export interface StationInputs {
 }
 
 /**
- * Rows per row group of a station file, per scale: 4,096 hours (≈ 5.6
+ * Parquet format version 2 pages let DuckDB delta-encode the time column:
+ * 61 bytes instead of 16.5 KB per 4,096 hours (measured on the demo), a
+ * quarter of an hourly file. Rows per row group of a station file, per scale: 4,096 hours (≈ 5.6
  * months) so one year of hourly data reads 3–4 row groups of one file;
  * daily and monthly files are small enough for 2,048-row groups (5.6 and
  * 170 years). DuckDB rounds row groups to multiples of 2,048 rows.
@@ -222,13 +224,15 @@ async function writeArchive(con: DuckDBConnection, dir: string, have: ReadonlySe
     // Sorted once, so each station's COPY below reads only its own row groups (zone maps).
     await con.run(`CREATE TEMP TABLE sorted_${scale} AS SELECT station_id, time, ${cols} FROM ${scale} ORDER BY station_id, time`);
     await con.run(`DROP TABLE ${scale}`);
-    // One id per station: a short list, never the observations.
+    // One COPY per station rather than PARTITION_BY: exactly one sorted file per station whatever
+    // the number of stations (a partitioned write may split a partition when it has too many open),
+    // and as fast on the demo (125 s either way on this loaded machine; most of a build is indexing).
     const ids = (await rows(con, `SELECT DISTINCT station_id FROM sorted_${scale} ORDER BY station_id`)).map((r) => String(r.station_id));
     for (const id of ids) {
       const folder = join(dir, scale, fileSegment(id));
       await mkdir(folder, { recursive: true });
       await con.run(`COPY (SELECT station_id, time, ${cols} FROM sorted_${scale} WHERE station_id = ${lit(id)} ORDER BY time)
-        TO ${lit(join(folder, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE[scale]})`);
+        TO ${lit(join(folder, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2, ROW_GROUP_SIZE ${ROW_GROUP_SIZE[scale]})`);
     }
     await con.run(`DROP TABLE sorted_${scale}`);
   }

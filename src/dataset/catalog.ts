@@ -20,8 +20,13 @@ export interface CatalogFile {
   role: string;
 }
 
-/** [first, last] period keys of one run of consecutive periods that have a value. */
-export type CoverageRun = [string, string];
+/**
+ * [first, last] of one run of consecutive periods that have a value, as
+ * period ordinals (src/contract/periods.ts: hours, days or months since
+ * 1970-01, UTC calendar): numbers keep the coverage lines a third of the
+ * size of ISO keys.
+ */
+export type CoverageRun = [number, number];
 
 /** Data types of one station and time scale that have values in exactly the same runs of periods. */
 export interface CoverageGroup {
@@ -29,8 +34,8 @@ export interface CoverageGroup {
   runs: CoverageRun[];
 }
 
-/** Per time scale: which periods of a station have a value, grouped by data types that share the same runs. */
-export type StationCoverage = Partial<Record<StationTimeScale, CoverageGroup[]>>;
+/** Which periods of one station and time scale have a value, grouped by data types that share the same runs. */
+export type StationCoverage = CoverageGroup[];
 
 /** Name of the station archive layout this engine reads (docs/data.md, "Station archive"). */
 export const STATION_LAYOUT = 'station-parquet-1';
@@ -46,8 +51,12 @@ export interface StationsSection {
   layout: typeof STATION_LAYOUT;
   /** The station index (Parquet, one row per station; docs/data.md). */
   index: string;
-  /** Per-station coverage detail: JSON lines at byte offsets the index gives. */
+  /** Its size: read whole in one request, no HEAD. */
+  indexBytes: number;
+  /** Per-station, per-scale coverage detail: JSON lines at byte offsets the index gives. */
   coverage: string;
+  /** Its size, to refuse offsets past its end. */
+  coverageBytes: number;
   /** How many stations the index lists. */
   count: number;
   /** Data types present per time scale. */

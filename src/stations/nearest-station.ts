@@ -10,6 +10,7 @@ import { distanceM } from '../contract/geodesic.ts';
 import type { NearestStationResponse, PeriodValues, StationQuery } from '../contract/types.ts';
 import type { StationCoverage } from '../dataset/catalog.ts';
 import { throwIfAborted } from '../contract/errors.ts';
+import { abortable } from '../rasters/abortable.ts';
 import type { StationArchive } from './station-archive.ts';
 import { hasDataIn, spansRange, type IndexedStation } from './station-index.ts';
 
@@ -23,7 +24,7 @@ export interface NearestChoice {
 }
 
 /** Candidates whose coverage is fetched together when a plan needs more: one merged read, usually enough. */
-export const COVERAGE_BATCH = 4;
+export const COVERAGE_BATCH = 2;
 
 /** Stations ranked by geodesic distance from `point`, ties by station id. */
 export function rankStations(stations: readonly IndexedStation[], point: [number, number]): Array<{ station: IndexedStation; d: number }> {
@@ -61,7 +62,7 @@ export function chooseStation(
       }
       return { need };
     }
-    if (hasDataIn(cov, q.timeScale, q.dataTypes, first, last)) return { station: r.station, distanceM: r.d, actualNearest: r.d <= nearest.d, hasData: true };
+    if (hasDataIn(cov, q.dataTypes, q.range.start, q.range.end)) return { station: r.station, distanceM: r.d, actualNearest: r.d <= nearest.d, hasData: true };
   }
   return { station: nearest.station, distanceM: nearest.d, actualNearest: true, hasData: false };
 }
@@ -126,10 +127,11 @@ export async function nearestStation(q: StationQuery, archive: StationArchive, s
     if (plan.need.length === 0 && 'choices' in plan) {
       const first = q.range.keys[0]!;
       const last = q.range.keys[q.range.keys.length - 1]!;
-      const read = await Promise.all(plan.ids.map(async (id) => [id, await archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, first, last, signal)] as const));
+      // One abort listener for all reads (not one per station: browsers warn past ten on one signal).
+      const read = await abortable(Promise.all(plan.ids.map(async (id) => [id, await archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, first, last)] as const)), signal);
       throwIfAborted(signal);
       return assembleNearest(q, plan.choices, new Map(read));
     }
-    for (const [id, c] of await archive.coverage(plan.need.map((id) => byId.get(id)!), signal)) coverage.set(id, c);
+    for (const [id, c] of await archive.coverage(plan.need.map((id) => byId.get(id)!), q.timeScale, signal)) coverage.set(id, c);
   }
 }

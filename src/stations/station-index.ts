@@ -9,7 +9,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { ClimateQueryError } from '../contract/errors.ts';
 import { STATION_TIME_SCALES, type StationTimeScale } from '../contract/station-data-types.ts';
-import type { CoverageGroup, StationCoverage } from '../dataset/catalog.ts';
+import type { StationCoverage } from '../dataset/catalog.ts';
 
 /** The Parquet file holding one station's rows of one time scale. */
 export interface StationFile {
@@ -22,6 +22,8 @@ export interface StationFile {
   /** First and last period keys (response format) of the file's rows. */
   first: string;
   last: string;
+  /** [offset, length] of the station's line for this scale in the coverage file. */
+  coverageAt: [number, number];
 }
 
 /** One station as the index lists it. */
@@ -34,8 +36,6 @@ export interface IndexedStation {
   elevation: number | null;
   /** Per time scale, the file with its rows; absent when the station has none. */
   files: Partial<Record<StationTimeScale, StationFile>>;
-  /** [offset, length] of the station's line in the coverage file. */
-  coverageAt: [number, number];
 }
 
 /** Columns of the index file, in order (docs/data.md). */
@@ -45,9 +45,7 @@ export const INDEX_COLUMNS = [
   'lat',
   'lon',
   'elevation',
-  'coverage_offset',
-  'coverage_length',
-  ...STATION_TIME_SCALES.flatMap((s) => [`${s}_path`, `${s}_bytes`, `${s}_footer`, `${s}_first`, `${s}_last`]),
+  ...STATION_TIME_SCALES.flatMap((s) => [`${s}_path`, `${s}_bytes`, `${s}_footer`, `${s}_first`, `${s}_last`, `${s}_coverage_offset`, `${s}_coverage_length`]),
 ] as const;
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === 'bigint' ? Number(v) : Number(v));
@@ -68,10 +66,8 @@ export async function parseStationIndex(bytes: ArrayBuffer, where: string): Prom
     const id = r.station_id;
     const lat = num(r.lat);
     const lon = num(r.lon);
-    const offset = num(r.coverage_offset);
-    const length = num(r.coverage_length);
-    if (typeof id !== 'string' || lat === null || lon === null || offset === null || length === null) {
-      throw new ClimateQueryError('dataset_unavailable', `${where} has a row without station_id, lat, lon or coverage offsets; rebuild it with \`climate-query index\`.`);
+    if (typeof id !== 'string' || lat === null || lon === null) {
+      throw new ClimateQueryError('dataset_unavailable', `${where} has a row without station_id, lat or lon; rebuild it with \`climate-query index\`.`);
     }
     const files: IndexedStation['files'] = {};
     for (const scale of STATION_TIME_SCALES) {
@@ -83,9 +79,10 @@ export async function parseStationIndex(bytes: ArrayBuffer, where: string): Prom
         footer: num(r[`${scale}_footer`]) ?? 0,
         first: String(r[`${scale}_first`]),
         last: String(r[`${scale}_last`]),
+        coverageAt: [num(r[`${scale}_coverage_offset`]) ?? 0, num(r[`${scale}_coverage_length`]) ?? 0],
       };
     }
-    out.push({ id, name: String(r.name ?? id), lat, lon, elevation: num(r.elevation), files, coverageAt: [offset, length] });
+    out.push({ id, name: String(r.name ?? id), lat, lon, elevation: num(r.elevation), files });
   }
   return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
@@ -101,12 +98,11 @@ export function spansRange(station: IndexedStation, scale: StationTimeScale, fir
 }
 
 /**
- * True when the coverage has at least one value of any of `types` at
- * `scale` between the period keys `first` and `last` (inclusive). Keys of
- * one scale have one fixed-width format, so they compare as strings.
+ * True when the coverage (of one station and scale) has at least one value
+ * of any of `types` between the period ordinals `first` and `last` (inclusive).
  */
-export function hasDataIn(coverage: StationCoverage, scale: StationTimeScale, types: readonly string[], first: string, last: string): boolean {
-  for (const group of coverage[scale] ?? ([] as CoverageGroup[])) {
+export function hasDataIn(coverage: StationCoverage, types: readonly string[], first: number, last: number): boolean {
+  for (const group of coverage) {
     if (!group.types.some((t) => types.includes(t))) continue;
     for (const [a, b] of group.runs) if (a <= last && b >= first) return true;
   }
