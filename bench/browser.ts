@@ -39,24 +39,28 @@ export interface BrowserRunStat extends RunStat {
   storeReads?: { distinctBytes: number; largestBytes: number };
 }
 
-/** Distinct bytes and the largest read among the range requests of `log` on paths ending in `suffix`. */
+/** Distinct bytes (per file) and the largest read among the range requests of `log` on paths ending in `suffix`. */
 export function rangeStats(log: readonly LoggedRequest[], suffix: string): { distinctBytes: number; largestBytes: number } {
-  const spans: Array<[number, number]> = [];
+  // The station archive is many files: spans are merged per file, never across files.
+  const byPath = new Map<string, Array<[number, number]>>();
   let largestBytes = 0;
   for (const e of log) {
     if (!e.path.endsWith(suffix) || e.bytes === 0) continue;
     largestBytes = Math.max(largestBytes, e.bytes);
     const m = e.range ? /bytes=(\d+)-/.exec(e.range) : null;
     const start = m ? Number(m[1]) : 0;
-    spans.push([start, start + e.bytes]);
+    if (!byPath.has(e.path)) byPath.set(e.path, []);
+    byPath.get(e.path)!.push([start, start + e.bytes]);
   }
-  spans.sort((a, b) => a[0] - b[0]);
   let distinctBytes = 0;
-  let end = -1;
-  for (const [a, b] of spans) {
-    if (b <= end) continue;
-    distinctBytes += b - Math.max(a, end);
-    end = b;
+  for (const spans of byPath.values()) {
+    spans.sort((a, b) => a[0] - b[0]);
+    let end = -1;
+    for (const [a, b] of spans) {
+      if (b <= end) continue;
+      distinctBytes += b - Math.max(a, end);
+      end = b;
+    }
   }
   return { distinctBytes, largestBytes };
 }
@@ -65,7 +69,8 @@ export function rangeStats(log: readonly LoggedRequest[], suffix: string): { dis
 export function partOf(path: string): Part {
   if (/\.(js|mjs|wasm|html|css)$/.test(path)) return 'code';
   if (path.endsWith('/catalog.json')) return 'catalog';
-  if (path.endsWith('.duckdb')) return 'store';
+  // The station archive (docs/data.md): index, coverage lines and station Parquet files.
+  if (path.includes('/stations/')) return 'store';
   if (path.endsWith('.tif')) return 'raster';
   return 'other';
 }
@@ -199,7 +204,7 @@ export class BrowserBench {
         if (r.status !== 200) throw new Error(`${s.id} (${mode}) answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
         if (i === 0) answer = JSON.parse(server.takeAnswer() ?? 'null');
         const c = server.counts();
-        out.cold.push({ ms: r.ms, requests: c.requests, bytes: c.bytes, parts: partsOf(c.log), storeReads: rangeStats(c.log, '.duckdb') });
+        out.cold.push({ ms: r.ms, requests: c.requests, bytes: c.bytes, parts: partsOf(c.log), storeReads: rangeStats(c.log, '.parquet') });
         if (i === Math.max(1, cold) - 1) {
           await query(f.page, pathOf(s), body, false);
           for (let w = 0; w < warm; w++) {

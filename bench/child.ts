@@ -18,9 +18,8 @@ import { validateNearestStation, validatePoint, validatePolyAggregate, validateP
 import type { RasterQuery } from '../src/contract/types.ts';
 import { createClimateEngine, type ClimateEngine } from '../src/engine/engine.ts';
 import { createNodeEngine } from '../src/node/node-engine.ts';
-import type { OpenSqlBackend } from '../src/stations/sql-backend.ts';
 import { clearGeoblazeCache, geoblazePerDate, geotiffPerDate, newGeotiffState, type BaselineFiles } from './baselines/raster.ts';
-import { nativeNearestStation, nativePolyAggregate, openNative } from './baselines/stations.ts';
+import { loadLocalIndex, nativeNearestStation, nativePolyAggregate, openNative } from './baselines/stations.ts';
 import { readCatalog, layerOf } from './dataset.ts';
 import type { LatencyRuns, NodeJob, NodeJobResult, RunStat } from './jobs.ts';
 import { scenario, SEA_POINT, type Scenario } from './scenarios.ts';
@@ -38,9 +37,6 @@ async function timed(serverUrl: string | null, run: () => Promise<unknown>): Pro
   return { stat: { ms, requests: counts.requests, bytes: counts.bytes }, answer };
 }
 
-const noSql: OpenSqlBackend = async () => {
-  throw new Error('The raster bench engine has no station store.');
-};
 
 /** The body of a query that opens the same layer file but reads no tile: one point in the sea, one date. */
 function primeBody(s: Scenario): Record<string, unknown> {
@@ -72,7 +68,7 @@ async function rasterAnswerer(job: NodeJob, s: Scenario): Promise<Answerer> {
     return {
       async fresh(url) {
         await engine?.close();
-        engine = createClimateEngine({ dataset: `${url}data/`, openSqlBackend: noSql });
+        engine = createClimateEngine({ dataset: `${url}data/` });
       },
       query: (body) => engine!.query(s.endpoint, body),
       close: async () => engine?.close(),
@@ -126,7 +122,7 @@ async function nodeEngineAnswerer(job: NodeJob, s: Scenario): Promise<Answerer> 
   return {
     async fresh() {
       await engine?.close();
-      engine = createNodeEngine(job.demoDir, job.method === 'engine-node-native' ? 'native' : 'wasm');
+      engine = createNodeEngine(job.demoDir);
     },
     query: (body) => engine!.query(s.endpoint, body),
     close: async () => engine?.close(),
@@ -134,8 +130,7 @@ async function nodeEngineAnswerer(job: NodeJob, s: Scenario): Promise<Answerer> 
 }
 
 async function nativeAnswerer(job: NodeJob, s: Scenario): Promise<Answerer> {
-  const catalog = await readCatalog(job.demoDir);
-  const stations = catalog.stations!.stations;
+  const { stations, coverage } = await loadLocalIndex(job.demoDir);
   const dir = join(job.demoDir, 'stations');
   let db: Awaited<ReturnType<typeof openNative>> | null = null;
   return {
@@ -145,7 +140,7 @@ async function nativeAnswerer(job: NodeJob, s: Scenario): Promise<Answerer> {
     },
     query(body) {
       const q = s.endpoint === 'nearest-station' ? validateNearestStation(body) : validatePolyAggregate(body);
-      return s.endpoint === 'nearest-station' ? nativeNearestStation(db!.con, dir, q, stations) : nativePolyAggregate(db!.con, dir, q, stations);
+      return s.endpoint === 'nearest-station' ? nativeNearestStation(db!.con, dir, q, stations, coverage) : nativePolyAggregate(db!.con, dir, q, stations);
     },
     close: async () => db?.close(),
   };
@@ -205,7 +200,7 @@ async function main(): Promise<void> {
     if (job.method === 'engine-node' && target.url) {
       // What the query costs once the catalog and the file's header are known.
       const s2 = { ...s, endpoint: 'point' as const };
-      const engine = createClimateEngine({ dataset: `${target.url}data/`, openSqlBackend: noSql });
+      const engine = createClimateEngine({ dataset: `${target.url}data/` });
       const prime = await timed(target.url, () => engine.query(s2.endpoint, primeBody(s)));
       const primed = await timed(target.url, () => engine.query(s.endpoint, s.body));
       out.prime = prime.stat;

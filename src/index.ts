@@ -6,7 +6,7 @@
 export { createEngineClient, type EngineClient, type EngineClientOptions } from './browser/engine-client.ts';
 export { registerClimateServiceWorker, type ServiceWorkerOptions, type RequestHandler } from './browser/service-worker-client.ts';
 export { createClimateEngine, type ClimateEngine, type ClimateQueries, type ClimateEngineOptions, type CallOptions } from './engine/engine.ts';
-export { duckdbWasmBrowser, type DuckDBBundleUrls } from './stations/backends/duckdb-wasm-browser.ts';
+export { parseStationIndex, type IndexedStation, type StationFile } from './stations/station-index.ts';
 export { routeRequest, preflight, endpointOf, MAX_BODY_BYTES, type ApiRequest, type ApiResponse } from './engine/router.ts';
 export { ClimateQueryError, type ErrorCode, type ErrorBody } from './contract/errors.ts';
 export { validateNearestStation, validatePolyAggregate, validatePoint, validatePolygon, LIMITS } from './contract/validate.ts';
@@ -17,5 +17,5 @@ export {
 } from './contract/raster-layers.ts';
 export { dateFormatOf, MAX_PERIODS, type TimeScale } from './contract/periods.ts';
 export type * from './contract/types.ts';
-export type { Catalog, CatalogStation, RasterLayerEntry } from './dataset/catalog.ts';
+export type { Catalog, StationsSection, StationCoverage, RasterLayerEntry } from './dataset/catalog.ts';
 export { layerPeriods } from './dataset/catalog.ts';

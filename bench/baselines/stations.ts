@@ -9,13 +9,17 @@
  * the comparison is about reading and computing the rows, and the answers
  * can be compared value for value.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { sqlTimeOf } from '../../src/contract/periods.ts';
-import type { NearestStationResponse, PolyAggregateResponse, StationQuery } from '../../src/contract/types.ts';
-import type { CatalogStation } from '../../src/dataset/catalog.ts';
-import { assembleNearest, planNearest, rowsByStation } from '../../src/stations/nearest-station.ts';
-import { assemblePolyAggregate, stationsInside } from '../../src/stations/poly-aggregate.ts';
-import { OFFLINE_SETTINGS } from '../../src/stations/sql-backend.ts';
+import type { NearestStationResponse, PeriodValues, PolyAggregateResponse, StationQuery } from '../../src/contract/types.ts';
+import type { StationCoverage } from '../../src/dataset/catalog.ts';
+import type { StationTimeScale } from '../../src/contract/station-data-types.ts';
+import { assembleNearest, planNearest, rankStations } from '../../src/stations/nearest-station.ts';
+import { assemblePolyAggregate, candidatesInside, contributing } from '../../src/stations/poly-aggregate.ts';
+import { toNumberOrNull, type StationRows } from '../../src/stations/station-archive.ts';
+import { parseStationIndex, type IndexedStation } from '../../src/stations/station-index.ts';
 
 const KEY_FORMAT = { hourly: '%Y-%m-%dT%H:%M:%S', daily: '%Y-%m-%d', monthly: '%Y-%m-01' } as const;
 const TIME_TYPE = { hourly: 'TIMESTAMP', daily: 'DATE', monthly: 'DATE' } as const;
@@ -30,7 +34,8 @@ export interface NativeDuckDB {
 export async function openNative(): Promise<NativeDuckDB> {
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
-  for (const s of OFFLINE_SETTINGS) await con.run(s);
+  await con.run('SET autoload_known_extensions = false');
+  await con.run('SET autoinstall_known_extensions = false');
   return {
     con,
     close() {
@@ -40,41 +45,63 @@ export async function openNative(): Promise<NativeDuckDB> {
   };
 }
 
+/** The index and every station's coverage of a local dataset, as the engine would learn them. */
+export async function loadLocalIndex(datasetDir: string): Promise<{ stations: IndexedStation[]; coverage: Record<StationTimeScale, Map<string, StationCoverage>> }> {
+  const bytes = await readFile(join(datasetDir, 'stations/index.parquet'));
+  const stations = await parseStationIndex(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), 'index.parquet');
+  const coverage: Record<StationTimeScale, Map<string, StationCoverage>> = { hourly: new Map(), daily: new Map(), monthly: new Map() };
+  for (const line of (await readFile(join(datasetDir, 'stations/coverage.jsonl'), 'utf8')).split('\n')) {
+    if (!line) continue;
+    const { id, scale, groups } = JSON.parse(line) as { id: string; scale: StationTimeScale; groups: StationCoverage };
+    coverage[scale].set(id, groups);
+  }
+  return { stations, coverage };
+}
+
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 async function rows(con: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
   return (await con.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
 }
 
-/** nearest-station over `<parquetDir>/<scale>.parquet`. */
-export async function nativeNearestStation(con: DuckDBConnection, parquetDir: string, q: StationQuery, stations: readonly CatalogStation[]): Promise<NearestStationResponse> {
-  const { choices, ids } = planNearest(q, stations);
-  let found: Record<string, unknown>[] = [];
-  if (ids.length) {
-    const t = TIME_TYPE[q.timeScale];
-    const cols = q.dataTypes.map((d) => `"${d}"`).join(', ');
-    const sql = `SELECT station_id, strftime(time, '${KEY_FORMAT[q.timeScale]}') AS period, ${cols}
-      FROM read_parquet(${quote(`${parquetDir}/${q.timeScale}.parquet`)})
-      WHERE station_id IN (${ids.map(quote).join(', ')})
-        AND time BETWEEN CAST(${quote(sqlTimeOf(q.timeScale, q.range.start))} AS ${t}) AND CAST(${quote(sqlTimeOf(q.timeScale, q.range.end))} AS ${t})`;
-    found = await rows(con, sql);
+/** Rows of the given stations' files between the query's times, by station and period key. */
+async function stationRows(con: DuckDBConnection, stationsDir: string, q: StationQuery, stations: readonly IndexedStation[]): Promise<Map<string, StationRows>> {
+  const files = stations.map((s) => s.files[q.timeScale]?.path).filter((p): p is string => p !== undefined);
+  const out = new Map<string, StationRows>();
+  if (!files.length) return out;
+  const t = TIME_TYPE[q.timeScale];
+  const cols = q.dataTypes.map((d) => `"${d}"`).join(', ');
+  const sql = `SELECT station_id, strftime(time, '${KEY_FORMAT[q.timeScale]}') AS period, ${cols}
+    FROM read_parquet([${files.map((p) => quote(join(stationsDir, '..', p))).join(', ')}], union_by_name = true)
+    WHERE time BETWEEN CAST(${quote(sqlTimeOf(q.timeScale, q.range.start))} AS ${t}) AND CAST(${quote(sqlTimeOf(q.timeScale, q.range.end))} AS ${t})`;
+  for (const r of await rows(con, sql)) {
+    const id = String(r.station_id);
+    const values: PeriodValues = {};
+    for (const d of q.dataTypes) values[d] = toNumberOrNull(r[d]);
+    if (!out.has(id)) out.set(id, new Map());
+    out.get(id)!.set(String(r.period), values);
   }
-  return assembleNearest(q, choices, rowsByStation(found, q.dataTypes));
+  return out;
 }
 
-/** poly-aggregate over `<parquetDir>/<scale>.parquet`. */
-export async function nativePolyAggregate(con: DuckDBConnection, parquetDir: string, q: StationQuery, stations: readonly CatalogStation[]): Promise<PolyAggregateResponse> {
-  const inside = stationsInside(q, stations);
-  const byPeriod = new Map<string, Record<string, unknown>>();
-  if (inside.length) {
-    const t = TIME_TYPE[q.timeScale];
-    const aggs = q.dataTypes.map((d) => `avg("${d}") AS "${d}", count("${d}") AS "${d}__n"`).join(', ');
-    const sql = `SELECT strftime(time, '${KEY_FORMAT[q.timeScale]}') AS period, ${aggs}
-      FROM read_parquet(${quote(`${parquetDir}/${q.timeScale}.parquet`)})
-      WHERE station_id IN (${inside.map((s) => quote(s.id)).join(', ')})
-        AND time BETWEEN CAST(${quote(sqlTimeOf(q.timeScale, q.range.start))} AS ${t}) AND CAST(${quote(sqlTimeOf(q.timeScale, q.range.end))} AS ${t})
-      GROUP BY period`;
-    for (const row of await rows(con, sql)) byPeriod.set(String(row.period), row);
-  }
-  return assemblePolyAggregate(q, inside, byPeriod);
+/** nearest-station over the archive's per-station files in `stationsDir`. */
+export async function nativeNearestStation(
+  con: DuckDBConnection,
+  stationsDir: string,
+  q: StationQuery,
+  stations: readonly IndexedStation[],
+  coverage: Record<StationTimeScale, ReadonlyMap<string, StationCoverage>>,
+): Promise<NearestStationResponse> {
+  const ranked = q.geometries.map((g) => (g.kind === 'point' ? rankStations(stations, g.position) : null));
+  const plan = planNearest(q, ranked, coverage[q.timeScale]);
+  if (!('choices' in plan)) throw new Error('every coverage is loaded; the plan cannot need more');
+  const byId = new Map(stations.map((s) => [s.id, s]));
+  return assembleNearest(q, plan.choices, await stationRows(con, stationsDir, q, plan.ids.map((id) => byId.get(id)!)));
+}
+
+/** poly-aggregate over the archive's per-station files in `stationsDir` (rows by DuckDB, sums by the engine's rule). */
+export async function nativePolyAggregate(con: DuckDBConnection, stationsDir: string, q: StationQuery, stations: readonly IndexedStation[]): Promise<PolyAggregateResponse> {
+  const candidates = candidatesInside(q, stations);
+  const found = await stationRows(con, stationsDir, q, candidates);
+  return assemblePolyAggregate(q, contributing(q, candidates, found), found);
 }

@@ -1,55 +1,36 @@
 /**
- * The naive way to serve station queries from the same store in a
- * browser: download the whole DuckDB file, hand it to DuckDB-WASM as a
- * buffer, then run the engine's own queries on it. Speaks the engine
- * worker's protocol (src/worker/protocol.ts), so the page drives it like
- * the real engine Worker.
+ * The naive way to serve station queries in a browser: download every file
+ * a query touches whole (no Range requests), then answer with the engine's
+ * own code. Speaks the engine worker's protocol (src/worker/protocol.ts),
+ * so the page drives it like the real engine Worker.
  */
 /// <reference lib="webworker" />
-import duckdbWasmUrl from '@duckdb/duckdb-wasm/dist/duckdb-eh.wasm?url';
-import duckdbWorkerUrl from '@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js?url';
-import { AsyncDuckDB, VoidLogger } from '@duckdb/duckdb-wasm';
 import { createClimateEngine, type ClimateEngine } from '../../src/engine/engine.ts';
-import { OFFLINE_SETTINGS, type OpenSqlBackend, type SqlRow } from '../../src/stations/sql-backend.ts';
+import type { ByteSource } from '../../src/rasters/byte-source.ts';
 import type { FromWorker, ToWorker } from '../../src/worker/protocol.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
-/** Opens the store by downloading it whole (in parallel with starting DuckDB-WASM). */
-const openWhole: OpenSqlBackend = async (location) => {
-  const db = new AsyncDuckDB(new VoidLogger(), new Worker(new URL(duckdbWorkerUrl, self.location.href).href));
-  const [bytes] = await Promise.all([
-    fetch(location).then(async (r) => {
-      if (!r.ok) throw new Error(`GET ${location}: HTTP ${r.status}`);
-      return new Uint8Array(await r.arrayBuffer());
-    }),
-    db.instantiate(new URL(duckdbWasmUrl, self.location.href).href).then(() => db.open({})),
-  ]);
-  await db.registerFileBuffer('store.duckdb', bytes);
-  const con = await db.connect();
-  for (const s of OFFLINE_SETTINGS) await con.query(s);
-  await con.query(`ATTACH 'store.duckdb' AS store (READ_ONLY)`);
-  await con.query('USE store');
+/** A byte source that downloads its file whole on the first read. */
+function wholeFile(url: string): ByteSource {
+  let bytes: Promise<Uint8Array> | undefined;
   return {
-    async query(sql, params) {
-      const stmt = await con.prepare(sql);
-      try {
-        return (await stmt.query(...params)).toArray().map((r: { toJSON(): unknown }) => r.toJSON() as SqlRow);
-      } finally {
-        await stmt.close();
-      }
-    },
-    async close() {
-      await con.close();
-      await db.terminate();
+    url,
+    async read(offset, length) {
+      bytes ??= fetch(url).then(async (r) => {
+        if (!r.ok) throw new Error(`GET ${url}: HTTP ${r.status}`);
+        return new Uint8Array(await r.arrayBuffer());
+      });
+      const all = await bytes;
+      return all.subarray(Math.min(offset, all.length), Math.min(offset + length, all.length));
     },
   };
-};
+}
 
 let engine: ClimateEngine | undefined;
 self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
-  if (msg.type === 'init') engine = createClimateEngine({ dataset: msg.dataset, openSqlBackend: openWhole });
+  if (msg.type === 'init') engine = createClimateEngine({ dataset: msg.dataset, openByteSource: wholeFile });
   else if (msg.type === 'request') {
     void engine!.handle(msg.request).then((response) => self.postMessage({ type: 'response', id: msg.id, response } satisfies FromWorker));
   }

@@ -27,8 +27,10 @@ export async function updateCatalog(dir: string, name: string, change: (c: Catal
   catalog.created = new Date().toISOString();
   const referenced: Array<[string, string]> = [];
   if (catalog.stations) {
-    referenced.push([catalog.stations.store, 'station-store']);
-    for (const p of Object.values(catalog.stations.parquet)) if (p) referenced.push([p, 'station-parquet']);
+    // Only the index and coverage files: the station files are listed, with sizes, in the index,
+    // so catalog.json does not grow with the network.
+    referenced.push([catalog.stations.index, 'station-index']);
+    referenced.push([catalog.stations.coverage, 'station-coverage']);
   }
   for (const layer of catalog.rasters) {
     for (const f of layer.files) referenced.push([f.path, 'raster']);

@@ -15,24 +15,17 @@ export const CATALOG_VERSION = 1;
 export interface CatalogFile {
   path: string;
   bytes: number;
-  /** What the file is for, e.g. "station-store", "station-parquet", "raster", "raster-preview". */
+  /** What the file is for: "station-index", "station-coverage", "raster", "raster-preview". */
   role: string;
 }
 
-/** [first, last] period keys of one run of consecutive periods that have a value. */
-export type CoverageRun = [string, string];
-
-/** One weather station as listed in the catalog. */
-export interface CatalogStation {
-  id: string;
-  name: string;
-  lat: number;
-  lon: number;
-  /** Metres above sea level; null when unknown. */
-  elevation: number | null;
-  /** Per time scale: which periods have a value, grouped by data types that share the same runs. */
-  coverage: Partial<Record<StationTimeScale, CoverageGroup[]>>;
-}
+/**
+ * [first, last] of one run of consecutive periods that have a value, as
+ * period ordinals (src/contract/periods.ts: hours, days or months since
+ * 1970-01, UTC calendar): numbers keep the coverage lines a third of the
+ * size of ISO keys.
+ */
+export type CoverageRun = [number, number];
 
 /** Data types of one station and time scale that have values in exactly the same runs of periods. */
 export interface CoverageGroup {
@@ -40,15 +33,33 @@ export interface CoverageGroup {
   runs: CoverageRun[];
 }
 
-/** The station part of a dataset. */
+/** Which periods of one station and time scale have a value, grouped by data types that share the same runs. */
+export type StationCoverage = CoverageGroup[];
+
+/** Name of the station archive layout this engine reads (docs/data.md, "Station archive"). */
+export const STATION_LAYOUT = 'station-parquet-1';
+
+/**
+ * The station part of a dataset: only pointers, so raster queries, which
+ * read catalog.json, download nothing that grows with the station network.
+ * The station list itself is the index; per-station detail is fetched only
+ * for the stations a query considers.
+ */
 export interface StationsSection {
-  /** The DuckDB database file (tables hourly, daily, monthly) the engine queries. */
-  store: string;
-  /** Parquet files of the same observations, for download and native tools. */
-  parquet: Partial<Record<StationTimeScale, string>>;
+  /** Layout of the archive; the engine refuses one it does not know. */
+  layout: typeof STATION_LAYOUT;
+  /** The station index (Parquet, one row per station; docs/data.md). */
+  index: string;
+  /** Its size: read whole in one request, no HEAD. */
+  indexBytes: number;
+  /** Per-station, per-scale coverage detail: JSON lines at byte offsets the index gives. */
+  coverage: string;
+  /** Its size, to refuse offsets past its end. */
+  coverageBytes: number;
+  /** How many stations the index lists. */
+  count: number;
   /** Data types present per time scale. */
   dataTypes: Partial<Record<StationTimeScale, string[]>>;
-  stations: CatalogStation[];
 }
 
 /** One GeoTIFF of a raster layer: its bands are the listed periods, in order. */

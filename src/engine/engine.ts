@@ -5,9 +5,10 @@
  * rejects the same requests with the same errors.
  *
  * Nothing is loaded up front: the catalog is read on the first query, the
- * SQL engine is started on the first station query that needs data, and the
- * raster engine is created on the first raster query — each behind one
- * shared promise, so raster queries never wait for (or download) DuckDB.
+ * station archive is opened on the first station query (its index is the
+ * first thing it downloads), and the raster engine is created on the first
+ * raster query. Both sides read files through the same ByteSource seam, so
+ * raster queries download nothing about stations.
  */
 import { toClimateQueryError, throwIfAborted, ClimateQueryError } from '../contract/errors.ts';
 import type { Endpoint, RequestOf, ResponseOf } from '../contract/types.ts';
@@ -18,18 +19,17 @@ import { loadCatalog, urlLocation, type DatasetLocation } from '../dataset/locat
 import { checkCatalogPaths } from '../dataset/dataset-path.ts';
 import { nearestStation } from '../stations/nearest-station.ts';
 import { polyAggregate } from '../stations/poly-aggregate.ts';
-import type { OpenSqlBackend, SqlBackend } from '../stations/sql-backend.ts';
+import type { IndexedStation } from '../stations/station-index.ts';
+import { openStationArchive, type StationArchive } from '../stations/station-archive.ts';
 import { createRasterEngine, type RasterEngine } from '../rasters/raster-engine.ts';
-import type { ByteSource } from '../rasters/byte-source.ts';
+import { createHttpSource, type ByteSource } from '../rasters/byte-source.ts';
 import { routeRequest, type ApiRequest, type ApiResponse } from './router.ts';
 
 /** Options of {@link createClimateEngine}. */
 export interface ClimateEngineOptions {
   /** The dataset root: a URL (string or URL) or a {@link DatasetLocation}. */
   dataset: string | URL | DatasetLocation;
-  /** Opens the SQL backend on the station store (DuckDB-WASM in the browser and tests, native DuckDB in the CLI). */
-  openSqlBackend: OpenSqlBackend;
-  /** Opens a byte source on a raster file's URL or path; default: HTTP range requests with fetch. */
+  /** Opens a byte source on a station or raster file's URL or path; default: HTTP range requests with fetch. */
   openByteSource?: (location: string) => ByteSource;
 }
 
@@ -54,7 +54,9 @@ export interface ClimateQueries {
 export interface ClimateEngine extends ClimateQueries {
   /** The dataset's catalog (loads it if needed). */
   catalog(options?: CallOptions): Promise<Catalog>;
-  /** Releases the SQL backend. */
+  /** Every station of the dataset's index, sorted by id (downloads the index once; for maps and lists). */
+  stations(options?: CallOptions): Promise<IndexedStation[]>;
+  /** Releases open files and caches. */
   close(): Promise<void>;
 }
 
@@ -62,7 +64,7 @@ export interface ClimateEngine extends ClimateQueries {
 export function createClimateEngine(options: ClimateEngineOptions): ClimateEngine {
   const location = typeof options.dataset === 'string' || options.dataset instanceof URL ? urlLocation(options.dataset) : options.dataset;
   let catalogP: Promise<Catalog> | undefined;
-  let backendP: Promise<SqlBackend> | undefined;
+  let archive: StationArchive | undefined;
   let rasters: RasterEngine | undefined;
 
   const catalog = (signal?: AbortSignal) => {
@@ -80,18 +82,11 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     return signal ? raceAbort(catalogP, signal) : catalogP;
   };
 
-  const stationSection = async (signal?: AbortSignal) => {
+  const stationArchive = async (signal?: AbortSignal): Promise<StationArchive> => {
     const c = await catalog(signal);
     if (!c.stations) throw new ClimateQueryError('dataset_unavailable', `The dataset at ${location.base} has no station data; build it with station inputs.`);
-    return c.stations;
-  };
-
-  const backend = (store: string) => () => {
-    backendP ??= options.openSqlBackend(location.resolve(store)).catch((err: unknown) => {
-      backendP = undefined;
-      throw err;
-    });
-    return backendP;
+    archive ??= openStationArchive({ location, section: c.stations, openByteSource: options.openByteSource ?? ((url) => createHttpSource(url)) });
+    return archive;
   };
 
   async function query<E extends Endpoint>(endpoint: E, body: unknown, opts: CallOptions = {}): Promise<ResponseOf[E]> {
@@ -101,13 +96,11 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
       switch (endpoint) {
         case 'nearest-station': {
           const q = validateNearestStation(body);
-          const s = await stationSection(signal);
-          return (await nearestStation(q, s.stations, backend(s.store), signal)) as ResponseOf[E];
+          return (await nearestStation(q, await stationArchive(signal), signal)) as ResponseOf[E];
         }
         case 'poly-aggregate': {
           const q = validatePolyAggregate(body);
-          const s = await stationSection(signal);
-          return (await polyAggregate(q, s.stations, backend(s.store), signal)) as ResponseOf[E];
+          return (await polyAggregate(q, await stationArchive(signal), signal)) as ResponseOf[E];
         }
         case 'point':
         case 'polygon': {
@@ -134,12 +127,13 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     query,
     handle: (request, o = {}) => routeRequest(request, (endpoint, body) => query(endpoint, body, o)),
     catalog: (o = {}) => catalog(o.signal),
+    stations: async (o = {}) => (await stationArchive(o.signal)).stations(o.signal),
     async close() {
-      const b = backendP;
-      backendP = undefined;
+      const a = archive;
+      archive = undefined;
       const r = rasters;
       rasters = undefined;
-      await Promise.all([b ? b.then((x) => x.close()) : undefined, r?.close()]);
+      await Promise.all([a?.close(), r?.close()]);
     },
   };
 }

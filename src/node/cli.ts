@@ -12,13 +12,13 @@ import { ClimateQueryError, toClimateQueryError } from '../contract/errors.ts';
 import { parseTimeScale } from '../build/raster-build-declare.ts';
 import { catalogLayersText, layerText } from './layer-text.ts';
 import { DEFAULT_DATASET } from './demo.ts';
-import { createNodeEngine, type BackendName } from './node-engine.ts';
+import { createNodeEngine } from './node-engine.ts';
 import { startServer } from './server.ts';
 import { missingPackageMessage } from './optional-packages.ts';
 import { packageVersion } from './package-version.ts';
 
 /** The CLI's commands. */
-type Command = 'query' | 'build' | 'layers' | 'serve' | 'demo';
+type Command = 'query' | 'build' | 'layers' | 'index' | 'serve' | 'demo';
 
 /**
  * Usage of each command, printed by `climate-query <command> --help` (exit
@@ -26,7 +26,7 @@ type Command = 'query' | 'build' | 'layers' | 'serve' | 'demo';
  * an option touches one place.
  */
 const USAGES: Record<Command, string> = {
-  query: `Usage: climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--backend native|wasm]
+  query: `Usage: climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--timeout SECONDS]
 
   Answers one request as the service would and prints the answer JSON.
   endpoint: ${ENDPOINTS.join(', ')}
@@ -34,7 +34,7 @@ const USAGES: Record<Command, string> = {
 
 Options:
   --data DIR|URL   dataset to query (default: the demo dataset, ${DEFAULT_DATASET})
-  --backend        SQL engine for station queries: native (default for folders) or wasm (DuckDB-WASM, as in the browser)
+  --timeout S      give up after S seconds (default 30) with upstream_timeout (504)
   -h, --help       this help
 
 Exit codes:
@@ -77,7 +77,22 @@ Exit codes:
   1  no dataset there, or it is unreadable
   2  bad arguments
 `,
-  serve: `Usage: climate-query serve [--data DIR|URL] [--static DIR] [--port 8787] [--host 127.0.0.1] [--backend native|wasm]
+  index: `Usage: climate-query index DIR [--name NAME]
+
+  Checks a station archive written by any Parquet tool (DIR/stations/stations.parquet
+  and DIR/stations/<scale>/station_id=<id>/*.parquet, docs/data.md) and writes its
+  index and coverage, so the engine can answer from it.
+
+Options:
+  --name NAME      the dataset's name in catalog.json
+  -h, --help       this help
+
+Exit codes:
+  0  indexed
+  1  indexing failed
+  2  bad arguments, or the archive does not conform (message names file, row and column)
+`,
+  serve: `Usage: climate-query serve [--data DIR|URL] [--static DIR] [--port 8787] [--host 127.0.0.1] [--timeout SECONDS]
 
   Serves POST /api/<endpoint>/, GET /api/openapi.json and the dataset's files
   (Range, HEAD, CORS) from one process. Ctrl-C stops it.
@@ -88,7 +103,7 @@ Options:
                    (npm run preview: --static dist --data dist/data/demo)
   --port N         port to listen on (default 8787; 0 picks a free one)
   --host H         address to listen on (default 127.0.0.1, this machine only)
-  --backend        SQL engine for station queries: native or wasm
+  --timeout S      each query's budget in seconds (default 30); past it, 504 upstream_timeout
   -h, --help       this help
 
 Exit codes:
@@ -115,10 +130,11 @@ Exit codes:
 const USAGE = `climate-query: climate-data queries on a static dataset, with no server.
 
 Usage:
-  climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--backend native|wasm]
+  climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--timeout SECONDS]
       point and polygon ask for a raster layer the dataset declares: see \`climate-query layers\`.
   climate-query layers [--data DIR|URL]
   climate-query build --out DIR (--stations FILE ... | --layer NAME[/SUB] --unit U --time-scale S FILE.tif...)
+  climate-query index DIR [--name NAME]
   climate-query serve [--data DIR|URL] [--port 8787] [--host 127.0.0.1]
   climate-query demo [--out DIR] [--if-missing]
   climate-query <command> --help     usage, options and exit codes of one command
@@ -175,6 +191,8 @@ export async function main(argv: string[]): Promise<number> {
         return await buildCommand(rest);
       case 'layers':
         return await layersCommand(rest);
+      case 'index':
+        return await indexCommand(rest);
       case 'demo':
         return await demoCommand(rest);
       case 'serve':
@@ -216,22 +234,19 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function queryCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('query', args, { data: { type: 'string' }, backend: { type: 'string' } });
+  const { values, positionals } = parseCommand('query', args, { data: { type: 'string' }, timeout: { type: 'string' } });
   const [endpoint, file] = positionals;
   if (!endpoint || !ENDPOINTS.includes(endpoint as Endpoint) || !file || positionals.length > 2) {
     usageError('query', `needs an endpoint (${ENDPOINTS.join(', ')}) and a request file or -.`);
   }
-  const backend = values.backend as BackendName | undefined;
-  if (backend !== undefined && backend !== 'native' && backend !== 'wasm') {
-    usageError('query', `--backend must be native or wasm; got "${backend}".`);
-  }
+  const timeoutMs = timeoutOption('query', values.timeout);
   const data = values.data ?? DEFAULT_DATASET;
   if (!values.data && !existsSync(data)) {
     process.stderr.write(`No dataset at ${data}. Run \`climate-query demo\` first, or pass --data DIR|URL.\n`);
     return 1;
   }
   const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
-  const engine = createNodeEngine(data, backend);
+  const engine = createNodeEngine(data);
   try {
     const res = await engine.handle({ method: 'POST', path: `/api/${endpoint}/`, body: text });
     process.stdout.write(`${JSON.stringify(res.body)}\n`);
@@ -313,7 +328,21 @@ async function buildCommand(args: string[]): Promise<number> {
     values.out,
     values.name ?? 'dataset',
   );
-  process.stderr.write(`Built ${section.stations.length} stations into ${values.out} in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
+  process.stderr.write(`Built ${section.count} stations into ${values.out} in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
+  return 0;
+}
+
+async function indexCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { name: { type: 'string' } } });
+  const [dir] = positionals;
+  if (!dir || positionals.length > 1) {
+    process.stderr.write('Usage: climate-query index DIR [--name NAME]   (DIR holds stations/stations.parquet and stations/<scale>/…)\n');
+    return 2;
+  }
+  const t0 = Date.now();
+  const section = await indexStations(dir, values.name ?? 'dataset');
+  const scales = Object.entries(section.dataTypes).map(([s, t]) => `${s}: ${t!.join(', ')}`).join('; ');
+  process.stderr.write(`Indexed ${section.count} stations in ${dir} (${scales}) in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
   return 0;
 }
 
@@ -337,6 +366,26 @@ async function layersCommand(args: string[]): Promise<number> {
   }
 }
 
+async function indexCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommand('index', args, { name: { type: 'string' } });
+  const [dir] = positionals;
+  if (!dir || positionals.length > 1) usageError('index', 'needs one DIR holding stations/stations.parquet and stations/<scale>/….');
+  const { indexStations } = await import('../build/station-index-build.ts');
+  const t0 = Date.now();
+  const section = await indexStations(dir, values.name ?? 'dataset');
+  const scales = Object.entries(section.dataTypes).map(([s, t]) => `${s}: ${t!.join(', ')}`).join('; ');
+  process.stderr.write(`Indexed ${section.count} stations in ${dir} (${scales}) in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
+  return 0;
+}
+
+/** `--timeout SECONDS` as milliseconds (undefined: the engine's default). */
+function timeoutOption(command: Command, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const seconds = Number(text);
+  if (text.trim() === '' || !(seconds > 0) || !Number.isFinite(seconds)) usageError(command, `--timeout must be a number of seconds above 0; got "${text}".`);
+  return seconds * 1000;
+}
+
 async function demoCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand('demo', args, { out: { type: 'string' }, 'if-missing': { type: 'boolean' } });
   if (positionals.length > 0) usageError('demo', `unexpected argument "${positionals[0]}".`);
@@ -351,8 +400,9 @@ async function demoCommand(args: string[]): Promise<number> {
 }
 
 async function serveCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('serve', args, { data: { type: 'string' }, static: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, backend: { type: 'string' } });
+  const { values, positionals } = parseCommand('serve', args, { data: { type: 'string' }, static: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, timeout: { type: 'string' } });
   if (positionals.length > 0) usageError('serve', `unexpected argument "${positionals[0]}".`);
+  const timeoutMs = timeoutOption('serve', values.timeout);
   const data = values.data ?? DEFAULT_DATASET;
   const port = values.port === undefined ? 8787 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -367,7 +417,7 @@ async function serveCommand(args: string[]): Promise<number> {
     process.stderr.write(`No folder at ${values.static}. Build the site first (npm run build).\n`);
     return 1;
   }
-  const engine = createNodeEngine(data, values.backend as BackendName | undefined);
+  const engine = createNodeEngine(data, { timeoutMs });
   const running = await startServer({ engine, port, host: values.host ?? '127.0.0.1', ...(values.static ? { staticRoot: values.static } : isUrl ? {} : { staticRoot: data }) });
   process.stderr.write(`climate-query serving ${data} at ${running.url} (POST ${running.url}api/<endpoint>/)\n`);
   await new Promise<void>((resolveStop) => {

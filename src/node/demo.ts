@@ -24,7 +24,7 @@ export async function buildDemo(out: string, log: (line: string) => void = () =>
     log(`demo: station inputs written in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     t = Date.now();
     const s = await buildStations({ stations: files.stations, hourly: files.hourly }, out, 'demo');
-    log(`demo: ${s.stations.length} stations built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    log(`demo: ${s.count} stations built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     t = Date.now();
     await buildDemoRasters(out, { log: (line) => log(`demo: ${line}`) });
     log(`demo: raster layers built in ${((Date.now() - t) / 1000).toFixed(1)} s`);

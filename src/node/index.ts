@@ -1,9 +1,8 @@
 /** climate-query for Node: engines on folders or URLs, the HTTP server, dataset builds. */
-export { createNodeEngine, type BackendName } from './node-engine.ts';
+export { createNodeEngine, type NodeEngineOptions } from './node-engine.ts';
 export { startServer, type ServerOptions, type RunningServer } from './server.ts';
 export { fileLocation, locationOf } from './file-location.ts';
 export { buildStations, BuildInputError, type StationInputs } from '../build/stations-build.ts';
 export { buildDemo, DEFAULT_DATASET } from './demo.ts';
-export { openNativeDuckDB } from '../stations/backends/duckdb-native.ts';
-export { openDuckDBWasmNode } from '../stations/backends/duckdb-wasm-node.ts';
+export { indexStations } from '../build/station-index-build.ts';
 export * from '../index.ts';

@@ -11,7 +11,6 @@
 export const OPTIONAL_PACKAGES: Record<string, string> = {
   '@duckdb/node-api': 'station builds (`build --stations`, `demo`) and the native backend of `query` and `serve`',
   'gdal3.js': 'raster builds (`build --layer`, `demo`)',
-  '@duckdb/duckdb-wasm': 'the wasm backend (`--backend wasm`, or a dataset URL)',
 };
 
 /**

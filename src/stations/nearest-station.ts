@@ -1,64 +1,89 @@
 /**
  * /api/nearest-station/: for each point, the geodesically nearest station
  * that has at least one value of a requested type in the range, and its
- * values for every period.
+ * values for every period. Planning is pure and works on what is known so
+ * far: the index says which stations span the range at all; the coverage
+ * detail (gaps), fetched only for the few candidates a plan asks for,
+ * says which of those really have data.
  */
 import { distanceM } from '../contract/geodesic.ts';
-import { sqlTimeOf } from '../contract/periods.ts';
 import type { NearestStationResponse, PeriodValues, StationQuery } from '../contract/types.ts';
-import type { CatalogStation } from '../dataset/catalog.ts';
+import type { StationCoverage } from '../dataset/catalog.ts';
 import { throwIfAborted } from '../contract/errors.ts';
-import { hasDataIn } from './coverage.ts';
-import type { SqlBackend, SqlRow } from './sql-backend.ts';
-import { stationRowsSql } from './station-sql.ts';
+import { abortable } from '../rasters/abortable.ts';
+import type { StationArchive } from './station-archive.ts';
+import { hasDataIn, spansRange, type IndexedStation } from './station-index.ts';
 
 /** The station chosen for one point. */
 export interface NearestChoice {
-  station: CatalogStation;
+  station: IndexedStation;
   distanceM: number;
   actualNearest: boolean;
+  /** Whether the station has data in the range (false only when no station has). */
+  hasData: boolean;
+}
+
+/** Candidates whose coverage is fetched together when a plan needs more: one merged read, usually enough. */
+export const COVERAGE_BATCH = 2;
+
+/** Stations ranked by geodesic distance from `point`, ties by station id. */
+export function rankStations(stations: readonly IndexedStation[], point: [number, number]): Array<{ station: IndexedStation; d: number }> {
+  return stations
+    .map((station) => ({ station, d: distanceM(point, [station.lon, station.lat]) }))
+    .sort((a, b) => a.d - b.d || (a.station.id < b.station.id ? -1 : a.station.id > b.station.id ? 1 : 0));
 }
 
 /**
- * Picks the station for a point. Stations are ranked by geodesic distance,
- * ties by station id. The first with data wins; `actualNearest` is false
- * only when a strictly closer station was passed over. When no station has
- * data, the nearest one is returned (its values will all be null).
+ * Picks the station for a point from its ranking. The first with data wins;
+ * `actualNearest` is false only when a strictly closer station was passed
+ * over. When no station has data, the nearest one is returned (its values
+ * will all be null). Returns the ids whose coverage must be known first
+ * when the answer depends on coverage not in `coverage` yet.
  */
-export function chooseStation(stations: readonly CatalogStation[], point: [number, number], q: StationQuery): NearestChoice | null {
+export function chooseStation(
+  ranked: ReadonlyArray<{ station: IndexedStation; d: number }>,
+  q: StationQuery,
+  coverage: ReadonlyMap<string, StationCoverage>,
+): NearestChoice | { need: string[] } | null {
   const first = q.range.keys[0]!;
   const last = q.range.keys[q.range.keys.length - 1]!;
-  const ranked = stations
-    .map((station) => ({ station, d: distanceM(point, [station.lon, station.lat]) }))
-    .sort((a, b) => a.d - b.d || (a.station.id < b.station.id ? -1 : a.station.id > b.station.id ? 1 : 0));
-  if (ranked.length === 0) return null;
-  const nearest = ranked[0]!;
-  const withData = ranked.find((r) => hasDataIn(r.station, q.timeScale, q.dataTypes, first, last));
-  const pick = withData ?? nearest;
-  return { station: pick.station, distanceM: pick.d, actualNearest: pick.d <= nearest.d };
-}
-
-/** The chosen station of each point, and the ids of those with data to read (each once). */
-export function planNearest(q: StationQuery, stations: readonly CatalogStation[]): { choices: Array<NearestChoice | null>; ids: string[] } {
-  const choices = q.geometries.map((g) => (g.kind === 'point' ? chooseStation(stations, g.position, q) : null));
-  const first = q.range.keys[0]!;
-  const last = q.range.keys[q.range.keys.length - 1]!;
-  const ids = [...new Set(choices.filter((c) => c && hasDataIn(c.station, q.timeScale, q.dataTypes, first, last)).map((c) => c!.station.id))];
-  return { choices, ids };
-}
-
-/** Groups result rows (`station_id`, `period`, one column per type) by station and period. */
-export function rowsByStation(rows: readonly SqlRow[], types: readonly string[]): Map<string, Map<string, PeriodValues>> {
-  const byStation = new Map<string, Map<string, PeriodValues>>();
-  for (const row of rows) {
-    const values: PeriodValues = {};
-    for (const t of types) values[t] = toNumberOrNull(row[t]);
-    const id = String(row.station_id);
-    let m = byStation.get(id);
-    if (!m) byStation.set(id, (m = new Map()));
-    m.set(String(row.period), values);
+  const nearest = ranked[0];
+  if (!nearest) return null;
+  for (let i = 0; i < ranked.length; i++) {
+    const r = ranked[i]!;
+    if (!spansRange(r.station, q.timeScale, first, last)) continue;
+    const cov = coverage.get(r.station.id);
+    if (!cov) {
+      // Ask for this one and the next few that span the range.
+      const need = [r.station.id];
+      for (let j = i + 1; j < ranked.length && need.length < COVERAGE_BATCH; j++) {
+        const s = ranked[j]!.station;
+        if (spansRange(s, q.timeScale, first, last) && !coverage.has(s.id)) need.push(s.id);
+      }
+      return { need };
+    }
+    if (hasDataIn(cov, q.dataTypes, q.range.start, q.range.end)) return { station: r.station, distanceM: r.d, actualNearest: r.d <= nearest.d, hasData: true };
   }
-  return byStation;
+  return { station: nearest.station, distanceM: nearest.d, actualNearest: true, hasData: false };
+}
+
+/** The plan of a query: each point's choice, or the coverage still needed to choose. */
+export type NearestPlan = { choices: Array<NearestChoice | null>; ids: string[]; need: [] } | { need: string[] };
+
+/** The chosen station of each point and the ids of those with data to read (each once), or the coverage still needed. */
+export function planNearest(q: StationQuery, ranked: ReadonlyArray<ReadonlyArray<{ station: IndexedStation; d: number }> | null>, coverage: ReadonlyMap<string, StationCoverage>): NearestPlan {
+  const choices: Array<NearestChoice | null> = [];
+  const need = new Set<string>();
+  for (const r of ranked) {
+    const c = r ? chooseStation(r, q, coverage) : null;
+    if (c && 'need' in c) {
+      c.need.forEach((id) => need.add(id));
+      choices.push(null);
+    } else choices.push(c);
+  }
+  if (need.size) return { need: [...need] };
+  const ids = [...new Set(choices.filter((c): c is NearestChoice => c !== null && c.hasData).map((c) => c.station.id))];
+  return { choices, ids, need: [] };
 }
 
 /** The contract's answer from the choices and the rows read: every period of the range, nulls where no row. */
@@ -91,26 +116,22 @@ export function assembleNearest(q: StationQuery, choices: ReadonlyArray<NearestC
   return out;
 }
 
-/** Answers a validated nearest-station query. `backend` is only opened when some chosen station has data. */
-export async function nearestStation(
-  q: StationQuery,
-  stations: readonly CatalogStation[],
-  backend: () => Promise<SqlBackend>,
-  signal?: AbortSignal,
-): Promise<NearestStationResponse> {
-  const { choices, ids } = planNearest(q, stations);
-  let rows: SqlRow[] = [];
-  if (ids.length) {
-    const { sql, params } = stationRowsSql(q.timeScale, q.dataTypes, ids, sqlTimeOf(q.timeScale, q.range.start), sqlTimeOf(q.timeScale, q.range.end));
-    rows = await (await backend()).query(sql, params, signal);
+/** Answers a validated nearest-station query from the archive. */
+export async function nearestStation(q: StationQuery, archive: StationArchive, signal?: AbortSignal): Promise<NearestStationResponse> {
+  const stations = await archive.stations(signal);
+  const ranked = q.geometries.map((g) => (g.kind === 'point' ? rankStations(stations, g.position) : null));
+  const byId = new Map(stations.map((s) => [s.id, s]));
+  const coverage = new Map<string, StationCoverage>();
+  for (;;) {
+    const plan = planNearest(q, ranked, coverage);
+    if (plan.need.length === 0 && 'choices' in plan) {
+      const first = q.range.keys[0]!;
+      const last = q.range.keys[q.range.keys.length - 1]!;
+      // One abort listener for all reads (not one per station: browsers warn past ten on one signal).
+      const read = await abortable(Promise.all(plan.ids.map(async (id) => [id, await archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, first, last)] as const)), signal);
+      throwIfAborted(signal);
+      return assembleNearest(q, plan.choices, new Map(read));
+    }
+    for (const [id, c] of await archive.coverage(plan.need.map((id) => byId.get(id)!), q.timeScale, signal)) coverage.set(id, c);
   }
-  throwIfAborted(signal);
-  return assembleNearest(q, choices, rowsByStation(rows, q.dataTypes));
-}
-
-/** SQL values → JSON numbers; anything missing or not finite → null. */
-export function toNumberOrNull(v: unknown): number | null {
-  if (v === null || v === undefined) return null;
-  const n = typeof v === 'bigint' ? Number(v) : (v as number);
-  return typeof n === 'number' && Number.isFinite(n) ? n : null;
 }

@@ -2,41 +2,61 @@
  * /api/poly-aggregate/: the stations inside one polygon (boundary
  * inclusive) that have data in the range, averaged per period and type over
  * the stations that have a value then, with the count of those stations.
+ *
+ * Deterministic by construction (docs/contract.md): each mean is summed in
+ * JavaScript doubles in ascending station-id order and divided once by the
+ * count, so every adapter and every run gives the same bits.
  */
-import { sqlTimeOf } from '../contract/periods.ts';
 import type { PeriodValues, PolyAggregateResponse, StationQuery } from '../contract/types.ts';
-import type { CatalogStation } from '../dataset/catalog.ts';
 import { throwIfAborted } from '../contract/errors.ts';
-import { hasDataIn } from './coverage.ts';
-import { toNumberOrNull } from './nearest-station.ts';
 import { containsPoint } from './point-in-polygon.ts';
-import type { SqlBackend, SqlRow } from './sql-backend.ts';
-import { aggregateSql } from './station-sql.ts';
+import { abortable } from '../rasters/abortable.ts';
+import type { StationArchive, StationRows } from './station-archive.ts';
+import { spansRange, type IndexedStation } from './station-index.ts';
 
-/** The contributing stations of a query, in station-id order (the order of `stations_metadata`). */
-export function stationsInside(q: StationQuery, stations: readonly CatalogStation[]): CatalogStation[] {
+/**
+ * The stations inside the query's polygon whose files span the range, in
+ * station-id order. Which of them really have data is known once their
+ * rows are read ({@link contributing}).
+ */
+export function candidatesInside(q: StationQuery, stations: readonly IndexedStation[]): IndexedStation[] {
   const g = q.geometries[0];
   if (!g || g.kind !== 'polygon') return [];
   const first = q.range.keys[0]!;
   const last = q.range.keys[q.range.keys.length - 1]!;
   return stations
-    .filter((s) => containsPoint(g.polygons, [s.lon, s.lat]) && hasDataIn(s, q.timeScale, q.dataTypes, first, last))
+    .filter((s) => spansRange(s, q.timeScale, first, last) && containsPoint(g.polygons, [s.lon, s.lat]))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** The contract's answer from the contributing stations and the per-period rows (`<type>`, `<type>__n`). */
-export function assemblePolyAggregate(q: StationQuery, inside: readonly CatalogStation[], byPeriod: Map<string, SqlRow>): PolyAggregateResponse {
+/** The candidates with at least one value of a requested type in the range: the contract's contributing stations. */
+export function contributing(q: StationQuery, candidates: readonly IndexedStation[], rows: ReadonlyMap<string, StationRows>): IndexedStation[] {
+  return candidates.filter((s) => {
+    for (const values of rows.get(s.id)?.values() ?? []) if (q.dataTypes.some((t) => values[t] !== null && values[t] !== undefined)) return true;
+    return false;
+  });
+}
+
+/** The contract's answer from the contributing stations (id order) and their rows. */
+export function assemblePolyAggregate(q: StationQuery, inside: readonly IndexedStation[], rows: ReadonlyMap<string, StationRows>): PolyAggregateResponse {
   const stations_metadata: PolyAggregateResponse['stations_metadata'] = {};
   inside.forEach((s, i) => {
     stations_metadata[String(i)] = { station_lat: s.lat, station_lon: s.lon, station_elevation: s.elevation };
   });
+  const series = inside.map((s) => rows.get(s.id));
   const aggregated_data: Record<string, PeriodValues> = {};
   for (const key of q.range.keys) {
-    const row = byPeriod.get(key);
     const values: PeriodValues = {};
     for (const t of q.dataTypes) {
-      const count = row ? (toNumberOrNull(row[`${t}__n`]) ?? 0) : 0;
-      values[t] = count > 0 ? toNumberOrNull(row![t]) : null;
+      let sum = 0;
+      let count = 0;
+      for (const r of series) {
+        const v = r?.get(key)?.[t];
+        if (v === null || v === undefined) continue;
+        sum += v;
+        count++;
+      }
+      values[t] = count > 0 ? sum / count : null;
       values[`${t}_station_count`] = count;
     }
     aggregated_data[key] = values;
@@ -44,19 +64,14 @@ export function assemblePolyAggregate(q: StationQuery, inside: readonly CatalogS
   return { stations_metadata, aggregated_data };
 }
 
-/** Answers a validated poly-aggregate query. */
-export async function polyAggregate(
-  q: StationQuery,
-  stations: readonly CatalogStation[],
-  backend: () => Promise<SqlBackend>,
-  signal?: AbortSignal,
-): Promise<PolyAggregateResponse> {
-  const inside = stationsInside(q, stations);
-  const byPeriod = new Map<string, SqlRow>();
-  if (inside.length) {
-    const { sql, params } = aggregateSql(q.timeScale, q.dataTypes, inside.map((s) => s.id), sqlTimeOf(q.timeScale, q.range.start), sqlTimeOf(q.timeScale, q.range.end));
-    for (const row of await (await backend()).query(sql, params, signal)) byPeriod.set(String(row.period), row);
-  }
+/** Answers a validated poly-aggregate query from the archive. */
+export async function polyAggregate(q: StationQuery, archive: StationArchive, signal?: AbortSignal): Promise<PolyAggregateResponse> {
+  const candidates = candidatesInside(q, await archive.stations(signal));
+  const first = q.range.keys[0]!;
+  const last = q.range.keys[q.range.keys.length - 1]!;
+  // One abort listener for all reads (not one per station: runtimes warn past ten on one signal).
+  const read = await abortable(Promise.all(candidates.map(async (s) => [s.id, await archive.rows(s, q.timeScale, q.dataTypes, first, last)] as const)), signal);
   throwIfAborted(signal);
-  return assemblePolyAggregate(q, inside, byPeriod);
+  const rows = new Map(read);
+  return assemblePolyAggregate(q, contributing(q, candidates, rows), rows);
 }

@@ -15,6 +15,7 @@ import { STATION_TYPES, type StationTimeScale } from '../contract/station-data-t
 import type { Endpoint } from '../contract/types.ts';
 import { VALIDATORS } from '../contract/validate.ts';
 import type { Catalog } from '../dataset/catalog.ts';
+import { parseStationIndex, type IndexedStation } from '../stations/station-index.ts';
 import { createMapView, type DrawTool, type MapView } from './map-view.ts';
 import {
   DEFAULT_FORM, areaOf, buildRequest, decodeState, encodeState, endpointFor, toCsv, toTable, xOf,
@@ -43,6 +44,7 @@ const ui: UiHandle = { ready: Promise.resolve(), form: { ...DEFAULT_FORM }, engi
 (window as unknown as { cqUi: UiHandle }).cqUi = ui;
 
 let catalog: Catalog;
+let stationList: IndexedStation[] = [];
 let view: MapView;
 let running: AbortController | null = null;
 let chart: uPlot | null = null;
@@ -364,7 +366,7 @@ function renderMetadata(endpoint: Endpoint, answer: unknown): void {
     li.textContent = text;
     ul.append(li);
   };
-  const stationName = (lat: number, lon: number) => catalog.stations?.stations.find((s) => s.lat === lat && s.lon === lon)?.name ?? 'station';
+  const stationName = (lat: number, lon: number) => stationList.find((s) => s.lat === lat && s.lon === lon)?.name ?? 'station';
   if (endpoint === 'nearest-station') {
     Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number; station_elevation: number | null; distance_from_point_m: number; actual_nearest: boolean } }>).forEach((v, i) => {
       const m = v.metadata;
@@ -425,7 +427,13 @@ async function start(): Promise<void> {
   const restored = decodeState(location.hash);
   ui.form = restored?.form ?? { ...DEFAULT_FORM };
   renderForm(ui.form);
-  view = await createMapView($('map'), catalog, params.get('style') ?? undefined);
+  if (catalog.stations) {
+    // The station list is the index the catalog points to (docs/data.md).
+    const idx = await fetch(new URL(catalog.stations.index, datasetUrl));
+    if (!idx.ok) throw new Error(`Cannot load the station index ${catalog.stations.index} (HTTP ${idx.status}).`);
+    stationList = await parseStationIndex(await idx.arrayBuffer(), catalog.stations.index);
+  }
+  view = await createMapView($('map'), catalog, params.get('style') ?? undefined, stationList);
   ui.view = view;
   if (restored) view.load(restored.geometries);
   view.onChange(() => onFormChange());

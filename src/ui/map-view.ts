@@ -11,7 +11,8 @@ import maplibreWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?url';
 import { TerraDraw, TerraDrawPointMode, TerraDrawPolygonMode, TerraDrawRectangleMode, TerraDrawSelectMode } from 'terra-draw';
 import { TerraDrawMapLibreGLAdapter } from 'terra-draw-maplibre-gl-adapter';
 import provincesUrl from '../../data-sources/za-provinces-naturalearth-10m.geojson?url';
-import type { Catalog, CatalogStation } from '../dataset/catalog.ts';
+import type { Catalog } from '../dataset/catalog.ts';
+import type { IndexedStation } from '../stations/station-index.ts';
 import type { PolygonCoords, Position } from '../contract/wkt.ts';
 import type { DrawnGeometry } from './query-model.ts';
 
@@ -49,13 +50,11 @@ function offlineStyle(): StyleSpecification {
   };
 }
 
-function yearsOf(s: CatalogStation): string {
+function yearsOf(s: IndexedStation): string {
   const parts: string[] = [];
-  for (const [scale, groups] of Object.entries(s.coverage)) {
-    const runs = (groups ?? []).flatMap((g) => g.runs);
-    if (!runs.length) continue;
-    const first = runs.map((r) => r[0]).sort()[0]!.slice(0, 4);
-    const last = runs.map((r) => r[1]).sort().at(-1)!.slice(0, 4);
+  for (const [scale, file] of Object.entries(s.files)) {
+    const first = file.first.slice(0, 4);
+    const last = file.last.slice(0, 4);
     parts.push(`${scale} ${first === last ? first : `${first}–${last}`}`);
   }
   return parts.join(', ') || 'no data';
@@ -63,8 +62,12 @@ function yearsOf(s: CatalogStation): string {
 
 const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
-/** Creates the map in `container`. Resolves when the style and stations are loaded and drawing is ready. */
-export async function createMapView(container: HTMLElement, catalog: Catalog, styleUrl?: string): Promise<MapView> {
+/**
+ * Creates the map in `container`. Resolves when the style and stations are
+ * loaded and drawing is ready. `stations` comes from the station index (the
+ * catalog only points to it).
+ */
+export async function createMapView(container: HTMLElement, catalog: Catalog, styleUrl?: string, stations: readonly IndexedStation[] = []): Promise<MapView> {
   const map = new MapLibreMap({
     container,
     style: styleUrl ?? offlineStyle(),
@@ -73,7 +76,6 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, st
   });
   await new Promise<void>((resolve) => map.once('load', () => resolve()));
 
-  const stations = catalog.stations?.stations ?? [];
   map.addSource('stations', {
     type: 'geojson',
     data: {

@@ -1,11 +1,9 @@
 /**
  * The engine in a dedicated Worker, so queries never block the page.
- * DuckDB-WASM (its own nested Worker) starts only when a station query
- * needs it; raster queries use geotiff.js here directly.
+ * Station queries read Parquet with hyparquet and raster queries read COGs
+ * with geotiff.js, both here directly over HTTP Range requests.
  */
 /// <reference lib="webworker" />
-import duckdbWasmUrl from '@duckdb/duckdb-wasm/dist/duckdb-eh.wasm?url';
-import duckdbWorkerUrl from '@duckdb/duckdb-wasm/dist/duckdb-browser-eh.worker.js?url';
 import { createClimateEngine, type ClimateEngine } from '../engine/engine.ts';
 import type { FromWorker, ToWorker } from './protocol.ts';
 
@@ -17,12 +15,7 @@ const inFlight = new Map<number, AbortController>();
 self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
   if (msg.type === 'init') {
-    const bundle = { mainModule: new URL(duckdbWasmUrl, self.location.href).href, mainWorker: new URL(duckdbWorkerUrl, self.location.href).href };
-    engine = createClimateEngine({
-      dataset: msg.dataset,
-      // DuckDB-WASM's JavaScript loads with the first station query, never for rasters.
-      openSqlBackend: async (location, signal) => (await import('../stations/backends/duckdb-wasm-browser.ts')).duckdbWasmBrowser(bundle)(location, signal),
-    });
+    engine = createClimateEngine({ dataset: msg.dataset });
   } else if (msg.type === 'abort') {
     inFlight.get(msg.id)?.abort();
   } else if (msg.type === 'request') {

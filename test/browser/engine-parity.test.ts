@@ -52,7 +52,7 @@ async function viaServe(path: string, body: string): Promise<Answer> {
 beforeAll(async () => {
   browser = await launchChromium();
   vite = await startVite({ 'test-data': demo });
-  nodeEngine = createNodeEngine(demo, 'wasm');
+  nodeEngine = createNodeEngine(demo);
   serve = await startServer({ engine: nodeEngine, staticRoot: demo, port: 0 });
   context = await browser.newContext();
   page = await openEnginePage(context);

@@ -123,7 +123,7 @@ describe('a separate app using the packed package', () => {
     await exec(join(app, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], { cwd: app });
     const dist = join(app, 'dist');
     await symlink(demo, join(dist, 'data'));
-    const engine = createNodeEngine(demo, 'wasm');
+    const engine = createNodeEngine(demo);
     server = await startServer({ engine, staticRoot: dist, port: 0 });
     browser = await launchChromium();
     for (const request of [parityRequests(fx.stationsCsv)[1]!, rasterParityRequests()[3]!]) {

@@ -1,6 +1,6 @@
 // The station build rejects bad input files with messages that say how to fix them,
 // and accepts daily/monthly tables given directly.
-import { mkdtemp, writeFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,9 +63,9 @@ describe('station build input validation', () => {
     const section = await buildStations({ stations: s, daily: d, monthly: m }, out, 'small');
     expect(section.dataTypes.daily).toEqual(['temperature_max', 'rain_sum']);
     expect(section.dataTypes.hourly).toBeUndefined();
-    expect(section.stations.find((x) => x.id === 'B')!.elevation).toBeNull();
-    const engine = createNodeEngine(out, 'wasm');
+    const engine = createNodeEngine(out);
     try {
+      expect((await engine.stations()).find((x) => x.id === 'B')!.elevation).toBeNull();
       const res = await engine.nearestStation({ wkts: 'POINT (18.9 -33.9)', dataTypes: ['rain_sum', 'temperature_max'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-03' });
       expect(res['POINT (18.9 -33.9)']!.data).toEqual({
         '2024-01-01': { rain_sum: 3.5, temperature_max: 25 },
@@ -78,5 +78,34 @@ describe('station build input validation', () => {
     } finally {
       await engine.close();
     }
+  });
+
+  it('one rule for times (docs/data.md): a daily time of day and years outside 1800–2200 are refused, naming file, row and column', async () => {
+    const s = await file('s8.csv', STATIONS);
+    const d = await file('d2.csv', 'station_id,time,rain_sum\nA,1886-01-01,1\nA,1886-01-02 06:20,2\n');
+    await expectInputError({ stations: s, daily: d }, /d2\.csv: row 2 \(station "A"\), column "time": "1886-01-02 06:20" has a time of day; daily times are dates/);
+    // Midnight is the date itself (tools often write dates as midnight timestamps).
+    const ok = await file('d3.csv', 'station_id,time,rain_sum\nA,1886-01-01 00:00:00,1\n');
+    const section = await buildStations({ stations: s, daily: ok }, join(dir, 'out-midnight'));
+    expect(section.dataTypes.daily).toEqual(['rain_sum']);
+    await expectInputError({ stations: s, daily: await file('d4.csv', 'station_id,time,rain_sum\nA,1800-01-01,1\nA,1799-12-31,1\n') }, /d4\.csv: row 2 \(station "A"\), column "time": "1799-12-31" is outside the years 1800–2200/);
+    await expectInputError({ stations: s, hourly: await file('h8.csv', 'station_id,time,rain\nA,2201-01-01T00:00:00,1\n') }, /row 1 .*outside the years 1800–2200/);
+    await expectInputError({ stations: s, hourly: await file('h9.csv', 'station_id,time,rain\nA,2024-01-01T00:00:00,1\nA,2024-01-01T01:00:00,x\n') }, /h9\.csv: row 2 \(station "A"\), column "rain": holds "x"/);
+  });
+
+  it('a failed build leaves the previous archive as it was and nothing half-written', async () => {
+    const s = await file('s9.csv', STATIONS);
+    const out = join(dir, 'out-keep');
+    await buildStations({ stations: s, daily: await file('d5.csv', 'station_id,time,rain_sum\nA,2024-01-01,3.5\n') }, out);
+    const before = await readFile(join(out, 'catalog.json'), 'utf8');
+    const index = await readFile(join(out, 'stations/index.parquet'));
+    await expect(buildStations({ stations: s, daily: await file('d6.csv', 'station_id,time,rain_sum\nA,2024-01-01,oops\n') }, out)).rejects.toThrow(BuildInputError);
+    expect((await readdir(out)).sort()).toEqual(['catalog.json', 'stations']);
+    expect(await readFile(join(out, 'catalog.json'), 'utf8')).toBe(before);
+    expect((await readFile(join(out, 'stations/index.parquet'))).equals(index)).toBe(true);
+    const engine = createNodeEngine(out);
+    const res = await engine.nearestStation({ wkts: 'POINT (18.9 -33.9)', dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-01' });
+    expect(res['POINT (18.9 -33.9)']!.data['2024-01-01']).toEqual({ rain_sum: 3.5 });
+    await engine.close();
   });
 });

@@ -31,8 +31,8 @@ describe('climate-query query', () => {
     const req = { wkts, dataTypes: ['temperature_mean', 'rain', 'humidity', 'wind_speed', 'leaf_wetness'], options: { timeScale: 'hourly' }, startDate: '2024-01-01T00:00:00', endDate: '2024-01-31T23:00:00' };
     const file = join(fx.root, 'req-10x5.json');
     await writeFile(file, JSON.stringify(req));
-    for (const backend of ['native', 'wasm']) {
-      const { code, stdout } = await cli(['query', 'nearest-station', file, '--data', fx.dataset, '--backend', backend]);
+    {
+      const { code, stdout } = await cli(['query', 'nearest-station', file, '--data', fx.dataset]);
       expect(code).toBe(0);
       const res = JSON.parse(stdout) as Record<string, { data: Record<string, Record<string, number | null>> }>;
       expect(Object.keys(res)).toHaveLength(10);

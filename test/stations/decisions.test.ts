@@ -11,7 +11,7 @@ let stations: OStation[];
 let hourly: Series;
 
 beforeAll(() => {
-  engine = createNodeEngine(fx.dataset, 'wasm');
+  engine = createNodeEngine(fx.dataset);
   stations = readStations(fx.stationsCsv);
   hourly = readHourly(fx.hourlyCsv);
 });

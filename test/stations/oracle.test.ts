@@ -1,27 +1,32 @@
-// Hundreds of randomized station requests answered by the engine (DuckDB-WASM,
-// as in the browser, and native DuckDB) and by the independent oracle.
+// Hundreds of randomized station requests answered by the engine (reading the
+// Parquet archive from local files, and over HTTP Range requests from a real
+// static server, as in the browser) and by the independent oracle.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
 import { STATION_TYPES, type StationTimeScale } from '../../src/contract/station-data-types.ts';
 import { parseRange } from '../../src/contract/periods.ts';
 import { mulberry32 as rng } from '../../src/build/prng.ts';
+import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
 import { allScales, distance, insideOrOn, readHourly, readStations, type OStation, type Series } from './oracle.ts';
 
 const fx = inject('stationFixture');
 let stations: OStation[];
 let series: Record<StationTimeScale, Series>;
-const engines: Record<'wasm' | 'native', ClimateEngine> = {} as never;
+const engines: Record<'http' | 'file', ClimateEngine> = {} as never;
+let server: RangeServer;
 
-beforeAll(() => {
+beforeAll(async () => {
   stations = readStations(fx.stationsCsv);
   series = allScales(stations, readHourly(fx.hourlyCsv));
-  engines.wasm = createNodeEngine(fx.dataset, 'wasm');
-  engines.native = createNodeEngine(fx.dataset, 'native');
+  server = await startRangeServer(fx.dataset);
+  engines.http = createNodeEngine(server.url);
+  engines.file = createNodeEngine(fx.dataset);
 });
 afterAll(async () => {
-  await engines.wasm.close();
-  await engines.native.close();
+  await engines.http.close();
+  await engines.file.close();
+  await server.close();
 });
 
 
@@ -185,13 +190,13 @@ function makeRequests(seed: number, n: number, poly: boolean): Req[] {
   });
 }
 
-describe.each(['wasm', 'native'] as const)('station endpoints on %s DuckDB equal the oracle', (backend) => {
-  const n = backend === 'wasm' ? 150 : 60;
+describe.each(['http', 'file'] as const)('station endpoints read over %s equal the oracle', (backend) => {
+  const n = backend === 'http' ? 150 : 60;
 
   it(`nearest-station: ${n} random requests across hourly, daily, monthly`, async () => {
     let passedOver = 0;
     let periods = 0;
-    for (const req of makeRequests(backend === 'wasm' ? 1 : 2, n, false)) {
+    for (const req of makeRequests(backend === 'http' ? 1 : 2, n, false)) {
       const got = await engines[backend].nearestStation(req);
       const want = oracleNearest(req) as Record<string, { metadata: { actual_nearest: boolean }; data: object }>;
       expectClose(got, want, JSON.stringify(req).slice(0, 160));
@@ -208,7 +213,7 @@ describe.each(['wasm', 'native'] as const)('station endpoints on %s DuckDB equal
   it(`poly-aggregate: ${n} random polygons (holes, multipart, concave, vertices on stations)`, async () => {
     let withStations = 0;
     let partialCounts = 0;
-    for (const req of makeRequests(backend === 'wasm' ? 3 : 4, n, true)) {
+    for (const req of makeRequests(backend === 'http' ? 3 : 4, n, true)) {
       const got = await engines[backend].polyAggregate(req);
       const want = oraclePoly(req) as { stations_metadata: object; aggregated_data: Record<string, Record<string, number | null>> };
       expectClose(got, want, JSON.stringify(req).slice(0, 160));

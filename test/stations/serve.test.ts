@@ -19,13 +19,13 @@ describe('climate-query serve', () => {
       });
       child.on('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
     });
-    const range = await fetch(new URL('stations/stations.duckdb', url), { headers: { Range: 'bytes=0-99' } });
+    const range = await fetch(new URL('stations/index.parquet', url), { headers: { Range: 'bytes=0-99' } });
     expect(range.status).toBe(206);
     expect(range.headers.get('content-range')).toMatch(/^bytes 0-99\/\d+$/);
     expect((await range.arrayBuffer()).byteLength).toBe(100);
     const head = await fetch(new URL('catalog.json', url), { method: 'HEAD' });
     expect(Number(head.headers.get('content-length'))).toBeGreaterThan(1000);
-    const bad = await fetch(new URL('stations/stations.duckdb', url), { headers: { Range: 'bytes=999999999-' } });
+    const bad = await fetch(new URL('stations/index.parquet', url), { headers: { Range: 'bytes=999999999-' } });
     expect(bad.status).toBe(416);
     const res = await fetch(new URL('api/nearest-station/', url), {
       method: 'POST',

@@ -105,7 +105,7 @@ beforeAll(async () => {
   await mkdir(SHOTS, { recursive: true });
   browser = await launchChromium();
   vite = await startVite({ 'data/demo': demo });
-  engine = createNodeEngine(demo, 'wasm');
+  engine = createNodeEngine(demo);
 }, 180_000);
 
 afterAll(async () => {

@@ -26,7 +26,7 @@ beforeAll(async () => {
   await rm(join(out, 'site/data/demo'), { recursive: true, force: true });
   await symlink(demo, join(out, 'site/data/demo'));
   // An API-less static host: the sub-path /app/ proves every path is relative.
-  server = await startServer({ engine: createNodeEngine(demo, 'wasm'), staticRoot: out, port: 0 });
+  server = await startServer({ engine: createNodeEngine(demo), staticRoot: out, port: 0 });
   await symlink(join(out, 'site'), join(out, 'app'));
   browser = await launchChromium();
 }, 300_000);
@@ -59,7 +59,7 @@ describe('the built site', () => {
     }, body);
     expect(viaSw.status).toBe(200);
     expect(viaSw.cors).toBeNull();
-    const engine = createNodeEngine(demo, 'wasm');
+    const engine = createNodeEngine(demo);
     expect(viaSw.body).toEqual(await engine.point(body as never));
     await engine.close();
     await page.close();

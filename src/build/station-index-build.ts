@@ -1,0 +1,305 @@
+/**
+ * `climate-query index`: checks a station archive written by any Parquet
+ * writer (docs/data.md, "Station archive") and derives what the engine
+ * reads before any data: the station index (`stations/index.parquet`) and
+ * the per-station coverage detail (`stations/coverage.jsonl`). Runs on
+ * native DuckDB with a memory limit and a temp directory, so the archive's
+ * size does not bound it; only per-file and per-station summaries pass
+ * through JavaScript, one station at a time.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { once } from 'node:events';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
+import { STATION_LAYOUT, type CoverageGroup, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
+import { updateCatalog } from './catalog-writer.ts';
+
+/** A problem with a station archive or the inputs of a build, with a message that says how to fix it. */
+export class BuildInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BuildInputError';
+  }
+}
+
+/** The years station data may hold: the years a query may ask for (docs/contract.md, docs/data.md). */
+export const STATION_YEARS = { first: 1800, last: 2200 } as const;
+
+/** Memory DuckDB may use while building or indexing; beyond it, it spills to a temp directory. */
+export const BUILD_MEMORY_LIMIT = '1500MB';
+
+/** Response-key format of each scale, as strftime patterns. */
+export const KEY_FORMAT: Record<StationTimeScale, string> = { hourly: '%Y-%m-%dT%H:%M:%S', daily: '%Y-%m-%d', monthly: '%Y-%m-01' };
+
+/** Period ordinals as src/contract/periods.ts defines them (hours, days, months since 1970-01, UTC calendar). */
+const ORDINAL: Record<StationTimeScale, string> = {
+  hourly: `CAST(epoch(CAST(time AS TIMESTAMP)) AS BIGINT) // 3600`,
+  daily: `date_diff('day', DATE '1970-01-01', time)`,
+  monthly: `(year(time) - 1970) * 12 + month(time) - 1`,
+};
+
+/** SQL string literal. */
+export const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+/** SQL identifier. */
+export const ident = (s: string): string => `"${s.replace(/"/g, '""')}"`;
+
+/** Opens native DuckDB with bounded memory, spilling to `tempDir`, and no extension downloads. */
+export async function openBuildDuckDB(tempDir: string): Promise<{ con: DuckDBConnection; close(): void }> {
+  const db = await DuckDBInstance.create(':memory:', { threads: '2', memory_limit: BUILD_MEMORY_LIMIT, temp_directory: tempDir, preserve_insertion_order: 'true' });
+  const con = await db.connect();
+  await con.run(`SET autoload_known_extensions = false`);
+  await con.run(`SET autoinstall_known_extensions = false`);
+  return {
+    con,
+    close() {
+      con.closeSync();
+      db.closeSync();
+    },
+  };
+}
+
+async function rows(con: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
+  return (await con.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
+}
+
+async function parquetFiles(dir: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((e) => e.isFile() && e.name.endsWith('.parquet'))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+/** The length of a Parquet file's footer, from its last 8 bytes ("<length>PAR1"). */
+async function footerLength(path: string, bytes: number): Promise<number> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(8);
+    await fh.read(buf, 0, 8, bytes - 8);
+    if (buf.toString('latin1', 4) !== 'PAR1') throw new BuildInputError(`${path}: not a Parquet file (no PAR1 at the end).`);
+    return buf.readUInt32LE(0);
+  } finally {
+    await fh.close();
+  }
+}
+
+const TIME_TYPES: Record<StationTimeScale, RegExp> = { hourly: /^TIMESTAMP(_MS|_NS)?$/, daily: /^DATE$/, monthly: /^DATE$/ };
+const NUMERIC = /^(DOUBLE|FLOAT|REAL|DECIMAL.*|INTEGER|BIGINT|SMALLINT|TINYINT)$/;
+
+async function checkStationsFile(con: DuckDBConnection, path: string): Promise<void> {
+  const cols = new Map((await rows(con, `DESCRIBE SELECT * FROM read_parquet(${lit(path)})`)).map((r) => [String(r.column_name), String(r.column_type)]));
+  for (const need of ['station_id', 'name', 'lat', 'lon', 'elevation']) {
+    if (!cols.has(need)) throw new BuildInputError(`${path}: missing column "${need}"; stations.parquet has station_id, name, lat, lon, elevation (docs/data.md).`);
+  }
+  await con.run(`CREATE OR REPLACE TEMP TABLE idx_stations AS SELECT CAST(station_id AS VARCHAR) AS station_id, CAST(name AS VARCHAR) AS name,
+    CAST(lat AS DOUBLE) AS lat, CAST(lon AS DOUBLE) AS lon, CAST(elevation AS DOUBLE) AS elevation, file_row_number + 1 AS row FROM read_parquet(${lit(path)}, file_row_number = true)`);
+  const bad = await rows(con, `SELECT row, station_id FROM idx_stations WHERE station_id IS NULL OR station_id = '' OR lat IS NULL OR lon IS NULL
+    OR lat NOT BETWEEN -90 AND 90 OR lon NOT BETWEEN -180 AND 180 ORDER BY row LIMIT 1`);
+  if (bad.length) throw new BuildInputError(`${path}: row ${String(bad[0]!.row)} (station "${String(bad[0]!.station_id)}") has an empty station_id or lat/lon missing or out of range.`);
+  const dup = await rows(con, `SELECT station_id, min(row) AS row FROM idx_stations GROUP BY 1 HAVING count(*) > 1 ORDER BY 2 LIMIT 1`);
+  if (dup.length) throw new BuildInputError(`${path}: station_id "${String(dup[0]!.station_id)}" appears more than once.`);
+}
+
+interface FileRow {
+  station_id: string;
+  path: string;
+  bytes: number;
+  footer: number;
+  first: string;
+  last: string;
+}
+
+/** Checks one scale's files; returns the data types that hold values and fills temp table `idx_runs`. */
+async function checkScale(con: DuckDBConnection, stationsDir: string, prefix: string, scale: StationTimeScale, files: string[]): Promise<{ types: string[]; files: FileRow[] }> {
+  const list = `[${files.map(lit).join(', ')}]`;
+  const src = `read_parquet(${list}, filename = true, file_row_number = true, union_by_name = true)`;
+  const described = await rows(con, `DESCRIBE SELECT * FROM read_parquet(${list}, union_by_name = true)`);
+  const colType = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
+  const where = `${join(stationsDir, scale)}${sep}`;
+  if (colType.get('station_id') !== 'VARCHAR') throw new BuildInputError(`${where}: column "station_id" must be text (VARCHAR); got ${colType.get('station_id') ?? 'none'}.`);
+  if (!TIME_TYPES[scale].test(colType.get('time') ?? '')) {
+    throw new BuildInputError(`${where}: column "time" must be ${scale === 'hourly' ? 'TIMESTAMP (no time zone)' : 'DATE'} in ${scale} files; got ${colType.get('time') ?? 'none'}.`);
+  }
+  const valueCols = [...colType.keys()].filter((c) => c !== 'station_id' && c !== 'time');
+  for (const c of valueCols) {
+    if (!STATION_TYPES[scale].includes(c)) throw new BuildInputError(`${where}: column "${c}" is not a ${scale} data type. Valid: ${STATION_TYPES[scale].join(', ')}.`);
+    if (!NUMERIC.test(colType.get(c)!)) throw new BuildInputError(`${where}: column "${c}" must be numeric (DOUBLE); got ${colType.get(c)}.`);
+  }
+  const perFile = await rows(con, `SELECT filename, count(DISTINCT station_id) AS ids, min(station_id) AS station_id,
+      strftime(min(time), '${KEY_FORMAT[scale]}') AS first, strftime(max(time), '${KEY_FORMAT[scale]}') AS last, count(*) AS n
+    FROM ${src} GROUP BY filename ORDER BY filename`);
+  const seen = new Map<string, string>();
+  const out: FileRow[] = [];
+  for (const f of perFile) {
+    const name = String(f.filename);
+    const id = String(f.station_id);
+    if (Number(f.ids) !== 1) throw new BuildInputError(`${name}: holds ${String(f.ids)} station ids; write one file per station and time scale (e.g. COPY … (PARTITION_BY (station_id))).`);
+    if (seen.has(id)) throw new BuildInputError(`${name}: station "${id}" also has ${seen.get(id)}; write all of a station's ${scale} rows into one file.`);
+    seen.set(id, name);
+    const bytes = (await stat(name)).size;
+    out.push({ station_id: id, path: [prefix, ...relative(stationsDir, name).split(sep)].join('/'), bytes, footer: await footerLength(name, bytes), first: String(f.first), last: String(f.last) });
+  }
+  const orphan = await rows(con, `SELECT DISTINCT filename, station_id FROM ${src} WHERE station_id NOT IN (SELECT station_id FROM idx_stations) LIMIT 1`);
+  if (orphan.length) throw new BuildInputError(`${String(orphan[0]!.filename)}: station_id "${String(orphan[0]!.station_id)}" is not in stations.parquet.`);
+  const offGrid = scale === 'hourly' ? `minute(time) <> 0 OR second(time) <> 0 OR microsecond(time) <> 0` : scale === 'monthly' ? `day(time) <> 1` : 'false';
+  const bad = await rows(con, `SELECT filename, file_row_number + 1 AS row, CAST(time AS VARCHAR) AS t FROM ${src}
+    WHERE time IS NULL OR ${offGrid} OR year(time) NOT BETWEEN ${STATION_YEARS.first} AND ${STATION_YEARS.last} LIMIT 1`);
+  if (bad.length) {
+    const b = bad[0]!;
+    throw new BuildInputError(`${String(b.filename)}: row ${String(b.row)}, column "time": "${String(b.t)}" is empty, off the ${scale} grid (hours on the hour, months on day 1) or outside the years ${STATION_YEARS.first}–${STATION_YEARS.last}.`);
+  }
+  const unsorted = await rows(con, `SELECT filename, row, t FROM (SELECT filename, file_row_number + 1 AS row, CAST(time AS VARCHAR) AS t, time,
+      lag(time) OVER (PARTITION BY filename ORDER BY file_row_number) AS prev FROM ${src}) WHERE prev >= time ORDER BY filename, row LIMIT 1`);
+  if (unsorted.length) {
+    const u = unsorted[0]!;
+    throw new BuildInputError(`${String(u.filename)}: row ${String(u.row)}, column "time": "${String(u.t)}" is not after the row before it; sort each file by time, with one row per time.`);
+  }
+  const types: string[] = [];
+  // The files are decoded once into a table (DuckDB spills it past its memory limit), not once per type.
+  const present = STATION_TYPES[scale].filter((t) => colType.has(t));
+  await con.run(`CREATE OR REPLACE TEMP TABLE idx_data AS SELECT station_id, ${ORDINAL[scale]} AS o${present.map((t) => `, ${ident(t)}`).join('')} FROM ${src}`);
+  for (const t of present) {
+    // Gaps and islands: consecutive periods share (ordinal − row number).
+    await con.run(`INSERT INTO idx_runs SELECT '${scale}', station_id, ${lit(t)}, min(o), max(o)
+      FROM (SELECT station_id, o, o - row_number() OVER (PARTITION BY station_id ORDER BY o) AS g FROM idx_data WHERE ${ident(t)} IS NOT NULL AND isfinite(${ident(t)}))
+      GROUP BY station_id, g`);
+    const n = await rows(con, `SELECT count(*) AS n FROM idx_runs WHERE scale = '${scale}' AND type = ${lit(t)}`);
+    if (Number(n[0]!.n) > 0) types.push(t);
+  }
+  await con.run(`DROP TABLE idx_data`);
+  return { types, files: out };
+}
+
+/** Merges data types whose runs are identical (sensors come in groups), in the contract's type order. */
+function groupCoverage(byType: Map<string, string>, scale: StationTimeScale): StationCoverage {
+  const groups = new Map<string, CoverageGroup>();
+  for (const type of STATION_TYPES[scale]) {
+    const runs = byType.get(type);
+    if (runs === undefined) continue;
+    const g = groups.get(runs);
+    if (g) g.types.push(type);
+    else groups.set(runs, { types: [type], runs: JSON.parse(runs) as CoverageGroup['runs'] });
+  }
+  return [...groups.values()];
+}
+
+/**
+ * Indexes the archive in `stationsDir` (stations.parquet and
+ * `<scale>/**.parquet`): checks it, then writes `index.parquet` and
+ * `coverage.jsonl` there (each through a temporary name, so a failed run
+ * leaves the previous ones). Paths in the index start with `prefix`
+ * (the folder's path relative to the dataset root).
+ */
+export async function indexStationArchive(stationsDir: string, prefix = 'stations'): Promise<StationsSection> {
+  const stationsFile = join(stationsDir, 'stations.parquet');
+  try {
+    await stat(stationsFile);
+  } catch {
+    throw new BuildInputError(`${stationsFile} is missing; a station archive has stations.parquet (station_id, name, lat, lon, elevation) and one folder per time scale (docs/data.md).`);
+  }
+  const temp = await mkdtemp(join(tmpdir(), 'climate-query-index-'));
+  const duck = await openBuildDuckDB(temp);
+  const { con } = duck;
+  const tmpIndex = join(stationsDir, `.index-${process.pid}.parquet`);
+  const tmpCoverage = join(stationsDir, `.coverage-${process.pid}.jsonl`);
+  try {
+    await checkStationsFile(con, stationsFile);
+    await con.run(`CREATE TEMP TABLE idx_runs (scale VARCHAR, station_id VARCHAR, type VARCHAR, a BIGINT, b BIGINT)`);
+    const dataTypes: StationsSection['dataTypes'] = {};
+    for (const scale of STATION_TIME_SCALES) {
+      const files = await parquetFiles(join(stationsDir, scale));
+      await con.run(`CREATE TEMP TABLE idx_files_${scale} (station_id VARCHAR, path VARCHAR, bytes BIGINT, footer INTEGER, first VARCHAR, last VARCHAR)`);
+      if (!files.length) continue;
+      const checked = await checkScale(con, stationsDir, prefix, scale, files);
+      dataTypes[scale] = checked.types;
+      const app = await con.createAppender(`idx_files_${scale}`);
+      for (const f of checked.files) {
+        app.appendVarchar(f.station_id);
+        app.appendVarchar(f.path);
+        app.appendBigInt(BigInt(f.bytes));
+        app.appendInteger(f.footer);
+        app.appendVarchar(f.first);
+        app.appendVarchar(f.last);
+        app.endRow();
+      }
+      app.flushSync();
+      app.closeSync();
+    }
+    if (!Object.keys(dataTypes).length) throw new BuildInputError(`${stationsDir} has no hourly/, daily/ or monthly/ folder with Parquet files.`);
+
+    // Coverage lines, one per station and scale, streamed in id order; their offsets go back into DuckDB.
+    await con.run(`CREATE TEMP TABLE idx_cov (station_id VARCHAR, scale VARCHAR, off BIGINT, len INTEGER)`);
+    const offsets = await con.createAppender('idx_cov');
+    const out = createWriteStream(tmpCoverage);
+    let offset = 0;
+    const files = STATION_TIME_SCALES.map((s) => `SELECT station_id, '${s}' AS scale FROM idx_files_${s}`).join(' UNION ALL ');
+    const result = await con.stream(`SELECT f.station_id, f.scale, r.type, r.runs FROM (${files}) f LEFT JOIN
+        (SELECT station_id, scale, type, CAST(to_json(list([a, b] ORDER BY a)) AS VARCHAR) AS runs FROM idx_runs GROUP BY ALL) r USING (station_id, scale)
+      ORDER BY f.scale, f.station_id, r.type`);
+    // By scale, then id: the lines one query needs (one scale, nearby ids) are often adjacent and read together.
+    let current: { id: string; scale: StationTimeScale; byType: Map<string, string> } | null = null;
+    const flush = async () => {
+      if (!current) return;
+      const line = `${JSON.stringify({ id: current.id, scale: current.scale, groups: groupCoverage(current.byType, current.scale) })}\n`;
+      const length = Buffer.byteLength(line);
+      offsets.appendVarchar(current.id);
+      offsets.appendVarchar(current.scale);
+      offsets.appendBigInt(BigInt(offset));
+      offsets.appendInteger(length);
+      offsets.endRow();
+      offset += length;
+      if (!out.write(line)) await once(out, 'drain');
+    };
+    for await (const chunk of result.yieldRowsJs()) {
+      for (const [id, scale, type, runs] of chunk as Array<[string, StationTimeScale, string | null, string | null]>) {
+        if (!current || current.id !== id || current.scale !== scale) {
+          await flush();
+          current = { id, scale, byType: new Map() };
+        }
+        if (type && runs) current.byType.set(type, runs);
+      }
+    }
+    await flush();
+    out.end();
+    await once(out, 'finish');
+    offsets.flushSync();
+    offsets.closeSync();
+
+    const scaleCols = STATION_TIME_SCALES.map(
+      (s) => `${s}.path AS ${s}_path, ${s}.bytes AS ${s}_bytes, ${s}.footer AS ${s}_footer, ${s}.first AS ${s}_first, ${s}.last AS ${s}_last, c_${s}.off AS ${s}_coverage_offset, c_${s}.len AS ${s}_coverage_length`,
+    ).join(',\n');
+    const joins = STATION_TIME_SCALES.map((s) => `LEFT JOIN idx_files_${s} ${s} USING (station_id) LEFT JOIN (SELECT * FROM idx_cov WHERE scale = '${s}') c_${s} USING (station_id)`).join('\n');
+    await con.run(`COPY (SELECT st.station_id, st.name, st.lat, st.lon, st.elevation,
+        ${scaleCols}
+      FROM idx_stations st ${joins} ORDER BY st.station_id)
+      TO ${lit(tmpIndex)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 19)`);
+    const count = Number((await rows(con, `SELECT count(*) AS n FROM idx_stations`))[0]!.n);
+    await rename(tmpCoverage, join(stationsDir, 'coverage.jsonl'));
+    await rename(tmpIndex, join(stationsDir, 'index.parquet'));
+    const indexBytes = (await stat(join(stationsDir, 'index.parquet'))).size;
+    const coverageBytes = (await stat(join(stationsDir, 'coverage.jsonl'))).size;
+    return { layout: STATION_LAYOUT, index: `${prefix}/index.parquet`, indexBytes, coverage: `${prefix}/coverage.jsonl`, coverageBytes, count, dataTypes };
+  } finally {
+    duck.close();
+    await rm(tmpIndex, { force: true });
+    await rm(tmpCoverage, { force: true });
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+/** `climate-query index DIR`: indexes `DIR/stations` and records it in `DIR/catalog.json`. */
+export async function indexStations(datasetDir: string, name = 'dataset'): Promise<StationsSection> {
+  const section = await indexStationArchive(join(datasetDir, 'stations'), 'stations');
+  await updateCatalog(datasetDir, name, (c) => {
+    c.stations = section;
+  });
+  return section;
+}

@@ -1,0 +1,103 @@
+/**
+ * A cache of exact byte ranges over a {@link ByteSource}, for Parquet files
+ * whose reads are planned in advance. Unlike the raster side's block cache
+ * (whole blocks, for geotiff.js's many unplanned small slices), the station
+ * reader knows every range it needs from the footer, merges near ones itself
+ * and asks for them together; rounding each to 4–16 KiB blocks would add
+ * more than the small column chunks of a station-year weigh (measured on
+ * the demo, 10 stations' hourly year: 665 KB of data read for 279 KB of
+ * answer chunks with 4 KiB blocks, 459 KB with exact ranges, both with
+ * chunks merged across gaps under 8 KiB). Reads are shared: a caller that aborts stops
+ * waiting, and the read completes into the cache.
+ */
+import { ClimateQueryError } from '../contract/errors.ts';
+import { abortable } from '../rasters/abortable.ts';
+import { asSourceError, type ByteSource } from '../rasters/byte-source.ts';
+
+interface Held {
+  start: number;
+  end: number;
+  bytes: Promise<Uint8Array>;
+}
+
+/** Exact-range reads of one file of known size, cached, least recently used dropped past `maxBytes`. */
+export class RangeCache {
+  private held: Held[] = [];
+  private heldBytes = 0;
+  /** Reads sent to the source and bytes asked for, for diagnostics. */
+  readonly stats = { reads: 0, bytes: 0 };
+
+  constructor(
+    readonly source: ByteSource,
+    /** The file's size as the index records it: a shorter file is an error, never zeros. */
+    readonly size: number,
+    private readonly maxBytes = 4 * 1024 * 1024,
+  ) {}
+
+  /** Starts reading each range (already merged by the caller) that no held range covers. */
+  prefetch(ranges: ReadonlyArray<readonly [number, number]>): void {
+    for (const [start, end] of ranges) if (!this.find(start, end)) this.load(start, end);
+  }
+
+  /** Bytes [start, end) of the file, from a held range or one exact read. */
+  async slice(start: number, end: number, signal?: AbortSignal): Promise<ArrayBuffer> {
+    const h = this.find(start, end) ?? this.load(start, end);
+    const bytes = await abortable(h.bytes, signal);
+    return bytes.slice(start - h.start, end - h.start).buffer;
+  }
+
+  /** Drops everything and closes the source. */
+  async close(): Promise<void> {
+    this.held = [];
+    this.heldBytes = 0;
+    await this.source.close?.();
+  }
+
+  private find(start: number, end: number): Held | undefined {
+    const i = this.held.findIndex((h) => h.start <= start && end <= h.end);
+    if (i < 0) return undefined;
+    const [h] = this.held.splice(i, 1);
+    this.held.push(h!);
+    return h;
+  }
+
+  private load(start: number, end: number): Held {
+    if (start < 0 || end > this.size || start > end) {
+      throw new ClimateQueryError('dataset_unavailable', `${this.source.url}: bytes ${start}–${end} are outside the ${this.size} bytes the index records; the dataset changed. Rerun \`climate-query index\`.`);
+    }
+    this.stats.reads++;
+    this.stats.bytes += end - start;
+    // One retry when the connection itself failed (not an HTTP error, not an abort): a kept-alive
+    // connection the server closed just as it was reused resets (ECONNRESET), and a Range GET is
+    // safe to repeat.
+    const once = () => this.source.read(start, end - start);
+    const bytes = once().catch((err: unknown) => {
+      const cause = err instanceof ClimateQueryError ? (err as { cause?: unknown }).cause : err;
+      if (cause instanceof TypeError && !(err instanceof ClimateQueryError && err.code === 'aborted')) return once();
+      throw err;
+    }).then(
+      (b) => {
+        if (b.length !== end - start) {
+          throw new ClimateQueryError('dataset_unavailable', `${this.source.url} ended at byte ${start + b.length}, before the ${this.size} bytes the index records; the file is truncated or changed. Rebuild the dataset or rerun \`climate-query index\`.`);
+        }
+        return b;
+      },
+      (err: unknown) => {
+        throw asSourceError(err, this.source.url);
+      },
+    );
+    const h: Held = { start, end, bytes };
+    // A failed read is not kept: the next query tries again.
+    bytes.catch(() => {
+      this.held = this.held.filter((x) => x !== h);
+      this.heldBytes -= end - start;
+    });
+    this.held.push(h);
+    this.heldBytes += end - start;
+    while (this.heldBytes > this.maxBytes && this.held.length > 1) {
+      const old = this.held.shift()!;
+      this.heldBytes -= old.end - old.start;
+    }
+    return h;
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * The station index: one row per station (id, name, position, and per time
+ * scale the file that holds its rows, that file's size and footer length,
+ * and its first and last period). It grows with the number of stations
+ * only, so the first station query of a session downloads it whole, and
+ * nothing else about stations it will not read (docs/data.md).
+ */
+import { parquetReadObjects } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+import { ClimateQueryError } from '../contract/errors.ts';
+import { STATION_TIME_SCALES, type StationTimeScale } from '../contract/station-data-types.ts';
+import type { StationCoverage } from '../dataset/catalog.ts';
+
+/** The Parquet file holding one station's rows of one time scale. */
+export interface StationFile {
+  /** Path relative to the dataset root, '/'-separated, not URL-encoded. */
+  path: string;
+  /** File size in bytes: lets a reader fetch the footer without a HEAD request, and detect a changed file. */
+  bytes: number;
+  /** Length of the Parquet footer (the 4-byte length before the closing "PAR1"). */
+  footer: number;
+  /** First and last period keys (response format) of the file's rows. */
+  first: string;
+  last: string;
+  /** [offset, length] of the station's line for this scale in the coverage file. */
+  coverageAt: [number, number];
+}
+
+/** One station as the index lists it. */
+export interface IndexedStation {
+  id: string;
+  name: string;
+  lat: number;
+  lon: number;
+  /** Metres above sea level; null when unknown. */
+  elevation: number | null;
+  /** Per time scale, the file with its rows; absent when the station has none. */
+  files: Partial<Record<StationTimeScale, StationFile>>;
+}
+
+/** Columns of the index file, in order (docs/data.md). */
+export const INDEX_COLUMNS = [
+  'station_id',
+  'name',
+  'lat',
+  'lon',
+  'elevation',
+  ...STATION_TIME_SCALES.flatMap((s) => [`${s}_path`, `${s}_bytes`, `${s}_footer`, `${s}_first`, `${s}_last`, `${s}_coverage_offset`, `${s}_coverage_length`]),
+] as const;
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === 'bigint' ? Number(v) : Number(v));
+
+/**
+ * Parses the index file's bytes into stations sorted by id (JS string
+ * order, the order poly-aggregate lists and sums them in).
+ */
+export async function parseStationIndex(bytes: ArrayBuffer, where: string): Promise<IndexedStation[]> {
+  let rows: Record<string, unknown>[];
+  try {
+    rows = (await parquetReadObjects({ file: bytes, compressors })) as Record<string, unknown>[];
+  } catch (cause) {
+    throw new ClimateQueryError('dataset_unavailable', `${where} is not a readable station index (${(cause as Error).message}); rebuild it with \`climate-query index\`.`, { cause });
+  }
+  const out: IndexedStation[] = [];
+  for (const r of rows) {
+    const id = r.station_id;
+    const lat = num(r.lat);
+    const lon = num(r.lon);
+    if (typeof id !== 'string' || lat === null || lon === null) {
+      throw new ClimateQueryError('dataset_unavailable', `${where} has a row without station_id, lat or lon; rebuild it with \`climate-query index\`.`);
+    }
+    const files: IndexedStation['files'] = {};
+    for (const scale of STATION_TIME_SCALES) {
+      const path = r[`${scale}_path`];
+      if (typeof path !== 'string') continue;
+      files[scale] = {
+        path,
+        bytes: num(r[`${scale}_bytes`]) ?? 0,
+        footer: num(r[`${scale}_footer`]) ?? 0,
+        first: String(r[`${scale}_first`]),
+        last: String(r[`${scale}_last`]),
+        coverageAt: [num(r[`${scale}_coverage_offset`]) ?? 0, num(r[`${scale}_coverage_length`]) ?? 0],
+      };
+    }
+    out.push({ id, name: String(r.name ?? id), lat, lon, elevation: num(r.elevation), files });
+  }
+  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * True when the station's file of `scale` spans some of [first, last]: a
+ * cheap test from the index alone. False means no data for sure; true
+ * still needs the coverage detail (gaps) or the rows.
+ */
+export function spansRange(station: IndexedStation, scale: StationTimeScale, first: string, last: string): boolean {
+  const f = station.files[scale];
+  return f !== undefined && f.first <= last && f.last >= first;
+}
+
+/**
+ * True when the coverage (of one station and scale) has at least one value
+ * of any of `types` between the period ordinals `first` and `last` (inclusive).
+ */
+export function hasDataIn(coverage: StationCoverage, types: readonly string[], first: number, last: number): boolean {
+  for (const group of coverage) {
+    if (!group.types.some((t) => types.includes(t))) continue;
+    for (const [a, b] of group.runs) if (a <= last && b >= first) return true;
+  }
+  return false;
+}
