@@ -41,6 +41,10 @@ export type ErrorCode =
   | 'dataset_unavailable'
   /** No engine is reachable to answer (service worker without a page). */
   | 'engine_unavailable'
+  /** A dataset file changed while it was being read (a redeploy): its size or ETag no longer match. */
+  | 'dataset_changed'
+  /** A read of the dataset, or the whole query, ran out of time (the message names the URL). */
+  | 'upstream_timeout'
   /** A bug: the engine failed in a way it did not expect. */
   | 'internal';
 
@@ -62,6 +66,8 @@ const STATUS: Record<ErrorCode, number> = {
   aborted: 499,
   dataset_unavailable: 503,
   engine_unavailable: 503,
+  dataset_changed: 409,
+  upstream_timeout: 504,
   internal: 500,
 };
 

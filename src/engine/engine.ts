@@ -18,7 +18,8 @@ import { nearestStation } from '../stations/nearest-station.ts';
 import { polyAggregate } from '../stations/poly-aggregate.ts';
 import type { OpenSqlBackend, SqlBackend } from '../stations/sql-backend.ts';
 import { createRasterEngine, type RasterEngine } from '../rasters/raster-engine.ts';
-import type { ByteSource } from '../rasters/byte-source.ts';
+import type { ByteSource, ExpectedFile } from '../rasters/byte-source.ts';
+import { DEFAULT_QUERY_BUDGET_MS, isAbortedError, isDatasetChange, withBudget } from './query-budget.ts';
 import { routeRequest, type ApiRequest, type ApiResponse } from './router.ts';
 
 /** Options of {@link createClimateEngine}. */
@@ -27,8 +28,10 @@ export interface ClimateEngineOptions {
   dataset: string | URL | DatasetLocation;
   /** Opens the SQL backend on the station store (DuckDB-WASM in the browser and tests, native DuckDB in the CLI). */
   openSqlBackend: OpenSqlBackend;
-  /** Opens a byte source on a raster file's URL or path; default: HTTP range requests with fetch. */
-  openByteSource?: (location: string) => ByteSource;
+  /** Opens a byte source on a raster file's URL or path, told what the catalog says of it; default: HTTP range requests with fetch. */
+  openByteSource?: (location: string, expected: ExpectedFile) => ByteSource;
+  /** Overall time budget of one query in milliseconds (default 30 000); past it the query fails with `upstream_timeout`. */
+  timeoutMs?: number;
 }
 
 /** Per-call options. */
@@ -63,9 +66,13 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
   let backendP: Promise<SqlBackend> | undefined;
   let rasters: RasterEngine | undefined;
 
+  let catalogLoad = new AbortController();
+  /** Counts reloads of the dataset state (catalog, opened files). */
+  let generation = 0;
+
   const catalog = (signal?: AbortSignal) => {
     // A failed load is not cached: the next query tries again.
-    catalogP ??= loadCatalog(location).catch((err: unknown) => {
+    catalogP ??= loadCatalog(location, catalogLoad.signal).catch((err: unknown) => {
       catalogP = undefined;
       throw err;
     });
@@ -86,9 +93,51 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     return backendP;
   };
 
+  /** Forgets the catalog and everything opened from it (files, blocks), so the next query starts from the dataset as it is now. */
+  function forgetDataset(seen: number): void {
+    // Concurrent queries may all fail on the same change: only the first reloads.
+    if (seen !== generation) return;
+    generation++;
+    // Reads still in flight (a stalled catalog, a file being opened) are aborted, not awaited.
+    catalogLoad.abort();
+    catalogLoad = new AbortController();
+    catalogP = undefined;
+    const r = rasters;
+    rasters = undefined;
+    void r?.close().catch(() => undefined);
+  }
+
   async function query<E extends Endpoint>(endpoint: E, body: unknown, opts: CallOptions = {}): Promise<ResponseOf[E]> {
-    const { signal } = opts;
-    throwIfAborted(signal);
+    throwIfAborted(opts.signal);
+    let seen = generation;
+    try {
+      return await withBudget(options.timeoutMs ?? DEFAULT_QUERY_BUDGET_MS, opts.signal, location.base, async (signal) => {
+        try {
+          return await run(endpoint, body, signal);
+        } catch (err) {
+          if (isDatasetChange(err)) {
+            // A file no longer matches the catalog (a redeploy): read the catalog
+            // again and answer once more from the new state; a second mismatch
+            // means the deploy is still under way, and the caller gets 409.
+            forgetDataset(seen);
+          } else if (!(isAbortedError(err) && !signal.aborted)) {
+            throw err;
+          }
+          // (An abort this query did not ask for: a concurrent query tore down
+          // the shared files to reload them. Answer from the new state too.)
+          seen = generation;
+          return await run(endpoint, body, signal);
+        }
+      });
+    } catch (err) {
+      const error = toClimateQueryError(err);
+      // A timed-out read may be shared work later queries would wait on: start them afresh.
+      if (error.code === 'upstream_timeout') forgetDataset(seen);
+      throw error;
+    }
+  }
+
+  async function run<E extends Endpoint>(endpoint: E, body: unknown, signal: AbortSignal): Promise<ResponseOf[E]> {
     try {
       switch (endpoint) {
         case 'nearest-station': {
