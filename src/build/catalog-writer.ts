@@ -3,6 +3,8 @@
  * section; each calls {@link updateCatalog} with its part, and the file list
  * is recomputed from what is on disk so it never lists a file that is gone.
  */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CATALOG_VERSION, type Catalog, type CatalogFile } from '../dataset/catalog.ts';
@@ -18,7 +20,7 @@ export async function readCatalogOrEmpty(dir: string, name: string): Promise<Cat
 
 /**
  * Applies `change` to the catalog in `dir`, then rewrites its file list from
- * the files the sections reference (sizes read from disk) and saves it.
+ * the files the sections reference (sizes and SHA-256 read from disk) and saves it.
  */
 export async function updateCatalog(dir: string, name: string, change: (c: Catalog) => void): Promise<Catalog> {
   const catalog = await readCatalogOrEmpty(dir, name);
@@ -38,9 +40,20 @@ export async function updateCatalog(dir: string, name: string, change: (c: Catal
   }
   const files: CatalogFile[] = [];
   for (const [path, role] of referenced) {
-    files.push({ path, role, bytes: (await stat(join(dir, path))).size });
+    files.push({ path, role, bytes: (await stat(join(dir, path))).size, sha256: await sha256OfFile(join(dir, path)) });
   }
   catalog.files = files;
   await writeFile(join(dir, 'catalog.json'), `${JSON.stringify(catalog)}\n`);
   return catalog;
+}
+
+/** Hex SHA-256 of a file, streamed (station files can be large). */
+function sha256OfFile(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', reject)
+      .on('end', () => resolve(hash.digest('hex')));
+  });
 }

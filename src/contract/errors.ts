@@ -47,6 +47,10 @@ export type ErrorCode =
   | 'request_timeout'
   /** The request headers are larger than the server accepts. */
   | 'headers_too_large'
+  /** A dataset file changed while it was being read (a redeploy): its size or ETag no longer match. */
+  | 'dataset_changed'
+  /** A read of the dataset, or the whole query, ran out of time (the message names the URL). */
+  | 'upstream_timeout'
   /** A bug: the engine failed in a way it did not expect. */
   | 'internal';
 
@@ -71,6 +75,8 @@ const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   request_timeout: 408,
   headers_too_large: 431,
+  dataset_changed: 409,
+  upstream_timeout: 504,
   internal: 500,
 };
 

@@ -14,8 +14,11 @@ export const CATALOG_VERSION = 1;
 /** One file of the dataset, relative to the catalog. */
 export interface CatalogFile {
   path: string;
+  /** Size in bytes: every read checks the size the host reports against it. */
   bytes: number;
-  /** What the file is for: "station-index", "station-coverage", "raster", "raster-preview". */
+  /** Lower-case hex SHA-256 of the file, checked whenever a whole file is downloaded (docs/reliability.md). */
+  sha256?: string;
+  /** What the file is for, "station-index", "station-coverage", "raster", "raster-preview". */
   role: string;
 }
 

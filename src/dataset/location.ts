@@ -5,6 +5,7 @@
  */
 import { ClimateQueryError } from '../contract/errors.ts';
 import { checkCatalog, type Catalog } from './catalog.ts';
+import { DEFAULT_READ_TIMEOUTS, DEFAULT_RETRY, markTransient, timedFetch, withRetries, type ReadTimeouts, type RetryPolicy } from './timed-fetch.ts';
 
 /** A dataset root. */
 export interface DatasetLocation {
@@ -16,23 +17,42 @@ export interface DatasetLocation {
   readText(path: string, signal?: AbortSignal): Promise<string>;
 }
 
-/** A dataset served over HTTP(S) (or any URL `fetch` understands). */
-export function urlLocation(base: string | URL): DatasetLocation {
+/** Time limits and retries of a {@link urlLocation}'s reads. */
+export interface UrlLocationOptions {
+  timeouts?: ReadTimeouts;
+  retry?: RetryPolicy;
+  /** The fetch to use; defaults to the global one. */
+  fetch?: typeof fetch;
+}
+
+/**
+ * A dataset served over HTTP(S) (or any URL `fetch` understands). Reads are
+ * bounded in time and retried when the fault may pass (timed-fetch.ts).
+ */
+export function urlLocation(base: string | URL, options: UrlLocationOptions = {}): DatasetLocation {
   const root = new URL(String(base).endsWith('/') ? String(base) : `${String(base)}/`, globalThis.location?.href);
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const timeouts = options.timeouts ?? DEFAULT_READ_TIMEOUTS;
   return {
     base: root.href,
     resolve: (path) => new URL(path, root).href,
     async readText(path, signal) {
       const url = new URL(path, root).href;
-      let res: Response;
-      try {
-        res = await fetch(url, signal ? { signal } : {});
-      } catch (cause) {
-        if (signal?.aborted) throw cause;
-        throw new ClimateQueryError('dataset_unavailable', `Cannot fetch ${url}: ${(cause as Error).message}. Is the dataset served there?`, { cause });
-      }
-      if (!res.ok) throw new ClimateQueryError('dataset_unavailable', `Cannot fetch ${url}: HTTP ${res.status}. Is the dataset served there?`);
-      return res.text();
+      const bytes = await withRetries(
+        async () => {
+          const answer = await timedFetch(doFetch, url, { cache: 'no-cache' }, timeouts, signal);
+          const { response } = answer;
+          if (!response.ok) {
+            await answer.discard();
+            const error = new ClimateQueryError('dataset_unavailable', `Cannot fetch ${url}: HTTP ${response.status}. Is the dataset served there?`);
+            throw response.status >= 500 || response.status === 429 ? markTransient(error) : error;
+          }
+          return answer.body();
+        },
+        options.retry ?? DEFAULT_RETRY,
+        signal,
+      );
+      return new TextDecoder().decode(bytes);
     },
   };
 }

@@ -22,15 +22,18 @@ import { polyAggregate } from '../stations/poly-aggregate.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import { openStationArchive, type StationArchive } from '../stations/station-archive.ts';
 import { createRasterEngine, type RasterEngine } from '../rasters/raster-engine.ts';
-import { createHttpSource, type ByteSource } from '../rasters/byte-source.ts';
+import { createHttpSource, type ByteSource, type ExpectedFile } from '../rasters/byte-source.ts';
+import { DEFAULT_QUERY_BUDGET_MS, isAbortedError, isDatasetChange, withBudget } from './query-budget.ts';
 import { routeRequest, type ApiRequest, type ApiResponse } from './router.ts';
 
 /** Options of {@link createClimateEngine}. */
 export interface ClimateEngineOptions {
   /** The dataset root: a URL (string or URL) or a {@link DatasetLocation}. */
   dataset: string | URL | DatasetLocation;
-  /** Opens a byte source on a station or raster file's URL or path; default: HTTP range requests with fetch. */
-  openByteSource?: (location: string) => ByteSource;
+  /** Opens a byte source on a station or raster file's URL or path, told what the catalog or index says of it; default: HTTP range requests with fetch. */
+  openByteSource?: (location: string, expected?: ExpectedFile) => ByteSource;
+  /** Overall time budget of one query in milliseconds (default 30 000); past it the query fails with `upstream_timeout`. */
+  timeoutMs?: number;
 }
 
 /** Per-call options. */
@@ -67,9 +70,13 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
   let archive: StationArchive | undefined;
   let rasters: RasterEngine | undefined;
 
+  let catalogLoad = new AbortController();
+  /** Counts reloads of the dataset state (catalog, opened files). */
+  let generation = 0;
+
   const catalog = (signal?: AbortSignal) => {
     // A failed load is not cached: the next query tries again.
-    catalogP ??= loadCatalog(location)
+    catalogP ??= loadCatalog(location, catalogLoad.signal)
       .then((c) => {
         // A catalog is data: refuse paths that leave the dataset root (issue 11).
         checkCatalogPaths(c, location.resolve('catalog.json'));
@@ -85,13 +92,58 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
   const stationArchive = async (signal?: AbortSignal): Promise<StationArchive> => {
     const c = await catalog(signal);
     if (!c.stations) throw new ClimateQueryError('dataset_unavailable', `The dataset at ${location.base} has no station data; build it with station inputs.`);
-    archive ??= openStationArchive({ location, section: c.stations, openByteSource: options.openByteSource ?? ((url) => createHttpSource(url)) });
+    archive ??= openStationArchive({ location, section: c.stations, openByteSource: options.openByteSource ?? ((url, expected) => createHttpSource(url, expected ? { expected } : {})) });
     return archive;
   };
 
+  /** Forgets the catalog and everything opened from it (files, blocks), so the next query starts from the dataset as it is now. */
+  function forgetDataset(seen: number): void {
+    // Concurrent queries may all fail on the same change: only the first reloads.
+    if (seen !== generation) return;
+    generation++;
+    // Reads still in flight (a stalled catalog, a file being opened) are aborted, not awaited.
+    catalogLoad.abort();
+    catalogLoad = new AbortController();
+    catalogP = undefined;
+    const r = rasters;
+    const a = archive;
+    rasters = undefined;
+    archive = undefined;
+    void r?.close().catch(() => undefined);
+    void a?.close().catch(() => undefined);
+  }
+
   async function query<E extends Endpoint>(endpoint: E, body: unknown, opts: CallOptions = {}): Promise<ResponseOf[E]> {
-    const { signal } = opts;
-    throwIfAborted(signal);
+    throwIfAborted(opts.signal);
+    let seen = generation;
+    try {
+      return await withBudget(options.timeoutMs ?? DEFAULT_QUERY_BUDGET_MS, opts.signal, location.base, async (signal) => {
+        try {
+          return await run(endpoint, body, signal);
+        } catch (err) {
+          if (isDatasetChange(err)) {
+            // A file no longer matches the catalog (a redeploy): read the catalog
+            // again and answer once more from the new state; a second mismatch
+            // means the deploy is still under way, and the caller gets 409.
+            forgetDataset(seen);
+          } else if (!(isAbortedError(err) && !signal.aborted)) {
+            throw err;
+          }
+          // (An abort this query did not ask for: a concurrent query tore down
+          // the shared files to reload them. Answer from the new state too.)
+          seen = generation;
+          return await run(endpoint, body, signal);
+        }
+      });
+    } catch (err) {
+      const error = toClimateQueryError(err);
+      // A timed-out read may be shared work later queries would wait on: start them afresh.
+      if (error.code === 'upstream_timeout') forgetDataset(seen);
+      throw error;
+    }
+  }
+
+  async function run<E extends Endpoint>(endpoint: E, body: unknown, signal: AbortSignal): Promise<ResponseOf[E]> {
     try {
       switch (endpoint) {
         case 'nearest-station': {

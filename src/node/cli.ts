@@ -246,7 +246,7 @@ async function queryCommand(args: string[]): Promise<number> {
     return 1;
   }
   const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
-  const engine = createNodeEngine(data);
+  const engine = createNodeEngine(data, { timeoutMs });
   try {
     const res = await engine.handle({ method: 'POST', path: `/api/${endpoint}/`, body: text });
     process.stdout.write(`${JSON.stringify(res.body)}\n`);
@@ -329,20 +329,6 @@ async function buildCommand(args: string[]): Promise<number> {
     values.name ?? 'dataset',
   );
   process.stderr.write(`Built ${section.count} stations into ${values.out} in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
-  return 0;
-}
-
-async function indexCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { name: { type: 'string' } } });
-  const [dir] = positionals;
-  if (!dir || positionals.length > 1) {
-    process.stderr.write('Usage: climate-query index DIR [--name NAME]   (DIR holds stations/stations.parquet and stations/<scale>/…)\n');
-    return 2;
-  }
-  const t0 = Date.now();
-  const section = await indexStations(dir, values.name ?? 'dataset');
-  const scales = Object.entries(section.dataTypes).map(([s, t]) => `${s}: ${t!.join(', ')}`).join('; ');
-  process.stderr.write(`Indexed ${section.count} stations in ${dir} (${scales}) in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
   return 0;
 }
 

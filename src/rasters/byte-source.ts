@@ -7,6 +7,7 @@
  * it is bundled for the browser.
  */
 import { ClimateQueryError } from '../contract/errors.ts';
+import { DEFAULT_READ_TIMEOUTS, DEFAULT_RETRY, markTransient, timedFetch, withRetries, type ReadTimeouts, type RetryPolicy } from '../dataset/timed-fetch.ts';
 
 /** A read-only file addressed by byte offsets. */
 export interface ByteSource {
@@ -21,84 +22,166 @@ export interface ByteSource {
   close?(): Promise<void>;
 }
 
+/** What the catalog says of a file: a response that disagrees means the file changed since the catalog was written. */
+export interface ExpectedFile {
+  /** Size in bytes. */
+  bytes?: number;
+  /** Lower-case hex SHA-256 of the whole file; checked whenever the whole file is downloaded. */
+  sha256?: string;
+}
+
 /** Options of {@link createHttpSource}. */
 export interface HttpSourceOptions {
   /** The fetch to use; defaults to the global one (tests and service workers pass their own). */
   fetch?: typeof fetch;
   /** Extra request headers, e.g. authorisation for a private bucket. */
   headers?: Record<string, string>;
+  /** The file as the catalog lists it. */
+  expected?: ExpectedFile;
+  /** Time limits of each request (default {@link DEFAULT_READ_TIMEOUTS}). */
+  timeouts?: ReadTimeouts;
+  /** Retries of failed reads (default {@link DEFAULT_RETRY}). */
+  retry?: RetryPolicy;
 }
 
 /**
  * A {@link ByteSource} over HTTP Range requests. Works wherever `fetch`
- * exists (browsers, workers, Node ≥ 18). A server that ignores Range and
- * answers 200 with the whole file is tolerated: the body is kept and every
- * later read is served from it, so such a server costs one download, not
- * one per read.
+ * exists (browsers, workers, Node ≥ 18).
+ *
+ * Every request is bounded in time and retried when the fault may pass
+ * (timed-fetch.ts). Every answer is checked before its bytes are used: a
+ * 206 must start where asked, be as long as its Content-Range says, and
+ * name the total size the catalog lists; the ETag must stay the one first
+ * seen (and is sent as If-Match when strong, so a host answers 412 rather
+ * than other bytes). A file that no longer matches fails with
+ * `dataset_changed`, so bytes of two versions are never mixed.
+ *
+ * A server that ignores Range and answers 200 with the whole file is
+ * tolerated: the body is kept (after checking its length, and its SHA-256
+ * when the catalog gives one) and every later read is served from it, so
+ * such a server costs one download, not one per read.
  */
 export function createHttpSource(url: string, options: HttpSourceOptions = {}): ByteSource {
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const timeouts = options.timeouts ?? DEFAULT_READ_TIMEOUTS;
+  const retry = options.retry ?? DEFAULT_RETRY;
+  const expected = options.expected ?? {};
+  let size: number | null = expected.bytes ?? null;
+  let etag: string | null = null;
   let whole: Uint8Array | null = null;
-  let wholeRequest: Promise<Uint8Array> | null = null;
 
   const slice = (bytes: Uint8Array, offset: number, length: number) =>
     bytes.subarray(Math.min(offset, bytes.length), Math.min(offset + length, bytes.length));
+  const changed = (what: string) =>
+    new ClimateQueryError('dataset_changed', `${url} changed while it was being read (${what}). The dataset is being redeployed; ask again in a moment.`);
+
+  /** Checks the answer's identity against what earlier answers and the catalog said. */
+  const checkIdentity = (response: Response, total: number | null) => {
+    const tag = response.headers.get('ETag');
+    if (tag) {
+      if (etag && tag !== etag) throw changed(`ETag ${etag} became ${tag}`);
+      etag ??= tag;
+    }
+    if (total !== null) {
+      if (size !== null && total !== size) throw changed(`${size} bytes expected, the server has ${total}`);
+      size ??= total;
+    }
+  };
+
+  async function attempt(offset: number, length: number, signal?: AbortSignal): Promise<{ bytes: Uint8Array; whole: boolean }> {
+    const headers: Record<string, string> = { ...options.headers, Range: `bytes=${offset}-${offset + length - 1}` };
+    // A strong ETag lets the host refuse (412) rather than send bytes of another version.
+    if (etag && !etag.startsWith('W/')) headers['If-Match'] = etag;
+    const answer = await timedFetch(doFetch, url, { headers }, timeouts, signal);
+    const { response } = answer;
+    if (response.status === 206) {
+      const range = parseContentRange(response.headers.get('Content-Range'));
+      if (!range) {
+        await answer.discard();
+        throw new ClimateQueryError('dataset_unavailable', `${url} answered a Range request without a valid Content-Range header; the server's Range support is broken.`);
+      }
+      checkIdentity(response, range.total);
+      if (range.start !== offset || range.end < range.start) {
+        await answer.discard();
+        // Seen from proxies and CDNs that pass; another attempt costs little.
+        throw markTransient(new ClimateQueryError('dataset_unavailable', `${url} answered a Range request for byte ${offset} with bytes from ${range.start}; the server's Range support is broken.`));
+      }
+      const bytes = await answer.body();
+      const want = range.end - range.start + 1;
+      if (bytes.length < want) throw markTransient(new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: the body ended after ${bytes.length} of ${want} bytes.`));
+      if (bytes.length > want) throw new ClimateQueryError('dataset_unavailable', `${url} sent ${bytes.length} bytes for a range of ${want}; the server's Range support is broken.`);
+      return { bytes: bytes.length > length ? bytes.subarray(0, length) : bytes, whole: false };
+    }
+    if (response.status === 416) {
+      // Asked wholly past the end: block-aligned reads may do that on the last block.
+      const range = /^bytes\s+\*\/(\d+)$/i.exec(response.headers.get('Content-Range')?.trim() ?? '');
+      await answer.discard();
+      const total = range ? Number(range[1]) : null;
+      checkIdentity(response, total);
+      if (size !== null && offset < size) throw changed(`byte ${offset} is past its end now`);
+      return { bytes: new Uint8Array(0), whole: false };
+    }
+    if (response.status === 412) {
+      await answer.discard();
+      throw changed('its ETag no longer matches');
+    }
+    if (response.status === 200) {
+      // The server ignores Range: keep the whole file rather than download it again per read.
+      const declared = Number(response.headers.get('Content-Length') ?? NaN);
+      checkIdentity(response, null);
+      const bytes = await answer.body();
+      if (Number.isFinite(declared) && bytes.length < declared) {
+        throw markTransient(new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: the body ended after ${bytes.length} of ${declared} bytes.`));
+      }
+      if (size !== null && bytes.length !== size) throw changed(`${size} bytes expected, the server sent ${bytes.length}`);
+      if (expected.sha256) {
+        const digest = await sha256Hex(bytes);
+        if (digest !== null && digest !== expected.sha256) throw changed('its SHA-256 differs from the catalog');
+      }
+      size ??= bytes.length;
+      return { bytes, whole: true };
+    }
+    await answer.discard();
+    const error = new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: HTTP ${response.status} ${response.statusText}.`.replace(' .', '.'));
+    // 5xx and 429 pass; 404 and 403 do not.
+    throw response.status >= 500 || response.status === 429 ? markTransient(error) : error;
+  }
 
   return {
     url,
     async read(offset, length, signal) {
       if (length <= 0) return new Uint8Array(0);
       if (whole) return slice(whole, offset, length);
-      if (wholeRequest) return slice(await wholeRequest, offset, length);
-      let response: Response;
       try {
-        response = await doFetch(url, {
-          headers: { ...options.headers, Range: `bytes=${offset}-${offset + length - 1}` },
-          signal: signal ?? null,
-        });
+        const got = await withRetries(() => attempt(offset, length, signal), retry, signal);
+        if (!got.whole) return got.bytes;
+        // Only a complete, checked body is kept (never one cut short).
+        whole = got.bytes;
+        return slice(whole, offset, length);
       } catch (err) {
         throw asSourceError(err, url, signal);
       }
-      if (response.status === 206) {
-        const bytes = new Uint8Array(await readBody(response, url, signal));
-        const start = contentRangeStart(response.headers.get('Content-Range'));
-        if (start !== null && start !== offset) {
-          throw new ClimateQueryError('dataset_unavailable', `${url} answered a Range request for byte ${offset} with bytes from ${start}; the server's Range support is broken.`);
-        }
-        return bytes.length > length ? bytes.subarray(0, length) : bytes;
-      }
-      if (response.status === 416) {
-        // Asked wholly past the end: block-aligned reads may do that on the last block.
-        await response.body?.cancel().catch(() => undefined);
-        return new Uint8Array(0);
-      }
-      if (response.status === 200) {
-        // The server ignores Range: keep the whole file rather than download it again per read.
-        wholeRequest = readBody(response, url, signal).then((b) => new Uint8Array(b));
-        try {
-          whole = await wholeRequest;
-        } finally {
-          wholeRequest = null;
-        }
-        return slice(whole, offset, length);
-      }
-      await response.body?.cancel().catch(() => undefined);
-      throw new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: HTTP ${response.status} ${response.statusText}.`.replace(' .', '.'));
     },
   };
 }
 
-async function readBody(response: Response, url: string, signal: AbortSignal | undefined): Promise<ArrayBuffer> {
-  try {
-    return await response.arrayBuffer();
-  } catch (err) {
-    throw asSourceError(err, url, signal);
-  }
+interface ContentRange {
+  start: number;
+  end: number;
+  total: number | null;
 }
 
-function contentRangeStart(header: string | null): number | null {
-  const m = header ? /^bytes\s+(\d+)-\d+\/(?:\d+|\*)$/i.exec(header.trim()) : null;
-  return m ? Number(m[1]) : null;
+function parseContentRange(header: string | null): ContentRange | null {
+  const m = header ? /^bytes\s+(\d+)-(\d+)\/(\d+|\*)$/i.exec(header.trim()) : null;
+  return m ? { start: Number(m[1]), end: Number(m[2]), total: m[3] === '*' ? null : Number(m[3]) } : null;
+}
+
+/** Hex SHA-256 with Web Crypto; null where it is missing (insecure origins), so the check is skipped, not failed. */
+async function sha256Hex(bytes: Uint8Array): Promise<string | null> {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) return null;
+  const digest = new Uint8Array(await subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** Maps a failed read to `aborted` (the caller gave up) or `dataset_unavailable` (the file is not there). */

@@ -48,6 +48,8 @@ export class BlockCachedSource {
   private readonly pending = new Set<number>();
   private flushScheduled = false;
   private knownSize: number | null = null;
+  /** Aborts every read still in flight when the cache is closed, so no read outlives its file. */
+  private readonly lifetime = new AbortController();
   /** Reads issued to the underlying source and bytes they returned, for diagnostics. */
   readonly stats = { reads: 0, bytes: 0 };
 
@@ -101,6 +103,7 @@ export class BlockCachedSource {
 
   /** Drops all blocks and closes the underlying source. */
   async close(): Promise<void> {
+    this.lifetime.abort();
     this.blocks.clear();
     this.heldBytes = 0;
     await this.source.close?.();
@@ -146,11 +149,11 @@ export class BlockCachedSource {
     const length = ids.length * this.blockSize;
     let bytes: Uint8Array;
     try {
-      bytes = await this.source.read(offset, length);
+      bytes = await this.source.read(offset, length, this.lifetime.signal);
       this.stats.reads++;
       this.stats.bytes += bytes.length;
     } catch (err) {
-      const error = asSourceError(err, this.source.url);
+      const error = asSourceError(err, this.source.url, this.lifetime.signal);
       for (const id of ids) {
         this.inFlight.get(id)?.reject(error);
         this.inFlight.delete(id);

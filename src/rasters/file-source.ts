@@ -4,13 +4,17 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { asSourceError, createHttpSource, type ByteSource } from './byte-source.ts';
+import { ClimateQueryError } from '../contract/errors.ts';
+import { asSourceError, createHttpSource, type ByteSource, type ExpectedFile } from './byte-source.ts';
 
 /**
  * A {@link ByteSource} over a local file. The handle is opened on the first
- * read and kept, because the engine reads the same few files again and again.
+ * read and kept, because the engine reads the same few files again and again
+ * (an open handle keeps reading the version it opened, even when the file is
+ * replaced meanwhile). A file whose size differs from `expected.bytes` fails
+ * with `dataset_changed` rather than answer from another version.
  */
-export function createFileSource(pathOrFileUrl: string): ByteSource {
+export function createFileSource(pathOrFileUrl: string, expected: ExpectedFile = {}): ByteSource {
   const path = pathOrFileUrl.startsWith('file:') ? fileURLToPath(pathOrFileUrl) : pathOrFileUrl;
   let handle: Promise<FileHandle> | null = null;
   return {
@@ -18,7 +22,14 @@ export function createFileSource(pathOrFileUrl: string): ByteSource {
     async read(offset, length, signal) {
       if (signal?.aborted) throw asSourceError(signal.reason ?? new DOMException('aborted', 'AbortError'), path, signal);
       try {
-        handle ??= open(path, 'r');
+        handle ??= open(path, 'r').then(async (fh) => {
+          const { size } = await fh.stat();
+          if (expected.bytes !== undefined && size !== expected.bytes) {
+            await fh.close().catch(() => undefined);
+            throw new ClimateQueryError('dataset_changed', `${path} has ${size} bytes but the catalog lists ${expected.bytes}: it changed after the catalog was written. Rebuild or redeploy the dataset whole.`);
+          }
+          return fh;
+        });
         const fh = await handle;
         const buffer = new Uint8Array(Math.max(0, length));
         let filled = 0;
@@ -46,7 +57,7 @@ export function createFileSource(pathOrFileUrl: string): ByteSource {
  * The default `openSource` for Node: `file:` URLs and plain paths read the
  * disk, everything else goes through HTTP Range requests.
  */
-export function openLocalOrHttpSource(url: string): ByteSource {
-  if (url.startsWith('file:') || !/^[a-z][a-z0-9+.-]*:/i.test(url) || /^[a-z]:[\\/]/i.test(url)) return createFileSource(url);
-  return createHttpSource(url);
+export function openLocalOrHttpSource(url: string, expected?: ExpectedFile): ByteSource {
+  if (url.startsWith('file:') || !/^[a-z][a-z0-9+.-]*:/i.test(url) || /^[a-z]:[\\/]/i.test(url)) return createFileSource(url, expected);
+  return createHttpSource(url, expected ? { expected } : {});
 }

@@ -18,7 +18,7 @@
 import { ClimateQueryError, throwIfAborted } from '../contract/errors.ts';
 import type { RasterQuery, RasterResponse } from '../contract/types.ts';
 import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
-import { createHttpSource, resolveDatasetUrl, type ByteSource } from './byte-source.ts';
+import { createHttpSource, resolveDatasetUrl, type ByteSource, type ExpectedFile } from './byte-source.ts';
 import type { BlockCacheOptions } from './cached-source.ts';
 import { polygonCoverage, type CoveredPixel, type GridSpec } from './coverage.ts';
 import { findLayer, gridOf, planRead, type ReadPlan } from './layer-plan.ts';
@@ -31,8 +31,8 @@ export interface RasterEngineOptions {
   catalog: Catalog;
   /** URL (or, with a suitable `openSource`, path) of the dataset root that catalog.json's paths are relative to. */
   baseUrl: string;
-  /** Turns a file URL into a byte source; default HTTP Range requests via fetch. */
-  openSource?: (url: string) => ByteSource;
+  /** Turns a file URL into a byte source, told what the catalog says of the file; default HTTP Range requests via fetch. */
+  openSource?: (url: string, expected: ExpectedFile) => ByteSource;
   /** Block cache per file (block size, bytes kept). */
   cache?: BlockCacheOptions;
   /** Most tile reads in flight at once (browsers allow ~6 connections per host). */
@@ -49,8 +49,12 @@ export interface RasterEngine {
 
 /** Creates a raster engine over `catalog`'s layers. */
 export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
-  const openSource = options.openSource ?? ((url: string) => createHttpSource(url));
+  const openSource = options.openSource ?? ((url: string, expected: ExpectedFile) => createHttpSource(url, { expected }));
+  // What the catalog says of each file: a byte source checks every answer against it.
+  const listed = new Map(options.catalog.files.map((f) => [f.path, { bytes: f.bytes, ...(f.sha256 ? { sha256: f.sha256 } : {}) }]));
   const opened = new Map<string, Promise<RasterFile>>();
+  // Opens are shared by all queries, so no query's signal cancels them; closing the engine does.
+  const lifetime = new AbortController();
   const concurrency = Math.max(1, options.concurrency ?? 6);
 
   /**
@@ -63,7 +67,7 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
     const url = resolveDatasetUrl(options.baseUrl, entry.path);
     let p = opened.get(url);
     if (!p) {
-      p = openRasterFile(openSource(url), options.cache).then((f) => {
+      p = openRasterFile(openSource(url, listed.get(entry.path) ?? {}), options.cache, lifetime.signal).then((f) => {
         if (f.width !== layer.width || f.height !== layer.height || f.bands < entry.periods.length) {
           throw new ClimateQueryError(
             'dataset_unavailable',
@@ -163,6 +167,7 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
   return {
     query,
     async close() {
+      lifetime.abort();
       const files = [...opened.values()];
       opened.clear();
       await Promise.all(files.map((p) => p.then((f) => f.close()).catch(() => undefined)));

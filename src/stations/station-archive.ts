@@ -17,7 +17,7 @@ import type { StationTimeScale } from '../contract/station-data-types.ts';
 import { STATION_LAYOUT, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
 import { abortable } from '../rasters/abortable.ts';
-import type { ByteSource } from '../rasters/byte-source.ts';
+import type { ByteSource, ExpectedFile } from '../rasters/byte-source.ts';
 import { RangeCache } from './range-cache.ts';
 import { parseStationIndex, type IndexedStation, type StationFile } from './station-index.ts';
 
@@ -28,8 +28,8 @@ export type StationRows = Map<string, PeriodValues>;
 export interface StationArchiveOptions {
   location: DatasetLocation;
   section: StationsSection;
-  /** Opens a byte source on a resolved file location (URL or path). */
-  openByteSource: (location: string) => ByteSource;
+  /** Opens a byte source on a resolved file location (URL or path), told the size the index lists (a host reporting another size means the file changed). */
+  openByteSource: (location: string, expected?: ExpectedFile) => ByteSource;
   /** Most station files kept open (with their footers and blocks); least recently used are closed first. */
   maxOpenFiles?: number;
 }
@@ -114,7 +114,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       files.set(path, f);
       return f;
     }
-    f = { cached: new RangeCache(options.openByteSource(resolveFile(location, path)), size, FILE_CACHE_BYTES) };
+    f = { cached: new RangeCache(options.openByteSource(resolveFile(location, path), { bytes: size }), size, FILE_CACHE_BYTES) };
     files.set(path, f);
     for (const [oldPath, old] of files) {
       if (files.size <= maxOpen) break;
