@@ -23,7 +23,7 @@ export function checkDatasetPath(path: unknown, catalogWhere: string): string {
 
 /**
  * Checks every path a catalog lists: any string under a key named `path`,
- * `store` or inside `parquet`, at any depth (walked without recursion, so
+ * `store`, `index` or `coverage`, or inside `parquet`, at any depth (walked without recursion, so
  * the format's sections can change without changing this check).
  */
 export function checkCatalogPaths(catalog: unknown, catalogWhere: string): void {
@@ -36,7 +36,7 @@ export function checkCatalogPaths(catalog: unknown, catalogWhere: string): void 
       for (const v of value) if (typeof v === 'object' && v !== null) stack.push({ value: v, pathKey: false });
     } else if (typeof value === 'object' && value !== null) {
       for (const [k, v] of Object.entries(value)) {
-        const isPathKey = k === 'path' || k === 'store' || pathKey;
+        const isPathKey = k === 'path' || k === 'store' || k === 'index' || k === 'coverage' || pathKey;
         if (typeof v === 'string' ? isPathKey : typeof v === 'object' && v !== null) stack.push({ value: v, pathKey: isPathKey || k === 'parquet' });
       }
     }

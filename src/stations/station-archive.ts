@@ -16,6 +16,7 @@ import type { PeriodValues } from '../contract/types.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 import { STATION_LAYOUT, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
+import { checkDatasetPath } from '../dataset/dataset-path.ts';
 import { abortable } from '../rasters/abortable.ts';
 import type { ByteSource, ExpectedFile } from '../rasters/byte-source.ts';
 import { RangeCache } from './range-cache.ts';
@@ -83,6 +84,8 @@ interface OpenFile {
  * contain `%` and `=` literally.
  */
 function resolveFile(location: DatasetLocation, path: string): string {
+  // The index is data too: its file paths must stay inside the dataset, like the catalog's.
+  checkDatasetPath(path, location.resolve('stations/index.parquet'));
   const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(location.base) || location.base.startsWith('blob:');
   return location.resolve(isUrl ? path.split('/').map(encodeURIComponent).join('/') : path);
 }
