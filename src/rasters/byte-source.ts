@@ -52,8 +52,7 @@ export interface HttpSourceOptions {
  * (timed-fetch.ts). Every answer is checked before its bytes are used: a
  * 206 must start where asked, be as long as its Content-Range says, and
  * name the total size the catalog lists; the ETag must stay the one first
- * seen (and is sent as If-Match when strong, so a host answers 412 rather
- * than other bytes). A file that no longer matches fails with
+ * seen. A file that no longer matches fails with
  * `dataset_changed`, so bytes of two versions are never mixed.
  *
  * A server that ignores Range and answers 200 with the whole file is
@@ -89,9 +88,10 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
   };
 
   async function attempt(offset: number, length: number, signal?: AbortSignal): Promise<{ bytes: Uint8Array; whole: boolean }> {
+    // No If-Match: it is not a CORS-safelisted header, so every cross-origin
+    // Range read would need a preflight, and hosts that allow only Range would
+    // refuse it. The ETag of each answer is compared instead.
     const headers: Record<string, string> = { ...options.headers, Range: `bytes=${offset}-${offset + length - 1}` };
-    // A strong ETag lets the host refuse (412) rather than send bytes of another version.
-    if (etag && !etag.startsWith('W/')) headers['If-Match'] = etag;
     const answer = await timedFetch(doFetch, url, { headers }, timeouts, signal);
     const { response } = answer;
     if (response.status === 206) {

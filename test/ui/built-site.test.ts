@@ -1,7 +1,7 @@
 // `npm run build` makes a static site that works from any static host:
 // relative paths, the service worker at the root, the engine in a Worker.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat, symlink, mkdir } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, stat, symlink, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -24,7 +24,8 @@ beforeAll(async () => {
   await exec(join(repo, 'node_modules/.bin/vite'), ['build', '--outDir', join(out, 'site'), '--emptyOutDir', '--logLevel', 'warn'], { cwd: repo, env: { ...process.env, CQ_NO_PUBLIC: '1' } });
   await mkdir(join(out, 'site/data'), { recursive: true });
   await rm(join(out, 'site/data/demo'), { recursive: true, force: true });
-  await symlink(demo, join(out, 'site/data/demo'));
+  // A copy, not a symlink: serve refuses symlinks that lead out of its root (docs/reliability.md).
+  await cp(demo, join(out, 'site/data/demo'), { recursive: true });
   // An API-less static host: the sub-path /app/ proves every path is relative.
   server = await startServer({ engine: createNodeEngine(demo), staticRoot: out, port: 0 });
   await symlink(join(out, 'site'), join(out, 'app'));
