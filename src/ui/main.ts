@@ -15,7 +15,10 @@ import { STATION_TYPES, type StationTimeScale } from '../contract/station-data-t
 import type { Endpoint } from '../contract/types.ts';
 import { VALIDATORS } from '../contract/validate.ts';
 import type { Catalog } from '../dataset/catalog.ts';
+import { ONLINE_BASEMAPS, basemapFromUrl, loadPlaces, type OnlineBasemap, type Place } from './basemap.ts';
+import { datasetBounds } from './dataset-info.ts';
 import { createMapView, type DrawTool, type MapView } from './map-view.ts';
+import { parseCoordinates, searchPlaces, type Found } from './place-search.ts';
 import {
   DEFAULT_FORM, areaOf, buildRequest, decodeState, encodeState, endpointFor, toCsv, toTable, xOf,
   type FormState, type ResultTable,
@@ -415,6 +418,77 @@ async function preview(): Promise<void> {
   }
 }
 
+// ---------- finding a farm ----------
+
+function setUpBasemaps(initial: OnlineBasemap | null): void {
+  const choices = [null, ...ONLINE_BASEMAPS, ...(initial && !ONLINE_BASEMAPS.includes(initial) ? [initial] : [])];
+  const select = $<HTMLSelectElement>('basemap');
+  select.replaceChildren(...choices.map((b) => new Option(b ? b.title : 'Offline map (bundled)', b?.id ?? 'offline', false, b === initial)));
+  const apply = (b: OnlineBasemap | null) => {
+    $('map-notice').textContent = '';
+    view.setBasemap(b);
+  };
+  select.addEventListener('change', () => {
+    const b = choices.find((c) => (c?.id ?? 'offline') === select.value) ?? null;
+    apply(b);
+    // The choice is part of the shareable URL.
+    const q = new URLSearchParams(location.search);
+    if (b && b.id !== 'custom') q.set('basemap', b.id);
+    else if (!b) q.delete('basemap');
+    history.replaceState(null, '', `${location.pathname}${q.size ? `?${q}` : ''}${location.hash}`);
+  });
+  view.onBasemapFallback((failed) => {
+    select.value = 'offline';
+    $('map-notice').textContent = `${failed.title} could not be loaded (no connection, or the tile server refused): showing the offline map.`;
+  });
+  apply(initial);
+}
+
+function setUpFind(places: readonly Place[]): void {
+  const input = $<HTMLInputElement>('find-input');
+  const list = $('find-results');
+  const message = $('find-message');
+  let found: Found[] = [];
+  const go = (f: Found) => {
+    view.goTo(f);
+    list.replaceChildren();
+    message.textContent = `Showing ${f.label}.`;
+  };
+  const suggest = () => {
+    const coords = parseCoordinates(input.value);
+    found = coords ? [coords] : searchPlaces(places, input.value);
+    list.replaceChildren(
+      ...found.map((f) => {
+        const li = document.createElement('li');
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.textContent = f.label;
+        b.addEventListener('click', () => go(f));
+        li.append(b);
+        return li;
+      }),
+    );
+    message.textContent = '';
+  };
+  input.addEventListener('input', suggest);
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'ArrowDown') list.querySelector('button')?.focus();
+    if (e.key === 'Escape') list.replaceChildren();
+  });
+  list.addEventListener('keydown', (e) => {
+    const items = [...list.querySelectorAll('button')];
+    const i = items.indexOf(document.activeElement as HTMLButtonElement);
+    if (e.key === 'ArrowDown') items[Math.min(i + 1, items.length - 1)]?.focus();
+    if (e.key === 'ArrowUp') (i <= 0 ? input : items[i - 1])?.focus();
+  });
+  $('find').addEventListener('submit', (e) => {
+    e.preventDefault();
+    suggest();
+    if (found[0]) go(found[0]);
+    else message.textContent = input.value.trim() ? `No town called "${input.value.trim()}" in the bundled list, and not coordinates. Try a nearby town, or type latitude, longitude (e.g. -33.93, 18.87).` : '';
+  });
+}
+
 // ---------- start ----------
 
 async function start(): Promise<void> {
@@ -425,8 +499,11 @@ async function start(): Promise<void> {
   const restored = decodeState(location.hash);
   ui.form = restored?.form ?? { ...DEFAULT_FORM };
   renderForm(ui.form);
-  view = await createMapView($('map'), catalog, params.get('style') ?? undefined);
+  const places = await loadPlaces();
+  view = await createMapView($('map'), catalog, { styleUrl: params.get('style') ?? undefined, places, bounds: datasetBounds(catalog) });
   ui.view = view;
+  setUpBasemaps(basemapFromUrl(params));
+  setUpFind(places);
   if (restored) view.load(restored.geometries);
   view.onChange(() => onFormChange());
   document.querySelectorAll<HTMLButtonElement>('[data-tool]').forEach((b) =>

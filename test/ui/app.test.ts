@@ -25,13 +25,26 @@ type Ui = {
   table?: { rows: string[]; series: Array<{ label: string; values: Array<number | null> }> };
 };
 
-async function openApp(url = `${vite.url}index.html`, size = { width: 1280, height: 800 }): Promise<Page> {
+/** Cuts the page off from everything but the test server, as on a farm with no signal. */
+async function networkOff(page: Page): Promise<string[]> {
+  const blocked: string[] = [];
+  await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => {
+    blocked.push(route.request().url());
+    return route.abort('internetdisconnected');
+  });
+  return blocked;
+}
+
+async function openApp(url = `${vite.url}index.html`, size = { width: 1280, height: 800 }, before?: (page: Page) => Promise<unknown>): Promise<Page> {
   const page = await browser.newPage({ viewport: size });
+  // Tests never reach the internet: whatever the app asks of it fails.
+  await networkOff(page);
+  await before?.(page);
   await page.goto(url);
   await page.waitForFunction(() => 'cqUi' in window);
   await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.ready);
-  // Let the map draw its first frame.
-  await page.waitForTimeout(300);
+  // Let the map draw the stations and the basemap.
+  await mapIdle(page);
   return page;
 }
 
@@ -112,6 +125,126 @@ afterAll(async () => {
   await browser?.close();
   await vite?.server.close();
   await engine?.close();
+});
+
+type MapHandle = {
+  getCenter(): { lng: number; lat: number };
+  getZoom(): number;
+  project(l: [number, number]): { x: number; y: number };
+  queryRenderedFeatures(o: unknown): Array<{ properties: Record<string, unknown> }>;
+  getLayer(id: string): unknown;
+  loaded(): boolean;
+  areTilesLoaded(): boolean;
+};
+
+async function mapIdle(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const map = (window as unknown as { cqUi: { view: { map: { loaded(): boolean; areTilesLoaded(): boolean } } } }).cqUi.view.map;
+    return map.loaded() && map.areTilesLoaded();
+  }, undefined, { timeout: 20_000 });
+  await page.waitForTimeout(250);
+}
+
+/** Brightness (r+g+b) of each pixel of the map in a box around a point, from a real screenshot. */
+async function pixelsAround(page: Page, lonLat: [number, number], half: { w: number; h: number }): Promise<number[]> {
+  const box = (await page.locator('#map').boundingBox())!;
+  const p = await page.evaluate((ll) => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.project(ll), lonLat);
+  const clip = { x: box.x + p.x - half.w, y: box.y + p.y - half.h, width: 2 * half.w, height: 2 * half.h };
+  const png = (await page.screenshot({ clip })).toString('base64');
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    [c.width, c.height] = [img.width, img.height];
+    const g = c.getContext('2d')!;
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    const out: number[] = [];
+    for (let i = 0; i < d.length; i += 4) out.push(d[i]! + d[i + 1]! + d[i + 2]!);
+    return out;
+  }, png);
+}
+
+describe('finding a farm on the map (network off)', () => {
+  it('labels towns at zoom 12 near Stellenbosch with no glyph or tile server', async () => {
+    const page = await openApp();
+    await zoomTo(page, [18.8668, -33.9346], 12);
+    await mapIdle(page);
+    const labels = await page.evaluate(() => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.queryRenderedFeatures({ layers: ['place-labels'] }).map((f) => f.properties.name));
+    expect(labels).toContain('Stellenbosch');
+    // The label is really drawn: the pixels beside the town change when the label layer is hidden.
+    const withLabels = await pixelsAround(page, [18.8668, -33.9346], { w: 70, h: 30 });
+    await page.evaluate(() => (window as unknown as { cqUi: { view: { map: { setLayoutProperty(l: string, k: string, v: string): void } } } }).cqUi.view.map.setLayoutProperty('place-labels', 'visibility', 'none'));
+    await mapIdle(page);
+    const without = await pixelsAround(page, [18.8668, -33.9346], { w: 70, h: 30 });
+    const changed = withLabels.filter((v, i) => Math.abs(v - without[i]!) > 60).length;
+    expect(changed).toBeGreaterThan(100);
+    await page.evaluate(() => (window as unknown as { cqUi: { view: { map: { setLayoutProperty(l: string, k: string, v: string): void } } } }).cqUi.view.map.setLayoutProperty('place-labels', 'visibility', 'visible'));
+    await mapIdle(page);
+    await page.screenshot({ path: `${SHOTS}ui-stellenbosch-z12.png` });
+    await page.close();
+  });
+
+  it('search "Stellenbosch" moves the map there; coordinates in DMS too', async () => {
+    const page = await openApp();
+    await page.getByLabel('Find a town or coordinates').fill('Stellenbosch');
+    await expect.poll(() => page.locator('#find-results button').first().textContent()).toBe('Stellenbosch');
+    await page.getByLabel('Find a town or coordinates').press('Enter');
+    let view = await page.evaluate(() => {
+      const map = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map;
+      return { c: map.getCenter(), z: map.getZoom() };
+    });
+    expect(view.c.lng).toBeCloseTo(18.8668, 3);
+    expect(view.c.lat).toBeCloseTo(-33.9346, 3);
+    expect(view.z).toBe(12);
+    expect(await page.locator('#find-message').textContent()).toBe('Showing Stellenbosch.');
+
+    await page.getByLabel('Find a town or coordinates').fill(`33°50'00"S 19°01'30"E`);
+    await page.getByRole('button', { name: 'Go', exact: true }).click();
+    view = await page.evaluate(() => {
+      const map = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map;
+      return { c: map.getCenter(), z: map.getZoom() };
+    });
+    expect(view.c.lng).toBeCloseTo(19 + 1.5 / 60, 5);
+    expect(view.c.lat).toBeCloseTo(-(33 + 50 / 60), 5);
+    expect(view.z).toBe(14);
+
+    await page.getByLabel('Find a town or coordinates').fill('Nowhereville');
+    await page.getByRole('button', { name: 'Go', exact: true }).click();
+    expect(await page.locator('#find-message').textContent()).toMatch(/No town called "Nowhereville"/);
+    await page.close();
+  });
+
+  it('zoom buttons and "my location" move the map', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, geolocation: { latitude: -33.63, longitude: 19.45 }, permissions: ['geolocation'] });
+    const page = await context.newPage();
+    await networkOff(page);
+    await page.goto(`${vite.url}index.html`);
+    await page.waitForFunction(() => 'cqUi' in window);
+    await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.ready);
+    const z0 = await page.evaluate(() => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getZoom());
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    await expect.poll(() => page.evaluate(() => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getZoom())).toBeCloseTo(z0 + 1, 2);
+    await page.getByRole('button', { name: 'Find my location' }).click();
+    await expect.poll(() => page.evaluate(() => {
+      const c = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getCenter();
+      return [Math.round(c.lng * 100) / 100, Math.round(c.lat * 100) / 100];
+    }), { timeout: 15_000 }).toEqual([19.45, -33.63]);
+    await context.close();
+  });
+
+  it('falls back to the offline map when online tiles fail, and says so', async () => {
+    const page = await openApp(`${vite.url}index.html?basemap=satellite`);
+    await expect.poll(() => page.locator('#map-notice').textContent(), { timeout: 15_000 }).toMatch(/^Satellite .* could not be loaded .* showing the offline map\.$/);
+    expect(await page.getByLabel('Basemap').inputValue()).toBe('offline');
+    expect(await page.evaluate(() => Boolean((window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getLayer('online')))).toBe(false);
+    // The offline labels are back.
+    await zoomTo(page, [18.8668, -33.9346], 12);
+    await mapIdle(page);
+    expect(await page.evaluate(() => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.queryRenderedFeatures({ layers: ['place-labels'] }).length)).toBeGreaterThan(0);
+    await page.close();
+  });
 });
 
 describe('the map app', () => {
