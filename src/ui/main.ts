@@ -20,7 +20,7 @@ import { datasetBounds } from './dataset-info.ts';
 import { createMapView, type DrawTool, type MapView } from './map-view.ts';
 import { parseCoordinates, searchPlaces, type Found } from './place-search.ts';
 import {
-  DEFAULT_FORM, areaOf, buildRequest, decodeState, encodeState, endpointFor, toCsv, toTable, xOf,
+  DEFAULT_FORM, MONTHS, areaOf, buildRequest, decimalsOf, decodeState, encodeState, endpointFor, formatValue, isSum, isTimeAxis, periodLabel, toCsv, toTable, xOf,
   type FormState, type ResultTable,
 } from './query-model.ts';
 
@@ -40,6 +40,8 @@ interface UiHandle {
   lastAnswer?: unknown;
   table?: ResultTable;
   chartData?: Array<Array<number | null>>;
+  /** The uPlot chart on screen. */
+  chart?: uPlot;
   engine: typeof engine;
 }
 const ui: UiHandle = { ready: Promise.resolve(), form: { ...DEFAULT_FORM }, engine };
@@ -275,7 +277,7 @@ async function run(): Promise<void> {
 function renderResults(endpoint: Endpoint, body: Record<string, unknown>, answer: unknown): void {
   const table = toTable(endpoint, body, answer);
   ui.table = table;
-  const xs = table.rows.map((r, i) => xOf(r, i, table.temporal));
+  const xs = table.rows.map((r, i) => xOf(r, i, table.temporal, table.timeScale));
   ui.chartData = [xs, ...table.series.map((s) => s.values)];
   renderChart(table, ui.chartData);
   renderTable(table);
@@ -286,6 +288,24 @@ function renderResults(endpoint: Endpoint, body: Record<string, unknown>, answer
 
 const PALETTE = ['#1d5f8a', '#c62828', '#2e7d32', '#ef6c00', '#6a1b9a', '#00838f', '#ad1457', '#5d4037', '#455a64', '#9e9d24'];
 
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * Tick labels of a time axis. The x values are the dataset's wall-clock
+ * times counted as UTC (xOf), so they are read with UTC getters: the label
+ * is the dataset's time whatever the browser's zone.
+ */
+function timeTicks(splits: number[], incr: number): string[] {
+  return splits.map((t, i) => {
+    const d = new Date(t * 1000);
+    const day = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
+    const first = i === 0;
+    if (incr < 86400) return d.getUTCHours() === 0 && d.getUTCMinutes() === 0 ? `${day}\n00:00` : `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}${first ? `\n${day}` : ''}`;
+    if (incr < 28 * 86400) return first || d.getUTCDate() === 1 ? `${day}\n${d.getUTCFullYear()}` : day;
+    return `${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  });
+}
+
 function renderChart(table: ResultTable, data: Array<Array<number | null>>): void {
   chart?.destroy();
   const el = $('chart');
@@ -294,34 +314,47 @@ function renderChart(table: ResultTable, data: Array<Array<number | null>>): voi
   const shown = table.series.map((s, i) => ({ s, i })).filter(({ s }) => s.unit !== 'stations');
   const units = [...new Set(shown.map(({ s }) => s.unit))];
   const width = Math.max(300, el.clientWidth || 800);
+  const timeAxis = table.temporal && isTimeAxis(table.timeScale);
+  const labels = table.rows.map((r) => periodLabel(r, table.timeScale));
+  // One slot per month, year or calendar month; thinned so labels do not overlap.
+  const every = Math.max(1, Math.ceil(table.rows.length / Math.max(1, Math.floor(width / 70))));
+  const slotSplits = () => table.rows.map((_, i) => i + 1).filter((i) => (i - 1) % every === 0);
+  const bars = uPlot.paths.bars!({ size: [0.7 / Math.max(1, shown.filter(({ s }) => isSum(s.label, table.timeScale)).length), 60] });
+  const decimals = shown.map(({ s }) => decimalsOf(s.values));
+  const rowOf = (v: number) => (timeAxis ? data[0]!.indexOf(v) : v - 1);
   chart = new uPlot(
     {
       width,
       height: 260,
-      scales: { x: { time: table.temporal } },
+      // Dates are drawn in UTC: see xOf and timeTicks.
+      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'),
+      scales: { x: timeAxis ? { time: true } : { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] } },
       axes: [
-        { values: table.temporal ? undefined : (_u, ticks) => ticks.map((t) => table.rows[t - 1] ?? '') },
+        timeAxis ? { values: (_u, splits, _ax, _space, incr) => timeTicks(splits, incr) } : { splits: slotSplits, values: (_u, ticks) => ticks.map((t) => labels[t - 1] ?? '') },
         ...units.map((u, k) => ({ scale: u || 'value', label: u, side: k === 0 ? 3 : 1, grid: { show: k === 0 } })),
       ],
       series: [
-        { label: table.temporal ? 'time' : 'period', value: (_u, v) => (v === null ? '' : table.temporal ? table.rows[xsIndex(data[0]!, v)] ?? '' : table.rows[v - 1] ?? '') },
-        ...shown.map(({ s }, k) => ({
-          label: s.unit ? `${s.label} (${s.unit})` : s.label,
-          scale: s.unit || 'value',
-          stroke: PALETTE[k % PALETTE.length],
-          width: 1.5,
-          points: { show: table.rows.length <= 60 },
-          spanGaps: false,
-        })),
+        { label: timeAxis ? 'time' : 'period', value: (_u, v) => (v === null ? '' : labels[rowOf(v)] ?? '') },
+        ...shown.map(({ s }, k) => {
+          const sum = isSum(s.label, table.timeScale);
+          return {
+            label: s.unit ? `${s.label} (${s.unit})` : s.label,
+            scale: s.unit || 'value',
+            stroke: PALETTE[k % PALETTE.length],
+            fill: sum ? `${PALETTE[k % PALETTE.length]}99` : undefined,
+            width: sum ? 1 : 1.5,
+            paths: sum ? bars : undefined,
+            points: { show: !sum && table.rows.length <= 60 },
+            spanGaps: false,
+            value: (_u: uPlot, v: number | null) => formatValue(v, decimals[k]!),
+          };
+        }),
       ],
     },
     [data[0]!, ...shown.map(({ i }) => data[i + 1]!)] as uPlot.AlignedData,
     el,
   );
-}
-
-function xsIndex(xs: Array<number | null>, v: number): number {
-  return xs.indexOf(v);
+  ui.chart = chart;
 }
 
 const MAX_TABLE_ROWS = 2000;
@@ -335,14 +368,14 @@ function renderTable(t: ResultTable): void {
     th.textContent = h;
     head.append(th);
   }
+  const dec = t.series.map((s) => decimalsOf(s.values));
   const rows = t.rows.slice(0, MAX_TABLE_ROWS).map((r, i) => {
     const tr = document.createElement('tr');
     const th = document.createElement('td');
-    th.textContent = r;
-    tr.append(th, ...t.series.map((s) => {
+    th.textContent = periodLabel(r, t.timeScale);
+    tr.append(th, ...t.series.map((s, k) => {
       const td = document.createElement('td');
-      const v = s.values[i];
-      td.textContent = v === null || v === undefined ? '' : String(v);
+      td.textContent = formatValue(s.values[i], dec[k]!);
       return td;
     }));
     return tr;

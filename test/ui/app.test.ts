@@ -95,7 +95,21 @@ async function tableCells(page: Page): Promise<{ head: string[]; rows: string[][
   });
 }
 
-const cell = (v: number | null | undefined) => (v === null || v === undefined ? '' : String(v));
+/** A table cell against its value: empty for null, else the value rounded to the decimals shown. */
+function expectCell(text: string, v: number | null | undefined): void {
+  if (v === null || v === undefined) return void expect(text).toBe('');
+  const decimals = text.split('.')[1]?.length ?? 0;
+  expect(decimals).toBeLessThanOrEqual(3);
+  expect(Math.abs(Number(text) - v)).toBeLessThanOrEqual(0.5 * 10 ** -decimals + 1e-9);
+}
+
+/** A period key as the table should show it, written independently of the app: no M/D, no "--01". */
+function expectedPeriod(row: string): string {
+  if (/T/.test(row)) return row.slice(0, 16).replace('T', ' ');
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  if (/^\d{4}-\d{2}$/.test(row)) return `${months[Number(row.slice(5)) - 1]} ${row.slice(0, 4)}`;
+  return row;
+}
 
 /** Checks answer = engine's answer, and chart data and table cells = values read straight from the answer. */
 async function expectChartAndTableMatch(page: Page, ui: Ui, expectedValues: (row: string) => Array<number | null>, skipChart = new Set<number>()): Promise<void> {
@@ -110,7 +124,10 @@ async function expectChartAndTableMatch(page: Page, ui: Ui, expectedValues: (row
     want.forEach((v, k) => {
       if (!skipChart.has(k)) expect(ui.chartData![k + 1]![i]).toBe(v);
     });
-    if (i < 2000) expect(t.rows[i]).toEqual([row, ...want.map(cell)]);
+    if (i < 2000) {
+      expect(t.rows[i]![0]).toBe(expectedPeriod(row));
+      want.forEach((v, k) => expectCell(t.rows[i]![k + 1]!, v));
+    }
   });
 }
 
@@ -245,6 +262,37 @@ describe('finding a farm on the map (network off)', () => {
     expect(await page.evaluate(() => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.queryRenderedFeatures({ layers: ['place-labels'] }).length)).toBeGreaterThan(0);
     await page.close();
   });
+});
+
+describe('time as a South African reads it', () => {
+  for (const timezoneId of ['Africa/Johannesburg', 'UTC']) {
+    it(`the hourly chart's first point sits at 00:00 of the first day with the browser in ${timezoneId}`, async () => {
+      const page = await openApp(`${vite.url}index.html`, { width: 1280, height: 800 }, async (p) => {
+        const cdp = await p.context().newCDPSession(p);
+        await cdp.send('Emulation.setTimezoneOverride', { timezoneId });
+      });
+      expect(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe(timezoneId === 'UTC' ? 'UTC' : timezoneId);
+      await page.getByLabel('Time scale').selectOption('hourly');
+      await page.getByLabel('From', { exact: true }).fill('2024-06-01T00:00');
+      await page.getByLabel('To', { exact: true }).fill('2024-06-03T23:00');
+      await page.getByLabel('To', { exact: true }).dispatchEvent('change');
+      await drawPoint(page, [18.87, -33.93]);
+      const ui = await runAndWait(page);
+      expect(ui.table!.rows[0]).toBe('2024-06-01T00:00:00');
+      // What the chart draws: its x-axis ticks and their labels, and where the first point is.
+      const axis = await page.evaluate(() => {
+        const u = (window as unknown as { cqUi: { chart: { axes: Array<{ _splits: number[]; _values: string[] }>; data: number[][]; valToPos(v: number, s: string): number } } }).cqUi.chart;
+        return { splits: u.axes[0]!._splits, values: u.axes[0]!._values, first: u.data[0]![0]!, firstPos: u.valToPos(u.data[0]![0]!, 'x') };
+      });
+      const i = axis.splits.indexOf(axis.first);
+      expect(i).toBeGreaterThanOrEqual(0);
+      expect(axis.values[i]).toBe('1 Jun\n00:00');
+      expect(axis.values.every((v) => !/\d+\/\d+/.test(v))).toBe(true);
+      expect(await page.locator('#table tbody tr').first().locator('td').first().textContent()).toBe('2024-06-01 00:00');
+      await page.screenshot({ path: `${SHOTS}ui-hourly-${timezoneId.replace('/', '-')}.png` });
+      await page.close();
+    });
+  }
 });
 
 describe('the map app', () => {
