@@ -26,3 +26,45 @@ export function datasetBounds(catalog: Catalog): [number, number, number, number
   if (!(w < e && s < n)) return [16.3, -34.9, 33.0, -22.1];
   return [w, s, e, n];
 }
+
+/** First and last time a station (or, without one, any station) holds any of `types` at `scale`; null when none. */
+export function heldRange(catalog: Catalog, scale: string, types: readonly string[], station?: { lat: number; lon: number }): [string, string] | null {
+  const stations = (catalog.stations?.stations ?? []).filter((s) => !station || (s.lat === station.lat && s.lon === station.lon));
+  let first: string | null = null;
+  let last: string | null = null;
+  for (const s of stations) {
+    for (const g of (s.coverage as Record<string, Array<{ types: string[]; runs: Array<[string, string]> }> | undefined>)[scale] ?? []) {
+      if (types.length && !g.types.some((t) => types.includes(t))) continue;
+      for (const [a, b] of g.runs) {
+        if (first === null || a < first) first = a;
+        if (last === null || b > last) last = b;
+      }
+    }
+  }
+  return first && last ? [first, last] : null;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * Default request dates for station data: the latest full calendar month
+ * the dataset holds (hourly: its first week; monthly: the 12 months up to
+ * it), so a first query is never empty because of the dates.
+ */
+export function defaultStationDates(catalog: Catalog, scale: string): { startDate: string; endDate: string } | null {
+  const range = heldRange(catalog, scale, []);
+  if (!range) return null;
+  const end = range[1];
+  let y = Number(end.slice(0, 4));
+  let m = Number(end.slice(5, 7));
+  const lastDay = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  // A month is full when the data reach its last day (monthly keys end at the month).
+  const full = scale === 'monthly' || Number(end.slice(8, 10)) === lastDay;
+  if (!full) [y, m] = m === 1 ? [y - 1, 12] : [y, m - 1];
+  const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  const ym = `${y}-${pad(m)}`;
+  if (scale === 'hourly') return { startDate: `${ym}-01T00:00:00`, endDate: `${ym}-07T23:00:00` };
+  if (scale === 'daily') return { startDate: `${ym}-01`, endDate: `${ym}-${pad(days)}` };
+  const from = m === 12 ? `${y}-01` : `${y - 1}-${pad(m + 1)}`;
+  return { startDate: from < range[0].slice(0, 7) ? range[0].slice(0, 7) : from, endDate: ym };
+}

@@ -16,7 +16,7 @@ import type { Endpoint } from '../contract/types.ts';
 import { VALIDATORS } from '../contract/validate.ts';
 import type { Catalog } from '../dataset/catalog.ts';
 import { ONLINE_BASEMAPS, basemapFromUrl, loadPlaces, type OnlineBasemap, type Place } from './basemap.ts';
-import { datasetBounds } from './dataset-info.ts';
+import { datasetBounds, defaultStationDates, heldRange } from './dataset-info.ts';
 import { createMapView, type DrawTool, type MapView } from './map-view.ts';
 import { parseCoordinates, searchPlaces, type Found } from './place-search.ts';
 import {
@@ -138,17 +138,28 @@ function defaultDates(form: FormState): Pick<FormState, 'startDate' | 'endDate'>
     const from = fam.timeScale === 'daily' ? periods[Math.max(0, periods.length - 92)]! : periods[0]!;
     return { startDate: toReq(from), endDate: toReq(periods[periods.length - 1]!) };
   }
-  return {
-    hourly: { startDate: '2024-06-01T00:00:00', endDate: '2024-06-07T23:00:00' },
-    daily: { startDate: '2024-06-01', endDate: '2024-08-31' },
-    monthly: { startDate: '2023-01', endDate: '2024-12' },
-  }[form.timeScale];
+  return defaultStationDates(catalog, form.timeScale) ?? { startDate: form.startDate, endDate: form.endDate };
 }
 
 // ---------- validation and request preview ----------
 
 function clearErrors(): void {
   document.querySelectorAll<HTMLElement>('.error').forEach((e) => (e.textContent = ''));
+}
+
+/** Removes the last answer from the screen, so an old chart never sits under a new question. */
+function clearResults(): void {
+  chart?.destroy();
+  chart = null;
+  $('chart').replaceChildren();
+  $('table').replaceChildren();
+  $('metadata').replaceChildren();
+  $('status').textContent = '';
+  $<HTMLButtonElement>('download-csv').disabled = true;
+  $<HTMLButtonElement>('download-json').disabled = true;
+  ui.table = undefined;
+  ui.chartData = undefined;
+  ui.chart = undefined;
 }
 
 /** Shows an error next to the control its field names (or under Run). */
@@ -212,7 +223,10 @@ function renderRequest(): void {
   try {
     VALIDATORS[req.endpoint](req.body);
   } catch (e) {
-    if (e instanceof ClimateQueryError) showError(e);
+    if (e instanceof ClimateQueryError) {
+      showError(e);
+      clearResults();
+    }
   }
 }
 
@@ -249,6 +263,7 @@ async function run(): Promise<void> {
     throw e;
   }
   running?.abort();
+  clearResults();
   const controller = new AbortController();
   running = controller;
   $<HTMLButtonElement>('cancel').disabled = false;
@@ -268,10 +283,63 @@ async function run(): Promise<void> {
     if (error.code !== 'aborted') showError(error);
     return;
   }
-  $('status').textContent = `Answered in ${seconds} s.`;
   ui.lastRequest = req;
   ui.lastAnswer = res.body;
   renderResults(req.endpoint, req.body, res.body);
+  const empty = !ui.table || ui.table.series.every((s) => s.values.every((v) => v === null));
+  $('status').textContent = empty ? `No values for these dates (${seconds} s).` : `Answered in ${seconds} s.`;
+  if (empty) explainEmpty(req.endpoint, req.body, res.body);
+}
+
+/**
+ * An answer with no values: say so, say what the station or dataset holds,
+ * and offer the dates that would answer, in one click.
+ */
+function explainEmpty(endpoint: Endpoint, body: Record<string, unknown>, answer: unknown): void {
+  const box = document.createElement('div');
+  box.id = 'no-data';
+  box.setAttribute('role', 'alert');
+  const p = document.createElement('p');
+  box.append(p);
+  const asked = `${String(body.startDate ?? '')} to ${String(body.endDate ?? '')}`;
+  let fix: { startDate: string; endDate: string } | null = null;
+  if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') {
+    const scale = (body.options as { timeScale: string }).timeScale;
+    const types = body.dataTypes as string[];
+    const meta = endpoint === 'nearest-station' ? Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number } }>)[0]?.metadata : undefined;
+    const st = meta ? catalog.stations?.stations.find((s) => s.lat === meta.station_lat && s.lon === meta.station_lon) : undefined;
+    const range = heldRange(catalog, scale, types, st);
+    const who = st ? `${st.name} holds` : 'The stations of this dataset hold';
+    if (range) {
+      p.textContent = `No values for ${asked}. ${who} ${scale} ${types.join(', ')} from ${range[0].slice(0, 10)} to ${range[1].slice(0, 10)}.`;
+      fix = defaultStationDates(catalog, scale);
+    } else p.textContent = `No values for ${asked}. ${who} no ${scale} ${types.join(', ')} at all; try another time scale or data type.`;
+  } else {
+    const layer = catalog.rasters.find((l) => l.dataType === body.dataType && l.subDataType === (body.options as { subDataType: string }).subDataType);
+    const periods = layer?.files.flatMap((f) => f.periods) ?? [];
+    p.textContent = periods.length
+      ? `No values for ${asked} here. The layer holds ${periods[0]} to ${periods[periods.length - 1]}; if the dates are inside that, the point or field lies outside the layer or on the sea.`
+      : 'No values: the point or field lies outside the layer or on the sea.';
+    if (periods.length) fix = defaultDates(ui.form);
+  }
+  if (fix && (fix.startDate !== body.startDate || fix.endDate !== body.endDate)) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = `Use ${fix.startDate.replace('T', ' ')} to ${fix.endDate.replace('T', ' ')} and run again`;
+    const dates = fix;
+    b.addEventListener('click', () => {
+      Object.assign(ui.form, dates);
+      renderForm(ui.form);
+      onFormChange();
+      void run();
+    });
+    box.append(b);
+  }
+  // No empty chart under the message.
+  chart?.destroy();
+  chart = null;
+  $('chart').replaceChildren();
+  $('metadata').prepend(box);
 }
 
 function renderResults(endpoint: Endpoint, body: Record<string, unknown>, answer: unknown): void {
@@ -530,7 +598,7 @@ async function start(): Promise<void> {
   catalog = (await res.json()) as Catalog;
   $<HTMLSelectElement>('dataType').replaceChildren(...RASTER_DATA_TYPES.map((d) => new Option(`${d} — ${RASTER_FAMILIES[d].title}`, d)));
   const restored = decodeState(location.hash);
-  ui.form = restored?.form ?? { ...DEFAULT_FORM };
+  ui.form = restored?.form ?? { ...DEFAULT_FORM, ...defaultDates(DEFAULT_FORM) };
   renderForm(ui.form);
   const places = await loadPlaces();
   view = await createMapView($('map'), catalog, { styleUrl: params.get('style') ?? undefined, places, bounds: datasetBounds(catalog) });

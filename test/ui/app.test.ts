@@ -2,7 +2,8 @@
 // (terra-draw), run each endpoint, and check that the chart's data and the
 // table equal the engine's answer for the same request. Screenshots of the
 // main states go to test-results/ui-*.png.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { ViteDevServer } from 'vite';
@@ -293,6 +294,50 @@ describe('time as a South African reads it', () => {
       await page.close();
     });
   }
+});
+
+describe('answers that explain themselves', () => {
+  it('an answer with no values says so, names what the station holds, and fixes the dates in one click', async () => {
+    const page = await openApp();
+    // The first dates offered are the latest full month the dataset holds.
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('2024-12-01');
+    await page.getByLabel('Time scale').selectOption('hourly');
+    await page.getByLabel('From', { exact: true }).fill('2022-06-01T00:00');
+    await page.getByLabel('To', { exact: true }).fill('2022-06-07T23:00');
+    await page.getByLabel('To', { exact: true }).dispatchEvent('change');
+    await drawPoint(page, [18.87, -33.93]);
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^No values for these dates/);
+    const message = (await page.locator('#no-data p').textContent())!;
+    const answer = await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.lastAnswer) as Record<string, { metadata: { station_lat: number; station_lon: number } }>;
+    const meta = Object.values(answer)[0]!.metadata;
+    const catalog = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')) as { stations: { stations: Array<{ name: string; lat: number; lon: number; coverage: { hourly: Array<{ runs: string[][] }> } }> } };
+    const st = catalog.stations.stations.find((s) => s.lat === meta.station_lat && s.lon === meta.station_lon)!;
+    const runs = st.coverage.hourly.flatMap((g) => g.runs);
+    const first = runs.map((r) => r[0]!).sort()[0]!.slice(0, 10);
+    expect(message).toContain(`No values for 2022-06-01T00:00:00 to 2022-06-07T23:00:00. ${st.name} holds hourly`);
+    expect(message).toContain(`from ${first} to`);
+    expect(await page.locator('#chart').innerHTML()).toBe('');
+    await page.screenshot({ path: `${SHOTS}ui-no-data.png` });
+    await page.locator('#no-data button').click();
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^Answered/);
+    expect(await page.locator('#table tbody tr').count()).toBeGreaterThan(100);
+    await page.close();
+  });
+
+  it('a validation error clears the previous answer', async () => {
+    const page = await openApp();
+    await drawPoint(page, [18.87, -33.93]);
+    await runAndWait(page);
+    expect(await page.locator('#table tbody tr').count()).toBeGreaterThan(0);
+    await page.getByLabel('From', { exact: true }).fill('2024-08-01');
+    await page.getByLabel('To', { exact: true }).fill('2024-07-01');
+    await page.getByLabel('To', { exact: true }).dispatchEvent('change');
+    await expect.poll(() => page.locator('#error-startDate').textContent()).not.toBe('');
+    expect(await page.locator('#table tbody tr').count()).toBe(0);
+    expect(await page.locator('#status').textContent()).toBe('');
+    await page.close();
+  });
 });
 
 describe('the map app', () => {
