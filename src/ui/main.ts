@@ -149,6 +149,7 @@ function clearErrors(): void {
 
 /** Removes the last answer from the screen, so an old chart never sits under a new question. */
 function clearResults(): void {
+  view?.showAnswer([]);
   chart?.destroy();
   chart = null;
   $('chart').replaceChildren();
@@ -203,6 +204,14 @@ function renderGeometries(): void {
     }),
   );
   view.markTooLarge(ui.form.source === 'raster' ? over : []);
+  view.setLabels(
+    (target?.used ?? []).map((g, i) => {
+      const ring = g.kind === 'point' ? [g.coordinates as [number, number]] : (g.coordinates as Array<Array<[number, number]>>)[0]!.slice(0, -1);
+      const lon = ring.reduce((a, p) => a + p[0], 0) / ring.length;
+      const lat = Math.max(...ring.map((p) => p[1]));
+      return { lon, lat, label: geometryLabel(i) };
+    }),
+  );
   renderRequest();
 }
 
@@ -470,6 +479,12 @@ function renderMetadata(endpoint: Endpoint, answer: unknown): void {
   };
   const stationName = (lat: number, lon: number) => catalog.stations?.stations.find((s) => s.lat === lat && s.lon === lon)?.name ?? 'station';
   if (endpoint === 'nearest-station') {
+    const used = endpointFor(ui.form, view.geometries())?.used ?? [];
+    view.showAnswer(
+      Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number } }>).flatMap((v, i) =>
+        used[i] ? [{ from: used[i].coordinates as [number, number], station: [v.metadata.station_lon, v.metadata.station_lat] as [number, number] }] : [],
+      ),
+    );
     Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number; station_elevation: number | null; distance_from_point_m: number; actual_nearest: boolean } }>).forEach((v, i) => {
       const m = v.metadata;
       add(`${geometryLabel(i)}: ${stationName(m.station_lat, m.station_lon)} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation === null ? 'elevation unknown' : `${m.station_elevation} m`}, ${(m.distance_from_point_m / 1000).toFixed(2)} km away${m.actual_nearest ? ', the nearest station' : '; a closer station had no data for this request'}`);

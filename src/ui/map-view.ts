@@ -39,6 +39,10 @@ export interface MapView {
   setBasemap(basemap: OnlineBasemap | null): void;
   /** Called once online tiles failed and the offline map took over. */
   onBasemapFallback(listener: (failed: OnlineBasemap) => void): void;
+  /** Labels drawn geometries on the map (G1, G2… as in the side panel). */
+  setLabels(items: Array<{ lon: number; lat: number; label: string }>): void;
+  /** Highlights the stations that answered, each with a line to the point it answered for. */
+  showAnswer(links: Array<{ from: Position; station: Position }>): void;
   /** Moves the map to a found place and marks it. */
   goTo(target: { lon: number; lat: number; zoom: number; label: string }): void;
 }
@@ -115,6 +119,20 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     },
   });
   map.addLayer({ id: 'stations', type: 'circle', source: 'stations', paint: { 'circle-radius': 4, 'circle-color': '#1d5f8a', 'circle-stroke-color': '#fff', 'circle-stroke-width': 1 } });
+  // Drawn geometries' labels, and the answer: the station that answered, joined to its point.
+  map.addSource('geometry-labels', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
+  map.addSource('answer', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
+  map.addLayer({ id: 'answer-links', type: 'line', source: 'answer', filter: ['==', ['geometry-type'], 'LineString'], paint: { 'line-color': '#b3261e', 'line-width': 2.5, 'line-dasharray': [2, 1] } });
+  map.addLayer({ id: 'answer-stations', type: 'circle', source: 'answer', filter: ['==', ['geometry-type'], 'Point'], paint: { 'circle-radius': 9, 'circle-color': 'rgba(0,0,0,0)', 'circle-stroke-color': '#b3261e', 'circle-stroke-width': 3 } });
+  if (!options.styleUrl) {
+    map.addLayer({
+      id: 'geometry-labels',
+      type: 'symbol',
+      source: 'geometry-labels',
+      layout: { 'text-field': ['get', 'label'], 'text-font': ['Noto Sans Regular'], 'text-size': 14, 'text-offset': [0, -1.3], 'text-allow-overlap': true, 'text-ignore-placement': true },
+      paint: { 'text-color': '#7a4a00', 'text-halo-color': '#fff', 'text-halo-width': 2 },
+    });
+  }
   map.addSource('too-large', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
   map.addLayer({ id: 'too-large', type: 'line', source: 'too-large', paint: { 'line-color': '#c62828', 'line-width': 3, 'line-dasharray': [2, 1] } });
 
@@ -133,9 +151,10 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
   const draw = new TerraDraw({
     adapter: new TerraDrawMapLibreGLAdapter({ map }),
     modes: [
-      new TerraDrawPointMode(),
-      new TerraDrawPolygonMode(),
-      new TerraDrawRectangleMode(),
+      // Drawn geometries are amber, squarer and outlined in black: unlike the blue station dots.
+      new TerraDrawPointMode({ styles: { pointColor: '#f0b429', pointWidth: 7, pointOutlineColor: '#000000', pointOutlineWidth: 2 } }),
+      new TerraDrawPolygonMode({ styles: { fillColor: '#f0b429', fillOpacity: 0.25, outlineColor: '#7a4a00', outlineWidth: 2.5 } }),
+      new TerraDrawRectangleMode({ styles: { fillColor: '#f0b429', fillOpacity: 0.25, outlineColor: '#7a4a00', outlineWidth: 2.5 } }),
       new TerraDrawSelectMode({
         flags: {
           point: { feature: { draggable: true } },
@@ -216,6 +235,22 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     },
     onChange(listener) {
       listeners.push(listener);
+    },
+    setLabels(items) {
+      (map.getSource('geometry-labels') as GeoJSONSource).setData({
+        type: 'FeatureCollection',
+        features: items.map((i) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: [i.lon, i.lat] }, properties: { label: i.label } })),
+      });
+      if (map.getLayer('geometry-labels')) map.moveLayer('geometry-labels');
+    },
+    showAnswer(links) {
+      (map.getSource('answer') as GeoJSONSource).setData({
+        type: 'FeatureCollection',
+        features: links.flatMap((l) => [
+          { type: 'Feature' as const, geometry: { type: 'LineString' as const, coordinates: [l.from, l.station] }, properties: {} },
+          { type: 'Feature' as const, geometry: { type: 'Point' as const, coordinates: l.station }, properties: {} },
+        ]),
+      });
     },
     setBasemap,
     onBasemapFallback(listener) {

@@ -366,6 +366,18 @@ describe('the map app', () => {
     const types = ui.lastRequest!.body.dataTypes as string[];
     await expectChartAndTableMatch(page, ui, (row) => keys.flatMap((k) => types.map((t) => answer[k]!.data[row]![t]!)));
     expect(await page.locator('#metadata').textContent()).toMatch(/km away/);
+    // On the map: the drawn points are labelled G1 and G2, and each answering station is ringed and joined to its point.
+    const onMap = await page.evaluate(() => {
+      const map = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map;
+      return {
+        labels: map.queryRenderedFeatures({ layers: ['geometry-labels'] }).map((f) => f.properties.label).sort(),
+        rings: map.queryRenderedFeatures({ layers: ['answer-stations'] }).length,
+        links: map.queryRenderedFeatures({ layers: ['answer-links'] }).length,
+      };
+    });
+    expect(onMap.labels).toEqual(['G1', 'G2']);
+    expect(onMap.rings).toBe(2);
+    expect(onMap.links).toBeGreaterThanOrEqual(2);
     await page.screenshot({ path: `${SHOTS}ui-station-chart.png` });
     await page.close();
   });
