@@ -20,7 +20,7 @@ import { datasetBounds, defaultStationDates, heldRange } from './dataset-info.ts
 import { createMapView, type DrawTool, type MapView } from './map-view.ts';
 import { parseCoordinates, searchPlaces, type Found } from './place-search.ts';
 import {
-  DEFAULT_FORM, MONTHS, areaOf, buildRequest, decimalsOf, decodeState, encodeState, endpointFor, formatValue, isSum, isTimeAxis, periodLabel, toCsv, toTable, xOf,
+  DEFAULT_FORM, MONTHS, areaOf, buildRequest, decimalsOf, decodeState, decodeView, encodeState, encodeView, endpointFor, formatValue, isSum, isTimeAxis, periodLabel, toCsv, toTable, xOf,
   type FormState, type ResultTable,
 } from './query-model.ts';
 
@@ -250,7 +250,29 @@ function onFormChange(ev?: Event): void {
   ui.form = form;
   if (datesChange || target?.id === 'timeScale' || target?.id === 'dataType' || (target as HTMLInputElement | undefined)?.name === 'source') renderForm(form);
   renderGeometries();
-  history.replaceState(null, '', `${location.pathname}${location.search}${encodeState(ui.form, view.geometries())}`);
+  writeUrl();
+}
+
+/** The URL holds the query, the geometries and the map view, so a shared link shows the same thing. */
+function writeUrl(): void {
+  const c = view.map.getCenter();
+  const hash = `${encodeState(ui.form, view.geometries())}&${encodeView({ zoom: view.map.getZoom(), lat: c.lat, lon: c.lng })}`;
+  lastHash = hash;
+  history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);
+}
+let lastHash = '';
+
+/** Applies a URL hash: form, geometries, map view; runs the query when it is complete. */
+function applyHash(hash: string): void {
+  const restored = decodeState(hash);
+  const v = decodeView(hash);
+  if (v) view.map.jumpTo({ center: [v.lon, v.lat], zoom: v.zoom });
+  if (!restored) return;
+  ui.form = restored.form;
+  renderForm(ui.form);
+  view.load(restored.geometries);
+  renderGeometries();
+  if (restored.geometries.length && buildRequest(ui.form, view.geometries())) void run();
 }
 
 // ---------- running ----------
@@ -620,8 +642,12 @@ async function start(): Promise<void> {
   ui.view = view;
   setUpBasemaps(basemapFromUrl(params));
   setUpFind(places);
-  if (restored) view.load(restored.geometries);
   view.onChange(() => onFormChange());
+  view.map.on('moveend', () => writeUrl());
+  // A changed hash (pasted link, back button) applies at once; our own writes are ignored.
+  window.addEventListener('hashchange', () => {
+    if (location.hash !== lastHash) applyHash(location.hash);
+  });
   document.querySelectorAll<HTMLButtonElement>('[data-tool]').forEach((b) =>
     b.addEventListener('click', () => {
       view.setTool(b.dataset.tool as DrawTool);
@@ -641,7 +667,8 @@ async function start(): Promise<void> {
   $('copy-fetch').addEventListener('click', () => void navigator.clipboard?.writeText($('fetch-snippet').textContent ?? ''));
   $('download-csv').addEventListener('click', () => ui.table && download('climate-query.csv', 'text/csv', toCsv(ui.table)));
   $('download-json').addEventListener('click', () => download('climate-query.json', 'application/json', JSON.stringify(ui.lastAnswer, null, 1)));
-  renderGeometries();
+  if (location.hash) applyHash(location.hash);
+  else renderGeometries();
   // The service worker lets other code on this site use plain fetch('./api/…/').
   if ('serviceWorker' in navigator && params.get('sw') !== '0') {
     void registerClimateServiceWorker({ scriptUrl: new URL('./sw.js', location.href).href, engine }).catch(() => undefined);

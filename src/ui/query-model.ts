@@ -242,7 +242,7 @@ export function encodeState(form: FormState, geometries: readonly DrawnGeometry[
 
 /** Decodes a URL hash written by {@link encodeState}; null when absent or unreadable. */
 export function decodeState(hash: string): { form: FormState; geometries: DrawnGeometry[] } | null {
-  const m = /^#q=(.*)$/.exec(hash);
+  const m = /^#q=([^&]*)/.exec(hash);
   if (!m) return null;
   try {
     const v = JSON.parse(decodeURIComponent(m[1]!)) as { f: Partial<FormState>; g: Array<{ k: 'point' | 'polygon'; c: Position | PolygonCoords }> };
@@ -250,4 +250,17 @@ export function decodeState(hash: string): { form: FormState; geometries: DrawnG
   } catch {
     return null;
   }
+}
+
+/** The map view in the URL hash: "map=zoom/lat/lon", as common map sites write it. */
+export function encodeView(v: { zoom: number; lat: number; lon: number }): string {
+  return `map=${v.zoom.toFixed(2)}/${v.lat.toFixed(5)}/${v.lon.toFixed(5)}`;
+}
+
+/** The map view a hash holds, or null. */
+export function decodeView(hash: string): { zoom: number; lat: number; lon: number } | null {
+  const m = /[#&]map=(-?[\d.]+)\/(-?[\d.]+)\/(-?[\d.]+)/.exec(hash);
+  if (!m) return null;
+  const [zoom, lat, lon] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return Number.isFinite(zoom) && Math.abs(lat) <= 90 && Math.abs(lon) <= 180 ? { zoom, lat, lon } : null;
 }

@@ -479,10 +479,25 @@ describe('the map app', () => {
     const url = page.url();
     const json = await page.locator('#request-json').textContent();
     expect(url).toContain('#q=');
+    expect(url).toMatch(/&map=[\d.]+\/-[\d.]+\/[\d.]+$/);
+    const view0 = await page.evaluate(() => {
+      const map = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map;
+      return { c: map.getCenter(), z: map.getZoom() };
+    });
     const again = await openApp(url);
     expect(await again.locator('#request-json').textContent()).toBe(json);
     expect(await again.getByLabel('Time scale').inputValue()).toBe('monthly');
     expect(await again.locator('#geometry-list li').count()).toBe(1);
+    // Same view, and the answer is there without pressing Run.
+    const view1 = await again.evaluate(() => {
+      const map = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map;
+      return { c: map.getCenter(), z: map.getZoom() };
+    });
+    expect(view1.z).toBeCloseTo(view0.z, 2);
+    expect(view1.c.lat).toBeCloseTo(view0.c.lat, 4);
+    expect(view1.c.lng).toBeCloseTo(view0.c.lng, 4);
+    await expect.poll(() => again.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^Answered/);
+    expect(await again.locator('#table tbody tr').count()).toBeGreaterThan(0);
     await page.close();
     await again.close();
   });
