@@ -16,9 +16,12 @@ import type { Endpoint } from '../contract/types.ts';
 import { VALIDATORS } from '../contract/validate.ts';
 import type { Catalog } from '../dataset/catalog.ts';
 import { parseStationIndex, type IndexedStation } from '../stations/station-index.ts';
+import { ONLINE_BASEMAPS, basemapFromUrl, loadPlaces, type OnlineBasemap, type Place } from './basemap.ts';
+import { datasetBounds, defaultStationDates, heldRange } from './dataset-info.ts';
 import { createMapView, type DrawTool, type MapView } from './map-view.ts';
+import { parseCoordinates, searchPlaces, type Found } from './place-search.ts';
 import {
-  DEFAULT_FORM, areaOf, buildRequest, decodeState, encodeState, endpointFor, toCsv, toTable, xOf,
+  DEFAULT_FORM, MONTHS, areaOf, buildRequest, decimalsOf, decodeState, decodeView, encodeState, encodeView, endpointFor, formatValue, isSum, isTimeAxis, periodLabel, toCsv, toTable, xOf,
   type FormState, type ResultTable,
 } from './query-model.ts';
 
@@ -38,12 +41,15 @@ interface UiHandle {
   lastAnswer?: unknown;
   table?: ResultTable;
   chartData?: Array<Array<number | null>>;
+  /** The uPlot chart on screen. */
+  chart?: uPlot;
   engine: typeof engine;
 }
 const ui: UiHandle = { ready: Promise.resolve(), form: { ...DEFAULT_FORM }, engine };
 (window as unknown as { cqUi: UiHandle }).cqUi = ui;
 
 let catalog: Catalog;
+/** The weather stations, from the station index (empty when the dataset has none). */
 let stationList: IndexedStation[] = [];
 let view: MapView;
 let running: AbortController | null = null;
@@ -135,17 +141,29 @@ function defaultDates(form: FormState): Pick<FormState, 'startDate' | 'endDate'>
     const from = fam.timeScale === 'daily' ? periods[Math.max(0, periods.length - 92)]! : periods[0]!;
     return { startDate: toReq(from), endDate: toReq(periods[periods.length - 1]!) };
   }
-  return {
-    hourly: { startDate: '2024-06-01T00:00:00', endDate: '2024-06-07T23:00:00' },
-    daily: { startDate: '2024-06-01', endDate: '2024-08-31' },
-    monthly: { startDate: '2023-01', endDate: '2024-12' },
-  }[form.timeScale];
+  return defaultStationDates(stationList, form.timeScale) ?? { startDate: form.startDate, endDate: form.endDate };
 }
 
 // ---------- validation and request preview ----------
 
 function clearErrors(): void {
   document.querySelectorAll<HTMLElement>('.error').forEach((e) => (e.textContent = ''));
+}
+
+/** Removes the last answer from the screen, so an old chart never sits under a new question. */
+function clearResults(): void {
+  view?.showAnswer([]);
+  chart?.destroy();
+  chart = null;
+  $('chart').replaceChildren();
+  $('table').replaceChildren();
+  $('metadata').replaceChildren();
+  $('status').textContent = '';
+  $<HTMLButtonElement>('download-csv').disabled = true;
+  $<HTMLButtonElement>('download-json').disabled = true;
+  ui.table = undefined;
+  ui.chartData = undefined;
+  ui.chart = undefined;
 }
 
 /** Shows an error next to the control its field names (or under Run). */
@@ -189,6 +207,14 @@ function renderGeometries(): void {
     }),
   );
   view.markTooLarge(ui.form.source === 'raster' ? over : []);
+  view.setLabels(
+    (target?.used ?? []).map((g, i) => {
+      const ring = g.kind === 'point' ? [g.coordinates as [number, number]] : (g.coordinates as Array<Array<[number, number]>>)[0]!.slice(0, -1);
+      const lon = ring.reduce((a, p) => a + p[0], 0) / ring.length;
+      const lat = Math.max(...ring.map((p) => p[1]));
+      return { lon, lat, label: geometryLabel(i) };
+    }),
+  );
   renderRequest();
 }
 
@@ -209,7 +235,10 @@ function renderRequest(): void {
   try {
     VALIDATORS[req.endpoint](req.body);
   } catch (e) {
-    if (e instanceof ClimateQueryError) showError(e);
+    if (e instanceof ClimateQueryError) {
+      showError(e);
+      clearResults();
+    }
   }
 }
 
@@ -224,7 +253,29 @@ function onFormChange(ev?: Event): void {
   ui.form = form;
   if (datesChange || target?.id === 'timeScale' || target?.id === 'dataType' || (target as HTMLInputElement | undefined)?.name === 'source') renderForm(form);
   renderGeometries();
-  history.replaceState(null, '', `${location.pathname}${location.search}${encodeState(ui.form, view.geometries())}`);
+  writeUrl();
+}
+
+/** The URL holds the query, the geometries and the map view, so a shared link shows the same thing. */
+function writeUrl(): void {
+  const c = view.map.getCenter();
+  const hash = `${encodeState(ui.form, view.geometries())}&${encodeView({ zoom: view.map.getZoom(), lat: c.lat, lon: c.lng })}`;
+  lastHash = hash;
+  history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);
+}
+let lastHash = '';
+
+/** Applies a URL hash: form, geometries, map view; runs the query when it is complete. */
+function applyHash(hash: string): void {
+  const restored = decodeState(hash);
+  const v = decodeView(hash);
+  if (v) view.map.jumpTo({ center: [v.lon, v.lat], zoom: v.zoom });
+  if (!restored) return;
+  ui.form = restored.form;
+  renderForm(ui.form);
+  view.load(restored.geometries);
+  renderGeometries();
+  if (restored.geometries.length && buildRequest(ui.form, view.geometries())) void run();
 }
 
 // ---------- running ----------
@@ -246,6 +297,7 @@ async function run(): Promise<void> {
     throw e;
   }
   running?.abort();
+  clearResults();
   const controller = new AbortController();
   running = controller;
   $<HTMLButtonElement>('cancel').disabled = false;
@@ -265,16 +317,68 @@ async function run(): Promise<void> {
     if (error.code !== 'aborted') showError(error);
     return;
   }
-  $('status').textContent = `Answered in ${seconds} s.`;
   ui.lastRequest = req;
   ui.lastAnswer = res.body;
   renderResults(req.endpoint, req.body, res.body);
+  const empty = !ui.table || ui.table.series.every((s) => s.values.every((v) => v === null));
+  $('status').textContent = empty ? `No values for these dates (${seconds} s).` : `Answered in ${seconds} s.`;
+  if (empty) explainEmpty(req.endpoint, req.body, res.body);
+}
+
+/**
+ * An answer with no values: say so, say what the station or dataset holds,
+ * and offer the dates that would answer, in one click.
+ */
+function explainEmpty(endpoint: Endpoint, body: Record<string, unknown>, answer: unknown): void {
+  const box = document.createElement('div');
+  box.id = 'no-data';
+  box.setAttribute('role', 'alert');
+  const p = document.createElement('p');
+  box.append(p);
+  const asked = `${String(body.startDate ?? '')} to ${String(body.endDate ?? '')}`;
+  let fix: { startDate: string; endDate: string } | null = null;
+  if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') {
+    const scale = (body.options as { timeScale: string }).timeScale;
+    const meta = endpoint === 'nearest-station' ? Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number } }>)[0]?.metadata : undefined;
+    const st = meta ? stationList.find((s) => s.lat === meta.station_lat && s.lon === meta.station_lon) : undefined;
+    const range = heldRange(stationList, scale, st);
+    const who = st ? `${st.name} holds` : 'The stations of this dataset hold';
+    if (range) {
+      p.textContent = `No values for ${asked}. ${who} ${scale} records from ${range[0].slice(0, 10)} to ${range[1].slice(0, 10)}.`;
+      fix = defaultStationDates(stationList, scale);
+    } else p.textContent = `No values for ${asked}. ${who} no ${scale} records at all; try another time scale.`;
+  } else {
+    const layer = catalog.rasters.find((l) => l.dataType === body.dataType && l.subDataType === (body.options as { subDataType: string }).subDataType);
+    const periods = layer?.files.flatMap((f) => f.periods) ?? [];
+    p.textContent = periods.length
+      ? `No values for ${asked} here. The layer holds ${periods[0]} to ${periods[periods.length - 1]}; if the dates are inside that, the point or field lies outside the layer or on the sea.`
+      : 'No values: the point or field lies outside the layer or on the sea.';
+    if (periods.length) fix = defaultDates(ui.form);
+  }
+  if (fix && (fix.startDate !== body.startDate || fix.endDate !== body.endDate)) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = `Use ${fix.startDate.replace('T', ' ')} to ${fix.endDate.replace('T', ' ')} and run again`;
+    const dates = fix;
+    b.addEventListener('click', () => {
+      Object.assign(ui.form, dates);
+      renderForm(ui.form);
+      onFormChange();
+      void run();
+    });
+    box.append(b);
+  }
+  // No empty chart under the message.
+  chart?.destroy();
+  chart = null;
+  $('chart').replaceChildren();
+  $('metadata').prepend(box);
 }
 
 function renderResults(endpoint: Endpoint, body: Record<string, unknown>, answer: unknown): void {
   const table = toTable(endpoint, body, answer);
   ui.table = table;
-  const xs = table.rows.map((r, i) => xOf(r, i, table.temporal));
+  const xs = table.rows.map((r, i) => xOf(r, i, table.temporal, table.timeScale));
   ui.chartData = [xs, ...table.series.map((s) => s.values)];
   renderChart(table, ui.chartData);
   renderTable(table);
@@ -285,6 +389,24 @@ function renderResults(endpoint: Endpoint, body: Record<string, unknown>, answer
 
 const PALETTE = ['#1d5f8a', '#c62828', '#2e7d32', '#ef6c00', '#6a1b9a', '#00838f', '#ad1457', '#5d4037', '#455a64', '#9e9d24'];
 
+const pad2 = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * Tick labels of a time axis. The x values are the dataset's wall-clock
+ * times counted as UTC (xOf), so they are read with UTC getters: the label
+ * is the dataset's time whatever the browser's zone.
+ */
+function timeTicks(splits: number[], incr: number): string[] {
+  return splits.map((t, i) => {
+    const d = new Date(t * 1000);
+    const day = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
+    const first = i === 0;
+    if (incr < 86400) return d.getUTCHours() === 0 && d.getUTCMinutes() === 0 ? `${day}\n00:00` : `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}${first ? `\n${day}` : ''}`;
+    if (incr < 28 * 86400) return first || d.getUTCDate() === 1 ? `${day}\n${d.getUTCFullYear()}` : day;
+    return `${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+  });
+}
+
 function renderChart(table: ResultTable, data: Array<Array<number | null>>): void {
   chart?.destroy();
   const el = $('chart');
@@ -293,34 +415,47 @@ function renderChart(table: ResultTable, data: Array<Array<number | null>>): voi
   const shown = table.series.map((s, i) => ({ s, i })).filter(({ s }) => s.unit !== 'stations');
   const units = [...new Set(shown.map(({ s }) => s.unit))];
   const width = Math.max(300, el.clientWidth || 800);
+  const timeAxis = table.temporal && isTimeAxis(table.timeScale);
+  const labels = table.rows.map((r) => periodLabel(r, table.timeScale));
+  // One slot per month, year or calendar month; thinned so labels do not overlap.
+  const every = Math.max(1, Math.ceil(table.rows.length / Math.max(1, Math.floor(width / 70))));
+  const slotSplits = () => table.rows.map((_, i) => i + 1).filter((i) => (i - 1) % every === 0);
+  const bars = uPlot.paths.bars!({ size: [0.7 / Math.max(1, shown.filter(({ s }) => isSum(s.label, table.timeScale)).length), 60] });
+  const decimals = shown.map(({ s }) => decimalsOf(s.values));
+  const rowOf = (v: number) => (timeAxis ? data[0]!.indexOf(v) : v - 1);
   chart = new uPlot(
     {
       width,
       height: 260,
-      scales: { x: { time: table.temporal } },
+      // Dates are drawn in UTC: see xOf and timeTicks.
+      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'),
+      scales: { x: timeAxis ? { time: true } : { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] } },
       axes: [
-        { values: table.temporal ? undefined : (_u, ticks) => ticks.map((t) => table.rows[t - 1] ?? '') },
+        timeAxis ? { values: (_u, splits, _ax, _space, incr) => timeTicks(splits, incr) } : { splits: slotSplits, values: (_u, ticks) => ticks.map((t) => labels[t - 1] ?? '') },
         ...units.map((u, k) => ({ scale: u || 'value', label: u, side: k === 0 ? 3 : 1, grid: { show: k === 0 } })),
       ],
       series: [
-        { label: table.temporal ? 'time' : 'period', value: (_u, v) => (v === null ? '' : table.temporal ? table.rows[xsIndex(data[0]!, v)] ?? '' : table.rows[v - 1] ?? '') },
-        ...shown.map(({ s }, k) => ({
-          label: s.unit ? `${s.label} (${s.unit})` : s.label,
-          scale: s.unit || 'value',
-          stroke: PALETTE[k % PALETTE.length],
-          width: 1.5,
-          points: { show: table.rows.length <= 60 },
-          spanGaps: false,
-        })),
+        { label: timeAxis ? 'time' : 'period', value: (_u, v) => (v === null ? '' : labels[rowOf(v)] ?? '') },
+        ...shown.map(({ s }, k) => {
+          const sum = isSum(s.label, table.timeScale);
+          return {
+            label: s.unit ? `${s.label} (${s.unit})` : s.label,
+            scale: s.unit || 'value',
+            stroke: PALETTE[k % PALETTE.length],
+            fill: sum ? `${PALETTE[k % PALETTE.length]}99` : undefined,
+            width: sum ? 1 : 1.5,
+            paths: sum ? bars : undefined,
+            points: { show: !sum && table.rows.length <= 60 },
+            spanGaps: false,
+            value: (_u: uPlot, v: number | null) => formatValue(v, decimals[k]!),
+          };
+        }),
       ],
     },
     [data[0]!, ...shown.map(({ i }) => data[i + 1]!)] as uPlot.AlignedData,
     el,
   );
-}
-
-function xsIndex(xs: Array<number | null>, v: number): number {
-  return xs.indexOf(v);
+  ui.chart = chart;
 }
 
 const MAX_TABLE_ROWS = 2000;
@@ -334,14 +469,14 @@ function renderTable(t: ResultTable): void {
     th.textContent = h;
     head.append(th);
   }
+  const dec = t.series.map((s) => decimalsOf(s.values));
   const rows = t.rows.slice(0, MAX_TABLE_ROWS).map((r, i) => {
     const tr = document.createElement('tr');
     const th = document.createElement('td');
-    th.textContent = r;
-    tr.append(th, ...t.series.map((s) => {
+    th.textContent = periodLabel(r, t.timeScale);
+    tr.append(th, ...t.series.map((s, k) => {
       const td = document.createElement('td');
-      const v = s.values[i];
-      td.textContent = v === null || v === undefined ? '' : String(v);
+      td.textContent = formatValue(s.values[i], dec[k]!);
       return td;
     }));
     return tr;
@@ -368,6 +503,12 @@ function renderMetadata(endpoint: Endpoint, answer: unknown): void {
   };
   const stationName = (lat: number, lon: number) => stationList.find((s) => s.lat === lat && s.lon === lon)?.name ?? 'station';
   if (endpoint === 'nearest-station') {
+    const used = endpointFor(ui.form, view.geometries())?.used ?? [];
+    view.showAnswer(
+      Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number } }>).flatMap((v, i) =>
+        used[i] ? [{ from: used[i].coordinates as [number, number], station: [v.metadata.station_lon, v.metadata.station_lat] as [number, number] }] : [],
+      ),
+    );
     Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number; station_elevation: number | null; distance_from_point_m: number; actual_nearest: boolean } }>).forEach((v, i) => {
       const m = v.metadata;
       add(`${geometryLabel(i)}: ${stationName(m.station_lat, m.station_lon)} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation === null ? 'elevation unknown' : `${m.station_elevation} m`}, ${(m.distance_from_point_m / 1000).toFixed(2)} km away${m.actual_nearest ? ', the nearest station' : '; a closer station had no data for this request'}`);
@@ -417,26 +558,104 @@ async function preview(): Promise<void> {
   }
 }
 
+// ---------- finding a farm ----------
+
+function setUpBasemaps(initial: OnlineBasemap | null): void {
+  const choices = [null, ...ONLINE_BASEMAPS, ...(initial && !ONLINE_BASEMAPS.includes(initial) ? [initial] : [])];
+  const select = $<HTMLSelectElement>('basemap');
+  select.replaceChildren(...choices.map((b) => new Option(b ? b.title : 'Offline map (bundled)', b?.id ?? 'offline', false, b === initial)));
+  const apply = (b: OnlineBasemap | null) => {
+    $('map-notice').textContent = '';
+    view.setBasemap(b);
+  };
+  select.addEventListener('change', () => {
+    const b = choices.find((c) => (c?.id ?? 'offline') === select.value) ?? null;
+    apply(b);
+    // The choice is part of the shareable URL.
+    const q = new URLSearchParams(location.search);
+    if (b && b.id !== 'custom') q.set('basemap', b.id);
+    else if (!b) q.delete('basemap');
+    history.replaceState(null, '', `${location.pathname}${q.size ? `?${q}` : ''}${location.hash}`);
+  });
+  view.onBasemapFallback((failed) => {
+    select.value = 'offline';
+    $('map-notice').textContent = `${failed.title} could not be loaded (no connection, or the tile server refused): showing the offline map.`;
+  });
+  apply(initial);
+}
+
+function setUpFind(places: readonly Place[]): void {
+  const input = $<HTMLInputElement>('find-input');
+  const list = $('find-results');
+  const message = $('find-message');
+  let found: Found[] = [];
+  const go = (f: Found) => {
+    view.goTo(f);
+    list.replaceChildren();
+    message.textContent = `Showing ${f.label}.`;
+  };
+  const suggest = () => {
+    const coords = parseCoordinates(input.value);
+    found = coords ? [coords] : searchPlaces(places, input.value);
+    list.replaceChildren(
+      ...found.map((f) => {
+        const li = document.createElement('li');
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.textContent = f.label;
+        b.addEventListener('click', () => go(f));
+        li.append(b);
+        return li;
+      }),
+    );
+    message.textContent = '';
+  };
+  input.addEventListener('input', suggest);
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'ArrowDown') list.querySelector('button')?.focus();
+    if (e.key === 'Escape') list.replaceChildren();
+  });
+  list.addEventListener('keydown', (e) => {
+    const items = [...list.querySelectorAll('button')];
+    const i = items.indexOf(document.activeElement as HTMLButtonElement);
+    if (e.key === 'ArrowDown') items[Math.min(i + 1, items.length - 1)]?.focus();
+    if (e.key === 'ArrowUp') (i <= 0 ? input : items[i - 1])?.focus();
+  });
+  $('find').addEventListener('submit', (e) => {
+    e.preventDefault();
+    suggest();
+    if (found[0]) go(found[0]);
+    else message.textContent = input.value.trim() ? `No town called "${input.value.trim()}" in the bundled list, and not coordinates. Try a nearby town, or type latitude, longitude (e.g. -33.93, 18.87).` : '';
+  });
+}
+
 // ---------- start ----------
 
 async function start(): Promise<void> {
   const res = await fetch(new URL('catalog.json', datasetUrl));
   if (!res.ok) throw new Error(`No dataset at ${datasetUrl} (HTTP ${res.status}). Run \`npx climate-query demo\`.`);
   catalog = (await res.json()) as Catalog;
-  $<HTMLSelectElement>('dataType').replaceChildren(...RASTER_DATA_TYPES.map((d) => new Option(`${d} — ${RASTER_FAMILIES[d].title}`, d)));
-  const restored = decodeState(location.hash);
-  ui.form = restored?.form ?? { ...DEFAULT_FORM };
-  renderForm(ui.form);
   if (catalog.stations) {
     // The station list is the index the catalog points to (docs/data.md).
     const idx = await fetch(new URL(catalog.stations.index, datasetUrl));
-    if (!idx.ok) throw new Error(`Cannot load the station index ${catalog.stations.index} (HTTP ${idx.status}).`);
+    if (!idx.ok) throw new Error(`Cannot load the station index ${new URL(catalog.stations.index, datasetUrl).href} (HTTP ${idx.status}).`);
     stationList = await parseStationIndex(await idx.arrayBuffer(), catalog.stations.index);
   }
-  view = await createMapView($('map'), catalog, params.get('style') ?? undefined, stationList);
+  $<HTMLSelectElement>('dataType').replaceChildren(...RASTER_DATA_TYPES.map((d) => new Option(`${d} — ${RASTER_FAMILIES[d].title}`, d)));
+  const restored = decodeState(location.hash);
+  ui.form = restored?.form ?? { ...DEFAULT_FORM, ...defaultDates(DEFAULT_FORM) };
+  renderForm(ui.form);
+  const places = await loadPlaces();
+  view = await createMapView($('map'), catalog, { styleUrl: params.get('style') ?? undefined, places, bounds: datasetBounds(catalog, stationList), stations: stationList });
   ui.view = view;
-  if (restored) view.load(restored.geometries);
+  setUpBasemaps(basemapFromUrl(params));
+  setUpFind(places);
   view.onChange(() => onFormChange());
+  view.map.on('moveend', () => writeUrl());
+  // A changed hash (pasted link, back button) applies at once; our own writes are ignored.
+  window.addEventListener('hashchange', () => {
+    if (location.hash !== lastHash) applyHash(location.hash);
+  });
   document.querySelectorAll<HTMLButtonElement>('[data-tool]').forEach((b) =>
     b.addEventListener('click', () => {
       view.setTool(b.dataset.tool as DrawTool);
@@ -456,7 +675,8 @@ async function start(): Promise<void> {
   $('copy-fetch').addEventListener('click', () => void navigator.clipboard?.writeText($('fetch-snippet').textContent ?? ''));
   $('download-csv').addEventListener('click', () => ui.table && download('climate-query.csv', 'text/csv', toCsv(ui.table)));
   $('download-json').addEventListener('click', () => download('climate-query.json', 'application/json', JSON.stringify(ui.lastAnswer, null, 1)));
-  renderGeometries();
+  if (location.hash) applyHash(location.hash);
+  else renderGeometries();
   // The service worker lets other code on this site use plain fetch('./api/…/').
   if ('serviceWorker' in navigator && params.get('sw') !== '0') {
     void registerClimateServiceWorker({ scriptUrl: new URL('./sw.js', location.href).href, engine }).catch(() => undefined);

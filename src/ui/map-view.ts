@@ -1,16 +1,16 @@
 /**
- * The map: an offline basemap (bundled Natural Earth provinces; no tile
- * server is reachable offline), the weather stations with popups, drawing
- * with terra-draw, polygons over 2 km² outlined in red, and the raster
- * preview as an image layer. No text labels: they would need a glyph
- * server, so names and areas live in the side panel and popups.
+ * The map: the bundled offline basemap (land, provinces, labelled towns;
+ * see basemap.ts) with optional online tiles over it that fall back to it
+ * when they fail, zoom and "my location" controls, the weather stations
+ * with popups, drawing with terra-draw, polygons over 2 km² outlined in
+ * red, and the raster preview as an image layer.
  */
-import { Map as MapLibreMap, Popup, setWorkerUrl, type StyleSpecification } from 'maplibre-gl';
+import { GeolocateControl, Map as MapLibreMap, Marker, NavigationControl, Popup, ScaleControl, setWorkerUrl, type GeoJSONSource } from 'maplibre-gl';
 import 'maplibre-gl/dist/maplibre-gl.css';
 import maplibreWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?url';
 import { TerraDraw, TerraDrawPointMode, TerraDrawPolygonMode, TerraDrawRectangleMode, TerraDrawSelectMode } from 'terra-draw';
 import { TerraDrawMapLibreGLAdapter } from 'terra-draw-maplibre-gl-adapter';
-import provincesUrl from '../../data-sources/za-provinces-naturalearth-10m.geojson?url';
+import { OFFLINE_ATTRIBUTION, offlineStyle, placesGeoJson, type OnlineBasemap, type Place } from './basemap.ts';
 import type { Catalog } from '../dataset/catalog.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import type { PolygonCoords, Position } from '../contract/wkt.ts';
@@ -36,20 +36,30 @@ export interface MapView {
   markTooLarge(ids: string[]): void;
   showPreview(image: HTMLCanvasElement | null, bbox?: [number, number, number, number]): void;
   onChange(listener: () => void): void;
+  /** Shows online tiles over the offline map, or only the offline map (null). */
+  setBasemap(basemap: OnlineBasemap | null): void;
+  /** Called once online tiles failed and the offline map took over. */
+  onBasemapFallback(listener: (failed: OnlineBasemap) => void): void;
+  /** Labels drawn geometries on the map (G1, G2… as in the side panel). */
+  setLabels(items: Array<{ lon: number; lat: number; label: string }>): void;
+  /** Highlights the stations that answered, each with a line to the point it answered for. */
+  showAnswer(links: Array<{ from: Position; station: Position }>): void;
+  /** Moves the map to a found place and marks it. */
+  goTo(target: { lon: number; lat: number; zoom: number; label: string }): void;
 }
 
-function offlineStyle(): StyleSpecification {
-  return {
-    version: 8,
-    sources: { provinces: { type: 'geojson', data: new URL(provincesUrl, location.href).href } },
-    layers: [
-      { id: 'sea', type: 'background', paint: { 'background-color': '#cbdde8' } },
-      { id: 'land', type: 'fill', source: 'provinces', paint: { 'fill-color': '#f3efe6' } },
-      { id: 'borders', type: 'line', source: 'provinces', paint: { 'line-color': '#a1927c', 'line-width': 0.8 } },
-    ],
-  };
+/** How the map starts. */
+export interface MapOptions {
+  /** A whole MapLibre style URL (`?style=`) instead of the bundled one. */
+  styleUrl?: string;
+  places: readonly Place[];
+  /** [west, south, east, north] to show first. */
+  bounds: [number, number, number, number];
+  /** The weather stations, from the station index the catalog points to (docs/data.md). */
+  stations?: readonly IndexedStation[];
 }
 
+/** What a station holds, per time scale, as years (from the station index). */
 function yearsOf(s: IndexedStation): string {
   const parts: string[] = [];
   for (const [scale, file] of Object.entries(s.files)) {
@@ -62,20 +72,47 @@ function yearsOf(s: IndexedStation): string {
 
 const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
-/**
- * Creates the map in `container`. Resolves when the style and stations are
- * loaded and drawing is ready. `stations` comes from the station index (the
- * catalog only points to it).
- */
-export async function createMapView(container: HTMLElement, catalog: Catalog, styleUrl?: string, stations: readonly IndexedStation[] = []): Promise<MapView> {
+/** Creates the map in `container`. Resolves when the style and stations are loaded and drawing is ready. */
+export async function createMapView(container: HTMLElement, catalog: Catalog, options: MapOptions): Promise<MapView> {
   const map = new MapLibreMap({
     container,
-    style: styleUrl ?? offlineStyle(),
-    bounds: [17.6, -35.0, 24.4, -30.3],
-    attributionControl: { compact: true, customAttribution: 'Natural Earth; NOAA ISD station positions; synthetic demo data' },
+    style: options.styleUrl ?? offlineStyle(),
+    bounds: options.bounds,
+    fitBoundsOptions: { padding: 10 },
+    // The dataset's own credits come from its catalog, never the demo's.
+    attributionControl: { compact: true, customAttribution: [OFFLINE_ATTRIBUTION, ...catalog.attribution] },
   });
+  map.addControl(new NavigationControl({ showCompass: false }), 'top-right');
+  map.addControl(new GeolocateControl({ positionOptions: { enableHighAccuracy: true }, fitBoundsOptions: { maxZoom: 14 } }), 'top-right');
+  map.addControl(new ScaleControl({ unit: 'metric' }), 'bottom-left');
   await new Promise<void>((resolve) => map.once('load', () => resolve()));
+  // Credits folded behind their (i) button, so they never cover the land one draws on.
+  container.querySelector('.maplibregl-ctrl-attrib')?.classList.remove('maplibregl-compact-show');
+  if (map.getSource('places')) (map.getSource('places') as GeoJSONSource).setData(placesGeoJson(options.places));
 
+  // Online tiles sit above the offline land but below labels and data.
+  let online: OnlineBasemap | null = null;
+  const fallbackListeners: Array<(b: OnlineBasemap) => void> = [];
+  const setBasemap = (b: OnlineBasemap | null) => {
+    if (map.getLayer('online')) map.removeLayer('online');
+    if (map.getSource('online')) map.removeSource('online');
+    online = b;
+    const labelled = b?.labelled ?? false;
+    for (const id of ['place-labels', 'place-dots', 'country-labels']) if (map.getLayer(id)) map.setLayoutProperty(id, 'visibility', labelled ? 'none' : 'visible');
+    if (!b) return;
+    map.addSource('online', { type: 'raster', tiles: [b.tiles], tileSize: 256, maxzoom: b.maxzoom, attribution: b.attribution });
+    map.addLayer({ id: 'online', type: 'raster', source: 'online' }, map.getLayer('place-dots') ? 'place-dots' : undefined);
+  };
+  map.on('error', (e) => {
+    // A failed tile (offline, blocked, 4xx/5xx): the offline map takes over at once.
+    if ((e as unknown as { sourceId?: string }).sourceId !== 'online' || !online) return;
+    const failed = online;
+    setBasemap(null);
+    fallbackListeners.forEach((l) => l(failed));
+  });
+  let searchMarker: Marker | null = null;
+
+  const stations = options.stations ?? [];
   map.addSource('stations', {
     type: 'geojson',
     data: {
@@ -84,6 +121,20 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, st
     },
   });
   map.addLayer({ id: 'stations', type: 'circle', source: 'stations', paint: { 'circle-radius': 4, 'circle-color': '#1d5f8a', 'circle-stroke-color': '#fff', 'circle-stroke-width': 1 } });
+  // Drawn geometries' labels, and the answer: the station that answered, joined to its point.
+  map.addSource('geometry-labels', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
+  map.addSource('answer', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
+  map.addLayer({ id: 'answer-links', type: 'line', source: 'answer', filter: ['==', ['geometry-type'], 'LineString'], paint: { 'line-color': '#b3261e', 'line-width': 2.5, 'line-dasharray': [2, 1] } });
+  map.addLayer({ id: 'answer-stations', type: 'circle', source: 'answer', filter: ['==', ['geometry-type'], 'Point'], paint: { 'circle-radius': 9, 'circle-color': 'rgba(0,0,0,0)', 'circle-stroke-color': '#b3261e', 'circle-stroke-width': 3 } });
+  if (!options.styleUrl) {
+    map.addLayer({
+      id: 'geometry-labels',
+      type: 'symbol',
+      source: 'geometry-labels',
+      layout: { 'text-field': ['get', 'label'], 'text-font': ['Noto Sans Regular'], 'text-size': 14, 'text-offset': [0, -1.3], 'text-allow-overlap': true, 'text-ignore-placement': true },
+      paint: { 'text-color': '#7a4a00', 'text-halo-color': '#fff', 'text-halo-width': 2 },
+    });
+  }
   map.addSource('too-large', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
   map.addLayer({ id: 'too-large', type: 'line', source: 'too-large', paint: { 'line-color': '#c62828', 'line-width': 3, 'line-dasharray': [2, 1] } });
 
@@ -102,9 +153,10 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, st
   const draw = new TerraDraw({
     adapter: new TerraDrawMapLibreGLAdapter({ map }),
     modes: [
-      new TerraDrawPointMode(),
-      new TerraDrawPolygonMode(),
-      new TerraDrawRectangleMode(),
+      // Drawn geometries are amber, squarer and outlined in black: unlike the blue station dots.
+      new TerraDrawPointMode({ styles: { pointColor: '#f0b429', pointWidth: 7, pointOutlineColor: '#000000', pointOutlineWidth: 2 } }),
+      new TerraDrawPolygonMode({ styles: { fillColor: '#f0b429', fillOpacity: 0.25, outlineColor: '#7a4a00', outlineWidth: 2.5 } }),
+      new TerraDrawRectangleMode({ styles: { fillColor: '#f0b429', fillOpacity: 0.25, outlineColor: '#7a4a00', outlineWidth: 2.5 } }),
       new TerraDrawSelectMode({
         flags: {
           point: { feature: { draggable: true } },
@@ -185,6 +237,31 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, st
     },
     onChange(listener) {
       listeners.push(listener);
+    },
+    setLabels(items) {
+      (map.getSource('geometry-labels') as GeoJSONSource).setData({
+        type: 'FeatureCollection',
+        features: items.map((i) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: [i.lon, i.lat] }, properties: { label: i.label } })),
+      });
+      if (map.getLayer('geometry-labels')) map.moveLayer('geometry-labels');
+    },
+    showAnswer(links) {
+      (map.getSource('answer') as GeoJSONSource).setData({
+        type: 'FeatureCollection',
+        features: links.flatMap((l) => [
+          { type: 'Feature' as const, geometry: { type: 'LineString' as const, coordinates: [l.from, l.station] }, properties: {} },
+          { type: 'Feature' as const, geometry: { type: 'Point' as const, coordinates: l.station }, properties: {} },
+        ]),
+      });
+    },
+    setBasemap,
+    onBasemapFallback(listener) {
+      fallbackListeners.push(listener);
+    },
+    goTo(target) {
+      searchMarker?.remove();
+      searchMarker = new Marker({ color: '#f0b429' }).setLngLat([target.lon, target.lat]).setPopup(new Popup({ offset: 30 }).setText(target.label)).addTo(map);
+      map.jumpTo({ center: [target.lon, target.lat], zoom: target.zoom });
     },
   };
 }

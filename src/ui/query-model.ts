@@ -123,6 +123,8 @@ export interface ResultTable {
   series: Series[];
   /** Whether rows are times (for the chart's x axis). */
   temporal: boolean;
+  /** The time scale of the rows; null for undated layers. */
+  timeScale: string | null;
 }
 
 type Values = Record<string, number | null>;
@@ -138,7 +140,7 @@ export function toTable(endpoint: Endpoint, request: Record<string, unknown>, an
     const keys = Object.keys(res);
     const rows = keys.length ? Object.keys(res[keys[0]!]!.data) : [];
     const series = keys.flatMap((k, i) => types.map((t) => ({ label: `G${i + 1} ${t}`, unit: stationUnit(t), values: rows.map((r) => res[k]!.data[r]?.[t] ?? null) })));
-    return { rows, series, temporal: true };
+    return { rows, series, temporal: true, timeScale: (request.options as { timeScale: string }).timeScale };
   }
   if (endpoint === 'poly-aggregate') {
     const res = answer as { aggregated_data: Record<string, Values> };
@@ -148,32 +150,88 @@ export function toTable(endpoint: Endpoint, request: Record<string, unknown>, an
       { label: `G1 ${t}`, unit: stationUnit(t), values: rows.map((r) => res.aggregated_data[r]?.[t] ?? null) },
       { label: `G1 ${t}_station_count`, unit: 'stations', values: rows.map((r) => res.aggregated_data[r]?.[`${t}_station_count`] ?? null) },
     ]);
-    return { rows, series, temporal: true };
+    return { rows, series, temporal: true, timeScale: (request.options as { timeScale: string }).timeScale };
   }
   const res = answer as Record<string, Values | number | null>;
   const keys = Object.keys(res);
   const family = RASTER_FAMILIES[request.dataType as RasterDataType];
   const label = `${family.dataType} ${String((request.options as { subDataType?: string }).subDataType ?? '')}`.trim();
   if (family.timeScale === null) {
-    return { rows: keys.map((_, i) => `G${i + 1}`), series: [{ label, unit: family.unit, values: keys.map((k) => res[k] as number | null) }], temporal: false };
+    return { rows: keys.map((_, i) => `G${i + 1}`), series: [{ label, unit: family.unit, values: keys.map((k) => res[k] as number | null) }], temporal: false, timeScale: null };
   }
   const rows = keys.length ? Object.keys(res[keys[0]!] as Values) : [];
   const series = keys.map((k, i) => ({ label: `G${i + 1} ${label}`, unit: family.unit, values: rows.map((r) => (res[k] as Values)[r] ?? null) }));
-  return { rows, series, temporal: family.timeScale !== 'calendar_month' };
+  return { rows, series, temporal: family.timeScale !== 'calendar_month', timeScale: family.timeScale };
 }
 
-/** x value of a row for the chart: Unix seconds for times, 1-based index otherwise. */
-export function xOf(row: string, index: number, temporal: boolean): number {
-  if (!temporal) return index + 1;
+/**
+ * x value of a row for the chart: for hourly and daily rows, the dataset's
+ * wall-clock time (SAST for the demo) counted as if it were UTC, and the
+ * chart draws its axis in UTC (see main.ts), so 00:00 in the data shows as
+ * 00:00 whatever the browser's time zone; a 1-based index otherwise
+ * (months, years and calendar months are drawn one slot each).
+ */
+export function xOf(row: string, index: number, temporal: boolean, timeScale: string | null = 'daily'): number {
+  if (!temporal || !isTimeAxis(timeScale)) return index + 1;
   const iso = /^\d{4}$/.test(row) ? `${row}-07-01T00:00:00Z` : row.length === 10 ? `${row}T00:00:00Z` : `${row}Z`;
   return Date.parse(iso) / 1000;
 }
 
-/** The table as CSV (RFC 4180), empty cells for null. */
+/** Whether rows of this time scale go on a time axis (else one slot per row). */
+export function isTimeAxis(timeScale: string | null): boolean {
+  return timeScale === 'hourly' || timeScale === 'daily';
+}
+
+/** Month names as a South African reads them in English. */
+export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/**
+ * A period key as a person reads it: "2024-06-01 00:00" (hourly),
+ * "2024-06-01" (daily), "Jun 2024" (monthly), "2019" (annual), "January"
+ * (calendar month). Never M/D.
+ */
+export function periodLabel(row: string, timeScale: string | null): string {
+  let m: RegExpExecArray | null;
+  if ((m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(row))) return `${m[1]} ${m[2]}`;
+  if ((m = /^--(\d{2})$/.exec(row))) return MONTH_NAMES[Number(m[1]) - 1] ?? row;
+  if ((m = /^(\d{4})-(\d{2})(-01)?$/.exec(row)) && (timeScale === 'monthly' || row.length === 7)) return `${MONTHS[Number(m[2]) - 1]} ${m[1]}`;
+  return row;
+}
+
+/**
+ * Decimals that show a series at the data's precision: the fewest (0–3)
+ * that represent every value exactly; values that need more are computed
+ * (means of several stations or pixels) and get 2.
+ */
+export function decimalsOf(values: ReadonlyArray<number | null>): number {
+  let d = 0;
+  for (const v of values) {
+    if (v === null || v === undefined || !Number.isFinite(v)) continue;
+    let k = d;
+    while (k <= 3 && Math.abs(v - Math.round(v * 10 ** k) / 10 ** k) > 1e-9 * Math.max(1, Math.abs(v))) k++;
+    if (k > 3) return 2;
+    d = k;
+  }
+  return d;
+}
+
+/** A value at `decimals`, "" for null. */
+export function formatValue(v: number | null | undefined, decimals: number): string {
+  return v === null || v === undefined || !Number.isFinite(v) ? '' : v.toFixed(decimals);
+}
+
+/** Whether a series is a sum over its period (drawn as bars): rain, sunshine, evaporation, and every annual or calendar-month layer. */
+export function isSum(label: string, timeScale: string | null): boolean {
+  return timeScale === 'annual' || timeScale === 'calendar_month' || /rain|sunshine|evaporation|et0|_sum\b/.test(label);
+}
+
+/** The table as CSV (RFC 4180), empty cells for null, values at the data's precision. */
 export function toCsv(t: ResultTable): string {
   const q = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
   const head = ['period', ...t.series.map((s) => (s.unit ? `${s.label} (${s.unit})` : s.label))].map(q).join(',');
-  const lines = t.rows.map((r, i) => [q(r), ...t.series.map((s) => (s.values[i] === null || s.values[i] === undefined ? '' : String(s.values[i])))].join(','));
+  const dec = t.series.map((s) => decimalsOf(s.values));
+  const lines = t.rows.map((r, i) => [q(r), ...t.series.map((s, k) => formatValue(s.values[i], dec[k]!))].join(','));
   return `${[head, ...lines].join('\n')}\n`;
 }
 
@@ -184,7 +242,7 @@ export function encodeState(form: FormState, geometries: readonly DrawnGeometry[
 
 /** Decodes a URL hash written by {@link encodeState}; null when absent or unreadable. */
 export function decodeState(hash: string): { form: FormState; geometries: DrawnGeometry[] } | null {
-  const m = /^#q=(.*)$/.exec(hash);
+  const m = /^#q=([^&]*)/.exec(hash);
   if (!m) return null;
   try {
     const v = JSON.parse(decodeURIComponent(m[1]!)) as { f: Partial<FormState>; g: Array<{ k: 'point' | 'polygon'; c: Position | PolygonCoords }> };
@@ -192,4 +250,17 @@ export function decodeState(hash: string): { form: FormState; geometries: DrawnG
   } catch {
     return null;
   }
+}
+
+/** The map view in the URL hash: "map=zoom/lat/lon", as common map sites write it. */
+export function encodeView(v: { zoom: number; lat: number; lon: number }): string {
+  return `map=${v.zoom.toFixed(2)}/${v.lat.toFixed(5)}/${v.lon.toFixed(5)}`;
+}
+
+/** The map view a hash holds, or null. */
+export function decodeView(hash: string): { zoom: number; lat: number; lon: number } | null {
+  const m = /[#&]map=(-?[\d.]+)\/(-?[\d.]+)\/(-?[\d.]+)/.exec(hash);
+  if (!m) return null;
+  const [zoom, lat, lon] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return Number.isFinite(zoom) && Math.abs(lat) <= 90 && Math.abs(lon) <= 180 ? { zoom, lat, lon } : null;
 }

@@ -25,13 +25,26 @@ type Ui = {
   table?: { rows: string[]; series: Array<{ label: string; values: Array<number | null> }> };
 };
 
-async function openApp(url = `${vite.url}index.html`, size = { width: 1280, height: 800 }): Promise<Page> {
+/** Cuts the page off from everything but the test server, as on a farm with no signal. */
+async function networkOff(page: Page): Promise<string[]> {
+  const blocked: string[] = [];
+  await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => {
+    blocked.push(route.request().url());
+    return route.abort('internetdisconnected');
+  });
+  return blocked;
+}
+
+async function openApp(url = `${vite.url}index.html`, size = { width: 1280, height: 800 }, before?: (page: Page) => Promise<unknown>): Promise<Page> {
   const page = await browser.newPage({ viewport: size });
+  // Tests never reach the internet: whatever the app asks of it fails.
+  await networkOff(page);
+  await before?.(page);
   await page.goto(url);
   await page.waitForFunction(() => 'cqUi' in window);
   await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.ready);
-  // Let the map draw its first frame.
-  await page.waitForTimeout(300);
+  // Let the map draw the stations and the basemap.
+  await mapIdle(page);
   return page;
 }
 
@@ -82,7 +95,21 @@ async function tableCells(page: Page): Promise<{ head: string[]; rows: string[][
   });
 }
 
-const cell = (v: number | null | undefined) => (v === null || v === undefined ? '' : String(v));
+/** A table cell against its value: empty for null, else the value rounded to the decimals shown. */
+function expectCell(text: string, v: number | null | undefined): void {
+  if (v === null || v === undefined) return void expect(text).toBe('');
+  const decimals = text.split('.')[1]?.length ?? 0;
+  expect(decimals).toBeLessThanOrEqual(3);
+  expect(Math.abs(Number(text) - v)).toBeLessThanOrEqual(0.5 * 10 ** -decimals + 1e-9);
+}
+
+/** A period key as the table should show it, written independently of the app: no M/D, no "--01". */
+function expectedPeriod(row: string): string {
+  if (/T/.test(row)) return row.slice(0, 16).replace('T', ' ');
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  if (/^\d{4}-\d{2}$/.test(row)) return `${months[Number(row.slice(5)) - 1]} ${row.slice(0, 4)}`;
+  return row;
+}
 
 /** Checks answer = engine's answer, and chart data and table cells = values read straight from the answer. */
 async function expectChartAndTableMatch(page: Page, ui: Ui, expectedValues: (row: string) => Array<number | null>, skipChart = new Set<number>()): Promise<void> {
@@ -97,7 +124,10 @@ async function expectChartAndTableMatch(page: Page, ui: Ui, expectedValues: (row
     want.forEach((v, k) => {
       if (!skipChart.has(k)) expect(ui.chartData![k + 1]![i]).toBe(v);
     });
-    if (i < 2000) expect(t.rows[i]).toEqual([row, ...want.map(cell)]);
+    if (i < 2000) {
+      expect(t.rows[i]![0]).toBe(expectedPeriod(row));
+      want.forEach((v, k) => expectCell(t.rows[i]![k + 1]!, v));
+    }
   });
 }
 
@@ -112,6 +142,201 @@ afterAll(async () => {
   await browser?.close();
   await vite?.server.close();
   await engine?.close();
+});
+
+type MapHandle = {
+  getCenter(): { lng: number; lat: number };
+  getZoom(): number;
+  project(l: [number, number]): { x: number; y: number };
+  queryRenderedFeatures(o: unknown): Array<{ properties: Record<string, unknown> }>;
+  getLayer(id: string): unknown;
+  loaded(): boolean;
+  areTilesLoaded(): boolean;
+};
+
+async function mapIdle(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const map = (window as unknown as { cqUi: { view: { map: { loaded(): boolean; areTilesLoaded(): boolean } } } }).cqUi.view.map;
+    return map.loaded() && map.areTilesLoaded();
+  }, undefined, { timeout: 20_000 });
+  await page.waitForTimeout(250);
+}
+
+/** Brightness (r+g+b) of each pixel of the map in a box around a point, from a real screenshot. */
+async function pixelsAround(page: Page, lonLat: [number, number], half: { w: number; h: number }): Promise<number[]> {
+  const box = (await page.locator('#map').boundingBox())!;
+  const p = await page.evaluate((ll) => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.project(ll), lonLat);
+  const clip = { x: box.x + p.x - half.w, y: box.y + p.y - half.h, width: 2 * half.w, height: 2 * half.h };
+  const png = (await page.screenshot({ clip })).toString('base64');
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    [c.width, c.height] = [img.width, img.height];
+    const g = c.getContext('2d')!;
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    const out: number[] = [];
+    for (let i = 0; i < d.length; i += 4) out.push(d[i]! + d[i + 1]! + d[i + 2]!);
+    return out;
+  }, png);
+}
+
+describe('finding a farm on the map (network off)', () => {
+  it('labels towns at zoom 12 near Stellenbosch with no glyph or tile server', async () => {
+    const page = await openApp();
+    await zoomTo(page, [18.8668, -33.9346], 12);
+    await mapIdle(page);
+    const labels = await page.evaluate(() => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.queryRenderedFeatures({ layers: ['place-labels'] }).map((f) => f.properties.name));
+    expect(labels).toContain('Stellenbosch');
+    // The label is really drawn: the pixels beside the town change when the label layer is hidden.
+    const withLabels = await pixelsAround(page, [18.8668, -33.9346], { w: 70, h: 30 });
+    await page.evaluate(() => (window as unknown as { cqUi: { view: { map: { setLayoutProperty(l: string, k: string, v: string): void } } } }).cqUi.view.map.setLayoutProperty('place-labels', 'visibility', 'none'));
+    await mapIdle(page);
+    const without = await pixelsAround(page, [18.8668, -33.9346], { w: 70, h: 30 });
+    const changed = withLabels.filter((v, i) => Math.abs(v - without[i]!) > 60).length;
+    expect(changed).toBeGreaterThan(100);
+    await page.evaluate(() => (window as unknown as { cqUi: { view: { map: { setLayoutProperty(l: string, k: string, v: string): void } } } }).cqUi.view.map.setLayoutProperty('place-labels', 'visibility', 'visible'));
+    await mapIdle(page);
+    await page.screenshot({ path: `${SHOTS}ui-stellenbosch-z12.png` });
+    await page.close();
+  });
+
+  it('search "Stellenbosch" moves the map there; coordinates in DMS too', async () => {
+    const page = await openApp();
+    await page.getByLabel('Find a town or coordinates').fill('Stellenbosch');
+    await expect.poll(() => page.locator('#find-results button').first().textContent()).toBe('Stellenbosch');
+    await page.getByLabel('Find a town or coordinates').press('Enter');
+    let view = await page.evaluate(() => {
+      const map = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map;
+      return { c: map.getCenter(), z: map.getZoom() };
+    });
+    expect(view.c.lng).toBeCloseTo(18.8668, 3);
+    expect(view.c.lat).toBeCloseTo(-33.9346, 3);
+    expect(view.z).toBe(12);
+    expect(await page.locator('#find-message').textContent()).toBe('Showing Stellenbosch.');
+
+    await page.getByLabel('Find a town or coordinates').fill(`33°50'00"S 19°01'30"E`);
+    await page.getByRole('button', { name: 'Go', exact: true }).click();
+    view = await page.evaluate(() => {
+      const map = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map;
+      return { c: map.getCenter(), z: map.getZoom() };
+    });
+    expect(view.c.lng).toBeCloseTo(19 + 1.5 / 60, 5);
+    expect(view.c.lat).toBeCloseTo(-(33 + 50 / 60), 5);
+    expect(view.z).toBe(14);
+
+    await page.getByLabel('Find a town or coordinates').fill('Nowhereville');
+    await page.getByRole('button', { name: 'Go', exact: true }).click();
+    expect(await page.locator('#find-message').textContent()).toMatch(/No town called "Nowhereville"/);
+    await page.close();
+  });
+
+  it('zoom buttons and "my location" move the map', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, geolocation: { latitude: -33.63, longitude: 19.45 }, permissions: ['geolocation'] });
+    const page = await context.newPage();
+    await networkOff(page);
+    await page.goto(`${vite.url}index.html`);
+    await page.waitForFunction(() => 'cqUi' in window);
+    await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.ready);
+    const z0 = await page.evaluate(() => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getZoom());
+    await page.getByRole('button', { name: 'Zoom in' }).click();
+    // One step in (the animation ends within a few hundredths on a loaded machine).
+    await expect.poll(async () => Math.abs((await page.evaluate(() => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getZoom())) - (z0 + 1)), { timeout: 10_000 }).toBeLessThan(0.05);
+    await page.getByRole('button', { name: 'Find my location' }).click();
+    await expect.poll(() => page.evaluate(() => {
+      const c = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getCenter();
+      return [Math.round(c.lng * 100) / 100, Math.round(c.lat * 100) / 100];
+    }), { timeout: 15_000 }).toEqual([19.45, -33.63]);
+    await context.close();
+  });
+
+  it('falls back to the offline map when online tiles fail, and says so', async () => {
+    const page = await openApp(`${vite.url}index.html?basemap=satellite`);
+    await expect.poll(() => page.locator('#map-notice').textContent(), { timeout: 15_000 }).toMatch(/^Satellite .* could not be loaded .* showing the offline map\.$/);
+    expect(await page.getByLabel('Basemap').inputValue()).toBe('offline');
+    expect(await page.evaluate(() => Boolean((window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getLayer('online')))).toBe(false);
+    // The offline labels are back.
+    await zoomTo(page, [18.8668, -33.9346], 12);
+    await mapIdle(page);
+    expect(await page.evaluate(() => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.queryRenderedFeatures({ layers: ['place-labels'] }).length)).toBeGreaterThan(0);
+    await page.close();
+  });
+});
+
+describe('time as a South African reads it', () => {
+  for (const timezoneId of ['Africa/Johannesburg', 'UTC']) {
+    it(`the hourly chart's first point sits at 00:00 of the first day with the browser in ${timezoneId}`, async () => {
+      const page = await openApp(`${vite.url}index.html`, { width: 1280, height: 800 }, async (p) => {
+        const cdp = await p.context().newCDPSession(p);
+        await cdp.send('Emulation.setTimezoneOverride', { timezoneId });
+      });
+      expect(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe(timezoneId === 'UTC' ? 'UTC' : timezoneId);
+      await page.getByLabel('Time scale').selectOption('hourly');
+      await page.getByLabel('From', { exact: true }).fill('2024-06-01T00:00');
+      await page.getByLabel('To', { exact: true }).fill('2024-06-03T23:00');
+      await page.getByLabel('To', { exact: true }).dispatchEvent('change');
+      await drawPoint(page, [18.87, -33.93]);
+      const ui = await runAndWait(page);
+      expect(ui.table!.rows[0]).toBe('2024-06-01T00:00:00');
+      // What the chart draws: its x-axis ticks and their labels, and where the first point is.
+      const axis = await page.evaluate(() => {
+        const u = (window as unknown as { cqUi: { chart: { axes: Array<{ _splits: number[]; _values: string[] }>; data: number[][]; valToPos(v: number, s: string): number } } }).cqUi.chart;
+        return { splits: u.axes[0]!._splits, values: u.axes[0]!._values, first: u.data[0]![0]!, firstPos: u.valToPos(u.data[0]![0]!, 'x') };
+      });
+      const i = axis.splits.indexOf(axis.first);
+      expect(i).toBeGreaterThanOrEqual(0);
+      expect(axis.values[i]).toBe('1 Jun\n00:00');
+      expect(axis.values.every((v) => !/\d+\/\d+/.test(v))).toBe(true);
+      expect(await page.locator('#table tbody tr').first().locator('td').first().textContent()).toBe('2024-06-01 00:00');
+      await page.screenshot({ path: `${SHOTS}ui-hourly-${timezoneId.replace('/', '-')}.png` });
+      await page.close();
+    });
+  }
+});
+
+describe('answers that explain themselves', () => {
+  it('an answer with no values says so, names what the station holds, and fixes the dates in one click', async () => {
+    const page = await openApp();
+    // The first dates offered are the latest full month the dataset holds.
+    expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('2024-12-01');
+    await page.getByLabel('Time scale').selectOption('hourly');
+    await page.getByLabel('From', { exact: true }).fill('2022-06-01T00:00');
+    await page.getByLabel('To', { exact: true }).fill('2022-06-07T23:00');
+    await page.getByLabel('To', { exact: true }).dispatchEvent('change');
+    await drawPoint(page, [18.87, -33.93]);
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^No values for these dates/);
+    const message = (await page.locator('#no-data p').textContent())!;
+    const answer = await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.lastAnswer) as Record<string, { metadata: { station_lat: number; station_lon: number } }>;
+    const meta = Object.values(answer)[0]!.metadata;
+    // What the station holds, as the engine's own reader of the station index lists it.
+    const st = (await engine.stations()).find((s) => s.lat === meta.station_lat && s.lon === meta.station_lon)!;
+    const first = st.files.hourly!.first.slice(0, 10);
+    expect(message).toContain(`No values for 2022-06-01T00:00:00 to 2022-06-07T23:00:00. ${st.name} holds hourly`);
+    expect(message).toContain(`from ${first} to`);
+    expect(await page.locator('#chart').innerHTML()).toBe('');
+    await page.screenshot({ path: `${SHOTS}ui-no-data.png` });
+    await page.locator('#no-data button').click();
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^Answered/);
+    expect(await page.locator('#table tbody tr').count()).toBeGreaterThan(100);
+    await page.close();
+  });
+
+  it('a validation error clears the previous answer', async () => {
+    const page = await openApp();
+    await drawPoint(page, [18.87, -33.93]);
+    await runAndWait(page);
+    expect(await page.locator('#table tbody tr').count()).toBeGreaterThan(0);
+    await page.getByLabel('From', { exact: true }).fill('2024-08-01');
+    await page.getByLabel('To', { exact: true }).fill('2024-07-01');
+    await page.getByLabel('To', { exact: true }).dispatchEvent('change');
+    await expect.poll(() => page.locator('#error-startDate').textContent()).not.toBe('');
+    expect(await page.locator('#table tbody tr').count()).toBe(0);
+    expect(await page.locator('#status').textContent()).toBe('');
+    await page.close();
+  });
 });
 
 describe('the map app', () => {
@@ -140,6 +365,18 @@ describe('the map app', () => {
     const types = ui.lastRequest!.body.dataTypes as string[];
     await expectChartAndTableMatch(page, ui, (row) => keys.flatMap((k) => types.map((t) => answer[k]!.data[row]![t]!)));
     expect(await page.locator('#metadata').textContent()).toMatch(/km away/);
+    // On the map: the drawn points are labelled G1 and G2, and each answering station is ringed and joined to its point.
+    const onMap = await page.evaluate(() => {
+      const map = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map;
+      return {
+        labels: map.queryRenderedFeatures({ layers: ['geometry-labels'] }).map((f) => f.properties.label).sort(),
+        rings: map.queryRenderedFeatures({ layers: ['answer-stations'] }).length,
+        links: map.queryRenderedFeatures({ layers: ['answer-links'] }).length,
+      };
+    });
+    expect(onMap.labels).toEqual(['G1', 'G2']);
+    expect(onMap.rings).toBe(2);
+    expect(onMap.links).toBeGreaterThanOrEqual(2);
     await page.screenshot({ path: `${SHOTS}ui-station-chart.png` });
     await page.close();
   });
@@ -241,10 +478,25 @@ describe('the map app', () => {
     const url = page.url();
     const json = await page.locator('#request-json').textContent();
     expect(url).toContain('#q=');
+    expect(url).toMatch(/&map=[\d.]+\/-[\d.]+\/[\d.]+$/);
+    const view0 = await page.evaluate(() => {
+      const map = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map;
+      return { c: map.getCenter(), z: map.getZoom() };
+    });
     const again = await openApp(url);
     expect(await again.locator('#request-json').textContent()).toBe(json);
     expect(await again.getByLabel('Time scale').inputValue()).toBe('monthly');
     expect(await again.locator('#geometry-list li').count()).toBe(1);
+    // Same view, and the answer is there without pressing Run.
+    const view1 = await again.evaluate(() => {
+      const map = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map;
+      return { c: map.getCenter(), z: map.getZoom() };
+    });
+    expect(view1.z).toBeCloseTo(view0.z, 2);
+    expect(view1.c.lat).toBeCloseTo(view0.c.lat, 4);
+    expect(view1.c.lng).toBeCloseTo(view0.c.lng, 4);
+    await expect.poll(() => again.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^Answered/);
+    expect(await again.locator('#table tbody tr').count()).toBeGreaterThan(0);
     await page.close();
     await again.close();
   });

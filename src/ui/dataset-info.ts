@@ -1,0 +1,73 @@
+/**
+ * What the UI reads from the dataset's catalog: the area it covers. Kept
+ * apart from the engine, which reads the catalog for answers; here it only
+ * shapes the page, so a user's own dataset shows nothing of the demo.
+ */
+import type { Catalog } from '../dataset/catalog.ts';
+import type { IndexedStation } from '../stations/station-index.ts';
+
+/**
+ * [west, south, east, north] to open the map on: the stations when the
+ * dataset has any (that is where answers are), else its lon/lat rasters;
+ * South Africa's mainland when it has neither.
+ */
+export function datasetBounds(catalog: Catalog, stations: readonly IndexedStation[]): [number, number, number, number] {
+  let [w, s, e, n] = [Infinity, Infinity, -Infinity, -Infinity];
+  const add = (lon: number, lat: number) => {
+    if (!Number.isFinite(lon) || !Number.isFinite(lat) || Math.abs(lat) > 90 || Math.abs(lon) > 180) return;
+    [w, s, e, n] = [Math.min(w, lon), Math.min(s, lat), Math.max(e, lon), Math.max(n, lat)];
+  };
+  for (const st of stations) add(st.lon, st.lat);
+  for (const r of stations.length ? [] : catalog.rasters ?? []) {
+    // Only geographic grids: a projected bbox is in metres.
+    if (!/4326|WGS ?84|CRS84/i.test(r.crs ?? '')) continue;
+    add(r.bbox[0], r.bbox[1]);
+    add(r.bbox[2], r.bbox[3]);
+  }
+  if (!(w < e && s < n)) return [16.3, -34.9, 33.0, -22.1];
+  return [w, s, e, n];
+}
+
+/**
+ * First and last period a station (or, without one, any station) holds at
+ * `scale`, from the station index; null when none. The index keeps one span
+ * per station and scale, not per data type (per-type detail is fetched only
+ * for the stations a query considers), so callers say "records", not which types.
+ */
+export function heldRange(stations: readonly IndexedStation[], scale: string, station?: { lat: number; lon: number }): [string, string] | null {
+  let first: string | null = null;
+  let last: string | null = null;
+  for (const s of stations) {
+    if (station && (s.lat !== station.lat || s.lon !== station.lon)) continue;
+    const file = (s.files as Record<string, { first: string; last: string } | undefined>)[scale];
+    if (!file) continue;
+    if (first === null || file.first < first) first = file.first;
+    if (last === null || file.last > last) last = file.last;
+  }
+  return first && last ? [first, last] : null;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * Default request dates for station data: the latest full calendar month
+ * the dataset holds (hourly: its first week; monthly: the 12 months up to
+ * it), so a first query is never empty because of the dates.
+ */
+export function defaultStationDates(stations: readonly IndexedStation[], scale: string): { startDate: string; endDate: string } | null {
+  const range = heldRange(stations, scale);
+  if (!range) return null;
+  const end = range[1];
+  let y = Number(end.slice(0, 4));
+  let m = Number(end.slice(5, 7));
+  const lastDay = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  // A month is full when the data reach its last day (monthly keys end at the month).
+  const full = scale === 'monthly' || Number(end.slice(8, 10)) === lastDay;
+  if (!full) [y, m] = m === 1 ? [y - 1, 12] : [y, m - 1];
+  const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  const ym = `${y}-${pad(m)}`;
+  if (scale === 'hourly') return { startDate: `${ym}-01T00:00:00`, endDate: `${ym}-07T23:00:00` };
+  if (scale === 'daily') return { startDate: `${ym}-01`, endDate: `${ym}-${pad(days)}` };
+  const from = m === 12 ? `${y}-01` : `${y - 1}-${pad(m + 1)}`;
+  return { startDate: from < range[0].slice(0, 7) ? range[0].slice(0, 7) : from, endDate: ym };
+}
