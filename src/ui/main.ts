@@ -10,11 +10,11 @@ import { createEngineClient } from '../browser/engine-client.ts';
 import { registerClimateServiceWorker } from '../browser/service-worker-client.ts';
 import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
 import { dateFormatOf } from '../contract/periods.ts';
-import { RASTER_DATA_TYPES, RASTER_FAMILIES, MAX_POLYGON_AREA_M2, type RasterDataType } from '../contract/raster-layers.ts';
+import { MAX_POLYGON_AREA_M2 } from '../contract/raster-layers.ts';
 import { STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
 import type { Endpoint } from '../contract/types.ts';
-import { VALIDATORS } from '../contract/validate.ts';
-import type { Catalog } from '../dataset/catalog.ts';
+import { VALIDATORS, validatePoint, validatePolygon } from '../contract/validate.ts';
+import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
 import { parseStationIndex, type IndexedStation } from '../stations/station-index.ts';
 import { ONLINE_BASEMAPS, basemapFromUrl, loadPlaces, type OnlineBasemap, type Place } from './basemap.ts';
 import { datasetBounds, defaultStationDates, heldRange } from './dataset-info.ts';
@@ -61,9 +61,26 @@ function dateInputType(scale: string): string {
   return { daily: 'date', monthly: 'month', hourly: 'datetime-local', annual: 'number', calendar_month: 'text' }[scale] ?? 'text';
 }
 
+/** The dataset's raster layers (its catalog declares them; none before it is loaded). */
+function layers(): RasterLayerEntry[] {
+  return catalog?.rasters ?? [];
+}
+
+/** The layer the form names, if the dataset has it. */
+function formLayer(form: FormState): RasterLayerEntry | undefined {
+  return layers().find((l) => l.dataType === form.dataType && l.subDataType === form.subDataType);
+}
+
+/** Validates a request as the engine will: raster layers against this dataset's catalog. */
+function validateRequest(endpoint: Endpoint, body: unknown): void {
+  if (endpoint === 'point') validatePoint(body, layers());
+  else if (endpoint === 'polygon') validatePolygon(body, layers());
+  else VALIDATORS[endpoint](body);
+}
+
 /** The time scale whose date format the date inputs use now. */
 function currentScale(form: FormState): string | null {
-  return form.source === 'stations' ? form.timeScale : RASTER_FAMILIES[form.dataType].timeScale;
+  return form.source === 'stations' ? form.timeScale : (formLayer(form)?.timeScale ?? null);
 }
 
 /** datetime-local gives "yyyy-mm-ddThh:mm"; the contract wants seconds. */
@@ -92,10 +109,11 @@ function renderForm(form: FormState): void {
     }),
   );
   $<HTMLSelectElement>('dataType').value = form.dataType;
-  const family = RASTER_FAMILIES[form.dataType];
-  $<HTMLSelectElement>('subDataType').replaceChildren(...family.subTypes.map((s) => new Option(s === '-' ? '— (none)' : s, s, false, s === form.subDataType)));
+  const subTypes = layers().filter((l) => l.dataType === form.dataType).map((l) => l.subDataType);
+  $<HTMLSelectElement>('subDataType').replaceChildren(...subTypes.map((s) => new Option(s === '-' ? '— (none)' : s, s, false, s === form.subDataType)));
   $<HTMLSelectElement>('aggregationMethod').value = form.aggregationMethod;
-  $('layer-info').textContent = `${family.title}; ${family.unit}; extent "${family.extent}"; ${family.timeScale ?? 'undated'}${heldText(form)}`;
+  const layer = formLayer(form);
+  $('layer-info').textContent = layer ? `${layer.description}; ${layer.unit}; extent "${layer.extent}"; ${layer.timeScale ?? 'undated'}${heldText(form)}` : 'This dataset has no such layer.';
   const scale = currentScale(form);
   $('dates').hidden = scale === null;
   for (const id of ['startDate', 'endDate'] as const) {
@@ -108,7 +126,7 @@ function renderForm(form: FormState): void {
 }
 
 function heldText(form: FormState): string {
-  const layer = catalog?.rasters.find((l) => l.dataType === form.dataType && l.subDataType === form.subDataType);
+  const layer = formLayer(form);
   if (!layer || layer.timeScale === null) return '';
   const periods = layer.files.flatMap((f) => f.periods);
   return `; holds ${periods[0]} to ${periods[periods.length - 1]}`;
@@ -121,7 +139,7 @@ function readForm(): FormState {
     source,
     timeScale: $<HTMLSelectElement>('timeScale').value as StationTimeScale,
     dataTypes: checked,
-    dataType: $<HTMLSelectElement>('dataType').value as RasterDataType,
+    dataType: $<HTMLSelectElement>('dataType').value,
     subDataType: $<HTMLSelectElement>('subDataType').value,
     aggregationMethod: $<HTMLSelectElement>('aggregationMethod').value as FormState['aggregationMethod'],
     startDate: fromInput(currentScale(ui.form), $<HTMLInputElement>('startDate').value),
@@ -130,15 +148,26 @@ function readForm(): FormState {
   return form;
 }
 
+/** The first form a dataset offers: the demo's choice where the dataset has it, else its own first layer, and its latest data. */
+function defaultForm(): FormState {
+  const layer = formLayer(DEFAULT_FORM) ?? layers()[0];
+  const form: FormState = {
+    ...DEFAULT_FORM,
+    ...(layer ? { dataType: layer.dataType, subDataType: layer.subDataType } : {}),
+    ...(catalog.stations ? {} : { source: 'raster' as const }),
+  };
+  return { ...form, ...defaultDates(form) };
+}
+
 /** Sensible dates when the scale or layer changes: the last month (or year) the data holds. */
 function defaultDates(form: FormState): Pick<FormState, 'startDate' | 'endDate'> {
   if (form.source === 'raster') {
-    const layer = catalog.rasters.find((l) => l.dataType === form.dataType && l.subDataType === form.subDataType);
+    const layer = formLayer(form);
     const periods = layer?.files.flatMap((f) => f.periods) ?? [];
-    const fam = RASTER_FAMILIES[form.dataType];
-    if (!periods.length || fam.timeScale === null) return { startDate: '', endDate: '' };
-    const toReq = (k: string) => (fam.timeScale === 'monthly' ? k.slice(0, 7) : fam.timeScale === 'calendar_month' ? k.slice(2) : k);
-    const from = fam.timeScale === 'daily' ? periods[Math.max(0, periods.length - 92)]! : periods[0]!;
+    if (!layer || !periods.length || layer.timeScale === null) return { startDate: '', endDate: '' };
+    const scale = layer.timeScale;
+    const toReq = (k: string) => (scale === 'monthly' ? k.slice(0, 7) : scale === 'calendar_month' ? k.slice(2) : k);
+    const from = scale === 'daily' ? periods[Math.max(0, periods.length - 92)]! : periods[0]!;
     return { startDate: toReq(from), endDate: toReq(periods[periods.length - 1]!) };
   }
   return defaultStationDates(stationList, form.timeScale) ?? { startDate: form.startDate, endDate: form.endDate };
@@ -220,7 +249,7 @@ function renderGeometries(): void {
 
 function renderRequest(): void {
   clearErrors();
-  const req = buildRequest(ui.form, view.geometries());
+  const req = buildRequest(ui.form, view.geometries(), layers());
   const info = $('endpoint-info');
   if (!req) {
     info.textContent = 'Draw a point (nearest station, or a layer value) or a field (station average, or a layer statistic).';
@@ -233,7 +262,7 @@ function renderRequest(): void {
   $('request-json').textContent = json;
   $('fetch-snippet').textContent = `const res = await fetch('.${req.path}', {\n  method: 'POST',\n  headers: { 'Content-Type': 'application/json' },\n  body: JSON.stringify(${json.replace(/\n/g, '\n  ')}),\n});\nconst answer = await res.json();`;
   try {
-    VALIDATORS[req.endpoint](req.body);
+    validateRequest(req.endpoint, req.body);
   } catch (e) {
     if (e instanceof ClimateQueryError) {
       showError(e);
@@ -246,7 +275,7 @@ function onFormChange(ev?: Event): void {
   const before = ui.form;
   const form = readForm();
   const target = ev?.target as HTMLElement | undefined;
-  if (target?.id === 'dataType') form.subDataType = RASTER_FAMILIES[form.dataType].subTypes[0]!;
+  if (target?.id === 'dataType') form.subDataType = layers().find((l) => l.dataType === form.dataType)?.subDataType ?? '-';
   if (target?.id === 'timeScale') form.dataTypes = before.dataTypes.filter((t) => STATION_TYPES[form.timeScale].includes(t));
   const datesChange = target && ['timeScale', 'dataType', 'subDataType'].includes(target.id) || (target as HTMLInputElement | undefined)?.name === 'source';
   if (datesChange) Object.assign(form, defaultDates(form));
@@ -275,20 +304,20 @@ function applyHash(hash: string): void {
   renderForm(ui.form);
   view.load(restored.geometries);
   renderGeometries();
-  if (restored.geometries.length && buildRequest(ui.form, view.geometries())) void run();
+  if (restored.geometries.length && buildRequest(ui.form, view.geometries(), layers())) void run();
 }
 
 // ---------- running ----------
 
 async function run(): Promise<void> {
   renderRequest();
-  const req = buildRequest(ui.form, view.geometries());
+  const req = buildRequest(ui.form, view.geometries(), layers());
   if (!req) {
     showError({ field: 'wkts', message: 'Draw at least one point or field on the map first.' });
     return;
   }
   try {
-    VALIDATORS[req.endpoint](req.body);
+    validateRequest(req.endpoint, req.body);
   } catch (e) {
     if (e instanceof ClimateQueryError) {
       showError(e);
@@ -376,7 +405,7 @@ function explainEmpty(endpoint: Endpoint, body: Record<string, unknown>, answer:
 }
 
 function renderResults(endpoint: Endpoint, body: Record<string, unknown>, answer: unknown): void {
-  const table = toTable(endpoint, body, answer);
+  const table = toTable(endpoint, body, answer, layers());
   ui.table = table;
   const xs = table.rows.map((r, i) => xOf(r, i, table.temporal, table.timeScale));
   ui.chartData = [xs, ...table.series.map((s) => s.values)];
@@ -534,13 +563,12 @@ function download(name: string, type: string, text: string): void {
 
 async function preview(): Promise<void> {
   const form = ui.form;
-  const layer = catalog.rasters.find((l) => l.dataType === form.dataType && l.subDataType === form.subDataType);
+  const layer = formLayer(form);
   if (!layer) {
     showError({ field: 'options.subDataType', message: 'This dataset has no such layer.' });
     return;
   }
-  const fam = RASTER_FAMILIES[form.dataType];
-  const key = fam.timeScale === null ? '' : fam.timeScale === 'monthly' ? `${form.startDate}-01` : fam.timeScale === 'calendar_month' ? `--${form.startDate.replace(/^--/, '')}` : form.startDate;
+  const key = layer.timeScale === null ? '' : layer.timeScale === 'monthly' ? `${form.startDate}-01` : layer.timeScale === 'calendar_month' ? `--${form.startDate.replace(/^--/, '')}` : form.startDate;
   $('status').textContent = 'Reading the layer for the preview…';
   try {
     // geotiff.js and the decoders load only when a preview is asked for.
@@ -641,9 +669,13 @@ async function start(): Promise<void> {
     if (!idx.ok) throw new Error(`Cannot load the station index ${new URL(catalog.stations.index, datasetUrl).href} (HTTP ${idx.status}).`);
     stationList = await parseStationIndex(await idx.arrayBuffer(), catalog.stations.index);
   }
-  $<HTMLSelectElement>('dataType').replaceChildren(...RASTER_DATA_TYPES.map((d) => new Option(`${d} — ${RASTER_FAMILIES[d].title}`, d)));
+  // The layer list is the dataset's own (its catalog), so a user's dataset shows nothing of the demo.
+  const dataTypes = [...new Set(layers().map((l) => l.dataType))];
+  $<HTMLSelectElement>('dataType').replaceChildren(...dataTypes.map((d) => new Option(`${d} — ${layers().find((l) => l.dataType === d)!.description}`, d)));
+  (document.querySelector('input[name=source][value=raster]') as HTMLInputElement).disabled = dataTypes.length === 0;
+  (document.querySelector('input[name=source][value=stations]') as HTMLInputElement).disabled = !catalog.stations;
   const restored = decodeState(location.hash);
-  ui.form = restored?.form ?? { ...DEFAULT_FORM, ...defaultDates(DEFAULT_FORM) };
+  ui.form = restored?.form ?? defaultForm();
   renderForm(ui.form);
   const places = await loadPlaces();
   view = await createMapView($('map'), catalog, { styleUrl: params.get('style') ?? undefined, places, bounds: datasetBounds(catalog, stationList), stations: stationList });

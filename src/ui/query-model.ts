@@ -4,7 +4,7 @@
  * from an answer (the chart, the table and the CSV all read the same
  * series, so they cannot disagree). No DOM here.
  */
-import { RASTER_FAMILIES, type AggregationMethod, type RasterDataType } from '../contract/raster-layers.ts';
+import { CONTRACT_RASTER_LAYERS, type AggregationMethod, type RasterLayerDeclaration } from '../contract/raster-layers.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 import type { Endpoint } from '../contract/types.ts';
 import { areaM2 } from '../contract/geodesic.ts';
@@ -23,7 +23,7 @@ export interface FormState {
   source: 'stations' | 'raster';
   timeScale: StationTimeScale;
   dataTypes: string[];
-  dataType: RasterDataType;
+  dataType: string;
   subDataType: string;
   aggregationMethod: AggregationMethod;
   startDate: string;
@@ -69,8 +69,20 @@ export function endpointFor(form: FormState, geometries: readonly DrawnGeometry[
   return { endpoint, used };
 }
 
-/** The request body for the form and geometries (not validated: the contract's validators do that). */
-export function buildRequest(form: FormState, geometries: readonly DrawnGeometry[]): { endpoint: Endpoint; path: string; body: Record<string, unknown> } | null {
+/** What the UI needs of a raster layer: a catalog entry (the dataset declares its layers), or the contract's declaration. */
+export type LayerInfo = Pick<RasterLayerDeclaration, 'dataType' | 'subDataType' | 'extent' | 'timeScale' | 'unit' | 'description'>;
+
+/** The layer `dataType`/`subDataType` names among `layers`, if the dataset has it. */
+export function layerOf(layers: readonly LayerInfo[], dataType: string, subDataType: string | undefined): LayerInfo | undefined {
+  return layers.find((l) => l.dataType === dataType && l.subDataType === subDataType) ?? (subDataType === undefined ? layers.find((l) => l.dataType === dataType) : undefined);
+}
+
+/**
+ * The request body for the form and geometries (not validated: the
+ * contract's validators do that). `layers` are the dataset's (its catalog);
+ * a layer it lacks gets an empty extent, which the validators name.
+ */
+export function buildRequest(form: FormState, geometries: readonly DrawnGeometry[], layers: readonly LayerInfo[] = CONTRACT_RASTER_LAYERS): { endpoint: Endpoint; path: string; body: Record<string, unknown> } | null {
   const target = endpointFor(form, geometries);
   if (!target) return null;
   const wkts = target.used.map(wktOf).join(';');
@@ -81,7 +93,7 @@ export function buildRequest(form: FormState, geometries: readonly DrawnGeometry
       body: { wkts, dataTypes: form.dataTypes, options: { timeScale: form.timeScale }, startDate: form.startDate, endDate: form.endDate },
     };
   }
-  const family = RASTER_FAMILIES[form.dataType];
+  const family = layerOf(layers, form.dataType, form.subDataType) ?? { extent: '', timeScale: null };
   const options: Record<string, unknown> = { subDataType: form.subDataType, dataExtent: family.extent };
   if (family.timeScale) options.timeScale = family.timeScale;
   if (target.endpoint === 'polygon') options.aggregationMethod = form.aggregationMethod;
@@ -133,7 +145,7 @@ type Values = Record<string, number | null>;
  * Turns any endpoint's answer into one table. Geometries are labelled
  * G1, G2… in request order, matching the list next to the map.
  */
-export function toTable(endpoint: Endpoint, request: Record<string, unknown>, answer: unknown): ResultTable {
+export function toTable(endpoint: Endpoint, request: Record<string, unknown>, answer: unknown, layers: readonly LayerInfo[] = CONTRACT_RASTER_LAYERS): ResultTable {
   if (endpoint === 'nearest-station') {
     const res = answer as Record<string, { data: Record<string, Values> }>;
     const types = request.dataTypes as string[];
@@ -154,8 +166,9 @@ export function toTable(endpoint: Endpoint, request: Record<string, unknown>, an
   }
   const res = answer as Record<string, Values | number | null>;
   const keys = Object.keys(res);
-  const family = RASTER_FAMILIES[request.dataType as RasterDataType];
-  const label = `${family.dataType} ${String((request.options as { subDataType?: string }).subDataType ?? '')}`.trim();
+  const sub = (request.options as { subDataType?: string }).subDataType;
+  const family = layerOf(layers, String(request.dataType), sub) ?? { dataType: String(request.dataType), unit: '', timeScale: null };
+  const label = `${family.dataType} ${sub ?? ''}`.trim();
   if (family.timeScale === null) {
     return { rows: keys.map((_, i) => `G${i + 1}`), series: [{ label, unit: family.unit, values: keys.map((k) => res[k] as number | null) }], temporal: false, timeScale: null };
   }

@@ -2,7 +2,11 @@
 // (terra-draw), run each endpoint, and check that the chart's data and the
 // table equal the engine's answer for the same request. Screenshots of the
 // main states go to test-results/ui-*.png.
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildRasterLayer } from '../../src/build/raster-build.ts';
+import { DATA_SOURCES } from '../../src/build/elevation.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { ViteDevServer } from 'vite';
@@ -15,6 +19,7 @@ const SHOTS = new URL('../../test-results/', import.meta.url).pathname;
 let browser: Browser;
 let vite: { server: ViteDevServer; url: string };
 let engine: ClimateEngine;
+let mine = '';
 
 type Ui = {
   ready: Promise<void>;
@@ -134,11 +139,18 @@ async function expectChartAndTableMatch(page: Page, ui: Ui, expectedValues: (row
 beforeAll(async () => {
   await mkdir(SHOTS, { recursive: true });
   browser = await launchChromium();
-  vite = await startVite({ 'data/demo': demo });
+  // A user's own dataset: one undated elevation layer and no stations, nothing of the demo.
+  mine = await mkdtemp(join(tmpdir(), 'cq-own-dataset-'));
+  await buildRasterLayer({
+    dir: mine, datasetName: 'my farm', dataType: 'elevation', unit: 'm', timeScale: null, extent: 'za',
+    description: 'Height above sea level (ETOPO5)', attribution: 'ETOPO5, NOAA NGDC', inputs: [join(DATA_SOURCES, 'za-elevation-etopo5.tif')],
+  });
+  vite = await startVite({ 'data/demo': demo, 'data/mine': mine });
   engine = createNodeEngine(demo);
 }, 180_000);
 
 afterAll(async () => {
+  if (mine) await rm(mine, { recursive: true, force: true });
   await browser?.close();
   await vite?.server.close();
   await engine?.close();
@@ -507,6 +519,26 @@ describe('the map app', () => {
     expect(map.width).toBeGreaterThan(350);
     expect(await page.getByRole('button', { name: 'Run query' }).isVisible()).toBe(true);
     await page.screenshot({ path: `${SHOTS}ui-phone.png`, fullPage: true });
+    await page.close();
+  });
+});
+
+describe("a user's own dataset", () => {
+  it('offers only the layers its catalog declares, with their words and units, and answers them', async () => {
+    const page = await openApp(`${vite.url}index.html?data=${encodeURIComponent(`${vite.url}data/mine/`)}`);
+    // Its one layer, described as its catalog says; nothing of the demo's six families.
+    const options = await page.locator('#dataType option').allTextContents();
+    expect(options).toEqual(['elevation — Height above sea level (ETOPO5)']);
+    expect(await page.locator('input[name=source][value=stations]').isDisabled()).toBe(true);
+    expect(await page.locator('input[name=source][value=raster]').isChecked()).toBe(true);
+    expect(await page.locator('#layer-info').textContent()).toContain('Height above sea level (ETOPO5); m; extent "za"; undated');
+    await drawPoint(page, [19.0, -33.0]);
+    const ui = await runAndWait(page);
+    expect(ui.lastRequest!.body).toMatchObject({ dataType: 'elevation', options: { subDataType: '-', dataExtent: 'za' } });
+    const own = createNodeEngine(mine);
+    expect(ui.lastAnswer).toEqual(await own.query('point', ui.lastRequest!.body));
+    await own.close();
+    expect(typeof Object.values(ui.lastAnswer as Record<string, unknown>)[0]).toBe('number');
     await page.close();
   });
 });
