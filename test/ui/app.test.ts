@@ -378,15 +378,18 @@ describe('the map app', () => {
     await expectChartAndTableMatch(page, ui, (row) => keys.flatMap((k) => types.map((t) => answer[k]!.data[row]![t]!)));
     expect(await page.locator('#metadata').textContent()).toMatch(/km away/);
     // On the map: the drawn points are labelled G1 and G2, and each answering station is ringed and joined to its point.
-    const onMap = await page.evaluate(() => {
-      const map = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map;
-      return {
-        labels: map.queryRenderedFeatures({ layers: ['geometry-labels'] }).map((f) => f.properties.label).sort(),
-        rings: map.queryRenderedFeatures({ layers: ['answer-stations'] }).length,
-        links: map.queryRenderedFeatures({ layers: ['answer-links'] }).length,
-      };
-    });
-    expect(onMap.labels).toEqual(['G1', 'G2']);
+    // (Polled: labels are placed once the map has drawn the answer's layers.)
+    const onMapNow = () =>
+      page.evaluate(() => {
+        const map = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map;
+        return {
+          labels: map.queryRenderedFeatures({ layers: ['geometry-labels'] }).map((f) => f.properties.label).sort(),
+          rings: map.queryRenderedFeatures({ layers: ['answer-stations'] }).length,
+          links: map.queryRenderedFeatures({ layers: ['answer-links'] }).length,
+        };
+      });
+    await expect.poll(async () => (await onMapNow()).labels, { timeout: 10_000 }).toEqual(['G1', 'G2']);
+    const onMap = await onMapNow();
     expect(onMap.rings).toBe(2);
     expect(onMap.links).toBeGreaterThanOrEqual(2);
     await page.screenshot({ path: `${SHOTS}ui-station-chart.png` });
@@ -474,7 +477,11 @@ describe('the map app', () => {
     const page = await openApp();
     await page.getByLabel('Time scale').selectOption('hourly');
     await drawPoint(page, [19.0, -33.9]);
-    // The first station query starts DuckDB-WASM, which takes over a second: time to cancel.
+    // Station reads are fast on loopback; hold the station files back 3 s so there is time to cancel.
+    await page.route('**/stations/**', async (route) => {
+      await new Promise((r) => setTimeout(r, 3000));
+      await route.continue().catch(() => undefined);
+    });
     await page.getByRole('button', { name: 'Run query' }).click();
     await page.getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(() => page.locator('#status').textContent()).toBe('Cancelled.');
