@@ -1,6 +1,6 @@
 /**
- * Packages that only some commands need (native DuckDB for station builds,
- * gdal3.js for raster builds, DuckDB-WASM for the wasm backend) are optional
+ * Packages that only some commands need (native DuckDB for station builds
+ * and indexing, gdal3.js for raster builds) are optional
  * peer dependencies, so a web app that installs the library does not get
  * them (README, "Install"). When one is missing, Node throws
  * ERR_MODULE_NOT_FOUND; this turns that into a sentence naming what to

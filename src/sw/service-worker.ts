@@ -1,8 +1,9 @@
 /**
- * The service worker behind `POST <scope>api/<endpoint>/`. DuckDB-WASM's
- * async API cannot run in a service worker (no Worker, no sync XHR:
- * FIELD-NOTES), so this relays each request over a MessageChannel to a page
- * of this origin, whose engine Worker answers. It checks path, method and
+ * The service worker behind `POST <scope>api/<endpoint>/`. It relays each
+ * request over a MessageChannel to a page of this origin, whose engine
+ * Worker answers, so the routes and the page's own calls share one engine
+ * and its caches (a service worker is stopped when idle and would lose
+ * them; FIELD-NOTES). It checks path, method and
  * size itself, and answers 503 with what to do when no page can answer.
  * Requests outside `<scope>api/` are never intercepted.
  */
