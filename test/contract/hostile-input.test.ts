@@ -1,24 +1,15 @@
 // Hostile input refused cheaply, before expensive work, with short messages
 // (issue 11 item 3). In-process: the validators and the engine's router.
 import { describe, expect, it } from 'vitest';
-import { ClimateQueryError } from '../../src/contract/errors.ts';
 import { VALIDATORS, validatePolyAggregate, validatePolygon } from '../../src/contract/validate.ts';
 import { MAX_VERTICES } from '../../src/contract/wkt.ts';
 import type { Endpoint } from '../../src/contract/types.ts';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH, routeRequest } from '../../src/engine/router.ts';
+import { errorOf } from '../helpers/expect-error.ts';
 
 const validateOnly = async (endpoint: Endpoint, body: unknown) => VALIDATORS[endpoint](body);
 const route = (path: string, body: unknown) => routeRequest({ method: 'POST', path, body }, validateOnly);
 
-function errorOf(fn: () => unknown): ClimateQueryError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ClimateQueryError);
-    return e as ClimateQueryError;
-  }
-  throw new Error('expected a ClimateQueryError, got success');
-}
 
 const stationBody = (wkts: string) => ({ wkts, dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' });
 

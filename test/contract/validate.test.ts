@@ -1,20 +1,11 @@
 // Every rule and limit of the contract at its boundary and one past it.
 import { describe, expect, it } from 'vitest';
-import { ClimateQueryError } from '../../src/contract/errors.ts';
 import { validateNearestStation, validatePoint, validatePolyAggregate, validatePolygon } from '../../src/contract/validate.ts';
 import { DAILY_TYPES, HOURLY_TYPES, MONTHLY_TYPES } from '../../src/contract/station-data-types.ts';
 import { MAX_PERIODS } from '../../src/contract/periods.ts';
 import { MAX_VERTICES } from '../../src/contract/wkt.ts';
+import { errorOf } from '../helpers/expect-error.ts';
 
-function errorOf(fn: () => unknown): ClimateQueryError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ClimateQueryError);
-    return e as ClimateQueryError;
-  }
-  throw new Error('expected a ClimateQueryError, got success');
-}
 
 const points = (n: number) => Array.from({ length: n }, (_, i) => `POINT (${18 + i * 0.01} -33.9)`).join(';');
 const station = (over: Record<string, unknown> = {}) => ({

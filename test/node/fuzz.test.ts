@@ -2,16 +2,14 @@
 // through the engine's router on the real demo dataset, and a sample of
 // them through a real `serve` process. Every answer must be 200 or a
 // documented 4xx JSON error; never a 5xx, never a crash.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ENDPOINTS } from '../../src/contract/types.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
 import { fuzzer, unexpected } from '../helpers/fuzz-requests.ts';
+import { startServeProcess } from '../helpers/serve-process.ts';
 
 const demo = inject('demoDataset');
-const BIN = join(import.meta.dirname, '../../bin/climate-query.js');
 const PER_ENDPOINT = 2_000;
 const SERVE_SAMPLE = 150;
 
@@ -45,17 +43,8 @@ describe('fuzzed requests through the engine router', () => {
 
 describe('fuzzed requests through a real serve process', () => {
   it(`${SERVE_SAMPLE} per endpoint over loopback: only 200 or documented 4xx JSON, with nosniff`, async () => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--data', demo, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const { child, url } = await startServeProcess(demo);
     try {
-      let stderr = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stderr.on('data', (c: Buffer) => {
-          stderr += c.toString();
-          const m = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr);
-          if (m) resolve(m[1]!);
-        });
-        child.on('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
-      });
       const bad: string[] = [];
       let n = 0;
       for (const endpoint of ENDPOINTS) {

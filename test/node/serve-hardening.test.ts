@@ -1,7 +1,7 @@
 // `serve` survives hostile requests and its own file system (issue 11
 // item 4): a real process on loopback, real files renamed and deleted
 // under it, symlinks out of the root, malformed HTTP on a raw socket.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,14 +10,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../src/engine/router.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { mulberry32 } from '../../src/build/prng.ts';
+import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 
 const fx = inject('stationFixture');
 const demo = inject('demoDataset');
-const BIN = join(import.meta.dirname, '../../bin/climate-query.js');
 
 let root = '';
 let outside = '';
-let child: ChildProcess;
+let child: ServeProcess['child'];
 let url = '';
 
 beforeAll(async () => {
@@ -32,16 +32,7 @@ beforeAll(async () => {
   symlinkSync(join(root, 'a.bin'), join(root, 'link-in.bin'));
   // A named pipe: opening it for reading would block until a writer comes.
   execFileSync('mkfifo', [join(root, 'pipe.bin')]);
-  child = spawn(process.execPath, [BIN, 'serve', '--data', root, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  url = await new Promise<string>((resolve, reject) => {
-    child.stderr!.on('data', (c: Buffer) => {
-      stderr += c.toString();
-      const m = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
-  });
+  ({ child, url } = await startServeProcess(root));
 });
 
 afterAll(() => {

@@ -1,24 +1,13 @@
 // `climate-query serve` as a user runs it: a real process, loopback, Range
 // requests on the dataset, the four POST routes, clean stop on SIGTERM.
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import { startServeProcess } from '../helpers/serve-process.ts';
 
 const fx = inject('stationFixture');
-const BIN = join(import.meta.dirname, '../../bin/climate-query.js');
 
 describe('climate-query serve', () => {
   it('serves the API and the dataset files with Range, and stops cleanly on SIGTERM', async () => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--data', fx.dataset, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (c: Buffer) => {
-        stderr += c.toString();
-        const m = /at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(stderr);
-        if (m) resolve(m[1]!);
-      });
-      child.on('exit', () => reject(new Error(`serve exited early: ${stderr}`)));
-    });
+    const { child, url, stderr } = await startServeProcess(fx.dataset);
     const range = await fetch(new URL('stations/index.parquet', url), { headers: { Range: 'bytes=0-99' } });
     expect(range.status).toBe(206);
     expect(range.headers.get('content-range')).toMatch(/^bytes 0-99\/\d+$/);
@@ -40,6 +29,6 @@ describe('climate-query serve', () => {
       child.kill('SIGTERM');
     });
     expect(code).toBe(0);
-    expect(stderr).toContain('stopped');
+    expect(stderr()).toContain('stopped');
   });
 });
