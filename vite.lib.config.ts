@@ -16,7 +16,7 @@ export default defineConfig({
     minify: false,
     sourcemap: true,
     lib: {
-      entry: { index: 'src/index.ts', worker: 'src/worker/engine-worker.ts', 'service-worker': 'src/sw/service-worker.ts' },
+      entry: { index: 'src/index.ts', worker: 'src/worker/engine-worker.ts', 'service-worker': 'src/sw/service-worker.ts', 'sql-wasm': 'src/sql/duckdb-wasm-runner.ts' },
       formats: ['es'],
     },
     rollupOptions: { external },

@@ -19,3 +19,8 @@ export { dateFormatOf, MAX_PERIODS, type TimeScale } from './contract/periods.ts
 export type * from './contract/types.ts';
 export type { Catalog, StationsSection, StationCoverage, RasterLayerEntry } from './dataset/catalog.ts';
 export { layerPeriods } from './dataset/catalog.ts';
+export {
+  SQL_LIMITS,
+  type StationSqlRequest, type StationSqlResult, type SqlColumn, type SqlValue, type SqlRunner, type SqlSession, type StationTable, type StationTableRequest,
+} from './sql/station-sql.ts';
+export { sqlResultCsv } from './sql/sql-csv.ts';

@@ -8,9 +8,15 @@ import type { Endpoint, ResponseOf } from '../contract/types.ts';
 import type { ApiRequest, ApiResponse } from '../engine/router.ts';
 import type { CallOptions, ClimateQueries } from '../engine/engine.ts';
 import type { FromWorker, ToWorker } from '../worker/protocol.ts';
+import { runStationSql, type SqlRunner, type StationSqlResult, type StationTable, type StationTableRequest } from '../sql/station-sql.ts';
 
 /** The page side of the engine worker. */
 export interface EngineClient extends ClimateQueries {
+  /**
+   * Read-only SQL over chosen stations' records (docs/sql.md): the worker
+   * reads the rows, the page's DuckDB-WASM (`sqlRunner`) runs the query.
+   */
+  sql(body: unknown, options?: CallOptions): Promise<StationSqlResult>;
   /** Stops the worker. */
   terminate(): void;
 }
@@ -27,6 +33,12 @@ export interface EngineClientOptions {
    * Bundlers only bundle a worker they can see being created, so the app creates it.
    */
   worker: Worker;
+  /**
+   * Starts the DuckDB that `sql` runs on, on its first use: e.g.
+   * `() => import('climate-query/sql-wasm').then((m) => m.createDuckDbWasmRunner(bundles))`.
+   * Without it, `sql` fails with `sql_unavailable`.
+   */
+  sqlRunner?: () => Promise<SqlRunner>;
 }
 
 /** Starts the engine worker on `dataset`. Cheap: nothing is fetched before the first query. */
@@ -36,11 +48,36 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
   worker.postMessage({ type: 'init', dataset } satisfies ToWorker);
   let nextId = 1;
   const pending = new Map<number, (r: ApiResponse) => void>();
+  const tables = new Map<number, (m: Extract<FromWorker, { type: 'table' }>) => void>();
   worker.addEventListener('message', (ev: MessageEvent<FromWorker>) => {
-    if (ev.data?.type !== 'response') return;
-    pending.get(ev.data.id)?.(ev.data.response);
-    pending.delete(ev.data.id);
+    const m = ev.data;
+    if (m?.type === 'response') {
+      pending.get(m.id)?.(m.response);
+      pending.delete(m.id);
+    } else if (m?.type === 'table') {
+      tables.get(m.id)?.(m);
+      tables.delete(m.id);
+    }
   });
+
+  function stationTable(request: StationTableRequest, signal?: AbortSignal): Promise<StationTable> {
+    const id = nextId++;
+    return new Promise<StationTable>((resolve, reject) => {
+      if (signal?.aborted) return reject(new ClimateQueryError('aborted', 'The request was aborted.'));
+      const onAbort = () => {
+        worker.postMessage({ type: 'abort', id } satisfies ToWorker);
+        tables.delete(id);
+        reject(new ClimateQueryError('aborted', 'The request was aborted.'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      tables.set(id, (m) => {
+        signal?.removeEventListener('abort', onAbort);
+        if ('table' in m) resolve(m.table);
+        else reject(new ClimateQueryError(m.error.code, m.error.message, m.error.field === undefined ? {} : { field: m.error.field }));
+      });
+      worker.postMessage({ type: 'table', id, request } satisfies ToWorker);
+    });
+  }
 
   function handle(request: ApiRequest, opts: CallOptions = {}): Promise<ApiResponse> {
     const id = nextId++;
@@ -77,6 +114,11 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     polygon: (b, o) => query('polygon', b, o),
     query,
     handle,
+    sql(body, o = {}) {
+      const runner = options.sqlRunner;
+      if (!runner) return Promise.reject(new ClimateQueryError('sql_unavailable', 'This engine client was created without a SQL runner: pass `sqlRunner` (createDuckDbWasmRunner from climate-query/sql-wasm).'));
+      return runStationSql(body, (request, signal) => stationTable(request, signal), runner, o.signal);
+    },
     terminate: () => worker.terminate(),
   };
 }

@@ -51,6 +51,12 @@ export type ErrorCode =
   | 'dataset_changed'
   /** A read of the dataset, or the whole query, ran out of time (the message names the URL). */
   | 'upstream_timeout'
+  /** A station SQL query is not one read-only query, or DuckDB refused it (the message is DuckDB's). */
+  | 'invalid_sql'
+  /** A station SQL query returns more rows than the request's cap. */
+  | 'result_too_large'
+  /** No SQL engine is available here (DuckDB-WASM not given to the app, @duckdb/node-api not installed). */
+  | 'sql_unavailable'
   /** A bug: the engine failed in a way it did not expect. */
   | 'internal';
 
@@ -77,6 +83,9 @@ const STATUS: Record<ErrorCode, number> = {
   headers_too_large: 431,
   dataset_changed: 409,
   upstream_timeout: 504,
+  invalid_sql: 400,
+  result_too_large: 400,
+  sql_unavailable: 501,
   internal: 500,
 };
 

@@ -25,6 +25,8 @@ import { createRasterEngine, type RasterEngine } from '../rasters/raster-engine.
 import { createHttpSource, type ByteSource, type ExpectedFile } from '../rasters/byte-source.ts';
 import { DEFAULT_QUERY_BUDGET_MS, isAbortedError, isDatasetChange, withBudget } from './query-budget.ts';
 import { routeRequest, type ApiRequest, type ApiResponse } from './router.ts';
+import { runStationSql, type SqlRunner, type StationSqlResult, type StationTable, type StationTableRequest } from '../sql/station-sql.ts';
+import { readStationTable } from '../stations/station-table.ts';
 
 /** Options of {@link createClimateEngine}. */
 export interface ClimateEngineOptions {
@@ -34,6 +36,12 @@ export interface ClimateEngineOptions {
   openByteSource?: (location: string, expected?: ExpectedFile) => ByteSource;
   /** Overall time budget of one query in milliseconds (default 30 000); past it the query fails with `upstream_timeout`. */
   timeoutMs?: number;
+  /**
+   * Starts the DuckDB that {@link ClimateEngine.sql} runs on, the first time it is
+   * used (native DuckDB in Node: `climate-query/node`; DuckDB-WASM in a page:
+   * `climate-query/sql-wasm`). Without it, `sql` fails with `sql_unavailable`.
+   */
+  sqlRunner?: () => Promise<SqlRunner>;
 }
 
 /** Per-call options. */
@@ -59,6 +67,14 @@ export interface ClimateEngine extends ClimateQueries {
   catalog(options?: CallOptions): Promise<Catalog>;
   /** Every station of the dataset's index, sorted by id (downloads the index once; for maps and lists). */
   stations(options?: CallOptions): Promise<IndexedStation[]>;
+  /** The rows station SQL loads (validated request), read like the endpoints read them. */
+  stationTable(request: StationTableRequest, options?: CallOptions): Promise<StationTable>;
+  /**
+   * Runs one read-only SQL query over the chosen stations' rows
+   * (docs/sql.md): a `StationSqlRequest` body in, columns and rows
+   * out; bad SQL is a 400 `invalid_sql` carrying DuckDB's message.
+   */
+  sql(body: unknown, options?: CallOptions): Promise<StationSqlResult>;
   /** Releases open files and caches. */
   close(): Promise<void>;
 }
@@ -171,6 +187,12 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     }
   }
 
+  async function stationTable(request: StationTableRequest, o: CallOptions = {}): Promise<StationTable> {
+    const a = await stationArchive(o.signal);
+    const held = (await catalog(o.signal)).stations?.dataTypes[request.timeScale] ?? [];
+    return readStationTable(request, a, held, o.signal);
+  }
+
   return {
     nearestStation: (body, o) => query('nearest-station', body, o),
     polyAggregate: (body, o) => query('poly-aggregate', body, o),
@@ -180,6 +202,16 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     handle: (request, o = {}) => routeRequest(request, (endpoint, body) => query(endpoint, body, o)),
     catalog: (o = {}) => catalog(o.signal),
     stations: async (o = {}) => (await stationArchive(o.signal)).stations(o.signal),
+    stationTable,
+    async sql(body, o = {}) {
+      const runner = options.sqlRunner;
+      if (!runner) throw new ClimateQueryError('sql_unavailable', 'This engine was created without a SQL runner: pass `sqlRunner` (createNodeEngine does when @duckdb/node-api is installed; in a page, createDuckDbWasmRunner from climate-query/sql-wasm).');
+      return withBudget(options.timeoutMs ?? DEFAULT_QUERY_BUDGET_MS, o.signal, location.base, (signal) =>
+        runStationSql(body, (request) => stationTable(request, { signal }), runner, signal),
+      ).catch((err: unknown) => {
+        throw toClimateQueryError(err);
+      });
+    },
     async close() {
       const a = archive;
       archive = undefined;

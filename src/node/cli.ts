@@ -16,9 +16,10 @@ import { createNodeEngine } from './node-engine.ts';
 import { startServer } from './server.ts';
 import { missingPackageMessage } from './optional-packages.ts';
 import { packageVersion } from './package-version.ts';
+import { sqlResultCsv } from '../sql/sql-csv.ts';
 
 /** The CLI's commands. */
-type Command = 'query' | 'build' | 'layers' | 'index' | 'serve' | 'demo';
+type Command = 'query' | 'sql' | 'build' | 'layers' | 'index' | 'serve' | 'demo';
 
 /**
  * Usage of each command, printed by `climate-query <command> --help` (exit
@@ -41,6 +42,39 @@ Exit codes:
   0  the answer is on stdout
   1  the dataset is missing or unreadable, or an internal error (error JSON on stdout)
   2  a bad request (error JSON {"error":{...}} on stdout) or bad arguments (usage on stderr)
+`,
+  sql: `Usage: climate-query sql <query|-> --stations ID[,ID…] --time-scale hourly|daily|monthly
+         --from DATE --to DATE [--types T1,T2,…] [--max-rows N] [--format csv|json]
+         [--data DIR|URL] [--timeout SECONDS]
+
+  Runs one read-only SQL query (DuckDB's dialect) over the chosen stations' records
+  (docs/sql.md). The query sees two tables:
+    observations(station_id, time, <one DOUBLE column per data type>)
+    stations(station_id, name, lat, lon, elevation)
+  query: the SQL text, or - to read it from stdin.
+
+Options:
+  --stations IDS   station ids, comma-separated (at most 50)
+  --time-scale S   hourly, daily or monthly
+  --from, --to     first and last period, as the endpoints take them
+                   (2024-06-01T00:00:00, 2024-06-01 or 2024-06)
+  --types T,…      data type columns to load (default: every type the dataset holds)
+  --max-rows N     most result rows (default 10000, at most 100000); more is an error
+  --format F       csv (default) or json ({"columns","rows","loaded"})
+  --data DIR|URL   dataset (default: the demo dataset, ${DEFAULT_DATASET})
+  --timeout S      give up after S seconds (default 30)
+  -h, --help       this help
+
+Example:
+  climate-query sql --stations 689160-99999 --time-scale hourly \\
+    --from 2024-05-01T00:00:00 --to 2024-08-31T23:00:00 \\
+    "SELECT date_trunc('month', time) AS month, count(*) FILTER (WHERE temperature_min <= 0) AS frost_hours
+     FROM observations GROUP BY month ORDER BY month"
+
+Exit codes:
+  0  the result is on stdout
+  1  the dataset is missing or unreadable, native DuckDB (@duckdb/node-api) is missing, or an internal error
+  2  bad SQL or a bad request (error JSON on stdout), or bad arguments (usage on stderr)
 `,
   build: `Usage:
   climate-query build --out DIR --stations FILE [--hourly FILE] [--daily FILE] [--monthly FILE] [--name NAME]
@@ -132,6 +166,8 @@ const USAGE = `climate-query: climate-data queries on a static dataset, with no 
 Usage:
   climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--timeout SECONDS]
       point and polygon ask for a raster layer the dataset declares: see \`climate-query layers\`.
+  climate-query sql <query|-> --stations ID,… --time-scale S --from D --to D [--data DIR|URL]
+      read-only SQL over station records (DuckDB).
   climate-query layers [--data DIR|URL]
   climate-query build --out DIR (--stations FILE ... | --layer NAME[/SUB] --unit U --time-scale S FILE.tif...)
   climate-query index DIR [--name NAME]
@@ -187,6 +223,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'query':
         return await queryCommand(rest);
+      case 'sql':
+        return await sqlCommand(rest);
       case 'build':
         return await buildCommand(rest);
       case 'layers':
@@ -370,6 +408,62 @@ function timeoutOption(command: Command, text: string | undefined): number | und
   const seconds = Number(text);
   if (text.trim() === '' || !(seconds > 0) || !Number.isFinite(seconds)) usageError(command, `--timeout must be a number of seconds above 0; got "${text}".`);
   return seconds * 1000;
+}
+
+async function sqlCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommand('sql', args, {
+    data: { type: 'string' },
+    timeout: { type: 'string' },
+    stations: { type: 'string' },
+    'time-scale': { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    types: { type: 'string' },
+    'max-rows': { type: 'string' },
+    format: { type: 'string' },
+  });
+  const [text] = positionals;
+  if (!text || positionals.length > 1) usageError('sql', 'needs the SQL text (quoted, one argument) or - to read it from stdin.');
+  for (const required of ['stations', 'time-scale', 'from', 'to'] as const) {
+    if (values[required] === undefined) usageError('sql', `--${required} is required.`);
+  }
+  const format = values.format ?? 'csv';
+  if (format !== 'csv' && format !== 'json') usageError('sql', `--format must be csv or json; got "${format}".`);
+  let maxRows: number | undefined;
+  if (values['max-rows'] !== undefined) {
+    maxRows = Number(values['max-rows']);
+    if (!Number.isInteger(maxRows)) usageError('sql', `--max-rows must be a whole number; got "${values['max-rows']}".`);
+  }
+  const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+  const timeoutMs = timeoutOption('sql', values.timeout);
+  const data = values.data ?? DEFAULT_DATASET;
+  if (!values.data && !existsSync(data)) {
+    process.stderr.write(`No dataset at ${data}. Run \`climate-query demo\` first, or pass --data DIR|URL.\n`);
+    return 1;
+  }
+  const sql = text === '-' ? await readStdin() : text;
+  const request = {
+    sql,
+    stations: list(values.stations!),
+    timeScale: values['time-scale'],
+    startDate: values.from,
+    endDate: values.to,
+    ...(values.types !== undefined ? { dataTypes: list(values.types) } : {}),
+    ...(maxRows !== undefined ? { maxRows } : {}),
+  };
+  const engine = createNodeEngine(data, { timeoutMs });
+  try {
+    const result = await engine.sql(request);
+    process.stdout.write(format === 'json' ? `${JSON.stringify(result)}\n` : sqlResultCsv(result));
+    return 0;
+  } catch (err) {
+    const error = toClimateQueryError(err);
+    process.stdout.write(`${JSON.stringify(error.toBody())}\n`);
+    if (error.code === 'sql_unavailable') process.stderr.write(`${error.message}\n`);
+    return error.status >= 400 && error.status < 500 ? 2 : 1;
+  } finally {
+    await engine.close();
+  }
 }
 
 async function demoCommand(args: string[]): Promise<number> {

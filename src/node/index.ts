@@ -6,3 +6,4 @@ export { buildStations, BuildInputError, type StationInputs } from '../build/sta
 export { buildDemo, DEFAULT_DATASET } from './demo.ts';
 export { indexStations } from '../build/station-index-build.ts';
 export * from '../index.ts';
+export { createNativeSqlRunner, type NativeSqlOptions } from './native-sql-runner.ts';

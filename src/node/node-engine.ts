@@ -2,6 +2,9 @@
 import { createClimateEngine, type ClimateEngine } from '../engine/engine.ts';
 import { openLocalOrHttpSource } from '../rasters/file-source.ts';
 import { locationOf } from './file-location.ts';
+import { ClimateQueryError } from '../contract/errors.ts';
+import type { SqlRunner } from '../sql/station-sql.ts';
+import { missingPackageMessage } from './optional-packages.ts';
 
 /** Options of {@link createNodeEngine}. */
 export interface NodeEngineOptions {
@@ -15,5 +18,21 @@ export function createNodeEngine(dataset: string, options: NodeEngineOptions = {
     dataset: locationOf(dataset),
     openByteSource: openLocalOrHttpSource,
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    sqlRunner: nativeSqlRunner,
   });
+}
+
+let runner: Promise<SqlRunner> | undefined;
+
+/** Native DuckDB for station SQL, loaded on first use (it is an optional peer). */
+function nativeSqlRunner(): Promise<SqlRunner> {
+  runner ??= import('./native-sql-runner.ts').then(
+    (m) => m.createNativeSqlRunner(),
+    (err: unknown) => {
+      runner = undefined;
+      const message = missingPackageMessage(err, 'sql');
+      throw message ? new ClimateQueryError('sql_unavailable', message, { cause: err }) : err;
+    },
+  );
+  return runner;
 }

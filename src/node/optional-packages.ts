@@ -9,7 +9,7 @@
 
 /** The optional packages, with what needs each. */
 export const OPTIONAL_PACKAGES: Record<string, string> = {
-  '@duckdb/node-api': 'station builds (`build --stations`, `demo`) and the native backend of `query` and `serve`',
+  '@duckdb/node-api': 'station builds (`build --stations`, `demo`, `index`) and station SQL in Node (`sql`, `engine.sql`)',
   'gdal3.js': 'raster builds (`build --layer`, `demo`)',
 };
 

@@ -71,3 +71,35 @@ export function defaultStationDates(stations: readonly IndexedStation[], scale: 
   const from = m === 12 ? `${y}-01` : `${y - 1}-${pad(m + 1)}`;
   return { startDate: from < range[0].slice(0, 7) ? range[0].slice(0, 7) : from, endDate: ym };
 }
+
+/**
+ * The ids of the stations that answered a station query (matched by the
+ * position its metadata gives), for the SQL panel to start from.
+ */
+export function answeringStations(stations: readonly IndexedStation[], answer: unknown): string[] {
+  if (typeof answer !== 'object' || answer === null) return [];
+  const a = answer as Record<string, unknown>;
+  const metas = a.stations_metadata && typeof a.stations_metadata === 'object'
+    ? Object.values(a.stations_metadata as Record<string, unknown>)
+    : Object.values(a).map((v) => (v && typeof v === 'object' ? (v as { metadata?: unknown }).metadata : undefined));
+  const ids = new Set<string>();
+  for (const m of metas) {
+    const meta = m as { station_lat?: unknown; station_lon?: unknown } | undefined;
+    const s = meta && stations.find((x) => x.lat === meta.station_lat && x.lon === meta.station_lon);
+    if (s) ids.add(s.id);
+  }
+  return [...ids].slice(0, 50);
+}
+
+/** The SQL panel's default days: the year up to the last day the dataset holds at `scale`. */
+export function sqlDefaultDays(stations: readonly IndexedStation[], scale: string): { from: string; to: string } {
+  const range = heldRange(stations, scale);
+  if (!range) return { from: '', to: '' };
+  const lastKey = range[1].slice(0, 10);
+  // Monthly keys name the month's first day: the year runs to that month's end.
+  const last = scale === 'monthly' ? new Date(Date.UTC(Number(lastKey.slice(0, 4)), Number(lastKey.slice(5, 7)), 0)) : new Date(`${lastKey}T00:00:00Z`);
+  const first = new Date(Date.UTC(last.getUTCFullYear() - 1, last.getUTCMonth(), last.getUTCDate() + 1));
+  const day = (d: Date) => d.toISOString().slice(0, 10);
+  const from = day(first) < range[0].slice(0, 10) ? range[0].slice(0, 10) : day(first);
+  return { from, to: day(last) };
+}

@@ -17,7 +17,8 @@ import { VALIDATORS, validatePoint, validatePolygon } from '../contract/validate
 import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
 import { parseStationIndex, type IndexedStation } from '../stations/station-index.ts';
 import { ONLINE_BASEMAPS, basemapFromUrl, loadPlaces, type OnlineBasemap, type Place } from './basemap.ts';
-import { datasetBounds, defaultStationDates, heldRange } from './dataset-info.ts';
+import { answeringStations, datasetBounds, defaultStationDates, heldRange, sqlDefaultDays } from './dataset-info.ts';
+import { mountSqlPanel } from './sql-panel.ts';
 import { createMapView, type DrawTool, type MapView } from './map-view.ts';
 import { parseCoordinates, searchPlaces, type Found } from './place-search.ts';
 import {
@@ -30,7 +31,8 @@ const params = new URLSearchParams(location.search);
 const datasetUrl = new URL(params.get('data') ?? './data/demo/', location.href).href;
 
 const worker = new Worker(new URL('../worker/engine-worker.ts', import.meta.url), { type: 'module', name: 'climate-query-engine' });
-const engine = createEngineClient({ dataset: datasetUrl, worker });
+// DuckDB-WASM is imported only when the SQL panel first runs a query.
+const engine = createEngineClient({ dataset: datasetUrl, worker, sqlRunner: () => import('./duckdb-runner.ts').then((m) => m.appSqlRunner()) });
 
 /** What tests and curious users can inspect from the console. */
 interface UiHandle {
@@ -707,6 +709,15 @@ async function start(): Promise<void> {
   $('copy-fetch').addEventListener('click', () => void navigator.clipboard?.writeText($('fetch-snippet').textContent ?? ''));
   $('download-csv').addEventListener('click', () => ui.table && download('climate-query.csv', 'text/csv', toCsv(ui.table)));
   $('download-json').addEventListener('click', () => download('climate-query.json', 'application/json', JSON.stringify(ui.lastAnswer, null, 1)));
+  if (catalog.stations) {
+    mountSqlPanel($('results'), {
+      run: (body, o) => engine.sql(body, o),
+      stations: () => stationList,
+      suggestedStations: () => answeringStations(stationList, ui.lastAnswer),
+      defaultDays: (scale) => sqlDefaultDays(stationList, scale),
+      download,
+    });
+  }
   if (location.hash) applyHash(location.hash);
   else renderGeometries();
   // The service worker lets other code on this site use plain fetch('./api/…/').

@@ -5,6 +5,7 @@
  */
 /// <reference lib="webworker" />
 import { createClimateEngine, type ClimateEngine } from '../engine/engine.ts';
+import { ClimateQueryError, toClimateQueryError } from '../contract/errors.ts';
 import type { FromWorker, ToWorker } from './protocol.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -21,7 +22,7 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   } else if (msg.type === 'request') {
     const controller = new AbortController();
     inFlight.set(msg.id, controller);
-    const reply = (response: FromWorker['response']) => {
+    const reply = (response: Extract<FromWorker, { type: 'response' }>['response']) => {
       inFlight.delete(msg.id);
       self.postMessage({ type: 'response', id: msg.id, response } satisfies FromWorker);
     };
@@ -30,5 +31,17 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
       return;
     }
     void engine.handle(msg.request, { signal: controller.signal }).then(reply);
+  } else if (msg.type === 'table') {
+    const controller = new AbortController();
+    inFlight.set(msg.id, controller);
+    const answer = (m: FromWorker) => {
+      inFlight.delete(msg.id);
+      self.postMessage(m);
+    };
+    const work = engine ? engine.stationTable(msg.request, { signal: controller.signal }) : Promise.reject(new ClimateQueryError('engine_unavailable', 'The engine worker was not initialised with a dataset.'));
+    void work.then(
+      (table) => answer({ type: 'table', id: msg.id, table }),
+      (err: unknown) => answer({ type: 'table', id: msg.id, error: toClimateQueryError(err).toBody().error }),
+    );
   }
 });

@@ -1,14 +1,21 @@
 /** Messages between a page and the engine Worker (and the service-worker relay). */
 import type { ApiRequest, ApiResponse } from '../engine/router.ts';
+import type { ErrorBody } from '../contract/errors.ts';
+import type { StationTable, StationTableRequest } from '../sql/station-sql.ts';
 
 /** Page → engine worker. */
 export type ToWorker =
   | { type: 'init'; dataset: string }
   | { type: 'request'; id: number; request: ApiRequest }
+  /** The rows station SQL runs over (the page's DuckDB-WASM runs the query). */
+  | { type: 'table'; id: number; request: StationTableRequest }
   | { type: 'abort'; id: number };
 
 /** Engine worker → page. */
-export type FromWorker = { type: 'response'; id: number; response: ApiResponse };
+export type FromWorker =
+  | { type: 'response'; id: number; response: ApiResponse }
+  | { type: 'table'; id: number; table: StationTable }
+  | { type: 'table'; id: number; error: ErrorBody['error'] };
 
 /** Service worker → page: answer this request on `ports[0]`. */
 export interface RelayRequest {

@@ -11,3 +11,17 @@ export function errorOf(fn: () => unknown): ClimateQueryError {
   }
   throw new Error('expected a ClimateQueryError, got success');
 }
+
+/** Awaits `p`, expecting a ClimateQueryError with `code` (and `field`, when given), and returns it. */
+export async function expectClimateError(p: Promise<unknown>, code: string, field?: string): Promise<ClimateQueryError> {
+  const e = await p.then(
+    () => {
+      throw new Error(`expected a ClimateQueryError ${code}, got success`);
+    },
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(ClimateQueryError);
+  const err = e as ClimateQueryError;
+  expect({ code: err.code, ...(field !== undefined ? { field: err.field } : {}) }).toEqual({ code, ...(field !== undefined ? { field } : {}) });
+  return err;
+}

@@ -1,0 +1,51 @@
+/**
+ * The rows of chosen stations over a date range, as column arrays: what
+ * station SQL loads into DuckDB. Read with the endpoints' own reader, so
+ * SQL sees exactly the values the endpoints answer with.
+ */
+import { fieldError, throwIfAborted } from '../contract/errors.ts';
+import { quote } from '../contract/quote.ts';
+import { STATION_TYPES } from '../contract/station-data-types.ts';
+import type { StationTable, StationTableRequest } from '../sql/station-sql.ts';
+import { abortable } from '../rasters/abortable.ts';
+import type { StationArchive } from './station-archive.ts';
+
+/** The SQL literal of a period key: hourly keys lose their `T`, dates stay. */
+const sqlTime = (key: string) => key.replace('T', ' ');
+
+/**
+ * Reads `request`'s stations from `archive`. `held` lists the data types the
+ * dataset holds at the scale (its catalog); asked types it lacks load as
+ * all-null columns, like the endpoints answer null for them.
+ */
+export async function readStationTable(request: StationTableRequest, archive: StationArchive, held: readonly string[], signal?: AbortSignal): Promise<StationTable> {
+  const all = await archive.stations(signal);
+  const byId = new Map(all.map((s) => [s.id, s]));
+  const chosen = request.stations.map((id, i) => {
+    const s = byId.get(id);
+    if (!s) throw fieldError('invalid_field', `stations[${i}]`, `stations[${i}] ${quote(id)} is not a station of this dataset (it lists ${all.length}; the app's map and engine.stations() show them).`);
+    return s;
+  });
+  // Default: what the dataset holds, in the contract's table order.
+  const dataTypes = request.dataTypes ?? STATION_TYPES[request.timeScale].filter((t) => held.includes(t));
+  const read = await abortable(Promise.all(chosen.map((s) => archive.rows(s, request.timeScale, dataTypes, request.first, request.last))), signal);
+  throwIfAborted(signal);
+  const stationId: string[] = [];
+  const time: string[] = [];
+  const values: Record<string, Array<number | null>> = Object.fromEntries(dataTypes.map((t) => [t, []]));
+  read.forEach((rows, i) => {
+    const id = chosen[i]!.id;
+    for (const key of [...rows.keys()].sort()) {
+      const row = rows.get(key)!;
+      stationId.push(id);
+      time.push(sqlTime(key));
+      for (const t of dataTypes) values[t]!.push(row[t] ?? null);
+    }
+  });
+  return {
+    timeScale: request.timeScale,
+    dataTypes,
+    stations: chosen.map((s) => ({ id: s.id, name: s.name, lat: s.lat, lon: s.lon, elevation: s.elevation })),
+    observations: { stationId, time, values },
+  };
+}

@@ -1,0 +1,161 @@
+/**
+ * The app's SQL panel: pick stations, a time scale and dates, start from a
+ * ready example or write DuckDB SQL, see the result as a table and download
+ * it as CSV. The engine client runs the query (its Worker reads the rows,
+ * DuckDB-WASM runs the SQL); this module only builds the request and shows
+ * the answer.
+ */
+import type { StationTimeScale } from '../contract/station-data-types.ts';
+import type { StationSqlResult } from '../sql/station-sql.ts';
+import { sqlResultCsv } from '../sql/sql-csv.ts';
+import { SQL_EXAMPLES } from './sql-examples.ts';
+
+/** What the panel needs from the app. */
+export interface SqlPanelOptions {
+  /** Runs a station SQL request (the engine client's `sql`). */
+  run: (body: unknown, options: { signal: AbortSignal }) => Promise<StationSqlResult>;
+  /** Every station, for the station picker's suggestions. */
+  stations: () => ReadonlyArray<{ id: string; name: string }>;
+  /** Stations to start with (e.g. the ones that answered the last query). */
+  suggestedStations: () => string[];
+  /** A default first and last day (yyyy-mm-dd) for a time scale: the dataset's latest full period. */
+  defaultDays: (scale: StationTimeScale) => { from: string; to: string };
+  /** Saves a file for the user. */
+  download: (name: string, type: string, text: string) => void;
+}
+
+/** Most result rows drawn on the page; the CSV holds them all. */
+const SHOWN_ROWS = 500;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, unknown> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+  const e = Object.assign(document.createElement(tag), props);
+  e.append(...children);
+  return e;
+}
+
+/** The request date of a day on a scale: hourly days span 00:00 to 23:00, months drop the day. */
+export function requestDate(scale: StationTimeScale, day: string, end: boolean): string {
+  if (scale === 'hourly') return `${day}T${end ? '23' : '00'}:00:00`;
+  if (scale === 'monthly') return day.slice(0, 7);
+  return day;
+}
+
+/** Builds the panel (a collapsed <details>) and appends it to `parent`. */
+export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HTMLElement {
+  const example = el('select', { id: 'sql-example' }, el('option', { value: '', textContent: 'Start from an example…' }), ...SQL_EXAMPLES.map((x, i) => el('option', { value: String(i), textContent: x.title })));
+  const stations = el('input', { id: 'sql-stations', autocomplete: 'off', placeholder: 'station ids, comma-separated' });
+  stations.setAttribute('list', 'sql-station-list');
+  const list = el('datalist', { id: 'sql-station-list' });
+  const scale = el('select', { id: 'sql-timeScale' }, ...(['hourly', 'daily', 'monthly'] as const).map((s) => el('option', { value: s, textContent: s })));
+  const from = el('input', { id: 'sql-from', placeholder: 'yyyy-mm-dd', pattern: '\\d{4}-\\d{2}-\\d{2}', inputMode: 'numeric' });
+  const to = el('input', { id: 'sql-to', placeholder: 'yyyy-mm-dd', pattern: '\\d{4}-\\d{2}-\\d{2}', inputMode: 'numeric' });
+  const text = el('textarea', { id: 'sql-text', rows: 7, spellcheck: false });
+  const runButton = el('button', { type: 'button', id: 'sql-run', textContent: 'Run SQL' });
+  const cancel = el('button', { type: 'button', id: 'sql-cancel', textContent: 'Cancel', disabled: true });
+  const csv = el('button', { type: 'button', id: 'sql-csv', textContent: 'Download CSV', disabled: true });
+  const status = el('span', { id: 'sql-status', role: 'status' });
+  status.setAttribute('aria-live', 'polite');
+  const error = el('p', { id: 'sql-error', className: 'error', role: 'alert' });
+  const table = el('table', { id: 'sql-table' });
+  const label = (forId: string, words: string) => el('label', { htmlFor: forId, textContent: words });
+
+  const panel = el(
+    'details',
+    { id: 'sql-panel' },
+    el('summary', { textContent: 'SQL over station records' }),
+    el('p', { className: 'hint', textContent: 'Ask your own question of the records with DuckDB SQL. The query sees observations(station_id, time, one column per data type) and stations(station_id, name, lat, lon, elevation). DuckDB loads the first time you run a query (about 7 MB).' }),
+    label('sql-example', 'Example'), example,
+    label('sql-stations', 'Stations'), stations, list,
+    label('sql-timeScale', 'Time scale'), scale,
+    el('div', { className: 'sql-dates' }, el('span', {}, label('sql-from', 'From'), from), el('span', {}, label('sql-to', 'To'), to)),
+    label('sql-text', 'SQL'), text,
+    el('div', { className: 'actions' }, runButton, cancel, csv, status),
+    error,
+    el('div', { className: 'table-wrap' }, table),
+  );
+  parent.append(panel);
+
+  let result: StationSqlResult | null = null;
+  let running: AbortController | null = null;
+
+  const setDays = () => {
+    const d = options.defaultDays(scale.value as StationTimeScale);
+    from.value = d.from;
+    to.value = d.to;
+  };
+  panel.addEventListener('toggle', () => {
+    if (!panel.open) return;
+    if (list.childElementCount === 0) list.append(...options.stations().map((s) => el('option', { value: s.id, label: s.name })));
+    if (!stations.value) stations.value = options.suggestedStations().join(', ');
+    if (!from.value) setDays();
+  });
+  example.addEventListener('change', () => {
+    const x = SQL_EXAMPLES[Number(example.value)];
+    if (!x || example.value === '') return;
+    text.value = x.sql;
+    if (scale.value !== x.timeScale) {
+      scale.value = x.timeScale;
+      setDays();
+    }
+  });
+  scale.addEventListener('change', setDays);
+
+  const show = (r: StationSqlResult) => {
+    const head = el('tr', {}, ...r.columns.map((c) => el('th', { scope: 'col', textContent: c.name })));
+    const body = r.rows.slice(0, SHOWN_ROWS).map((row) =>
+      el('tr', {}, ...row.map((v, i) => el('td', { textContent: v === null ? '' : String(v), className: r.columns[i]!.type === 'number' ? 'num' : '' }))),
+    );
+    table.replaceChildren(el('thead', {}, head), el('tbody', {}, ...body));
+  };
+
+  runButton.addEventListener('click', () => {
+    running?.abort();
+    const controller = new AbortController();
+    running = controller;
+    const s = scale.value as StationTimeScale;
+    const body = {
+      sql: text.value,
+      stations: stations.value.split(',').map((x) => x.trim()).filter(Boolean),
+      timeScale: s,
+      startDate: requestDate(s, from.value.trim(), false),
+      endDate: requestDate(s, to.value.trim(), true),
+    };
+    error.textContent = '';
+    result = null;
+    csv.disabled = true;
+    table.replaceChildren();
+    status.textContent = 'Running…';
+    cancel.disabled = false;
+    const t0 = performance.now();
+    options
+      .run(body, { signal: controller.signal })
+      .then((r) => {
+        if (running !== controller) return;
+        result = r;
+        show(r);
+        csv.disabled = false;
+        const shown = r.rows.length > SHOWN_ROWS ? ` (first ${SHOWN_ROWS} shown; the CSV has all)` : '';
+        status.textContent = `${r.rows.length} rows${shown} from ${r.loaded.rows} ${r.loaded.timeScale} records of ${r.loaded.stations} station(s), ${((performance.now() - t0) / 1000).toFixed(1)} s.`;
+      })
+      .catch((err: { message?: string; field?: string }) => {
+        if (running !== controller) return;
+        status.textContent = '';
+        const where = err.field && err.field !== 'sql' ? `${err.field}: ` : '';
+        error.textContent = `${where}${err.message ?? String(err)}`;
+      })
+      .finally(() => {
+        if (running === controller) {
+          running = null;
+          cancel.disabled = true;
+        }
+      });
+  });
+  cancel.addEventListener('click', () => {
+    running?.abort();
+    running = null;
+    cancel.disabled = true;
+    status.textContent = 'Cancelled.';
+  });
+  csv.addEventListener('click', () => result && options.download('climate-query-sql.csv', 'text/csv', sqlResultCsv(result)));
+  return panel;
+}
