@@ -63,7 +63,7 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
     'details',
     { id: 'sql-panel' },
     el('summary', { textContent: 'SQL over station records' }),
-    el('p', { className: 'hint', textContent: 'Ask your own question of the records with DuckDB SQL. The query sees observations(station_id, time, one column per data type) and stations(station_id, name, lat, lon, elevation). DuckDB loads the first time you run a query (about 7 MB).' }),
+    el('p', { className: 'hint', textContent: 'Ask your own question of the records with DuckDB SQL. The query sees observations(station_id, time, one column per data type) and stations(station_id, name, lat, lon, elevation). DuckDB itself loads the first time you run a query (about 34 MB, 7–8 MB where the host compresses it), then stays for the visit.' }),
     label('sql-example', 'Example'), example,
     label('sql-stations', 'Stations'), stations, list,
     label('sql-timeScale', 'Time scale'), scale,
