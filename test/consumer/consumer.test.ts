@@ -5,7 +5,7 @@
 // type-check and build it, serve it with a dataset, and answer a station and
 // a raster query in Chromium through the library and the service worker.
 import { execFile } from 'node:child_process';
-import { cp, lstat, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -84,6 +84,7 @@ async function cliChecks(): Promise<void> {
   await run('build', ['build', '--out', join(work, 'built'), '--stations', join(work, 'stations.csv')]);
   await writeFile(join(work, 'wind.json'), JSON.stringify({ wkts: 'POINT (19.31 -33.37)', dataType: 'windspeed', options: { subDataType: '50', dataExtent: 'sa' } }));
   await run('raster', ['query', 'point', join(work, 'wind.json'), '--data', demo]);
+  await run('sql', ['sql', 'SELECT 1', '--data', demo, '--stations', 'x', '--time-scale', 'daily', '--from', '2024-01-01', '--to', '2024-01-02']);
 }
 
 afterAll(async () => {
@@ -113,6 +114,10 @@ describe('a separate app using the packed package', () => {
     expect(cliResults.build!.code).toBe(1);
     expect(cliResults.build!.stderr).toContain('npm install @duckdb/node-api');
     expect(cliResults.build!.stderr).not.toMatch(/\n\s+at /);
+    // Station SQL needs native DuckDB in Node: a sentence saying what to install, not a stack.
+    expect(cliResults.sql!.code).toBe(1);
+    expect(JSON.parse(cliResults.sql!.stdout).error.code).toBe('sql_unavailable');
+    expect(cliResults.sql!.stderr).toContain('npm install @duckdb/node-api');
   });
 
   it('type-checks against the published declarations', async () => {
@@ -122,6 +127,12 @@ describe('a separate app using the packed package', () => {
   it('builds with Vite and answers a query in Chromium through the library and the service worker', async () => {
     await exec(join(app, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], { cwd: app });
     const dist = join(app, 'dist');
+    // An app that never imports climate-query/sql-wasm bundles nothing of DuckDB.
+    const built = await readdir(dist, { recursive: true });
+    expect(built.filter((f) => /duckdb/i.test(String(f)))).toEqual([]);
+    for (const f of built.filter((f) => String(f).endsWith('.js'))) {
+      expect(await readFile(join(dist, String(f)), 'utf8'), String(f)).not.toMatch(/duckdb-wasm|AsyncDuckDB/);
+    }
     // A copy, not a symlink: serve refuses symlinks that lead out of its root (docs/reliability.md).
     await cp(demo, join(dist, 'data'), { recursive: true });
     const engine = createNodeEngine(demo);
