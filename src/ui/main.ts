@@ -9,6 +9,7 @@ import 'uplot/dist/uPlot.min.css';
 import { createEngineClient } from '../browser/engine-client.ts';
 import { registerClimateServiceWorker } from '../browser/service-worker-client.ts';
 import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
+import { parseRange, type TimeScale } from '../contract/periods.ts';
 import { MAX_POLYGON_AREA_M2 } from '../contract/raster-layers.ts';
 import { STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
 import type { Endpoint } from '../contract/types.ts';
@@ -250,7 +251,16 @@ function renderRequest(): void {
   const req = buildRequest(ui.form, view.geometries(), layers());
   renderDeveloperPanel(req);
   $('ask-info').textContent = askText(req?.endpoint ?? null, endpointFor(ui.form, view.geometries())?.used.length ?? 0);
-  if (!req) return;
+  if (!req) {
+    // Nothing drawn yet: the dates are still checked, by the contract's own parser.
+    const scale = currentScale(ui.form);
+    try {
+      if (scale) parseRange(scale as TimeScale, ui.form.startDate, ui.form.endDate);
+    } catch (e) {
+      if (e instanceof ClimateQueryError) showError(e);
+    }
+    return;
+  }
   try {
     validateRequest(req.endpoint, req.body);
   } catch (e) {

@@ -157,6 +157,7 @@ export function plainError(message: string, kind: 'point' | 'polygon' | null): s
   const plain = message
     .replace(/\bwkts item (\d+)/g, (_m, n: string) => `${noun} G${n}`)
     .replace(/\beach polygon\b/g, kind === 'polygon' ? 'each field' : 'each polygon')
+    .replace(/\btimeScale "(\w+)" wants\b/g, (_m, scale: string) => `${scale.replace('_', ' ')} dates are written`)
     .replace(/\bstartDate\b/g, 'the From date')
     .replace(/\bendDate\b/g, 'the To date')
     .replace(/\bwkts\b/g, 'the drawn shapes');

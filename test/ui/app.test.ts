@@ -247,6 +247,8 @@ describe('answers that explain themselves', () => {
     expect(message).toContain(`No values for 2022-06-01T00:00:00 to 2022-06-07T23:00:00. ${st.name} holds hourly`);
     expect(message).toContain(`from ${first} to`);
     expect(await page.locator('#chart').innerHTML()).toBe('');
+    // No table of empty rows under the message.
+    expect(await page.locator('#table tr').count()).toBe(0);
     await page.screenshot({ path: `${SHOTS}ui-no-data.png` });
     await page.locator('#no-data button').click();
     await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^Answered/);
@@ -353,7 +355,7 @@ describe('the map app', () => {
 
     // The layer itself on the map, for the chosen date, with its legend.
     await page.getByRole('button', { name: 'Show layer on map' }).click();
-    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/^Showing Daily air temperature, Daily mean, 2024-/);
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/^Showing Daily air temperature, Daily maximum, 2024-\d\d-\d\d on the map\.$/);
     expect(await page.locator('#legend').isVisible()).toBe(true);
     expect(await page.locator('#legend-min').textContent()).toMatch(/°C$/);
     expect(await page.evaluate(() => Boolean((window as unknown as { cqUi: { view: { map: { getLayer(id: string): unknown } } } }).cqUi.view.map.getLayer('preview')))).toBe(true);
@@ -386,7 +388,7 @@ describe('the map app', () => {
     await page.getByLabel('From', { exact: true }).fill('2024-08-01');
     await page.getByLabel('To', { exact: true }).fill('2024-07-01');
     await page.getByLabel('To', { exact: true }).dispatchEvent('change');
-    await expect.poll(() => page.locator('#error-startDate').textContent()).toMatch(/the From date "2024-08-01" is after the To date "2024-07-01"/);
+    await expect.poll(() => page.locator('#error-startDate').textContent()).toMatch(/^The From date "2024-08-01" is after the To date "2024-07-01"/);
     await page.screenshot({ path: `${SHOTS}ui-error-dates.png` });
     await page.close();
   });
