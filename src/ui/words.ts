@@ -98,7 +98,7 @@ const HOURS = "Hourly temperatures are estimated from each day's minimum and max
 
 /** Plain names of the contract's raster sub-types (the catalog names the layer; its sub-types are bare codes). */
 const SUB_WORDS: Record<string, Record<string, string>> = {
-  chill: { dpcu: 'Daily Positive Chill Units, DPCU (whole winter)', dpcui: 'Daily Positive Chill Units, DPCU (interim, to 30 June)', ucu: 'Utah chill units, UCU (whole winter)', ucui: 'Utah chill units, UCU (interim, to 30 June)' },
+  chill: { dpcu: 'Daily Positive Chill Units (DPCU)', dpcui: 'DPCU, interim (to 30 June)', ucu: 'Utah chill units (UCU)', ucui: 'UCU, interim (to 30 June)' },
   gdd: Object.fromEntries(Object.entries(GDD_BASE).map(([k, b]) => [k, `${k[0]!.toUpperCase()}${k.slice(1)} (base ${b} °C)`])),
   temp: { min: 'Daily minimum', mean: 'Daily mean', max: 'Daily maximum' },
   rain: { monthly_median: 'Median for each calendar month' },
@@ -133,7 +133,7 @@ export function layerDefinition(dataType: string, subDataType: string): string |
   if (dataType === 'chill' && ['dpcu', 'dpcui', 'ucu', 'ucui'].includes(subDataType)) {
     const season = subDataType.endsWith('i') ? interimSeason : chillSeason;
     if (subDataType.startsWith('dpcu')) {
-      return `Daily Positive Chill Units (Linsley-Noakes et al. 1995, the South African variant of the Utah model): each day's 24 hourly Utah units (${UTAH_SCORES}) are added up, a day that comes out negative counts as 0, and the days from ${season} are summed. ${HOURS}`;
+      return `Daily Positive Chill Units (Linsley-Noakes et al. 1995, a South African variant of the Utah model): each day's 24 hourly Utah units are added up, a day that comes out negative counts as 0, and the days from ${season} are summed. Utah units score each hour by its temperature: 1 at 2.5–9.1 °C, less either side, negative above 16 °C. ${HOURS}`;
     }
     return `Utah chill units (Richardson et al. 1974): every hour scores by its temperature — ${UTAH_SCORES} — and all hours from ${season} are summed, so warm spells take chill away. ${HOURS}`;
   }

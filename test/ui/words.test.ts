@@ -78,7 +78,7 @@ describe('plain words for data types and layers', () => {
     expect(options).toEqual(fromCatalog);
     await page.getByLabel('Layer', { exact: true }).selectOption('chill');
     expect(await page.locator('#subDataType option').allTextContents()).toEqual(
-      catalog.rasters.filter((l) => l.dataType === 'chill').map((l) => ({ dpcu: 'Daily Positive Chill Units, DPCU (whole winter)', dpcui: 'Daily Positive Chill Units, DPCU (interim, to 30 June)', ucu: 'Utah chill units, UCU (whole winter)', ucui: 'Utah chill units, UCU (interim, to 30 June)' })[l.subDataType]),
+      catalog.rasters.filter((l) => l.dataType === 'chill').map((l) => ({ dpcu: 'Daily Positive Chill Units (DPCU)', dpcui: 'DPCU, interim (to 30 June)', ucu: 'Utah chill units (UCU)', ucui: 'UCU, interim (to 30 June)' })[l.subDataType]),
     );
     expect(await page.locator('#layer-info').textContent()).toMatch(/^Winter chill per season \(chill units\), annual values; holds 2019-07-01 to 2024-07-01\.$|^Winter chill per season \(chill units\), annual values; holds \d{4}/);
     await page.close();
@@ -111,6 +111,9 @@ describe('definitions say what the demo build computes', () => {
     expect(ucu).toContain('warm spells take chill away');
     const dpcu = await definitionOf(page, 'chill', 'dpcu');
     expect(dpcu).toMatch(/^Daily Positive Chill Units .* a day that comes out negative counts as 0, and the days from 1 May to 31 August are summed\./);
+    // Its short Utah summary agrees with the build too: 1 unit at both ends of 2.5–9.1 °C, less either side, negative above 16 °C.
+    expect(dpcu).toContain('1 at 2.5–9.1 °C, less either side, negative above 16 °C');
+    expect([utahUnits(2.5), utahUnits(9.1), utahUnits(2.4), utahUnits(9.2), utahUnits(16), utahUnits(15.9)]).toEqual([1, 1, 0.5, 0.5, -0.5, 0]);
     expect(await definitionOf(page, 'chill', 'dpcui')).toContain('1 May to 30 June');
     await page.screenshot({ path: `${SHOTS}words-chill-1280.png` });
     await page.close();
