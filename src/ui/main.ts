@@ -556,7 +556,7 @@ function renderMetadata(endpoint: Endpoint, answer: unknown): void {
     add(meta.length ? `${meta.length} station(s) inside the field contribute; per-period counts are in the table:` : 'No station with data lies inside the field.');
     for (const m of meta) add(`${stationName(m.station_lat, m.station_lon)} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation === null ? 'elevation unknown' : `${m.station_elevation} m`}`);
   } else {
-    add('Values are null where a point or field lies outside the layer or on no-data (sea).');
+    add('A value is left empty where a point or field lies outside the layer or on the sea (the layer has no data there).');
   }
   box.replaceChildren(ul);
 }

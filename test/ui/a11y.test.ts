@@ -104,7 +104,8 @@ describe('keyboard and labels', () => {
         const e = document.activeElement as HTMLElement | null;
         if (!e || e === document.body) return null;
         const st = getComputedStyle(e);
-        const key = e.id ? `#${e.id}` : `${e.tagName.toLowerCase()}[${e.getAttribute('aria-label') ?? e.getAttribute('title') ?? e.textContent?.trim().slice(0, 20) ?? ''}]`;
+        // Inputs without an id (the data-type boxes) are told apart by their value.
+        const key = e.id ? `#${e.id}` : e instanceof HTMLInputElement ? `input=${e.value}` : `${e.tagName.toLowerCase()}[${e.getAttribute('aria-label') ?? e.getAttribute('title') ?? e.textContent?.trim().slice(0, 20) ?? ''}]`;
         const outline = st.outlineStyle !== 'none' && parseFloat(st.outlineWidth) >= 2;
         const ring = st.boxShadow !== 'none';
         return { key, visible: outline || ring };
@@ -116,13 +117,15 @@ describe('keyboard and labels', () => {
     }
     // Every enabled, visible control on the page, as the DOM lists it (one per radio group: arrows move within).
     const controls = await page.evaluate(() => {
-      const key = (e: HTMLElement) => (e.id ? `#${e.id}` : `${e.tagName.toLowerCase()}[${e.getAttribute('aria-label') ?? e.getAttribute('title') ?? e.textContent?.trim().slice(0, 20) ?? ''}]`);
+      const key = (e: HTMLElement) => (e.id ? `#${e.id}` : e instanceof HTMLInputElement ? `input=${e.value}` : `${e.tagName.toLowerCase()}[${e.getAttribute('aria-label') ?? e.getAttribute('title') ?? e.textContent?.trim().slice(0, 20) ?? ''}]`);
       return [...document.querySelectorAll<HTMLElement>('button, select, input, summary, [tabindex="0"], a[href]')]
         .filter((e) => !(e as HTMLButtonElement).disabled && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden')
         .filter((e) => !(e instanceof HTMLInputElement && e.type === 'radio' && !e.checked))
         .map(key);
     });
     expect(controls.length).toBeGreaterThan(20);
+    // Every data-type box is among them, each reached on its own.
+    expect(controls.filter((c) => c.startsWith('input=temperature')).length).toBe(4);
     expect(controls.filter((c) => !reached.includes(c))).toEqual([]);
     expect(noOutline).toEqual([]);
     await page.close();
