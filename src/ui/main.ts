@@ -108,7 +108,7 @@ function renderForm(form: FormState): void {
   $<HTMLSelectElement>('aggregationMethod').value = form.aggregationMethod;
   const layer = formLayer(form);
   $('layer-info').textContent = layer ? `${layerName(layer)}, ${layer.timeScale === null ? 'one value, no dates' : `${layer.timeScale.replace('_', ' ')} values`}${heldText(form)}.` : 'This dataset has no such layer.';
-  $('layer-definition').textContent = (layer && layerDefinition(layer.dataType, layer.subDataType)) ?? '';
+  $('layer-definition').textContent = (layer && layerDefinition(layer.dataType, layer.subDataType, layer.description)) ?? '';
   $('layer-code').textContent = layer && form.source === 'raster' ? `Layer: dataType "${layer.dataType}", subDataType "${layer.subDataType}", dataExtent "${layer.extent}", timeScale ${layer.timeScale === null ? 'none' : `"${layer.timeScale}"`}.` : '';
   const scale = currentScale(form);
   $('dates').hidden = scale === null;

@@ -11,6 +11,7 @@
  * growing degree days and frost days as the demo build computes them.
  */
 import { CHILL_SEASON, GDD_BASE, GDD_SEASON } from '../build/demo-rasters-agro.ts';
+import { RASTER_FAMILIES } from '../contract/raster-layers.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 
 /** A plain name and the unit of its values. */
@@ -127,9 +128,14 @@ export function layerName(layer: Pick<LayerText, 'description' | 'unit'>): strin
 /**
  * A short definition of a contract index layer, as the demo build computes
  * it (src/build/demo-rasters-agro.ts; docs/layers.md); null for a layer
- * that needs none (temperature, rainfall, wind) or that this app does not know.
+ * that needs none (temperature, rainfall, wind) or that this app does not
+ * know. With `description`, only a layer that describes itself as the
+ * contract's family does (a user's own "gdd" layer with its own words may
+ * use another base or season, and must not be told it uses ours).
  */
-export function layerDefinition(dataType: string, subDataType: string): string | null {
+export function layerDefinition(dataType: string, subDataType: string, description?: string): string | null {
+  const family = (RASTER_FAMILIES as Record<string, { title: string } | undefined>)[dataType];
+  if (description !== undefined && family?.title !== description) return null;
   if (dataType === 'chill' && ['dpcu', 'dpcui', 'ucu', 'ucui'].includes(subDataType)) {
     const season = subDataType.endsWith('i') ? interimSeason : chillSeason;
     if (subDataType.startsWith('dpcu')) {

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GDD_BASE, dailyGdd, isFrostDay, utahUnits } from '../../src/build/demo-rasters-agro.ts';
 import { STATION_TYPES } from '../../src/contract/station-data-types.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
-import { STATION_WORD_NAMES } from '../../src/ui/words.ts';
+import { RASTER_FAMILIES } from '../../src/contract/raster-layers.ts';
+import { STATION_WORD_NAMES, layerDefinition } from '../../src/ui/words.ts';
 import { drawPoint, drawPolygon, openAppPage, runAndWait, zoomTo, type Ui } from '../helpers/app-page.ts';
 import { launchChromium, startVite } from '../helpers/browser.ts';
 
@@ -132,6 +133,11 @@ describe('definitions say what the demo build computes', () => {
       expect(text).toContain('1 September of the year before to 31 March');
     }
     await page.close();
+  });
+
+  it("a user's layer under a contract name, with words of its own, gets no borrowed definition", () => {
+    expect(layerDefinition('gdd', 'apples', 'Growing degree days above 7 °C, our own model')).toBeNull();
+    expect(layerDefinition('gdd', 'apples', RASTER_FAMILIES.gdd.title)).toContain(`base of ${GDD_BASE.apples} °C`);
   });
 
   it('frost days: a minimum of 0 °C or lower, as the build counts', async () => {
