@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { GDD_BASE, dailyGdd, isFrostDay, utahUnits } from '../../src/build/demo-rasters-agro.ts';
+import { GDD_BASE, dailyGdd, hourlyTemperature, isFrostDay, utahUnits } from '../../src/build/demo-rasters-agro.ts';
+import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { STATION_TYPES } from '../../src/contract/station-data-types.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 import { RASTER_FAMILIES } from '../../src/contract/raster-layers.ts';
@@ -150,6 +151,65 @@ describe('definitions say what the demo build computes', () => {
     // Temperature needs no definition.
     expect(await definitionOf(page, 'temp', 'mean')).toBe('');
     await page.close();
+  });
+});
+
+describe('the definitions agree with the demo layers themselves', () => {
+  // Read through the Node engine: the daily temperature layers at a cold and a mild farm,
+  // and the chill and frost layers at the same pixel (all on the same 0.02° grid).
+  const farms: Array<[string, number, number]> = [['Sutherland', 20.66, -32.4], ['Ceres', 19.31, -33.37]];
+  const engine = () => createNodeEngine(demo);
+
+  async function daily(e: ReturnType<typeof createNodeEngine>, lon: number, lat: number, sub: string, from: string, to: string): Promise<Record<string, number | null>> {
+    const a = (await e.query('point', { wkts: `POINT (${lon} ${lat})`, dataType: 'temp', options: { subDataType: sub, dataExtent: 'tc', timeScale: 'daily' }, startDate: from, endDate: to })) as Record<string, Record<string, number | null>>;
+    return Object.values(a)[0]!;
+  }
+  async function one(e: ReturnType<typeof createNodeEngine>, lon: number, lat: number, dataType: string, sub: string, scale: string, date: string): Promise<number | null> {
+    const a = (await e.query('point', { wkts: `POINT (${lon} ${lat})`, dataType, options: { subDataType: sub, dataExtent: 'tc', timeScale: scale }, startDate: date, endDate: date })) as Record<string, Record<string, number | null>>;
+    return Object.values(Object.values(a)[0]!)[0]!;
+  }
+
+  it('frost days = days of the month with a minimum of 0 °C or lower, counted from the daily minimum layer', async () => {
+    const e = engine();
+    let total = 0;
+    for (const [, lon, lat] of farms) {
+      for (const m of ['06', '07', '08']) {
+        const last = new Date(Date.UTC(2024, Number(m), 0)).getUTCDate();
+        const tmin = await daily(e, lon, lat, 'min', `2024-${m}-01`, `2024-${m}-${last}`);
+        const counted = Object.values(tmin).filter((v) => v !== null && v <= 0).length;
+        expect(await one(e, lon, lat, 'frost', '-', 'monthly', `2024-${m}`)).toBe(counted);
+        total += counted;
+      }
+    }
+    // Frost really happens at these farms, so a wrong threshold would show.
+    expect(total).toBeGreaterThan(10);
+    await e.close();
+  });
+
+  it('UCU sums every hour; DPCU drops negative days — 1 May to 31 August, from the daily layers', async () => {
+    // Utah scores as the definition states them (bands met halfway between the published tenths).
+    const score = (t: number) => (t < 1.45 ? 0 : t < 2.45 ? 0.5 : t < 9.15 ? 1 : t < 12.45 ? 0.5 : t < 15.95 ? 0 : t < 18.05 ? -0.5 : -1);
+    const e = engine();
+    let negativeDays = 0;
+    for (const [, lon, lat] of farms) {
+      const tmin = await daily(e, lon, lat, 'min', '2024-05-01', '2024-08-31');
+      const tmax = await daily(e, lon, lat, 'max', '2024-05-01', '2024-08-31');
+      let ucu = 0;
+      let dpcu = 0;
+      for (const d of Object.keys(tmin)) {
+        let day = 0;
+        for (let h = 0; h < 24; h++) day += score(hourlyTemperature(tmin[d]!, tmax[d]!, h));
+        ucu += day;
+        dpcu += Math.max(0, day);
+        if (day < 0) negativeDays++;
+      }
+      expect(Object.keys(tmin).length).toBe(123);
+      expect(Math.abs((await one(e, lon, lat, 'chill', 'ucu', 'annual', '2024'))! - ucu)).toBeLessThanOrEqual(0.5 + 1e-6);
+      expect(Math.abs((await one(e, lon, lat, 'chill', 'dpcu', 'annual', '2024'))! - dpcu)).toBeLessThanOrEqual(0.5 + 1e-6);
+    }
+    // The two differ somewhere, or the test would not tell them apart.
+    expect(negativeDays).toBeGreaterThan(0);
+    await e.close();
   });
 });
 
