@@ -703,6 +703,12 @@ async function start(): Promise<void> {
       document.querySelectorAll('[data-tool]').forEach((x) => x.setAttribute('aria-pressed', String(x === b)));
     }),
   );
+  // Drawing needs a pointer; with the keyboard, find the place and add a point at the centre.
+  $('point-at-centre').addEventListener('click', () => {
+    const c = view.map.getCenter();
+    view.load([...view.geometries(), { id: 'centre', kind: 'point', coordinates: [c.lng, c.lat] }]);
+    onFormChange();
+  });
   $('delete-selected').addEventListener('click', () => view.deleteSelected());
   $('clear-all').addEventListener('click', () => view.clear());
   $('controls').addEventListener('change', onFormChange);

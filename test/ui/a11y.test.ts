@@ -131,6 +131,33 @@ describe('keyboard and labels', () => {
     await page.close();
   });
 
+  it('a query from the keyboard alone: find coordinates, point at the centre, run', async () => {
+    const page = await open();
+    await page.focus('#find-input');
+    await page.keyboard.type('-33.93, 18.87');
+    await page.keyboard.press('Enter');
+    // Back to the button in the side panel with Shift+Tab (no mouse).
+    let onButton = false;
+    for (let i = 0; i < 60 && !onButton; i++) {
+      await page.keyboard.press('Shift+Tab');
+      onButton = await page.evaluate(() => document.activeElement?.id === 'point-at-centre');
+    }
+    expect(onButton).toBe(true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#geometry-list li').allTextContents()).toEqual(['G1: point -33.9300, 18.8700']);
+    let onRun = false;
+    for (let i = 0; i < 60 && !onRun; i++) {
+      await page.keyboard.press('Tab');
+      onRun = await page.evaluate(() => document.activeElement?.id === 'run');
+    }
+    expect(onRun).toBe(true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^Answered/);
+    const body = await page.evaluate(() => (window as unknown as { cqUi: { lastRequest: { body: { wkts: string } } } }).cqUi.lastRequest.body);
+    expect(body.wkts).toBe('POINT (18.87 -33.93)');
+    await page.close();
+  });
+
   it('every field has a label', async () => {
     const page = await open();
     await page.getByLabel('Climate layer').check();
