@@ -29,12 +29,15 @@ function unreachable(url: string): DatasetLoadError {
   return new DatasetLoadError(`${url} could not be reached — the server may be down or not allow cross-origin requests (CORS).`, 'network', url);
 }
 
+/** What to do about a missing or wrong catalog, when the app was opened with ?data=. */
+export const DATA_ADVICE = 'Check that ?data= points to the folder that holds catalog.json.';
+
 /**
  * Fetches `url` (`what` names it for people, e.g. "The dataset's catalog")
  * and returns the response when it is a 2xx, or throws a
- * {@link DatasetLoadError} saying why not.
+ * {@link DatasetLoadError} saying why not, followed by `advice`.
  */
-export async function fetchChecked(url: string, what: string): Promise<Response> {
+export async function fetchChecked(url: string, what: string, advice = DATA_ADVICE): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(url);
@@ -44,7 +47,7 @@ export async function fetchChecked(url: string, what: string): Promise<Response>
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
     const why = response.status === 404 ? 'was not found (HTTP 404)' : `could not be read: the server answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-    throw new DatasetLoadError(`${what} ${url} ${why}. Check that ?data= points to the folder that holds catalog.json.`, 'http', url);
+    throw new DatasetLoadError(`${what} ${url} ${why}. ${advice}`, 'http', url);
   }
   return response;
 }
@@ -54,10 +57,10 @@ function isHtml(response: Response, text: string): boolean {
   return /html/i.test(response.headers.get('Content-Type') ?? '') || /^\s*<(!doctype|html|head|body)/i.test(text);
 }
 
-/** Reads and checks `catalog.json` under `datasetUrl`. */
-export async function loadCatalog(datasetUrl: string): Promise<Catalog> {
+/** Reads and checks `catalog.json` under `datasetUrl`; `advice` ends the message of a missing catalog or a web page. */
+export async function loadCatalog(datasetUrl: string, advice = DATA_ADVICE): Promise<Catalog> {
   const url = new URL('catalog.json', datasetUrl).href;
-  const response = await fetchChecked(url, "The dataset's catalog");
+  const response = await fetchChecked(url, "The dataset's catalog", advice);
   let text: string;
   try {
     text = await response.text();
@@ -65,7 +68,7 @@ export async function loadCatalog(datasetUrl: string): Promise<Catalog> {
     throw unreachable(url);
   }
   if (isHtml(response, text)) {
-    throw new DatasetLoadError(`${url} is a web page (HTML), not a dataset catalog (JSON). The server may answer every address with its home page: check that ?data= points to the folder that holds catalog.json.`, 'html', url);
+    throw new DatasetLoadError(`${url} is a web page (HTML), not a dataset catalog (JSON); the server may answer every address with its home page. ${advice}`, 'html', url);
   }
   let value: unknown;
   try {

@@ -671,7 +671,7 @@ function setUpFind(places: readonly Place[]): void {
 
 async function start(): Promise<void> {
   // A failed ?data= says which URL and why (dataset-load.ts); a host without Range support is a warning.
-  catalog = await loadCatalog(datasetUrl);
+  catalog = await loadCatalog(datasetUrl, params.has('data') ? undefined : 'Build the demo dataset with `npx climate-query demo`, or open the app with ?data= and the address of your own dataset.');
   void rangeWarning(datasetUrl).then((w) => ($('data-warning').textContent = w ?? ''));
   if (catalog.stations) {
     // The station list is the index the catalog points to (docs/data.md).

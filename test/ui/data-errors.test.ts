@@ -83,7 +83,7 @@ describe('?data= that cannot be used says which URL and why', () => {
   it('a web page where the catalog should be: says HTML, not JSON', async () => {
     const s = await serve(empty, { cors: true, htmlFallback: '<!doctype html><html><head><title>My farm site</title></head><body>Welcome</body></html>' });
     const { page, error } = await openOn(`${s.url}data/`);
-    expect(error).toMatch(new RegExp(`^${s.url.replace(/[.]/g, '\\.')}data/catalog\\.json is a web page \\(HTML\\), not a dataset catalog \\(JSON\\)\\.`));
+    expect(error).toMatch(new RegExp(`^${s.url.replace(/[.]/g, '\\.')}data/catalog\\.json is a web page \\(HTML\\), not a dataset catalog \\(JSON\\); the server may answer every address with its home page\\. Check that \\?data= points to the folder that holds catalog\\.json\\.$`));
     expect(s.log.find((e) => e.path === '/data/catalog.json')?.status).toBe(200);
     await page.close();
   });
@@ -108,6 +108,19 @@ describe('?data= that cannot be used says which URL and why', () => {
     await page.close();
   });
 
+  it('without ?data= and no demo built: says how to build it', async () => {
+    const bare = await startVite({});
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${bare.url}index.html`);
+      await page.evaluate(() => Promise.race([(window as unknown as { cqUi: { ready: Promise<void> } }).cqUi.ready.catch(() => undefined), new Promise((r) => setTimeout(r, 20_000))]));
+      expect(await page.locator('#data-error').textContent()).toMatch(new RegExp(`^.*${bare.url.replace(/[.]/g, '\\.')}data/demo/catalog\\.json .*Build the demo dataset with \`npx climate-query demo\`, or open the app with \\?data= and the address of your own dataset\\.$`));
+      await page.close();
+    } finally {
+      await bare.server.close();
+    }
+  });
+
   it('a host that ignores Range: a warning, and queries still answer (from whole files)', async () => {
     const s = await serve(demo, { cors: true, ranges: false });
     const page = await openAppPage(browser, `${vite.url}index.html?data=${encodeURIComponent(s.url)}`);
@@ -115,6 +128,7 @@ describe('?data= that cannot be used says which URL and why', () => {
       `The server ${new URL(s.url).host} does not support HTTP Range requests (it answered 200 instead of 206 to a request for one byte of ${s.url}catalog.json). Station and layer reads need Range support to fetch only the bytes a query uses; here each query downloads whole files, so answers will be slow and use much more data.`,
     );
     expect(await page.locator('#data-error').textContent()).toBe('');
+    await page.screenshot({ path: `${SHOTS}warning-no-range-1280.png` });
     // The check asked for one byte and got the whole file with 200.
     expect(s.log.some((e) => e.path === '/catalog.json' && e.status === 200 && e.bytes > 1)).toBe(true);
     await drawPoint(page, [18.87, -33.93]);
