@@ -9,7 +9,7 @@ import 'uplot/dist/uPlot.min.css';
 import { createEngineClient } from '../browser/engine-client.ts';
 import { registerClimateServiceWorker } from '../browser/service-worker-client.ts';
 import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
-import { dateFormatOf } from '../contract/periods.ts';
+import { parseRange, type TimeScale } from '../contract/periods.ts';
 import { MAX_POLYGON_AREA_M2 } from '../contract/raster-layers.ts';
 import { STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
 import type { Endpoint } from '../contract/types.ts';
@@ -19,6 +19,10 @@ import { parseStationIndex, type IndexedStation } from '../stations/station-inde
 import { ONLINE_BASEMAPS, basemapFromUrl, loadPlaces, type OnlineBasemap, type Place } from './basemap.ts';
 import { answeringStations, datasetBounds, defaultStationDates, heldRange, sqlDefaultDays } from './dataset-info.ts';
 import { mountSqlPanel } from './sql-panel.ts';
+import { fetchChecked, loadCatalog, rangeWarning } from './dataset-load.ts';
+import { renderDeveloperPanel, setUpCopyButtons, showRawError } from './developer-panel.ts';
+import { dateInputAttrs, fromDateInput, toDateInput } from './date-input.ts';
+import { askText, layerDefinition, layerName, plainError, stationWords, subTypeName, withUnit } from './words.ts';
 import { createMapView, type DrawTool, type MapView } from './map-view.ts';
 import { parseCoordinates, searchPlaces, type Found } from './place-search.ts';
 import {
@@ -59,10 +63,6 @@ let chart: uPlot | null = null;
 
 // ---------- form <-> state ----------
 
-function dateInputType(scale: string): string {
-  return { daily: 'date', monthly: 'month', hourly: 'datetime-local', annual: 'number', calendar_month: 'text' }[scale] ?? 'text';
-}
-
 /** The dataset's raster layers (its catalog declares them; none before it is loaded). */
 function layers(): RasterLayerEntry[] {
   return catalog?.rasters ?? [];
@@ -85,14 +85,6 @@ function currentScale(form: FormState): string | null {
   return form.source === 'stations' ? form.timeScale : (formLayer(form)?.timeScale ?? null);
 }
 
-/** datetime-local gives "yyyy-mm-ddThh:mm"; the contract wants seconds. */
-function fromInput(scale: string | null, value: string): string {
-  return scale === 'hourly' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? `${value}:00` : value;
-}
-function toInput(scale: string | null, value: string): string {
-  return scale === 'hourly' ? value.slice(0, 16) : value;
-}
-
 function renderForm(form: FormState): void {
   (document.querySelector(`input[name=source][value=${form.source}]`) as HTMLInputElement).checked = true;
   $('station-options').hidden = form.source !== 'stations';
@@ -106,25 +98,28 @@ function renderForm(form: FormState): void {
       box.type = 'checkbox';
       box.value = t;
       box.checked = form.dataTypes.includes(t);
-      label.append(box, ` ${t}`);
+      // The plain name; the contract name is in the tooltip and the developer panel.
+      label.title = t;
+      label.append(box, ` ${withUnit(stationWords(form.timeScale, t))}`);
       return label;
     }),
   );
   $<HTMLSelectElement>('dataType').value = form.dataType;
   const subTypes = layers().filter((l) => l.dataType === form.dataType).map((l) => l.subDataType);
-  $<HTMLSelectElement>('subDataType').replaceChildren(...subTypes.map((s) => new Option(s === '-' ? '— (none)' : s, s, false, s === form.subDataType)));
+  $<HTMLSelectElement>('subDataType').replaceChildren(...subTypes.map((s) => new Option(subTypeName(form.dataType, s), s, false, s === form.subDataType)));
   $<HTMLSelectElement>('aggregationMethod').value = form.aggregationMethod;
   const layer = formLayer(form);
-  $('layer-info').textContent = layer ? `${layer.description}; ${layer.unit}; extent "${layer.extent}"; ${layer.timeScale ?? 'undated'}${heldText(form)}` : 'This dataset has no such layer.';
+  $('layer-info').textContent = layer ? `${layerName(layer)}, ${layer.timeScale === null ? 'one value, no dates' : `${layer.timeScale.replace('_', ' ')} values`}${heldText(form)}.` : 'This dataset has no such layer.';
+  $('layer-definition').textContent = (layer && layerDefinition(layer.dataType, layer.subDataType, layer.description)) ?? '';
+  $('layer-code').textContent = layer && form.source === 'raster' ? `Layer: dataType "${layer.dataType}", subDataType "${layer.subDataType}", dataExtent "${layer.extent}", timeScale ${layer.timeScale === null ? 'none' : `"${layer.timeScale}"`}.` : '';
   const scale = currentScale(form);
   $('dates').hidden = scale === null;
   for (const id of ['startDate', 'endDate'] as const) {
     const input = $<HTMLInputElement>(id);
-    input.type = dateInputType(scale ?? 'daily');
-    if (scale === 'hourly') input.step = '3600';
-    input.value = toInput(scale, form[id]);
+    Object.assign(input, dateInputAttrs(scale ?? 'daily'));
+    input.value = toDateInput(scale, form[id]);
   }
-  $('date-format').textContent = scale ? `Format: ${dateFormatOf(scale as never)}` : '';
+  $('date-format').textContent = scale ? `Type dates as ${dateInputAttrs(scale).placeholder}.` : '';
 }
 
 function heldText(form: FormState): string {
@@ -144,8 +139,8 @@ function readForm(): FormState {
     dataType: $<HTMLSelectElement>('dataType').value,
     subDataType: $<HTMLSelectElement>('subDataType').value,
     aggregationMethod: $<HTMLSelectElement>('aggregationMethod').value as FormState['aggregationMethod'],
-    startDate: fromInput(currentScale(ui.form), $<HTMLInputElement>('startDate').value),
-    endDate: fromInput(currentScale(ui.form), $<HTMLInputElement>('endDate').value),
+    startDate: fromDateInput(currentScale(ui.form), $<HTMLInputElement>('startDate').value),
+    endDate: fromDateInput(currentScale(ui.form), $<HTMLInputElement>('endDate').value),
   };
   return form;
 }
@@ -179,6 +174,7 @@ function defaultDates(form: FormState): Pick<FormState, 'startDate' | 'endDate'>
 
 function clearErrors(): void {
   document.querySelectorAll<HTMLElement>('.error').forEach((e) => (e.textContent = ''));
+  showRawError('');
 }
 
 /** Removes the last answer from the screen, so an old chart never sits under a new question. */
@@ -201,7 +197,10 @@ function clearResults(): void {
 function showError(err: { field?: string; message: string }): void {
   const field = err.field?.replace(/\[\d+\]$/, '');
   const slot = (field && document.getElementById(`error-${field}`)) || $('error-request');
-  slot.textContent = err.message;
+  // People read "field G2"; the developer panel keeps the message as sent.
+  const kind = view ? (endpointFor(ui.form, view.geometries())?.used[0]?.kind ?? null) : null;
+  slot.textContent = plainError(err.message, kind);
+  showRawError(err.message);
 }
 
 function geometryLabel(i: number): string {
@@ -252,17 +251,18 @@ function renderGeometries(): void {
 function renderRequest(): void {
   clearErrors();
   const req = buildRequest(ui.form, view.geometries(), layers());
-  const info = $('endpoint-info');
+  renderDeveloperPanel(req);
+  $('ask-info').textContent = askText(req?.endpoint ?? null, endpointFor(ui.form, view.geometries())?.used.length ?? 0);
   if (!req) {
-    info.textContent = 'Draw a point (nearest station, or a layer value) or a field (station average, or a layer statistic).';
-    $('request-json').textContent = '';
-    $('fetch-snippet').textContent = '';
+    // Nothing drawn yet: the dates are still checked, by the contract's own parser.
+    const scale = currentScale(ui.form);
+    try {
+      if (scale) parseRange(scale as TimeScale, ui.form.startDate, ui.form.endDate);
+    } catch (e) {
+      if (e instanceof ClimateQueryError) showError(e);
+    }
     return;
   }
-  info.textContent = `Endpoint: POST ${req.path}`;
-  const json = JSON.stringify(req.body, null, 2);
-  $('request-json').textContent = json;
-  $('fetch-snippet').textContent = `const res = await fetch('.${req.path}', {\n  method: 'POST',\n  headers: { 'Content-Type': 'application/json' },\n  body: JSON.stringify(${json.replace(/\n/g, '\n  ')}),\n});\nconst answer = await res.json();`;
   try {
     validateRequest(req.endpoint, req.body);
   } catch (e) {
@@ -353,7 +353,11 @@ async function run(): Promise<void> {
   renderResults(req.endpoint, req.body, res.body);
   const empty = !ui.table || ui.table.series.every((s) => s.values.every((v) => v === null));
   $('status').textContent = empty ? `No values for these dates (${seconds} s).` : `Answered in ${seconds} s.`;
-  if (empty) explainEmpty(req.endpoint, req.body, res.body);
+  if (empty) {
+    // Nothing to read in a table of empty rows: the message says what the data holds.
+    $('table').replaceChildren();
+    explainEmpty(req.endpoint, req.body, res.body);
+  }
 }
 
 /**
@@ -470,7 +474,7 @@ function renderChart(table: ResultTable, data: Array<Array<number | null>>): voi
         ...shown.map(({ s }, k) => {
           const sum = isSum(s.label, table.timeScale);
           return {
-            label: s.unit ? `${s.label} (${s.unit})` : s.label,
+            label: seriesTitle(s),
             scale: s.unit || 'value',
             stroke: PALETTE[k % PALETTE.length],
             fill: sum ? `${PALETTE[k % PALETTE.length]}99` : undefined,
@@ -491,10 +495,15 @@ function renderChart(table: ResultTable, data: Array<Array<number | null>>): voi
 
 const MAX_TABLE_ROWS = 2000;
 
+/** A column's heading for people: its plain title (query-model's toTable) with the unit. */
+function seriesTitle(s: ResultTable['series'][number]): string {
+  return withUnit({ name: s.title ?? s.label, unit: s.unit });
+}
+
 function renderTable(t: ResultTable): void {
   const table = $<HTMLTableElement>('table');
   const head = document.createElement('tr');
-  for (const h of ['period', ...t.series.map((s) => (s.unit ? `${s.label} (${s.unit})` : s.label))]) {
+  for (const h of ['period', ...t.series.map(seriesTitle)]) {
     const th = document.createElement('th');
     th.scope = 'col';
     th.textContent = h;
@@ -549,7 +558,7 @@ function renderMetadata(endpoint: Endpoint, answer: unknown): void {
     add(meta.length ? `${meta.length} station(s) inside the field contribute; per-period counts are in the table:` : 'No station with data lies inside the field.');
     for (const m of meta) add(`${stationName(m.station_lat, m.station_lon)} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation === null ? 'elevation unknown' : `${m.station_elevation} m`}`);
   } else {
-    add('Values are null where a point or field lies outside the layer or on no-data (sea).');
+    add('A value is left empty where a point or field lies outside the layer or on the sea (the layer has no data there).');
   }
   box.replaceChildren(ul);
 }
@@ -581,7 +590,8 @@ async function preview(): Promise<void> {
     ($('legend').querySelector('.ramp') as HTMLElement).style.background = RAMP_CSS;
     $('legend-min').textContent = `${p.min.toFixed(1)} ${p.unit}`;
     $('legend-max').textContent = `${p.max.toFixed(1)} ${p.unit}`;
-    $('status').textContent = `Showing ${form.dataType} ${form.subDataType} ${key || ''} on the map.`;
+    const variant = layer.subDataType === '-' ? '' : `, ${subTypeName(layer.dataType, layer.subDataType)}`;
+    $('status').textContent = `Showing ${layer.description}${variant}${key ? `, ${key.replace(/^--/, 'month ')}` : ''} on the map.`;
   } catch (e) {
     showError({ field: 'startDate', message: (e as Error).message });
     $('status').textContent = '';
@@ -662,18 +672,17 @@ function setUpFind(places: readonly Place[]): void {
 // ---------- start ----------
 
 async function start(): Promise<void> {
-  const res = await fetch(new URL('catalog.json', datasetUrl));
-  if (!res.ok) throw new Error(`No dataset at ${datasetUrl} (HTTP ${res.status}). Run \`npx climate-query demo\`.`);
-  catalog = (await res.json()) as Catalog;
+  // A failed ?data= says which URL and why (dataset-load.ts); a host without Range support is a warning.
+  catalog = await loadCatalog(datasetUrl, params.has('data') ? undefined : 'Build the demo dataset with `npx climate-query demo`, or open the app with ?data= and the address of your own dataset.');
+  void rangeWarning(datasetUrl).then((w) => ($('data-warning').textContent = w ?? ''));
   if (catalog.stations) {
     // The station list is the index the catalog points to (docs/data.md).
-    const idx = await fetch(new URL(catalog.stations.index, datasetUrl));
-    if (!idx.ok) throw new Error(`Cannot load the station index ${new URL(catalog.stations.index, datasetUrl).href} (HTTP ${idx.status}).`);
+    const idx = await fetchChecked(new URL(catalog.stations.index, datasetUrl).href, 'The station index');
     stationList = await parseStationIndex(await idx.arrayBuffer(), catalog.stations.index);
   }
   // The layer list is the dataset's own (its catalog), so a user's dataset shows nothing of the demo.
   const dataTypes = [...new Set(layers().map((l) => l.dataType))];
-  $<HTMLSelectElement>('dataType').replaceChildren(...dataTypes.map((d) => new Option(`${d} — ${layers().find((l) => l.dataType === d)!.description}`, d)));
+  $<HTMLSelectElement>('dataType').replaceChildren(...dataTypes.map((d) => new Option(layerName(layers().find((l) => l.dataType === d)!), d)));
   (document.querySelector('input[name=source][value=raster]') as HTMLInputElement).disabled = dataTypes.length === 0;
   (document.querySelector('input[name=source][value=stations]') as HTMLInputElement).disabled = !catalog.stations;
   const restored = decodeState(location.hash);
@@ -696,6 +705,12 @@ async function start(): Promise<void> {
       document.querySelectorAll('[data-tool]').forEach((x) => x.setAttribute('aria-pressed', String(x === b)));
     }),
   );
+  // Drawing needs a pointer; with the keyboard, find the place and add a point at the centre.
+  $('point-at-centre').addEventListener('click', () => {
+    const c = view.map.getCenter();
+    view.load([...view.geometries(), { id: 'centre', kind: 'point', coordinates: [c.lng, c.lat] }]);
+    onFormChange();
+  });
   $('delete-selected').addEventListener('click', () => view.deleteSelected());
   $('clear-all').addEventListener('click', () => view.clear());
   $('controls').addEventListener('change', onFormChange);
@@ -705,8 +720,7 @@ async function start(): Promise<void> {
   });
   $('cancel').addEventListener('click', () => running?.abort());
   $('preview').addEventListener('click', () => void preview());
-  $('copy-json').addEventListener('click', () => void navigator.clipboard?.writeText($('request-json').textContent ?? ''));
-  $('copy-fetch').addEventListener('click', () => void navigator.clipboard?.writeText($('fetch-snippet').textContent ?? ''));
+  setUpCopyButtons();
   $('download-csv').addEventListener('click', () => ui.table && download('climate-query.csv', 'text/csv', toCsv(ui.table)));
   $('download-json').addEventListener('click', () => download('climate-query.json', 'application/json', JSON.stringify(ui.lastAnswer, null, 1)));
   if (catalog.stations) {
@@ -716,6 +730,7 @@ async function start(): Promise<void> {
       suggestedStations: () => answeringStations(stationList, ui.lastAnswer),
       defaultDays: (scale) => sqlDefaultDays(stationList, scale),
       download,
+      columns: (scale) => (catalog.stations?.dataTypes[scale] ?? []).map((t): [string, string] => [t, withUnit(stationWords(scale, t))]),
     });
   }
   if (location.hash) applyHash(location.hash);
@@ -727,6 +742,7 @@ async function start(): Promise<void> {
 }
 
 ui.ready = start().catch((e: unknown) => {
-  $('error-request').textContent = (e as Error).message;
+  // At the top of the page: nothing else works without the dataset.
+  $('data-error').textContent = (e as Error).message;
   throw e;
 });

@@ -9,6 +9,7 @@ import type { StationTimeScale } from '../contract/station-data-types.ts';
 import type { Endpoint } from '../contract/types.ts';
 import { areaM2 } from '../contract/geodesic.ts';
 import type { PolygonCoords, Position } from '../contract/wkt.ts';
+import { stationWords, subTypeName } from './words.ts';
 
 /** A geometry drawn on the map. */
 export interface DrawnGeometry {
@@ -105,26 +106,17 @@ export function buildRequest(form: FormState, geometries: readonly DrawnGeometry
   return { endpoint: target.endpoint, path: `/api/${target.endpoint}/`, body };
 }
 
-/** Unit of a station data type (docs/data.md), for axis labels. */
+/** Unit of a station data type (docs/data.md), for axis labels; the words table (words.ts) holds it. */
 export function stationUnit(type: string): string {
-  if (type === 'et0') return 'mm';
-  if (type.startsWith('temperature') || type.startsWith('dew_point')) return '°C';
-  if (type.startsWith('rain') || type.startsWith('evaporation')) return 'mm';
-  if (type === 'solar_radiation_sum') return 'MJ/m²';
-  if (type === 'solar_rad_std') return 'MJ/m²';
-  if (type.startsWith('solar_rad')) return 'W/m²';
-  if (type === 'sunshine_duration') return 'min';
-  if (type.startsWith('sunshine')) return 'h';
-  if (type.startsWith('wind_direction')) return '°';
-  if (type.startsWith('wind_speed')) return 'm/s';
-  if (type.startsWith('humidity')) return '%';
-  if (type.startsWith('leaf_wet')) return 'min wet/h';
-  return '';
+  return stationWords('daily', type).unit;
 }
 
 /** One column of results: a label, its unit and a value per row. */
 export interface Series {
+  /** The contract's names ("G1 temperature_max"): the CSV's heading, and what isSum reads. */
   label: string;
+  /** The same in plain words ("G1 Air temperature, daily maximum"), for the chart and the table. */
+  title?: string;
   unit: string;
   values: Array<number | null>;
 }
@@ -151,29 +143,33 @@ export function toTable(endpoint: Endpoint, request: Record<string, unknown>, an
     const types = request.dataTypes as string[];
     const keys = Object.keys(res);
     const rows = keys.length ? Object.keys(res[keys[0]!]!.data) : [];
-    const series = keys.flatMap((k, i) => types.map((t) => ({ label: `G${i + 1} ${t}`, unit: stationUnit(t), values: rows.map((r) => res[k]!.data[r]?.[t] ?? null) })));
-    return { rows, series, temporal: true, timeScale: (request.options as { timeScale: string }).timeScale };
+    const scale = (request.options as { timeScale: string }).timeScale;
+    const series = keys.flatMap((k, i) => types.map((t) => ({ label: `G${i + 1} ${t}`, title: `G${i + 1} ${stationWords(scale, t).name}`, unit: stationUnit(t), values: rows.map((r) => res[k]!.data[r]?.[t] ?? null) })));
+    return { rows, series, temporal: true, timeScale: scale };
   }
   if (endpoint === 'poly-aggregate') {
     const res = answer as { aggregated_data: Record<string, Values> };
     const types = request.dataTypes as string[];
     const rows = Object.keys(res.aggregated_data);
+    const scale = (request.options as { timeScale: string }).timeScale;
     const series = types.flatMap((t) => [
-      { label: `G1 ${t}`, unit: stationUnit(t), values: rows.map((r) => res.aggregated_data[r]?.[t] ?? null) },
-      { label: `G1 ${t}_station_count`, unit: 'stations', values: rows.map((r) => res.aggregated_data[r]?.[`${t}_station_count`] ?? null) },
+      { label: `G1 ${t}`, title: `G1 ${stationWords(scale, t).name}`, unit: stationUnit(t), values: rows.map((r) => res.aggregated_data[r]?.[t] ?? null) },
+      { label: `G1 ${t}_station_count`, title: `G1 ${stationWords(scale, t).name}: stations`, unit: 'stations', values: rows.map((r) => res.aggregated_data[r]?.[`${t}_station_count`] ?? null) },
     ]);
-    return { rows, series, temporal: true, timeScale: (request.options as { timeScale: string }).timeScale };
+    return { rows, series, temporal: true, timeScale: scale };
   }
   const res = answer as Record<string, Values | number | null>;
   const keys = Object.keys(res);
   const sub = (request.options as { subDataType?: string }).subDataType;
-  const family = layerOf(layers, String(request.dataType), sub) ?? { dataType: String(request.dataType), unit: '', timeScale: null };
+  const family = layerOf(layers, String(request.dataType), sub) ?? { dataType: String(request.dataType), unit: '', timeScale: null, description: String(request.dataType) };
   const label = `${family.dataType} ${sub ?? ''}`.trim();
+  // Plain: the catalog's description, and the variant's name where there is one to tell apart.
+  const title = sub && sub !== '-' ? `${family.description}, ${subTypeName(family.dataType, sub)}` : family.description;
   if (family.timeScale === null) {
-    return { rows: keys.map((_, i) => `G${i + 1}`), series: [{ label, unit: family.unit, values: keys.map((k) => res[k] as number | null) }], temporal: false, timeScale: null };
+    return { rows: keys.map((_, i) => `G${i + 1}`), series: [{ label, title, unit: family.unit, values: keys.map((k) => res[k] as number | null) }], temporal: false, timeScale: null };
   }
   const rows = keys.length ? Object.keys(res[keys[0]!] as Values) : [];
-  const series = keys.map((k, i) => ({ label: `G${i + 1} ${label}`, unit: family.unit, values: rows.map((r) => (res[k] as Values)[r] ?? null) }));
+  const series = keys.map((k, i) => ({ label: `G${i + 1} ${label}`, title: `G${i + 1} ${title}`, unit: family.unit, values: rows.map((r) => (res[k] as Values)[r] ?? null) }));
   return { rows, series, temporal: family.timeScale !== 'calendar_month', timeScale: family.timeScale };
 }
 

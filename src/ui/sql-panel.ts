@@ -22,6 +22,8 @@ export interface SqlPanelOptions {
   defaultDays: (scale: StationTimeScale) => { from: string; to: string };
   /** Saves a file for the user. */
   download: (name: string, type: string, text: string) => void;
+  /** The data type columns a time scale loads, each with its plain name and unit. */
+  columns: (scale: StationTimeScale) => Array<[column: string, words: string]>;
 }
 
 /** Most result rows drawn on the page; the CSV holds them all. */
@@ -46,7 +48,7 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
   const stations = el('input', { id: 'sql-stations', autocomplete: 'off', placeholder: 'station ids, comma-separated' });
   stations.setAttribute('list', 'sql-station-list');
   const list = el('datalist', { id: 'sql-station-list' });
-  const scale = el('select', { id: 'sql-timeScale' }, ...(['hourly', 'daily', 'monthly'] as const).map((s) => el('option', { value: s, textContent: s })));
+  const scale = el('select', { id: 'sql-timeScale' }, ...([['hourly', 'hour'], ['daily', 'day'], ['monthly', 'month']] as const).map(([s, w]) => el('option', { value: s, textContent: `${w} (${s})` })));
   const from = el('input', { id: 'sql-from', placeholder: 'yyyy-mm-dd', pattern: '\\d{4}-\\d{2}-\\d{2}', inputMode: 'numeric' });
   const to = el('input', { id: 'sql-to', placeholder: 'yyyy-mm-dd', pattern: '\\d{4}-\\d{2}-\\d{2}', inputMode: 'numeric' });
   const text = el('textarea', { id: 'sql-text', rows: 7, spellcheck: false });
@@ -57,6 +59,7 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
   status.setAttribute('aria-live', 'polite');
   const error = el('p', { id: 'sql-error', className: 'error', role: 'alert' });
   const table = el('table', { id: 'sql-table' });
+  const columnList = el('dl', { id: 'sql-columns' });
   const label = (forId: string, words: string) => el('label', { htmlFor: forId, textContent: words });
 
   const panel = el(
@@ -64,10 +67,11 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
     { id: 'sql-panel' },
     el('summary', { textContent: 'SQL over station records' }),
     el('p', { className: 'hint', textContent: 'Ask your own question of the records with DuckDB SQL. The query sees observations(station_id, time, one column per data type) and stations(station_id, name, lat, lon, elevation). DuckDB itself loads the first time you run a query (about 34 MB, 7–8 MB where the host compresses it), then stays for the visit.' }),
-    label('sql-example', 'Example'), example,
-    label('sql-stations', 'Stations'), stations, list,
-    label('sql-timeScale', 'Time scale'), scale,
-    el('div', { className: 'sql-dates' }, el('span', {}, label('sql-from', 'From'), from), el('span', {}, label('sql-to', 'To'), to)),
+    el('details', {}, el('summary', { textContent: 'Columns of observations' }), columnList),
+    label('sql-example', 'Ready query'), example,
+    label('sql-stations', 'Station ids'), stations, list,
+    label('sql-timeScale', 'Records by'), scale,
+    el('div', { className: 'sql-dates' }, el('span', {}, label('sql-from', 'First day'), from), el('span', {}, label('sql-to', 'Last day'), to)),
     label('sql-text', 'SQL'), text,
     el('div', { className: 'actions' }, runButton, cancel, csv, status),
     error,
@@ -79,15 +83,25 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
   let running: AbortController | null = null;
 
   const setDays = () => {
-    const d = options.defaultDays(scale.value as StationTimeScale);
+    const s = scale.value as StationTimeScale;
+    const d = options.defaultDays(s);
     from.value = d.from;
     to.value = d.to;
+    const time = s === 'hourly' ? 'the hour, station time (TIMESTAMP)' : s === 'daily' ? 'the day (DATE)' : "the month's first day (DATE)";
+    columnList.replaceChildren(
+      ...[['station_id', 'the station (join stations on it)'], ['time', time], ...options.columns(s)].flatMap(([c, w]) => [el('dt', { textContent: c! }), el('dd', { textContent: w! })]),
+    );
   };
   panel.addEventListener('toggle', () => {
     if (!panel.open) return;
     if (list.childElementCount === 0) list.append(...options.stations().map((s) => el('option', { value: s.id, label: s.name })));
     if (!stations.value) stations.value = options.suggestedStations().join(', ');
     if (!from.value) setDays();
+    // Start from the first ready query rather than an empty box.
+    if (!text.value && SQL_EXAMPLES[0]) {
+      example.value = '0';
+      example.dispatchEvent(new Event('change'));
+    }
   });
   example.addEventListener('change', () => {
     const x = SQL_EXAMPLES[Number(example.value)];

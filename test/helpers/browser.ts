@@ -22,9 +22,11 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 /** Starts Vite on the repository root, with `datasets` mounted as /<name>/. */
-export async function startVite(datasets: Record<string, string>): Promise<{ server: ViteDevServer; url: string }> {
+export async function startVite(datasets: Record<string, string>, options: { withoutPublic?: boolean } = {}): Promise<{ server: ViteDevServer; url: string }> {
   const server = await createServer({
     root: new URL('../..', import.meta.url).pathname,
+    // withoutPublic: as on a fresh clone, whatever `npm start` left in public/ (the demo dataset) is not served.
+    ...(options.withoutPublic ? { publicDir: false as const } : {}),
     logLevel: 'error',
     server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
     plugins: [

@@ -19,6 +19,18 @@ export interface RangeRequestLog {
   bytes: number;
 }
 
+/** How the server behaves; the defaults are a plain same-origin static host. */
+export interface RangeServerOptions {
+  /** Sends CORS headers as `climate-query serve` does, so a page of another origin can read it. */
+  cors?: boolean;
+  /** False: ignores Range and answers 200 with the whole file, as some hosts do. */
+  ranges?: boolean;
+  /** Answers a missing file with this HTML page (200, text/html), as single-page-app hosts do. */
+  htmlFallback?: string;
+  /** Answers these paths with this HTTP status and no body. */
+  status?: Record<string, number>;
+}
+
 /** A running server. */
 export interface RangeServer {
   /** Base URL ending in "/", e.g. http://127.0.0.1:41234/ */
@@ -32,10 +44,18 @@ export interface RangeServer {
 }
 
 /** Starts a server for `root` on 127.0.0.1, port chosen by the OS. */
-export async function startRangeServer(root: string): Promise<RangeServer> {
+export async function startRangeServer(root: string, options: RangeServerOptions = {}): Promise<RangeServer> {
   const log: RangeRequestLog[] = [];
   const server = createServer((req, res) => {
-    void handle(root, req, res, (entry) => log.push(entry));
+    if (options.cors) {
+      res.setHeader('Access-Control-Allow-Origin', '*');
+      res.setHeader('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, ETag');
+      if (req.method === 'OPTIONS') {
+        res.writeHead(204, { 'Access-Control-Allow-Methods': 'GET, HEAD', 'Access-Control-Allow-Headers': 'Range' }).end();
+        return;
+      }
+    }
+    void handle(root, req, res, (entry) => log.push(entry), options);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -61,15 +81,20 @@ export async function startRangeServer(root: string): Promise<RangeServer> {
 
 // Each request is logged as soon as its status and length are known, before the body is
 // streamed, so a client that has its bytes always sees its request counted.
-async function handle(root: string, req: IncomingMessage, res: ServerResponse, record: (e: RangeRequestLog) => void): Promise<void> {
+async function handle(root: string, req: IncomingMessage, res: ServerResponse, record: (e: RangeRequestLog) => void, options: RangeServerOptions): Promise<void> {
   const method = req.method ?? 'GET';
   const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-  const range = req.headers.range ?? null;
+  const range = options.ranges === false ? null : (req.headers.range ?? null);
   const done = (status: number, bytes = 0): void => record({ method, path, range, status, bytes });
   const file = normalize(join(root, path));
   if (!file.startsWith(normalize(root + sep)) || (method !== 'GET' && method !== 'HEAD')) {
     res.writeHead(method === 'GET' || method === 'HEAD' ? 403 : 405).end();
     return done(res.statusCode);
+  }
+  const forced = options.status?.[path];
+  if (forced) {
+    res.writeHead(forced).end();
+    return done(forced);
   }
   let size: number;
   try {
@@ -77,6 +102,10 @@ async function handle(root: string, req: IncomingMessage, res: ServerResponse, r
     if (!s.isFile()) throw new Error('not a file');
     size = s.size;
   } catch {
+    if (options.htmlFallback !== undefined) {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(options.htmlFallback);
+      return done(200, Buffer.byteLength(options.htmlFallback));
+    }
     res.writeHead(404).end();
     return done(404);
   }

@@ -13,6 +13,7 @@ import type { ViteDevServer } from 'vite';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
 import { launchChromium, startVite } from '../helpers/browser.ts';
+import { drawPoint, drawPolygon, mapIdle, networkOff, openAppPage, runAndWait, tableCells, zoomTo, type Ui } from '../helpers/app-page.ts';
 
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../test-results/', import.meta.url).pathname;
@@ -21,83 +22,8 @@ let vite: { server: ViteDevServer; url: string };
 let engine: ClimateEngine;
 let mine = '';
 
-type Ui = {
-  ready: Promise<void>;
-  view: { map: { project(l: [number, number]): { x: number; y: number } } };
-  lastRequest?: { endpoint: string; path: string; body: Record<string, unknown> };
-  lastAnswer?: unknown;
-  chartData?: Array<Array<number | null>>;
-  table?: { rows: string[]; series: Array<{ label: string; values: Array<number | null> }> };
-};
-
-/** Cuts the page off from everything but the test server, as on a farm with no signal. */
-async function networkOff(page: Page): Promise<string[]> {
-  const blocked: string[] = [];
-  await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => {
-    blocked.push(route.request().url());
-    return route.abort('internetdisconnected');
-  });
-  return blocked;
-}
-
-async function openApp(url = `${vite.url}index.html`, size = { width: 1280, height: 800 }, before?: (page: Page) => Promise<unknown>): Promise<Page> {
-  const page = await browser.newPage({ viewport: size });
-  // Tests never reach the internet: whatever the app asks of it fails.
-  await networkOff(page);
-  await before?.(page);
-  await page.goto(url);
-  await page.waitForFunction(() => 'cqUi' in window);
-  await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.ready);
-  // Let the map draw the stations and the basemap.
-  await mapIdle(page);
-  return page;
-}
-
-async function clickAt(page: Page, lonLat: [number, number]): Promise<void> {
-  const box = (await page.locator('#map').boundingBox())!;
-  const p = await page.evaluate((ll) => (window as unknown as { cqUi: Ui }).cqUi.view.map.project(ll), lonLat);
-  await page.mouse.click(box.x + p.x, box.y + p.y);
-  await page.waitForTimeout(120);
-}
-
-async function drawPoint(page: Page, lonLat: [number, number]): Promise<void> {
-  await page.getByRole('button', { name: 'Point', exact: true }).click();
-  await clickAt(page, lonLat);
-}
-
-async function drawPolygon(page: Page, ring: Array<[number, number]>): Promise<void> {
-  await page.getByRole('button', { name: 'Polygon', exact: true }).click();
-  for (const v of ring) await clickAt(page, v);
-  await clickAt(page, ring[0]!);
-}
-
-async function zoomTo(page: Page, center: [number, number], zoom: number): Promise<void> {
-  await page.evaluate(([c, z]) => {
-    const map = (window as unknown as { cqUi: { view: { map: { jumpTo(o: unknown): void } } } }).cqUi.view.map;
-    map.jumpTo({ center: c, zoom: z });
-  }, [center, zoom] as const);
-  await page.waitForTimeout(200);
-}
-
-async function runAndWait(page: Page): Promise<Ui> {
-  await page.getByRole('button', { name: 'Run query' }).click();
-  await page.waitForFunction(() => /Answered|Failed|Cancelled/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 60_000 });
-  expect(await page.locator('#status').textContent()).toMatch(/Answered/);
-  return page.evaluate(() => {
-    const u = (window as unknown as { cqUi: Ui }).cqUi;
-    return { lastRequest: u.lastRequest, lastAnswer: u.lastAnswer, chartData: u.chartData, table: u.table } as Ui;
-  });
-}
-
-/** The table as the user sees it: header labels and cell texts. */
-async function tableCells(page: Page): Promise<{ head: string[]; rows: string[][] }> {
-  return page.evaluate(() => {
-    const t = document.getElementById('table') as HTMLTableElement;
-    return {
-      head: [...t.querySelectorAll('thead th')].map((th) => th.textContent ?? ''),
-      rows: [...t.querySelectorAll('tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent ?? '')),
-    };
-  });
+function openApp(url = `${vite.url}index.html`, size = { width: 1280, height: 800 }, before?: (page: Page) => Promise<unknown>): Promise<Page> {
+  return openAppPage(browser, url, size, before);
 }
 
 /** A table cell against its value: empty for null, else the value rounded to the decimals shown. */
@@ -165,14 +91,6 @@ type MapHandle = {
   loaded(): boolean;
   areTilesLoaded(): boolean;
 };
-
-async function mapIdle(page: Page): Promise<void> {
-  await page.waitForFunction(() => {
-    const map = (window as unknown as { cqUi: { view: { map: { loaded(): boolean; areTilesLoaded(): boolean } } } }).cqUi.view.map;
-    return map.loaded() && map.areTilesLoaded();
-  }, undefined, { timeout: 20_000 });
-  await page.waitForTimeout(250);
-}
 
 /** Brightness (r+g+b) of each pixel of the map in a box around a point, from a real screenshot. */
 async function pixelsAround(page: Page, lonLat: [number, number], half: { w: number; h: number }): Promise<number[]> {
@@ -329,6 +247,8 @@ describe('answers that explain themselves', () => {
     expect(message).toContain(`No values for 2022-06-01T00:00:00 to 2022-06-07T23:00:00. ${st.name} holds hourly`);
     expect(message).toContain(`from ${first} to`);
     expect(await page.locator('#chart').innerHTML()).toBe('');
+    // No table of empty rows under the message.
+    expect(await page.locator('#table tr').count()).toBe(0);
     await page.screenshot({ path: `${SHOTS}ui-no-data.png` });
     await page.locator('#no-data button').click();
     await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^Answered/);
@@ -354,7 +274,7 @@ describe('answers that explain themselves', () => {
 describe('the map app', () => {
   it('shows the offline basemap and the stations (empty state)', async () => {
     const page = await openApp();
-    expect(await page.locator('#endpoint-info').textContent()).toContain('Draw a point');
+    expect(await page.locator('#ask-info').textContent()).toContain('Draw a point');
     const stationsDrawn = await page.evaluate(() => {
       const map = (window as unknown as { cqUi: { view: { map: { queryRenderedFeatures(o: unknown): unknown[] } } } }).cqUi.view.map;
       return map.queryRenderedFeatures({ layers: ['stations'] }).length;
@@ -435,14 +355,14 @@ describe('the map app', () => {
 
     // The layer itself on the map, for the chosen date, with its legend.
     await page.getByRole('button', { name: 'Show layer on map' }).click();
-    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/^Showing temp/);
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/^Showing Daily air temperature, Daily maximum, 2024-\d\d-\d\d on the map\.$/);
     expect(await page.locator('#legend').isVisible()).toBe(true);
     expect(await page.locator('#legend-min').textContent()).toMatch(/°C$/);
     expect(await page.evaluate(() => Boolean((window as unknown as { cqUi: { view: { map: { getLayer(id: string): unknown } } } }).cqUi.view.map.getLayer('preview')))).toBe(true);
 
     await drawPolygon(page, [[19.03, -34.16], [19.07, -34.16], [19.07, -34.135], [19.03, -34.135]]);
     await expect.poll(() => page.locator('#geometry-list .over').count()).toBe(1);
-    expect(await page.locator('#error-wkts').textContent()).toMatch(/item 2 has an area of \d+\.\d+ km²; each polygon may be at most 2 km²/);
+    expect(await page.locator('#error-wkts').textContent()).toMatch(/^Field G2 has an area of \d+\.\d+ km²; each field may be at most 2 km²/);
     const before = await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.lastRequest);
     await page.getByRole('button', { name: 'Run query' }).click();
     await page.waitForTimeout(300);
@@ -456,7 +376,7 @@ describe('the map app', () => {
     await page.getByLabel('Climate layer').check();
     await page.getByLabel('Layer', { exact: true }).selectOption('chill');
     await page.getByRole('button', { name: 'Show layer on map' }).click();
-    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/^Showing chill/);
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/^Showing Winter chill per season, Daily Positive Chill Units/);
     await page.waitForTimeout(300);
     await page.screenshot({ path: `${SHOTS}ui-layer-preview.png` });
     await page.close();
@@ -468,7 +388,7 @@ describe('the map app', () => {
     await page.getByLabel('From', { exact: true }).fill('2024-08-01');
     await page.getByLabel('To', { exact: true }).fill('2024-07-01');
     await page.getByLabel('To', { exact: true }).dispatchEvent('change');
-    await expect.poll(() => page.locator('#error-startDate').textContent()).toMatch(/startDate "2024-08-01" is after endDate "2024-07-01"/);
+    await expect.poll(() => page.locator('#error-startDate').textContent()).toMatch(/^The From date "2024-08-01" is after the To date "2024-07-01"/);
     await page.screenshot({ path: `${SHOTS}ui-error-dates.png` });
     await page.close();
   });
@@ -492,7 +412,7 @@ describe('the map app', () => {
   it('restores the same view and query from the URL', async () => {
     const page = await openApp();
     await page.getByLabel('Time scale').selectOption('monthly');
-    await page.getByLabel('rain_sum').check();
+    await page.getByLabel('Rainfall, monthly total (mm)').check();
     await drawPolygon(page, [[18.7, -34.2], [19.5, -34.2], [19.5, -33.6], [18.7, -33.6]]);
     const url = page.url();
     const json = await page.locator('#request-json').textContent();
@@ -535,10 +455,12 @@ describe("a user's own dataset", () => {
     const page = await openApp(`${vite.url}index.html?data=${encodeURIComponent(`${vite.url}data/mine/`)}`);
     // Its one layer, described as its catalog says; nothing of the demo's six families.
     const options = await page.locator('#dataType option').allTextContents();
-    expect(options).toEqual(['elevation — Height above sea level (ETOPO5)']);
+    expect(options).toEqual(['Height above sea level (ETOPO5) (m)']);
     expect(await page.locator('input[name=source][value=stations]').isDisabled()).toBe(true);
     expect(await page.locator('input[name=source][value=raster]').isChecked()).toBe(true);
-    expect(await page.locator('#layer-info').textContent()).toContain('Height above sea level (ETOPO5); m; extent "za"; undated');
+    expect(await page.locator('#layer-info').textContent()).toBe('Height above sea level (ETOPO5) (m), one value, no dates.');
+    // The contract's names are in the developer panel.
+    expect(await page.locator('#layer-code').textContent()).toBe('Layer: dataType "elevation", subDataType "-", dataExtent "za", timeScale none.');
     await drawPoint(page, [19.0, -33.0]);
     const ui = await runAndWait(page);
     expect(ui.lastRequest!.body).toMatchObject({ dataType: 'elevation', options: { subDataType: '-', dataExtent: 'za' } });

@@ -1,0 +1,183 @@
+/**
+ * The words a person reads for the contract's names: station data types
+ * and raster layers by a plain name with their unit, short definitions of
+ * the agronomic indices, and error messages with "field G2" for "wkts
+ * item 2". One table, so the form, the chart, the table headers and the
+ * tests all read the same words. No DOM here.
+ *
+ * Layer descriptions and units come from the dataset's catalog (a user's
+ * dataset has its own); this module adds only what a catalog has no field
+ * for: names of the contract's sub-types and the definitions of chill,
+ * growing degree days and frost days as the demo build computes them.
+ */
+import { CHILL_SEASON, GDD_BASE, GDD_SEASON } from '../build/demo-rasters-agro.ts';
+import { RASTER_FAMILIES } from '../contract/raster-layers.ts';
+import type { StationTimeScale } from '../contract/station-data-types.ts';
+
+/** A plain name and the unit of its values. */
+export interface Words {
+  name: string;
+  unit: string;
+}
+
+// Per data type: [plain name, unit], and per-scale overrides where the same
+// contract name means another thing hourly, daily or monthly (docs/data.md).
+type Entry = { name: string; unit: string; hourly?: Partial<Words>; monthly?: Partial<Words> };
+const T = (what: string): Entry => ({ name: `Air temperature, ${what}`, unit: '°C' });
+
+/** Every station data type of contract table 2.4 (all three scales), as a person reads it. */
+const STATION_WORDS: Record<string, Entry> = {
+  temperature_mean: { ...T('daily mean'), hourly: { name: 'Air temperature, hourly mean' }, monthly: { name: 'Air temperature, monthly mean' } },
+  temperature_min: { ...T('daily minimum'), hourly: { name: 'Air temperature, hourly minimum' }, monthly: { name: 'Air temperature, lowest of the month' } },
+  temperature_max: { ...T('daily maximum'), hourly: { name: 'Air temperature, hourly maximum' }, monthly: { name: 'Air temperature, highest of the month' } },
+  temperature_median: { ...T('daily median'), monthly: { name: 'Air temperature, monthly median' } },
+  rain: { name: 'Rainfall', unit: 'mm' },
+  rain_sum: { name: 'Rainfall, daily total', unit: 'mm', monthly: { name: 'Rainfall, monthly total' } },
+  rain_mean: { name: 'Rainfall, mean per hour', unit: 'mm', monthly: { name: 'Rainfall, mean per day' } },
+  rain_min: { name: 'Rainfall, driest hour', unit: 'mm', monthly: { name: 'Rainfall, driest day' } },
+  rain_max: { name: 'Rainfall, wettest hour', unit: 'mm', monthly: { name: 'Rainfall, wettest day' } },
+  solar_radation: { name: 'Solar radiation, hourly mean', unit: 'W/m²' },
+  solar_radiation_sum: { name: 'Solar radiation, daily total', unit: 'MJ/m²', monthly: { name: 'Solar radiation, monthly total' } },
+  solar_rad_std_sum: { name: 'Solar radiation, sum of hourly readings', unit: 'W/m²' },
+  solar_rad_std_mean: { name: 'Solar radiation, mean of hourly readings', unit: 'W/m²' },
+  solar_rad_std_min: { name: 'Solar radiation, lowest hourly reading', unit: 'W/m²' },
+  solar_rad_std_max: { name: 'Solar radiation, highest hourly reading', unit: 'W/m²' },
+  solar_rad_std: { name: 'Solar radiation, day-to-day variation (std. dev.)', unit: 'MJ/m²' },
+  sunshine_duration: { name: 'Sunshine', unit: 'min' },
+  sunshine_duration_sum: { name: 'Sunshine, daily total', unit: 'h', monthly: { name: 'Sunshine, monthly total' } },
+  wind_direction: { name: 'Wind direction', unit: '° from north' },
+  wind_direction_mean: { name: 'Wind direction, mean', unit: '° from north' },
+  wind_direction_median: { name: 'Wind direction, median', unit: '° from north' },
+  leaf_wetness: { name: 'Leaf wetness', unit: 'min wet/h' },
+  leaf_wetness_mean: { name: 'Leaf wetness, mean', unit: 'min wet/h' },
+  leaf_wetness_median: { name: 'Leaf wetness, median', unit: 'min wet/h' },
+  leaf_wetnes_min: { name: 'Leaf wetness, lowest', unit: 'min wet/h' },
+  leaf_wetness_max: { name: 'Leaf wetness, highest', unit: 'min wet/h' },
+  wind_speed: { name: 'Wind speed', unit: 'm/s' },
+  wind_speed_max: { name: 'Wind speed, strongest gust', unit: 'm/s' },
+  wind_speed_mean: { name: 'Wind speed, mean', unit: 'm/s' },
+  wind_speed_min: { name: 'Wind speed, lowest', unit: 'm/s' },
+  evaporation: { name: 'Evaporation (pan)', unit: 'mm' },
+  evaporation_sum: { name: 'Evaporation (pan), daily total', unit: 'mm', monthly: { name: 'Evaporation (pan), monthly total' } },
+  dew_point: { name: 'Dew point', unit: '°C' },
+  dew_point_mean: { name: 'Dew point, mean', unit: '°C' },
+  dew_point_median: { name: 'Dew point, median', unit: '°C' },
+  dew_point_min: { name: 'Dew point, lowest', unit: '°C' },
+  dew_point_max: { name: 'Dew point, highest', unit: '°C' },
+  humidity: { name: 'Relative humidity', unit: '%' },
+  humidity_min: { name: 'Relative humidity, lowest', unit: '%' },
+  humidity_max: { name: 'Relative humidity, highest', unit: '%' },
+  humidity_mean: { name: 'Relative humidity, mean', unit: '%' },
+  humidity_median: { name: 'Relative humidity, median', unit: '%' },
+  et0: { name: 'Reference evapotranspiration (ET₀, FAO-56)', unit: 'mm' },
+};
+
+/** A station data type at a time scale as a person reads it; an unknown name is shown as it is, without a unit. */
+export function stationWords(scale: StationTimeScale | string, type: string): Words {
+  const e = STATION_WORDS[type];
+  if (!e) return { name: type, unit: '' };
+  const over = scale === 'hourly' ? e.hourly : scale === 'monthly' ? e.monthly : undefined;
+  return { name: over?.name ?? e.name, unit: over?.unit ?? e.unit };
+}
+
+/** "Name (unit)", or the name alone when there is no unit. */
+export function withUnit(w: Words): string {
+  return w.unit ? `${w.name} (${w.unit})` : w.name;
+}
+
+/** Every station data type the table names (the tests check it covers the contract's table 2.4). */
+export const STATION_WORD_NAMES: readonly string[] = Object.keys(STATION_WORDS);
+
+const SEASON_MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const day = (m: number, d: number) => `${d} ${SEASON_MONTHS[m - 1]}`;
+const chillSeason = `${day(CHILL_SEASON.startMonth, CHILL_SEASON.startDay)} to ${day(CHILL_SEASON.endMonth, CHILL_SEASON.endDay)}`;
+const interimSeason = `${day(CHILL_SEASON.startMonth, CHILL_SEASON.startDay)} to ${day(CHILL_SEASON.interimEndMonth, CHILL_SEASON.interimEndDay)}`;
+const gddSeason = `${day(GDD_SEASON.startMonth, GDD_SEASON.startDay)} of the year before to ${day(GDD_SEASON.endMonth, GDD_SEASON.endDay)} of the season's year`;
+// The Utah model's hourly scores (Richardson, Seeley & Walker 1974), as utahUnits() in the demo build has them.
+const UTAH_SCORES = '1 unit an hour at 2.5–9.1 °C, ½ just either side (1.5–2.4 and 9.2–12.4 °C), 0 at 12.5–15.9 °C, −½ at 16–18 °C and −1 above 18 °C';
+const HOURS = "Hourly temperatures are estimated from each day's minimum and maximum.";
+
+/** Plain names of the contract's raster sub-types (the catalog names the layer; its sub-types are bare codes). */
+const SUB_WORDS: Record<string, Record<string, string>> = {
+  chill: { dpcu: 'Daily Positive Chill Units (DPCU)', dpcui: 'DPCU, interim (to 30 June)', ucu: 'Utah chill units (UCU)', ucui: 'UCU, interim (to 30 June)' },
+  gdd: Object.fromEntries(Object.entries(GDD_BASE).map(([k, b]) => [k, `${k[0]!.toUpperCase()}${k.slice(1)} (base ${b} °C)`])),
+  temp: { min: 'Daily minimum', mean: 'Daily mean', max: 'Daily maximum' },
+  rain: { monthly_median: 'Median for each calendar month' },
+  windspeed: { 20: 'At 20 m above ground', 50: 'At 50 m above ground', 100: 'At 100 m above ground', 150: 'At 150 m above ground' },
+};
+
+/** A layer's sub-type as a person reads it: "Daily Positive Chill Units, DPCU …"; "—" for a layer without one; else the code itself. */
+export function subTypeName(dataType: string, subDataType: string): string {
+  if (subDataType === '-') return '— (one variant)';
+  return SUB_WORDS[dataType]?.[subDataType] ?? subDataType;
+}
+
+/** What the catalog says of a layer that the words need. */
+export interface LayerText {
+  dataType: string;
+  subDataType: string;
+  description: string;
+  unit: string;
+}
+
+/** A layer's name for the layer list: the catalog's description and unit, e.g. "Winter chill per season (chill units)". */
+export function layerName(layer: Pick<LayerText, 'description' | 'unit'>): string {
+  return withUnit({ name: layer.description, unit: layer.unit });
+}
+
+/**
+ * A short definition of a contract index layer, as the demo build computes
+ * it (src/build/demo-rasters-agro.ts; docs/layers.md); null for a layer
+ * that needs none (temperature, rainfall, wind) or that this app does not
+ * know. With `description`, only a layer that describes itself as the
+ * contract's family does (a user's own "gdd" layer with its own words may
+ * use another base or season, and must not be told it uses ours).
+ */
+export function layerDefinition(dataType: string, subDataType: string, description?: string): string | null {
+  const family = (RASTER_FAMILIES as Record<string, { title: string } | undefined>)[dataType];
+  if (description !== undefined && family?.title !== description) return null;
+  if (dataType === 'chill' && ['dpcu', 'dpcui', 'ucu', 'ucui'].includes(subDataType)) {
+    const season = subDataType.endsWith('i') ? interimSeason : chillSeason;
+    if (subDataType.startsWith('dpcu')) {
+      return `Daily Positive Chill Units (Linsley-Noakes et al. 1995, a South African variant of the Utah model): each day's 24 hourly Utah units are added up, a day that comes out negative counts as 0, and the days from ${season} are summed. Utah units score each hour by its temperature: 1 at 2.5–9.1 °C, less either side, negative above 16 °C. ${HOURS}`;
+    }
+    return `Utah chill units (Richardson et al. 1974): every hour scores by its temperature — ${UTAH_SCORES} — and all hours from ${season} are summed, so warm spells take chill away. ${HOURS}`;
+  }
+  if (dataType === 'gdd') {
+    const base = (GDD_BASE as Record<string, number>)[subDataType];
+    if (base === undefined) return null;
+    return `Growing degree days: each day adds its mean temperature, (minimum + maximum) ÷ 2, minus the base of ${base} °C, or nothing when the mean is below the base; summed from ${gddSeason}.`;
+  }
+  if (dataType === 'frost') return 'Frost days: how many days of the month had a minimum temperature of 0 °C or lower.';
+  return null;
+}
+
+/**
+ * An error message in the app's words: "wkts item 2" becomes "field G2"
+ * (or "point G2"), since the list beside the map calls the geometries
+ * G1, G2… in request order; the request's date fields become From and To.
+ * The raw message stays in the developer panel.
+ */
+export function plainError(message: string, kind: 'point' | 'polygon' | null): string {
+  const noun = kind === 'polygon' ? 'field' : kind === 'point' ? 'point' : 'shape';
+  const plain = message
+    .replace(/\bwkts item (\d+)/g, (_m, n: string) => `${noun} G${n}`)
+    .replace(/\beach polygon\b/g, kind === 'polygon' ? 'each field' : 'each polygon')
+    .replace(/\btimeScale "(\w+)" wants\b/g, (_m, scale: string) => `${scale.replace('_', ' ')} dates are written`)
+    .replace(/\bstartDate\b/g, 'the From date')
+    .replace(/\bendDate\b/g, 'the To date')
+    .replace(/\bwkts\b/g, 'the drawn shapes');
+  return plain.charAt(0).toUpperCase() + plain.slice(1);
+}
+
+/** What the Run button will ask, in plain words (the endpoint itself is in the developer panel). */
+export function askText(endpoint: string | null, count: number): string {
+  const n = count > 1 ? `G1–G${count}` : 'G1';
+  switch (endpoint) {
+    case 'nearest-station': return `Records of the nearest weather station to ${count > 1 ? 'each point' : 'the point'} (${n}).`;
+    case 'poly-aggregate': return `The average of the weather stations inside the field (${n}).`;
+    case 'point': return `The layer's value at ${count > 1 ? 'each point' : 'the point'} (${n}).`;
+    case 'polygon': return `The layer's value over ${count > 1 ? 'each field' : 'the field'} (${n}), its pixels combined as chosen.`;
+    default: return 'Draw a point (nearest station, or a layer value) or a field (station average, or a layer statistic).';
+  }
+}
