@@ -12,6 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { ViteDevServer } from 'vite';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
+import { drawPoint, drawPolygon, mapIdle, networkOff, runAndWait, type AnswerSnapshot } from '../helpers/app-page.ts';
 import { launchChromium, startVite } from '../helpers/browser.ts';
 
 const demo = inject('demoDataset');
@@ -30,16 +31,6 @@ type Ui = {
   table?: { rows: string[]; series: Array<{ label: string; values: Array<number | null> }> };
 };
 
-/** Cuts the page off from everything but the test server, as on a farm with no signal. */
-async function networkOff(page: Page): Promise<string[]> {
-  const blocked: string[] = [];
-  await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (route) => {
-    blocked.push(route.request().url());
-    return route.abort('internetdisconnected');
-  });
-  return blocked;
-}
-
 async function openApp(url = `${vite.url}index.html`, size = { width: 1280, height: 800 }, before?: (page: Page) => Promise<unknown>): Promise<Page> {
   const page = await browser.newPage({ viewport: size });
   // Tests never reach the internet: whatever the app asks of it fails.
@@ -53,40 +44,12 @@ async function openApp(url = `${vite.url}index.html`, size = { width: 1280, heig
   return page;
 }
 
-async function clickAt(page: Page, lonLat: [number, number]): Promise<void> {
-  const box = (await page.locator('#map').boundingBox())!;
-  const p = await page.evaluate((ll) => (window as unknown as { cqUi: Ui }).cqUi.view.map.project(ll), lonLat);
-  await page.mouse.click(box.x + p.x, box.y + p.y);
-  await page.waitForTimeout(120);
-}
-
-async function drawPoint(page: Page, lonLat: [number, number]): Promise<void> {
-  await page.getByRole('button', { name: 'Point', exact: true }).click();
-  await clickAt(page, lonLat);
-}
-
-async function drawPolygon(page: Page, ring: Array<[number, number]>): Promise<void> {
-  await page.getByRole('button', { name: 'Polygon', exact: true }).click();
-  for (const v of ring) await clickAt(page, v);
-  await clickAt(page, ring[0]!);
-}
-
 async function zoomTo(page: Page, center: [number, number], zoom: number): Promise<void> {
   await page.evaluate(([c, z]) => {
     const map = (window as unknown as { cqUi: { view: { map: { jumpTo(o: unknown): void } } } }).cqUi.view.map;
     map.jumpTo({ center: c, zoom: z });
   }, [center, zoom] as const);
   await page.waitForTimeout(200);
-}
-
-async function runAndWait(page: Page): Promise<Ui> {
-  await page.getByRole('button', { name: 'Run query' }).click();
-  await page.waitForFunction(() => /Answered|Failed|Cancelled/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 60_000 });
-  expect(await page.locator('#status').textContent()).toMatch(/Answered/);
-  return page.evaluate(() => {
-    const u = (window as unknown as { cqUi: Ui }).cqUi;
-    return { lastRequest: u.lastRequest, lastAnswer: u.lastAnswer, chartData: u.chartData, table: u.table } as Ui;
-  });
 }
 
 /** The table as the user sees it: header labels and cell texts. */
@@ -117,7 +80,7 @@ function expectedPeriod(row: string): string {
 }
 
 /** Checks answer = engine's answer, and chart data and table cells = values read straight from the answer. */
-async function expectChartAndTableMatch(page: Page, ui: Ui, expectedValues: (row: string) => Array<number | null>, skipChart = new Set<number>()): Promise<void> {
+async function expectChartAndTableMatch(page: Page, ui: AnswerSnapshot, expectedValues: (row: string) => Array<number | null>, skipChart = new Set<number>()): Promise<void> {
   const engineAnswer = await engine.query(ui.lastRequest!.endpoint as 'point', ui.lastRequest!.body);
   expect(ui.lastAnswer).toEqual(engineAnswer);
   const rows = ui.table!.rows;
@@ -165,14 +128,6 @@ type MapHandle = {
   loaded(): boolean;
   areTilesLoaded(): boolean;
 };
-
-async function mapIdle(page: Page): Promise<void> {
-  await page.waitForFunction(() => {
-    const map = (window as unknown as { cqUi: { view: { map: { loaded(): boolean; areTilesLoaded(): boolean } } } }).cqUi.view.map;
-    return map.loaded() && map.areTilesLoaded();
-  }, undefined, { timeout: 20_000 });
-  await page.waitForTimeout(250);
-}
 
 /** Brightness (r+g+b) of each pixel of the map in a box around a point, from a real screenshot. */
 async function pixelsAround(page: Page, lonLat: [number, number], half: { w: number; h: number }): Promise<number[]> {
