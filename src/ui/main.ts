@@ -7,6 +7,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { createEngineClient } from '../browser/engine-client.ts';
+import { keepForOffline } from '../browser/keep-offline.ts';
 import { registerClimateServiceWorker } from '../browser/service-worker-client.ts';
 import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
 import { dateFormatOf } from '../contract/periods.ts';
@@ -20,6 +21,9 @@ import { ONLINE_BASEMAPS, basemapFromUrl, loadPlaces, type OnlineBasemap, type P
 import { datasetBounds, defaultStationDates, heldRange } from './dataset-info.ts';
 import { createMapView, type DrawTool, type MapView } from './map-view.ts';
 import { parseCoordinates, searchPlaces, type Found } from './place-search.ts';
+import { createSavedList, type SavedList } from './saved-list.ts';
+import type { SavedAnswer } from './saved-store.ts';
+import { savedTimeLabel } from './saved-summary.ts';
 import {
   DEFAULT_FORM, MONTHS, areaOf, buildRequest, decimalsOf, decodeState, decodeView, encodeState, encodeView, endpointFor, formatValue, isSum, isTimeAxis, periodLabel, toCsv, toTable, xOf,
   type FormState, type ResultTable,
@@ -44,6 +48,10 @@ interface UiHandle {
   /** The uPlot chart on screen. */
   chart?: uPlot;
   engine: typeof engine;
+  /** The answers kept on this device. */
+  saved?: SavedList;
+  /** Settles once the service worker controls the page and has kept the dataset's start files. */
+  offline?: Promise<unknown>;
 }
 const ui: UiHandle = { ready: Promise.resolve(), form: { ...DEFAULT_FORM }, engine };
 (window as unknown as { cqUi: UiHandle }).cqUi = ui;
@@ -352,6 +360,28 @@ async function run(): Promise<void> {
   const empty = !ui.table || ui.table.series.every((s) => s.values.every((v) => v === null));
   $('status').textContent = empty ? `No values for these dates (${seconds} s).` : `Answered in ${seconds} s.`;
   if (empty) explainEmpty(req.endpoint, req.body, res.body);
+  else void ui.saved?.save({ form: { ...ui.form }, geometries: view.geometries(), used: endpointFor(ui.form, view.geometries())?.used ?? [], request: req, answer: res.body });
+}
+
+/** Shows a saved answer again from the device alone: its form, its geometries on the map, its chart and table. */
+function openSaved(item: SavedAnswer): void {
+  running?.abort();
+  ui.form = { ...item.form };
+  renderForm(ui.form);
+  view.load(item.geometries);
+  renderGeometries();
+  const pts = item.geometries.flatMap((g) => (g.kind === 'point' ? [g.coordinates as [number, number]] : (g.coordinates as Array<Array<[number, number]>>)[0]!));
+  if (pts.length) {
+    const lons = pts.map((p) => p[0]);
+    const lats = pts.map((p) => p[1]);
+    view.map.fitBounds([[Math.min(...lons), Math.min(...lats)], [Math.max(...lons), Math.max(...lats)]], { padding: 80, maxZoom: 11, duration: 0 });
+  }
+  clearResults();
+  ui.lastRequest = item.request;
+  ui.lastAnswer = item.answer;
+  renderResults(item.request.endpoint, item.request.body, item.answer);
+  $('status').textContent = `Saved answer from ${savedTimeLabel(item.savedAt)}, shown from this device.`;
+  writeUrl();
 }
 
 /**
@@ -707,11 +737,16 @@ async function start(): Promise<void> {
   $('copy-fetch').addEventListener('click', () => void navigator.clipboard?.writeText($('fetch-snippet').textContent ?? ''));
   $('download-csv').addEventListener('click', () => ui.table && download('climate-query.csv', 'text/csv', toCsv(ui.table)));
   $('download-json').addEventListener('click', () => download('climate-query.json', 'application/json', JSON.stringify(ui.lastAnswer, null, 1)));
+  ui.saved = await createSavedList($('results'), datasetUrl, openSaved);
   if (location.hash) applyHash(location.hash);
   else renderGeometries();
   // The service worker lets other code on this site use plain fetch('./api/…/').
   if ('serviceWorker' in navigator && params.get('sw') !== '0') {
-    void registerClimateServiceWorker({ scriptUrl: new URL('./sw.js', location.href).href, engine }).catch(() => undefined);
+    // Once it controls the page, it keeps the files the app starts from, for offline visits.
+    const startFiles = [new URL('catalog.json', datasetUrl).href, ...(catalog.stations ? [new URL(catalog.stations.index, datasetUrl).href] : [])];
+    ui.offline = registerClimateServiceWorker({ scriptUrl: new URL('./sw.js', location.href).href, engine })
+      .then(() => keepForOffline(startFiles))
+      .catch(() => undefined);
   }
 }
 

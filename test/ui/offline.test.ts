@@ -1,0 +1,170 @@
+// The app after one online visit, with no connection: the built site served
+// by `climate-query serve --static`, visited once in Chromium (two queries
+// run, the service worker installs and precaches the shell), then the
+// server is stopped and the browser put offline, and the page reloaded. The
+// app must open, draw its basemap, list the saved answers, show one again
+// (chart and table equal to the engine's answer) and export it as CSV and
+// JSON. Screenshots go to screens/ (not committed).
+import { mkdir, readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createNodeEngine } from '../../src/node/node-engine.ts';
+import type { ClimateEngine } from '../../src/engine/engine.ts';
+import { drawPoint, mapIdle, networkOff, runAndWait, type AnswerSnapshot } from '../helpers/app-page.ts';
+import { launchChromium } from '../helpers/browser.ts';
+import { buildSite, type BuiltSite } from '../helpers/built-site.ts';
+import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
+
+const demo = inject('demoDataset');
+const SCREENS = new URL('../../screens/', import.meta.url).pathname;
+let built: BuiltSite;
+let serve: ServeProcess;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let engine: ClimateEngine;
+let url = '';
+const answers: AnswerSnapshot[] = [];
+
+type SavedUi = { cqUi: { ready: Promise<void>; offline?: Promise<unknown>; saved?: { items(): Array<{ label: string; summary: string; savedAt: string; answer: unknown }> } } };
+
+beforeAll(async () => {
+  await mkdir(SCREENS, { recursive: true });
+  built = await buildSite(demo);
+  serve = await startServeProcess(built.dataset, ['--static', built.site]);
+  url = `${serve.url}index.html`;
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+  page = await context.newPage();
+  await networkOff(page);
+  engine = createNodeEngine(demo);
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (serve && serve.child.exitCode === null) serve.child.kill();
+  await engine?.close();
+  await built?.remove();
+});
+
+const saved = (p: Page) => p.evaluate(() => (window as unknown as SavedUi).cqUi.saved!.items().map((i) => ({ label: i.label, summary: i.summary, savedAt: i.savedAt, answer: i.answer })));
+
+describe('offline after the first visit', () => {
+  it('first visit online: the service worker precaches the shell and keeps the dataset start files; answers are saved', async () => {
+    await page.goto(url);
+    await page.waitForFunction(() => 'cqUi' in window);
+    await page.evaluate(() => (window as unknown as SavedUi).cqUi.ready);
+    const kept = (await page.evaluate(() => (window as unknown as SavedUi).cqUi.offline)) as { kept: string[]; failed: string[] } | null;
+    expect(kept).not.toBeNull();
+    expect(kept!.failed).toEqual([]);
+    expect(kept!.kept).toEqual([`${serve.url}data/demo/catalog.json`, `${serve.url}data/demo/stations/index.parquet`]);
+
+    // What the browser holds equals what the build listed, byte for byte in total.
+    const cached = await page.evaluate(async () => {
+      const name = (await caches.keys()).find((n) => n.startsWith('climate-query-shell-'))!;
+      const cache = await caches.open(name);
+      let bytes = 0;
+      const files: string[] = [];
+      for (const req of await cache.keys()) {
+        files.push(new URL(req.url).pathname.slice(1));
+        bytes += (await (await cache.match(req))!.arrayBuffer()).byteLength;
+      }
+      return { name, files: files.sort(), bytes };
+    });
+    expect(cached.name).toBe(`climate-query-shell-${built.manifest.version}`);
+    expect(cached.files).toEqual([...built.manifest.files].sort());
+    expect(cached.bytes).toBe(built.manifest.bytes);
+    expect(cached.files).toContain('index.html');
+    expect(cached.files.some((f) => /places-.*\.json$/.test(f))).toBe(true);
+    expect(cached.files.some((f) => /\.woff2$/.test(f))).toBe(true);
+    expect(cached.files.some((f) => /provinces.*\.geojson$/.test(f))).toBe(true);
+    console.log(`precached: ${cached.files.length} files, ${cached.bytes} bytes`);
+
+    // A station query (the default form) and a climate-layer query.
+    await drawPoint(page, [18.87, -33.93]);
+    answers.push(await runAndWait(page));
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.check('input[name=source][value=raster]');
+    await page.selectOption('#dataType', 'gdd');
+    await page.selectOption('#subDataType', 'grapes');
+    await drawPoint(page, [19.31, -33.37]);
+    answers.push(await runAndWait(page));
+    await page.waitForFunction(() => ((window as unknown as SavedUi).cqUi.saved?.items().length ?? 0) >= 2, undefined, { timeout: 10_000 });
+    const items = await saved(page);
+    expect(items.map((i) => i.answer)).toEqual([answers[1]!.lastAnswer, answers[0]!.lastAnswer]);
+    expect(items[0]!.label).toBe('G1 point -33.3700, 19.3100');
+    expect(items[0]!.summary).toBe('Layer gdd grapes (annual); 2019 to 2024');
+    expect(items[1]!.summary).toMatch(/^Station records \(nearest station\), daily: temperature_max, rain_sum; \d{4}-\d{2}-01 to \d{4}-\d{2}-\d{2}$/);
+  });
+
+  it('reloaded with the server stopped and the browser offline: opens, draws the basemap, shows a saved answer and exports it', async () => {
+    serve.child.kill();
+    await new Promise((resolve) => serve.child.once('exit', resolve));
+    await context.setOffline(true);
+    await page.reload();
+    await page.waitForFunction(() => 'cqUi' in window, undefined, { timeout: 20_000 });
+    await page.evaluate(() => (window as unknown as SavedUi).cqUi.ready);
+    await mapIdle(page);
+    // The bundled basemap drew: land (provinces), neighbours and place labels come from the precached files.
+    const drawn = await page.evaluate(() => {
+      const map = (window as unknown as { cqUi: { view: { map: { queryRenderedFeatures(o: unknown): unknown[] } } } }).cqUi.view.map;
+      return { land: map.queryRenderedFeatures({ layers: ['land'] }).length, neighbours: map.queryRenderedFeatures({ layers: ['neighbours'] }).length, labels: map.queryRenderedFeatures({ layers: ['place-labels'] }).length };
+    });
+    expect(drawn.land).toBeGreaterThan(0);
+    expect(drawn.neighbours).toBeGreaterThan(0);
+    expect(drawn.labels).toBeGreaterThan(0);
+
+    // The saved list, as a user reads it.
+    const texts = await page.locator('#saved-list .saved-open').allTextContents();
+    expect(texts).toHaveLength(2);
+    expect(texts[0]).toContain('G1 point -33.3700, 19.3100');
+    expect(texts[0]).toContain('Layer gdd grapes (annual); 2019 to 2024');
+    expect(texts[0]).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
+
+    // Open the climate-layer answer: chart and table from the device, equal to the engine's answer (computed here in Node).
+    await page.locator('#saved-list .saved-open').first().click();
+    await page.waitForFunction(() => /shown from this device/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 10_000 });
+    const shown = await page.evaluate(() => {
+      const u = (window as unknown as { cqUi: AnswerSnapshot }).cqUi;
+      return { lastRequest: u.lastRequest, lastAnswer: u.lastAnswer, chartData: u.chartData, table: u.table };
+    });
+    const body = shown.lastRequest!.body;
+    const fromEngine = (await engine.point(body as never)) as Record<string, Record<string, number | null>>;
+    expect(shown.lastAnswer).toEqual(fromEngine);
+    const years = Object.keys(fromEngine['POINT (19.31 -33.37)']!);
+    expect(years).toEqual(['2019', '2020', '2021', '2022', '2023', '2024']);
+    expect(shown.chartData![1]).toEqual(years.map((y) => fromEngine['POINT (19.31 -33.37)']![y]));
+    expect(await page.locator('#chart canvas').count()).toBeGreaterThan(0);
+    expect(await page.locator('#table tbody tr').count()).toBe(6);
+    // The field is back on the map.
+    expect(await page.locator('#geometry-list li').allTextContents()).toEqual(['G1: point -33.3700, 19.3100']);
+
+    // Export works offline: the CSV has one line per year with the engine's values at the data's precision.
+    const [csvDownload] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click('#download-csv')]);
+    const csv = (await readFile((await csvDownload.path())!, 'utf8')).trim().split('\n');
+    const catalog = JSON.parse(await readFile(`${demo}/catalog.json`, 'utf8')) as { rasters: Array<{ dataType: string; subDataType: string; unit: string }> };
+    const unit = catalog.rasters.find((l) => l.dataType === 'gdd' && l.subDataType === 'grapes')!.unit;
+    expect(csv[0]).toBe(`period,G1 gdd grapes (${unit})`);
+    expect(csv.slice(1).map((l) => l.split(',')[0])).toEqual(years);
+    csv.slice(1).forEach((l, i) => expect(Math.abs(Number(l.split(',')[1]) - fromEngine['POINT (19.31 -33.37)']![years[i]!]!)).toBeLessThanOrEqual(0.5));
+    const [jsonDownload] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click('#download-json')]);
+    expect(JSON.parse(await readFile((await jsonDownload.path())!, 'utf8'))).toEqual(fromEngine);
+
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: `${SCREENS}offline-1280x800.png` });
+    await page.screenshot({ path: `${SCREENS}offline-1280x800-full.png`, fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(400);
+    await page.screenshot({ path: `${SCREENS}offline-390x844.png`, fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('deletes a saved answer, and the deletion survives a reload offline', async () => {
+    await page.locator('#saved-list .saved-delete').nth(1).click();
+    await page.waitForFunction(() => document.querySelectorAll('#saved-list .saved-open').length === 1, undefined, { timeout: 10_000 });
+    await page.reload();
+    await page.waitForFunction(() => 'cqUi' in window, undefined, { timeout: 20_000 });
+    await page.evaluate(() => (window as unknown as SavedUi).cqUi.ready);
+    expect(await page.locator('#saved-list .saved-open').allTextContents()).toEqual([expect.stringContaining('Layer gdd grapes')]);
+  });
+});
