@@ -24,6 +24,7 @@ import { parseCoordinates, searchPlaces, type Found } from './place-search.ts';
 import { createSavedList, type SavedList } from './saved-list.ts';
 import type { SavedAnswer } from './saved-store.ts';
 import { savedTimeLabel } from './saved-summary.ts';
+import { createSeasonView, type SeasonView } from './season-view.ts';
 import {
   DEFAULT_FORM, MONTHS, areaOf, buildRequest, decimalsOf, decodeState, decodeView, encodeState, encodeView, endpointFor, formatValue, isSum, isTimeAxis, periodLabel, toCsv, toTable, xOf,
   type FormState, type ResultTable,
@@ -50,6 +51,8 @@ interface UiHandle {
   engine: typeof engine;
   /** The answers kept on this device. */
   saved?: SavedList;
+  /** The year against the other years, under the chart. */
+  season?: SeasonView;
   /** Settles once the service worker controls the page and has kept the dataset's start files. */
   offline?: Promise<unknown>;
 }
@@ -201,6 +204,7 @@ function clearResults(): void {
   ui.table = undefined;
   ui.chartData = undefined;
   ui.chart = undefined;
+  ui.season?.clear();
 }
 
 /** Shows an error next to the control its field names (or under Run). */
@@ -442,6 +446,7 @@ function renderResults(endpoint: Endpoint, body: Record<string, unknown>, answer
   renderChart(table, ui.chartData);
   renderTable(table);
   renderMetadata(endpoint, answer);
+  ui.season?.offer(endpoint, body);
   $<HTMLButtonElement>('download-csv').disabled = false;
   $<HTMLButtonElement>('download-json').disabled = false;
 }
@@ -737,6 +742,7 @@ async function start(): Promise<void> {
   $('copy-fetch').addEventListener('click', () => void navigator.clipboard?.writeText($('fetch-snippet').textContent ?? ''));
   $('download-csv').addEventListener('click', () => ui.table && download('climate-query.csv', 'text/csv', toCsv(ui.table)));
   $('download-json').addEventListener('click', () => download('climate-query.json', 'application/json', JSON.stringify(ui.lastAnswer, null, 1)));
+  ui.season = createSeasonView($('chart'), engine, () => ({ catalog, stations: stationList }));
   ui.saved = await createSavedList($('results'), datasetUrl, openSaved);
   if (location.hash) applyHash(location.hash);
   else renderGeometries();
