@@ -378,7 +378,7 @@ function openSaved(item: SavedAnswer): void {
   if (pts.length) {
     const lons = pts.map((p) => p[0]);
     const lats = pts.map((p) => p[1]);
-    view.map.fitBounds([[Math.min(...lons), Math.min(...lats)], [Math.max(...lons), Math.max(...lats)]], { padding: 80, maxZoom: 11, duration: 0 });
+    view.map.fitBounds([[Math.min(...lons), Math.min(...lats)], [Math.max(...lons), Math.max(...lats)]], { padding: 80, maxZoom: 9, duration: 0 });
   }
   clearResults();
   ui.lastRequest = item.request;
