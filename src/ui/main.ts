@@ -348,14 +348,25 @@ async function run(): Promise<void> {
   $('status').textContent = 'Running…';
   const res = await engine.handle({ method: 'POST', path: req.path, body: JSON.stringify(req.body) }, { signal: controller.signal });
   clearInterval(tick);
+  // A newer run, or a saved answer opened meanwhile, owns the screen now.
+  if (running !== controller) return;
+  running = null;
   $<HTMLButtonElement>('cancel').disabled = true;
   $<HTMLButtonElement>('run').disabled = false;
-  if (running === controller) running = null;
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   if (res.status !== 200) {
     const { error } = res.body as ErrorBody;
     $('status').textContent = error.code === 'aborted' ? 'Cancelled.' : `Failed after ${seconds} s.`;
     if (error.code !== 'aborted') showError(error);
+    if (error.code === 'dataset_unavailable' || error.code === 'upstream_timeout') {
+      ui.saved?.unreachable();
+      // The same question answered before: show that answer, and say it is the saved one.
+      const kept = ui.saved?.find(req.path, req.body);
+      if (kept) {
+        openSaved(kept);
+        $('status').textContent = `No connection to the dataset: showing the answer saved on ${savedTimeLabel(kept.savedAt)}.`;
+      }
+    }
     return;
   }
   ui.lastRequest = req;
@@ -370,6 +381,9 @@ async function run(): Promise<void> {
 /** Shows a saved answer again from the device alone: its form, its geometries on the map, its chart and table. */
 function openSaved(item: SavedAnswer): void {
   running?.abort();
+  running = null;
+  $<HTMLButtonElement>('cancel').disabled = true;
+  $<HTMLButtonElement>('run').disabled = false;
   ui.form = { ...item.form };
   renderForm(ui.form);
   view.load(item.geometries);

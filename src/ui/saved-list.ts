@@ -20,6 +20,10 @@ export interface SavedList {
   save(item: NewAnswer): Promise<SavedAnswer | null>;
   /** The items shown, newest first. */
   items(): SavedAnswer[];
+  /** The saved answer to exactly this request (path and body) in this dataset, if any. */
+  find(path: string, body: Record<string, unknown>): SavedAnswer | undefined;
+  /** Says the dataset could not be reached (a query failed for it), pointing to the saved answers. */
+  unreachable(): void;
 }
 
 /**
@@ -38,7 +42,19 @@ export async function createSavedList(parent: HTMLElement, dataset: string, onOp
   hint.textContent = `Every answer is kept here (the latest ${SAVED_LIMIT}) and opens without a connection. Click one to show it again.`;
   const list = document.createElement('ol');
   list.id = 'saved-list';
-  section.append(title, hint, list);
+  // With no connection, say where the answers are: new queries need the dataset's files.
+  // navigator.onLine is only a hint (true behind a dead link), so a failed read of the dataset says it too.
+  const offline = document.createElement('p');
+  offline.id = 'offline-notice';
+  offline.setAttribute('role', 'status');
+  const NO_CONNECTION = 'No connection: new queries need the dataset, but the answers saved below open without one.';
+  const showConnection = () => {
+    offline.textContent = navigator.onLine ? '' : NO_CONNECTION;
+  };
+  addEventListener('online', showConnection);
+  addEventListener('offline', showConnection);
+  showConnection();
+  section.append(title, offline, hint, list);
   parent.append(section);
 
   let store: SavedStore | null = null;
@@ -109,5 +125,12 @@ export async function createSavedList(parent: HTMLElement, dataset: string, onOp
       return saved;
     },
     items: () => shown,
+    find(path, body) {
+      const key = JSON.stringify(body);
+      return shown.find((i) => i.request.path === path && JSON.stringify(i.request.body) === key);
+    },
+    unreachable() {
+      offline.textContent = `The dataset could not be reached. ${shown.length ? 'The answers saved below open without a connection.' : 'Answers obtained online are kept here for such times.'}`;
+    },
   };
 }

@@ -91,6 +91,7 @@ export function createSeasonView(chartBox: HTMLElement, engine: Engine, dataset:
   let plan: SeasonPlan | null = null;
   let endpoint: Endpoint = 'point';
   let table: ResultTable | null = null;
+  let answer: unknown = null;
   let chart: uPlot | null = null;
   let state: SeasonState | null = null;
   let asked = 0;
@@ -102,8 +103,19 @@ export function createSeasonView(chartBox: HTMLElement, engine: Engine, dataset:
     summary.textContent = '';
     message.textContent = '';
     table = null;
+    answer = null;
     state = null;
     yearLabel.hidden = year.hidden = seriesLabel.hidden = series.hidden = true;
+  };
+
+  /** For nearest-station answers, which station the years come from: the widened dates may pick another than the answer above. */
+  const stationNote = (label: string): string => {
+    if (endpoint !== 'nearest-station' || !answer) return '';
+    const g = Number(/^G(\d+)/.exec(label)?.[1] ?? 1) - 1;
+    const m = Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number; distance_from_point_m: number } }>)[g]?.metadata;
+    if (!m) return '';
+    const name = dataset().stations.find((st) => st.lat === m.station_lat && st.lon === m.station_lon)?.name ?? 'station';
+    return ` Records of ${name} (${m.station_lat}, ${m.station_lon}), ${(m.distance_from_point_m / 1000).toFixed(2)} km away.`;
   };
 
   const draw = () => {
@@ -161,11 +173,11 @@ export function createSeasonView(chartBox: HTMLElement, engine: Engine, dataset:
       const v = season.chosen.find((x) => x !== null) ?? null;
       const m = season.mean[0]!;
       const diff = v === null ? '' : ` That is ${f(Math.abs(v - m))}${unit} ${v >= m ? 'above' : 'below'} the mean${m !== 0 ? ` (${v >= m ? '+' : '−'}${Math.abs(((v - m) / m) * 100).toFixed(0)} %)` : ''}${v < season.min[0]! ? ', lower than any other year' : v > season.max[0]! ? ', higher than any other year' : ''}.`;
-      summary.textContent = `${s.label}: ${season.year} ${v === null ? 'has no value' : `${f(v)}${unit}`}. Other years (${others}): mean ${f(m)}${unit}, lowest ${f(season.min[0]!)}, highest ${f(season.max[0]!)}.${diff}`;
+      summary.textContent = `${s.label}:${stationNote(s.label)} ${season.year} ${v === null ? 'has no value' : `${f(v)}${unit}`}. Other years (${others}): mean ${f(m)}${unit}, lowest ${f(season.min[0]!)}, highest ${f(season.max[0]!)}.${diff}`;
     } else {
       const outside = season.chosen.flatMap((v, i) => (v !== null && season.min[i] !== null && (v < season.min[i]! || v > season.max[i]!) ? [season.slots[i]!] : []));
       const missing = season.chosen.filter((v) => v === null).length;
-      summary.textContent = `${s.label}, ${season.year} month by month against ${one ? others : `the mean and range of ${others}`}.${outside.length ? ` Outside the other years' range in ${outside.join(', ')}.` : ` Within the other years' range in every month with values.`}${missing ? ` ${missing} month(s) of ${season.year} have no value.` : ''}`;
+      summary.textContent = `${s.label}, ${season.year} month by month against ${one ? others : `the mean and range of ${others}`}.${stationNote(s.label)}${outside.length ? ` Outside the other years' range in ${outside.join(', ')}.` : ` Within the other years' range in every month with values.`}${missing ? ` ${missing} month(s) of ${season.year} have no value.` : ''}`;
     }
   };
 
@@ -183,6 +195,7 @@ export function createSeasonView(chartBox: HTMLElement, engine: Engine, dataset:
         return;
       }
       const { catalog } = dataset();
+      answer = res.body;
       table = toTable(endpoint, p.body, res.body, catalog.rasters);
       const shown = table.series.map((s, i) => ({ s, i })).filter(({ s }) => s.unit !== 'stations');
       series.replaceChildren(...shown.map(({ s, i }) => new Option(s.unit ? `${s.label} (${s.unit})` : s.label, String(i))));

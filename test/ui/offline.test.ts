@@ -104,6 +104,14 @@ describe('offline after the first visit', () => {
     await page.reload();
     await page.waitForFunction(() => 'cqUi' in window, undefined, { timeout: 20_000 });
     await page.evaluate(() => (window as unknown as SavedUi).cqUi.ready);
+    // The page's URL still holds the last question, so the app asks it again on opening; with no
+    // connection it falls back to the answer saved for that same question, and says so.
+    await page.waitForFunction(() => /No connection|Answered|Failed/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 30_000 });
+    expect(await page.locator('#status').textContent()).toMatch(/^No connection to the dataset: showing the answer saved on \d{4}-\d{2}-\d{2} \d{2}:\d{2}\.$/);
+    expect(await page.evaluate(() => (window as unknown as { cqUi: AnswerSnapshot }).cqUi.lastAnswer)).toEqual(answers[1]!.lastAnswer);
+    expect(await page.locator('#offline-notice').textContent()).toBe('The dataset could not be reached. The answers saved below open without a connection.');
+
+    await page.evaluate(() => (window as unknown as { cqUi: { view: { map: { jumpTo(o: unknown): void } } } }).cqUi.view.map.jumpTo({ center: [23, -30], zoom: 4.5 }));
     await mapIdle(page);
     // The bundled basemap drew: land (provinces), neighbours and place labels come from the precached files.
     const drawn = await page.evaluate(() => {
@@ -157,6 +165,19 @@ describe('offline after the first visit', () => {
     await page.waitForTimeout(400);
     await page.screenshot({ path: `${SCREENS}offline-390x844.png`, fullPage: true });
     await page.setViewportSize({ width: 1280, height: 800 });
+
+    // A new question cannot be answered offline: it fails, promptly and in words, and the saved list stays.
+    await page.fill('#startDate', '2021');
+    await page.locator('#startDate').dispatchEvent('change');
+    const t0 = Date.now();
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await page.waitForFunction(() => /Answered|Failed/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 60_000 });
+    expect(await page.locator('#status').textContent()).toMatch(/^Failed/);
+    const why = (await page.locator('#error-request').textContent())!;
+    console.log(`offline query failed after ${Date.now() - t0} ms: ${why}`);
+    expect(why.length).toBeGreaterThan(10);
+    expect(Date.now() - t0).toBeLessThan(30_000);
+    expect(await page.locator('#saved-list .saved-open').count()).toBe(2);
   });
 
   it('deletes a saved answer, and the deletion survives a reload offline', async () => {

@@ -135,6 +135,8 @@ describe('a season against normal', () => {
       stationOf.push(`${only.metadata.station_lat},${only.metadata.station_lon}`);
     }
     expect(stationOf[0]).toBe(stationOf[1]);
+    // The panel names the station its years come from.
+    expect(await page.locator('#season-summary').textContent()).toContain(`(${stationOf[0]!.replace(',', ', ')}),`);
     const type = state.series.replace(/^G1 /, '');
     const month = (y: string, m: number) => {
       const key = Object.keys(perYear[y]!).find((k) => k.startsWith(`${y}-${String(m).padStart(2, '0')}`));
