@@ -5,7 +5,8 @@
 // app must open, draw its basemap, list the saved answers, show one again
 // (chart and table equal to the engine's answer) and export it as CSV and
 // JSON. Screenshots go to screens/ (not committed).
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
@@ -95,6 +96,20 @@ describe('offline after the first visit', () => {
     expect(items[0]!.label).toBe('G1 point -33.3700, 19.3100');
     expect(items[0]!.summary).toBe('Layer gdd grapes (annual); 2019 to 2024');
     expect(items[1]!.summary).toMatch(/^Station records \(nearest station\), daily: temperature_max, rain_sum; \d{4}-\d{2}-01 to \d{4}-\d{2}-\d{2}$/);
+  });
+
+  it('online, a redeployed catalog.json is read from the network at once and replaces the kept copy', async () => {
+    const path = join(built.dataset, 'catalog.json');
+    const original = await readFile(path, 'utf8');
+    const redeployed = original.replace('"name":"demo"', '"name":"demo, redeployed"');
+    expect(redeployed).not.toBe(original);
+    await writeFile(path, redeployed);
+    const catalogUrl = `${serve.url}data/demo/catalog.json`;
+    // Through the service worker (the page is controlled): network-first, so the new file, not the kept one.
+    const seen = await page.evaluate(async (u) => ((await (await fetch(u)).json()) as { name: string }).name, catalogUrl);
+    expect(seen).toBe('demo, redeployed');
+    const kept = await page.evaluate(async (u) => ((await (await (await caches.open('climate-query-data')).match(u))!.json()) as { name: string }).name, catalogUrl);
+    expect(kept).toBe('demo, redeployed');
   });
 
   it('reloaded with the server stopped and the browser offline: opens, draws the basemap, shows a saved answer and exports it', async () => {
