@@ -316,6 +316,8 @@ function applyHash(hash: string): void {
   renderForm(ui.form);
   view.load(restored.geometries);
   renderGeometries();
+  // load() clears first, and the clear wrote a URL without geometries: write the restored state back.
+  writeUrl();
   if (restored.geometries.length && buildRequest(ui.form, view.geometries(), layers())) void run();
 }
 
@@ -380,6 +382,8 @@ async function run(): Promise<void> {
 
 /** Shows a saved answer again from the device alone: its form, its geometries on the map, its chart and table. */
 function openSaved(item: SavedAnswer): void {
+  // The list is up before the map; a click in between waits for the next one.
+  if (!ui.view) return;
   running?.abort();
   running = null;
   $<HTMLButtonElement>('cancel').disabled = true;
@@ -726,6 +730,9 @@ async function start(): Promise<void> {
   const restored = decodeState(location.hash);
   ui.form = restored?.form ?? defaultForm();
   renderForm(ui.form);
+  // Before the map: its first moveend rewrites the URL, which must not happen between here and applyHash.
+  ui.season = createSeasonView($('chart'), engine, () => ({ catalog, stations: stationList }));
+  ui.saved = await createSavedList($('results'), datasetUrl, openSaved);
   const places = await loadPlaces();
   view = await createMapView($('map'), catalog, { styleUrl: params.get('style') ?? undefined, places, bounds: datasetBounds(catalog, stationList), stations: stationList });
   ui.view = view;
@@ -756,8 +763,6 @@ async function start(): Promise<void> {
   $('copy-fetch').addEventListener('click', () => void navigator.clipboard?.writeText($('fetch-snippet').textContent ?? ''));
   $('download-csv').addEventListener('click', () => ui.table && download('climate-query.csv', 'text/csv', toCsv(ui.table)));
   $('download-json').addEventListener('click', () => download('climate-query.json', 'application/json', JSON.stringify(ui.lastAnswer, null, 1)));
-  ui.season = createSeasonView($('chart'), engine, () => ({ catalog, stations: stationList }));
-  ui.saved = await createSavedList($('results'), datasetUrl, openSaved);
   if (location.hash) applyHash(location.hash);
   else renderGeometries();
   // The service worker lets other code on this site use plain fetch('./api/…/').

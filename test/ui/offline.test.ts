@@ -112,6 +112,28 @@ describe('offline after the first visit', () => {
     expect(kept).toBe('demo, redeployed');
   });
 
+  it('a redeployed app: the new service worker precaches the new shell, drops the old one, and the next load is the new page', async () => {
+    // A deploy as the build makes it: a changed file, and sw.js listing the new version.
+    const indexPath = join(built.site, 'index.html');
+    const html = await readFile(indexPath, 'utf8');
+    const newHtml = html.replace('</body>', '<!-- redeployed --></body>');
+    await writeFile(indexPath, newHtml);
+    const version = 'redeployed000001';
+    const bytes = built.manifest.bytes + Buffer.byteLength(newHtml) - Buffer.byteLength(html);
+    const swPath = join(built.site, 'sw.js');
+    const sw = await readFile(swPath, 'utf8');
+    await writeFile(swPath, sw.replace(/^self\.__CLIMATE_QUERY_PRECACHE__ = \{.*?\};\n/, `self.__CLIMATE_QUERY_PRECACHE__ = ${JSON.stringify({ ...built.manifest, version, bytes })};\n`));
+    // The browser checks sw.js when the app opens; ask now rather than wait for that.
+    await page.evaluate(async () => void (await (await navigator.serviceWorker.getRegistration())!.update()));
+    await expect
+      .poll(() => page.evaluate(() => caches.keys().then((k) => k.filter((n) => n.startsWith('climate-query-shell-')))), { timeout: 30_000 })
+      .toEqual([`climate-query-shell-${version}`]);
+    await page.reload();
+    await page.waitForFunction(() => 'cqUi' in window, undefined, { timeout: 20_000 });
+    await page.evaluate(() => (window as unknown as SavedUi).cqUi.ready);
+    expect(await page.content()).toContain('<!-- redeployed -->');
+  });
+
   it('reloaded with the server stopped and the browser offline: opens, draws the basemap, shows a saved answer and exports it', async () => {
     serve.child.kill();
     await new Promise((resolve) => serve.child.once('exit', resolve));
