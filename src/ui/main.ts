@@ -731,7 +731,7 @@ async function start(): Promise<void> {
   ui.form = restored?.form ?? defaultForm();
   renderForm(ui.form);
   // Before the map: its first moveend rewrites the URL, which must not happen between here and applyHash.
-  ui.season = createSeasonView($('chart'), engine, () => ({ catalog, stations: stationList }));
+  ui.season = createSeasonView($('metadata'), engine, () => ({ catalog, stations: stationList }));
   ui.saved = await createSavedList($('results'), datasetUrl, openSaved);
   const places = await loadPlaces();
   view = await createMapView($('map'), catalog, { styleUrl: params.get('style') ?? undefined, places, bounds: datasetBounds(catalog, stationList), stations: stationList });

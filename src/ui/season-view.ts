@@ -65,8 +65,8 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { id?: string;
   return e;
 }
 
-/** Creates the (hidden) view right after `chartBox`. */
-export function createSeasonView(chartBox: HTMLElement, engine: Engine, dataset: () => { catalog: Catalog; stations: readonly IndexedStation[] }): SeasonView {
+/** Creates the (hidden) view right after `anchor` (the answer's notes, under its chart). */
+export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: () => { catalog: Catalog; stations: readonly IndexedStation[] }): SeasonView {
   const section = el('section', { id: 'season' });
   section.hidden = true;
   section.setAttribute('aria-labelledby', 'season-title');
@@ -86,7 +86,7 @@ export function createSeasonView(chartBox: HTMLElement, engine: Engine, dataset:
   const box = el('div', { id: 'season-chart' });
   const summary = el('p', { id: 'season-summary' });
   section.append(title, controls, message, box, summary);
-  chartBox.after(section);
+  anchor.after(section);
 
   let plan: SeasonPlan | null = null;
   let endpoint: Endpoint = 'point';
@@ -134,8 +134,10 @@ export function createSeasonView(chartBox: HTMLElement, engine: Engine, dataset:
     const others = yearsLabel(season.otherYears);
     const one = season.otherYears.length === 1;
     message.textContent = one ? `Only one other year (${others}) has values: the band and the mean are that year alone.` : '';
-    const dec = decimalsOf([...season.chosen, ...season.others, ...season.mean]);
-    const f = (v: number | null) => (v === null ? '–' : formatValue(v, Math.max(dec, 1)));
+    const dec = decimalsOf([...season.chosen, ...season.others, ...season.min, ...season.max]);
+    // Values at the data's precision; means and differences one decimal finer.
+    const f = (v: number | null) => (v === null ? '–' : formatValue(v, dec));
+    const fm = (v: number | null) => (v === null ? '–' : formatValue(v, Math.max(dec, 1)));
     const unit = s.unit ? ` ${s.unit}` : '';
     const annual = season.scale === 'annual';
     const bars = uPlot.paths.bars!({ size: [annual ? 0.6 : 0.5, 60] });
@@ -144,8 +146,8 @@ export function createSeasonView(chartBox: HTMLElement, engine: Engine, dataset:
     const data: Array<Array<number | null>> = [season.slots.map((_, i) => i + 1), season.max, season.min, season.mean, ...(annual ? [season.others] : []), season.chosen];
     state.chartData = data;
     state.labels = labels;
-    const width = Math.max(300, box.clientWidth || chartBox.clientWidth || 800);
-    const value = (_u: uPlot, v: number | null) => (v === null ? '' : `${f(v)}${unit}`);
+    const width = Math.max(300, box.clientWidth || anchor.clientWidth || 800);
+    const value = (_u: uPlot, v: number | null) => (v === null ? '' : `${fm(v)}${unit}`);
     const narrow = width / season.slots.length < 40;
     chart = new uPlot(
       {
@@ -172,8 +174,8 @@ export function createSeasonView(chartBox: HTMLElement, engine: Engine, dataset:
     if (annual) {
       const v = season.chosen.find((x) => x !== null) ?? null;
       const m = season.mean[0]!;
-      const diff = v === null ? '' : ` That is ${f(Math.abs(v - m))}${unit} ${v >= m ? 'above' : 'below'} the mean${m !== 0 ? ` (${v >= m ? '+' : '−'}${Math.abs(((v - m) / m) * 100).toFixed(0)} %)` : ''}${v < season.min[0]! ? ', lower than any other year' : v > season.max[0]! ? ', higher than any other year' : ''}.`;
-      summary.textContent = `${s.label}:${stationNote(s.label)} ${season.year} ${v === null ? 'has no value' : `${f(v)}${unit}`}. Other years (${others}): mean ${f(m)}${unit}, lowest ${f(season.min[0]!)}, highest ${f(season.max[0]!)}.${diff}`;
+      const diff = v === null ? '' : ` That is ${fm(Math.abs(v - m))}${unit} ${v >= m ? 'above' : 'below'} the mean${m !== 0 ? ` (${v >= m ? '+' : '−'}${Math.abs(((v - m) / m) * 100).toFixed(0)} %)` : ''}${v < season.min[0]! ? ', lower than any other year' : v > season.max[0]! ? ', higher than any other year' : ''}.`;
+      summary.textContent = `${s.label}:${stationNote(s.label)} ${season.year} ${v === null ? 'has no value' : `${f(v)}${unit}`}. Other years (${others}): mean ${fm(m)}${unit}, lowest ${f(season.min[0]!)}, highest ${f(season.max[0]!)}.${diff}`;
     } else {
       const outside = season.chosen.flatMap((v, i) => (v !== null && season.min[i] !== null && (v < season.min[i]! || v > season.max[i]!) ? [season.slots[i]!] : []));
       const missing = season.chosen.filter((v) => v === null).length;
