@@ -25,7 +25,9 @@ export function geometriesLabel(used: readonly DrawnGeometry[]): string {
 /** What a request asked, in a line: source, scale or layer, data types, dates. */
 export function requestSummary(endpoint: string, body: Record<string, unknown>): string {
   const options = (body.options ?? {}) as Record<string, unknown>;
-  const dates = body.startDate ? `; ${String(body.startDate).replace('T', ' ')} to ${String(body.endDate).replace('T', ' ')}` : '';
+  // Hours as the table writes them: "2024-06-01 00:00".
+  const when = (d: unknown) => String(d).replace(/T(\d{2}:\d{2})(:\d{2})?$/, ' $1');
+  const dates = body.startDate ? `; ${when(body.startDate)} to ${when(body.endDate)}` : '';
   if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') {
     const how = endpoint === 'nearest-station' ? 'nearest station' : 'stations in the field';
     return `Station records (${how}), ${String(options.timeScale)}: ${(body.dataTypes as string[]).join(', ')}${dates}`;
