@@ -464,7 +464,7 @@ function renderResults(endpoint: Endpoint, body: Record<string, unknown>, answer
   renderChart(table, ui.chartData);
   renderTable(table);
   renderMetadata(endpoint, answer);
-  ui.season?.offer(endpoint, body);
+  ui.season?.offer(endpoint, body, answer);
   $<HTMLButtonElement>('download-csv').disabled = false;
   $<HTMLButtonElement>('download-json').disabled = false;
 }

@@ -28,6 +28,8 @@ export interface SeasonState {
   unit: string;
   /** The request that asked for every year. */
   request: { path: string; body: Record<string, unknown> };
+  /** Whether the answer on screen already held every year (no new request was made). */
+  reused: boolean;
   /** The data drawn: [x, max, min, mean, (others,) chosen]. */
   chartData: Array<Array<number | null>>;
   /** The chart's series labels, in the same order (x first). */
@@ -36,8 +38,13 @@ export interface SeasonState {
 
 /** The season view. */
 export interface SeasonView {
-  /** Offers the comparison for the answer on screen (or hides itself when there is none). */
-  offer(endpoint: Endpoint, body: Record<string, unknown>): void;
+  /**
+   * Offers the comparison for the answer on screen (or hides itself when
+   * there is none). When that answer already spans every year (`answer`
+   * given), the comparison is drawn from it with no request, so it works
+   * offline for a saved answer too.
+   */
+  offer(endpoint: Endpoint, body: Record<string, unknown>, answer?: unknown): void;
   /** Hides the view with the answer it belonged to. */
   clear(): void;
   state(): SeasonState | null;
@@ -92,6 +99,9 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
   let endpoint: Endpoint = 'point';
   let table: ResultTable | null = null;
   let answer: unknown = null;
+  let reused = false;
+  /** The answer on screen and its request body, reused when it already spans every year. */
+  let onScreen: { body: string; answer: unknown } | null = null;
   let chart: uPlot | null = null;
   let state: SeasonState | null = null;
   let asked = 0;
@@ -125,7 +135,7 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
     box.replaceChildren();
     const s = table.series[Number(series.value)]!;
     const season = seasonOf(plan.scale, table.rows, s.values, year.value);
-    state = { season, series: s.label, unit: s.unit, request: { path: plan.path, body: plan.body }, chartData: [], labels: [] };
+    state = { season, series: s.label, unit: s.unit, request: { path: plan.path, body: plan.body }, reused, chartData: [], labels: [] };
     if (!season) {
       message.textContent = `No other year has values for ${s.label} here, so there is no normal to compare ${year.value} with.`;
       summary.textContent = '';
@@ -188,8 +198,10 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
     const mine = ++asked;
     const p = plan;
     run.disabled = true;
-    message.textContent = `Asking for ${yearsLabel(p.years)}…`;
-    void engine.handle({ method: 'POST', path: p.path, body: JSON.stringify(p.body) }).then((res) => {
+    const held = onScreen && onScreen.body === JSON.stringify(p.body) ? onScreen : null;
+    if (!held) message.textContent = `Asking for ${yearsLabel(p.years)}…`;
+    const got = held ? Promise.resolve({ status: 200, body: held.answer }) : engine.handle({ method: 'POST', path: p.path, body: JSON.stringify(p.body) });
+    void got.then((res) => {
       if (mine !== asked) return;
       run.disabled = false;
       if (res.status !== 200) {
@@ -197,6 +209,8 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
         return;
       }
       const { catalog } = dataset();
+      message.textContent = '';
+      reused = held !== null;
       answer = res.body;
       table = toTable(endpoint, p.body, res.body, catalog.rasters);
       const shown = table.series.map((s, i) => ({ s, i })).filter(({ s }) => s.unit !== 'stations');
@@ -210,9 +224,10 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
   series.addEventListener('change', draw);
 
   return {
-    offer(ep, body) {
+    offer(ep, body, shown) {
       asked++;
       reset();
+      onScreen = shown === undefined ? null : { body: JSON.stringify(body), answer: shown };
       run.disabled = false;
       const { catalog, stations } = dataset();
       endpoint = ep;

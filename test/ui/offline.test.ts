@@ -181,6 +181,15 @@ describe('offline after the first visit', () => {
     expect(shown.chartData![1]).toEqual(years.map((y) => fromEngine['POINT (19.31 -33.37)']![y]));
     expect(await page.locator('#chart canvas').count()).toBeGreaterThan(0);
     expect(await page.locator('#table tbody tr').count()).toBe(6);
+    // This year against the others, from the saved answer alone (it spans every year): no request, no network.
+    await page.getByRole('button', { name: 'Compare with other years' }).click();
+    await page.waitForFunction(() => (window as unknown as { cqUi: { season: { state(): { season: unknown } | null } } }).cqUi.season.state()?.season != null, undefined, { timeout: 10_000 });
+    const season = (await page.evaluate(() => (window as unknown as { cqUi: { season: { state(): { reused: boolean; chartData: number[][] } } } }).cqUi.season.state()))!;
+    expect(season.reused).toBe(true);
+    const others = years.slice(0, 5).map((y) => fromEngine['POINT (19.31 -33.37)']![y]!);
+    expect(season.chartData[3]![0]).toBeCloseTo(others.reduce((a, b) => a + b, 0) / others.length, 9);
+    expect(season.chartData[2]![0]).toBe(Math.min(...others));
+    expect(season.chartData[1]![0]).toBe(Math.max(...others));
     // The field is back on the map.
     expect(await page.locator('#geometry-list li').allTextContents()).toEqual(['G1: point -33.3700, 19.3100']);
 

@@ -20,7 +20,7 @@ let serve: ServeProcess;
 let browser: Browser;
 let engine: ClimateEngine;
 
-type State = { series: string; unit: string; request: { path: string; body: Record<string, unknown> }; chartData: Array<Array<number | null>>; labels: string[]; season: { year: string; otherYears: string[] } | null };
+type State = { reused: boolean; series: string; unit: string; request: { path: string; body: Record<string, unknown> }; chartData: Array<Array<number | null>>; labels: string[]; season: { year: string; otherYears: string[] } | null };
 type SeasonUi = { cqUi: { ready: Promise<void>; season: { state(): State | null } } };
 
 beforeAll(async () => {
@@ -64,10 +64,14 @@ describe('a season against normal', () => {
     await page.check('input[name=source][value=raster]');
     await page.selectOption('#dataType', 'gdd');
     await page.selectOption('#subDataType', 'grapes');
+    // The question a grower asks: this year only. The comparison must then ask the engine for the rest.
+    await page.fill('#startDate', '2024');
+    await page.locator('#startDate').dispatchEvent('change');
     await drawPoint(page, [19.31, -33.37]);
     const ui = await runAndWait(page);
-    expect(ui.lastRequest!.body.endDate).toBe('2024');
+    expect(ui.lastRequest!.body).toMatchObject({ startDate: '2024', endDate: '2024' });
     const state = await compare(page);
+    expect(state.reused).toBe(false);
 
     // The independent computation: one engine call per year, in Node, then mean/min/max by hand.
     const years = ['2019', '2020', '2021', '2022', '2023', '2024'];
