@@ -111,7 +111,7 @@ export async function createSavedList(parent: HTMLElement, dataset: string, onOp
   return {
     async save(item) {
       if (!store) return null;
-      const saved = await store.add({
+      const keep = store.add({
         savedAt: new Date().toISOString(),
         dataset,
         label: geometriesLabel(item.used),
@@ -120,6 +120,11 @@ export async function createSavedList(parent: HTMLElement, dataset: string, onOp
         geometries: item.geometries,
         request: item.request,
         answer: item.answer,
+      });
+      // A full disk or a refused quota loses this answer only; say so where the answers are listed.
+      const saved = await keep.catch((e: unknown) => {
+        hint.textContent = `This answer could not be kept on the device: ${(e as Error)?.message ?? String(e)}.`;
+        return null;
       });
       await refresh();
       return saved;
