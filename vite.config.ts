@@ -1,4 +1,5 @@
 import { defineConfig, type Plugin, type ViteDevServer } from 'vite';
+import { precacheManifest } from './scripts/vite-precache-plugin.ts';
 
 /**
  * The service worker must be served from the scope root as /sw.js (a
@@ -30,7 +31,7 @@ export default defineConfig({
   base: './',
   // Tests build the site without copying the (large, generated) demo dataset.
   publicDir: process.env.CQ_NO_PUBLIC ? false : 'public',
-  plugins: [serviceWorkerAtRoot()],
+  plugins: [serviceWorkerAtRoot(), precacheManifest()],
   build: {
     target: 'es2022',
     rollupOptions: {

@@ -5,25 +5,38 @@
  * and its caches (a service worker is stopped when idle and would lose
  * them; FIELD-NOTES). It checks path, method and
  * size itself, and answers 503 with what to do when no page can answer.
- * Requests outside `<scope>api/` are never intercepted.
+ * Outside `<scope>api/` it only serves the offline caches (offline-cache.ts).
  */
 /// <reference lib="webworker" />
 import { ClimateQueryError } from '../contract/errors.ts';
 import { preflight, type ApiResponse } from '../engine/router.ts';
 import type { RelayReply, RelayRequest } from '../worker/protocol.ts';
+import { dropOldShells, hasShell, keepFiles, offlineAnswer, precacheShell, type KeepRequest } from './offline-cache.ts';
 
 declare const self: ServiceWorkerGlobalScope;
 
 /** How long a page has to acknowledge a relayed request before the next is tried. */
 const ACK_TIMEOUT_MS = 3000;
 
-self.addEventListener('install', () => void self.skipWaiting());
-self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener('install', (event) => {
+  void self.skipWaiting();
+  event.waitUntil(precacheShell());
+});
+self.addEventListener('activate', (event) => event.waitUntil(dropOldShells().then(() => self.clients.claim())));
+
+self.addEventListener('message', (event) => {
+  const data = event.data as KeepRequest | undefined;
+  if (data?.type === 'climate-query:keep' && Array.isArray(data.urls)) event.waitUntil(keepFiles(data, event.ports[0]));
+});
 
 self.addEventListener('fetch', (event) => {
   const url = new URL(event.request.url);
   const apiRoot = `${new URL(self.registration.scope).pathname}api/`;
-  if (url.origin !== self.location.origin || !url.pathname.startsWith(apiRoot)) return;
+  if (url.origin !== self.location.origin || !url.pathname.startsWith(apiRoot)) {
+    // Only a built app has offline caches. respondWith must be called now, so a miss is fetched as the page asked.
+    if (hasShell() && event.request.method === 'GET' && !event.request.headers.has('Range')) event.respondWith(offlineAnswer(event.request).then((r) => r ?? fetch(event.request)));
+    return;
+  }
   event.respondWith(answer(event));
 });
 

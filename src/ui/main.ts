@@ -7,6 +7,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { createEngineClient } from '../browser/engine-client.ts';
+import { keepForOffline } from '../browser/keep-offline.ts';
 import { registerClimateServiceWorker } from '../browser/service-worker-client.ts';
 import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
 import { parseRange, type TimeScale } from '../contract/periods.ts';
@@ -25,6 +26,10 @@ import { dateInputAttrs, fromDateInput, toDateInput } from './date-input.ts';
 import { askText, layerDefinition, layerName, plainError, stationWords, subTypeName, withUnit } from './words.ts';
 import { createMapView, type DrawTool, type MapView } from './map-view.ts';
 import { parseCoordinates, searchPlaces, type Found } from './place-search.ts';
+import { createSavedList, type SavedList } from './saved-list.ts';
+import type { SavedAnswer } from './saved-store.ts';
+import { savedTimeLabel } from './saved-summary.ts';
+import { createSeasonView, type SeasonView } from './season-view.ts';
 import {
   DEFAULT_FORM, MONTHS, areaOf, buildRequest, decimalsOf, decodeState, decodeView, encodeState, encodeView, endpointFor, formatValue, isSum, isTimeAxis, periodLabel, toCsv, toTable, xOf,
   type FormState, type ResultTable,
@@ -50,6 +55,12 @@ interface UiHandle {
   /** The uPlot chart on screen. */
   chart?: uPlot;
   engine: typeof engine;
+  /** The answers kept on this device. */
+  saved?: SavedList;
+  /** The year against the other years, under the chart. */
+  season?: SeasonView;
+  /** Settles once the service worker controls the page and has kept the dataset's start files. */
+  offline?: Promise<unknown>;
 }
 const ui: UiHandle = { ready: Promise.resolve(), form: { ...DEFAULT_FORM }, engine };
 (window as unknown as { cqUi: UiHandle }).cqUi = ui;
@@ -191,6 +202,7 @@ function clearResults(): void {
   ui.table = undefined;
   ui.chartData = undefined;
   ui.chart = undefined;
+  ui.season?.clear();
 }
 
 /** Shows an error next to the control its field names (or under Run). */
@@ -306,6 +318,8 @@ function applyHash(hash: string): void {
   renderForm(ui.form);
   view.load(restored.geometries);
   renderGeometries();
+  // load() clears first, and the clear wrote a URL without geometries: write the restored state back.
+  writeUrl();
   if (restored.geometries.length && buildRequest(ui.form, view.geometries(), layers())) void run();
 }
 
@@ -338,14 +352,25 @@ async function run(): Promise<void> {
   $('status').textContent = 'Running…';
   const res = await engine.handle({ method: 'POST', path: req.path, body: JSON.stringify(req.body) }, { signal: controller.signal });
   clearInterval(tick);
+  // A newer run, or a saved answer opened meanwhile, owns the screen now.
+  if (running !== controller) return;
+  running = null;
   $<HTMLButtonElement>('cancel').disabled = true;
   $<HTMLButtonElement>('run').disabled = false;
-  if (running === controller) running = null;
   const seconds = ((performance.now() - started) / 1000).toFixed(2);
   if (res.status !== 200) {
     const { error } = res.body as ErrorBody;
     $('status').textContent = error.code === 'aborted' ? 'Cancelled.' : `Failed after ${seconds} s.`;
     if (error.code !== 'aborted') showError(error);
+    if (error.code === 'dataset_unavailable' || error.code === 'upstream_timeout') {
+      ui.saved?.unreachable();
+      // The same question answered before: show that answer, and say it is the saved one.
+      const kept = ui.saved?.find(req.path, req.body);
+      if (kept) {
+        openSaved(kept);
+        $('status').textContent = `No connection to the dataset: showing the answer saved on ${savedTimeLabel(kept.savedAt)}.`;
+      }
+    }
     return;
   }
   ui.lastRequest = req;
@@ -357,7 +382,33 @@ async function run(): Promise<void> {
     // Nothing to read in a table of empty rows: the message says what the data holds.
     $('table').replaceChildren();
     explainEmpty(req.endpoint, req.body, res.body);
+  } else void ui.saved?.save({ form: { ...ui.form }, geometries: view.geometries(), used: endpointFor(ui.form, view.geometries())?.used ?? [], request: req, answer: res.body });
+}
+
+/** Shows a saved answer again from the device alone: its form, its geometries on the map, its chart and table. */
+function openSaved(item: SavedAnswer): void {
+  // The list is up before the map; a click in between waits for the next one.
+  if (!ui.view) return;
+  running?.abort();
+  running = null;
+  $<HTMLButtonElement>('cancel').disabled = true;
+  $<HTMLButtonElement>('run').disabled = false;
+  ui.form = { ...item.form };
+  renderForm(ui.form);
+  view.load(item.geometries);
+  renderGeometries();
+  const pts = item.geometries.flatMap((g) => (g.kind === 'point' ? [g.coordinates as [number, number]] : (g.coordinates as Array<Array<[number, number]>>)[0]!));
+  if (pts.length) {
+    const lons = pts.map((p) => p[0]);
+    const lats = pts.map((p) => p[1]);
+    view.map.fitBounds([[Math.min(...lons), Math.min(...lats)], [Math.max(...lons), Math.max(...lats)]], { padding: 80, maxZoom: 9, duration: 0 });
   }
+  clearResults();
+  ui.lastRequest = item.request;
+  ui.lastAnswer = item.answer;
+  renderResults(item.request.endpoint, item.request.body, item.answer);
+  $('status').textContent = `Saved answer from ${savedTimeLabel(item.savedAt)}, shown from this device.`;
+  writeUrl();
 }
 
 /**
@@ -418,6 +469,7 @@ function renderResults(endpoint: Endpoint, body: Record<string, unknown>, answer
   renderChart(table, ui.chartData);
   renderTable(table);
   renderMetadata(endpoint, answer);
+  ui.season?.offer(endpoint, body, answer);
   $<HTMLButtonElement>('download-csv').disabled = false;
   $<HTMLButtonElement>('download-json').disabled = false;
 }
@@ -688,6 +740,9 @@ async function start(): Promise<void> {
   const restored = decodeState(location.hash);
   ui.form = restored?.form ?? defaultForm();
   renderForm(ui.form);
+  // Before the map: its first moveend rewrites the URL, which must not happen between here and applyHash.
+  ui.season = createSeasonView($('metadata'), engine, () => ({ catalog, stations: stationList }));
+  ui.saved = await createSavedList($('results'), datasetUrl, openSaved);
   const places = await loadPlaces();
   view = await createMapView($('map'), catalog, { styleUrl: params.get('style') ?? undefined, places, bounds: datasetBounds(catalog, stationList), stations: stationList });
   ui.view = view;
@@ -737,7 +792,11 @@ async function start(): Promise<void> {
   else renderGeometries();
   // The service worker lets other code on this site use plain fetch('./api/…/').
   if ('serviceWorker' in navigator && params.get('sw') !== '0') {
-    void registerClimateServiceWorker({ scriptUrl: new URL('./sw.js', location.href).href, engine }).catch(() => undefined);
+    // Once it controls the page, it keeps the files the app starts from, for offline visits.
+    const startFiles = [new URL('catalog.json', datasetUrl).href, ...(catalog.stations ? [new URL(catalog.stations.index, datasetUrl).href] : [])];
+    ui.offline = registerClimateServiceWorker({ scriptUrl: new URL('./sw.js', location.href).href, engine })
+      .then(() => keepForOffline(startFiles))
+      .catch(() => undefined);
   }
 }
 

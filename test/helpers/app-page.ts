@@ -106,3 +106,6 @@ export async function tableCells(page: Page): Promise<{ head: string[]; rows: st
     };
   });
 }
+
+/** What the tests read of `window.cqUi` after a query. */
+export type AnswerSnapshot = Pick<Ui, 'lastRequest' | 'lastAnswer' | 'chartData' | 'table'>;

@@ -13,7 +13,7 @@ import type { ViteDevServer } from 'vite';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
 import { launchChromium, startVite } from '../helpers/browser.ts';
-import { drawPoint, drawPolygon, mapIdle, networkOff, openAppPage, runAndWait, tableCells, zoomTo, type Ui } from '../helpers/app-page.ts';
+import { drawPoint, drawPolygon, mapIdle, networkOff, openAppPage, runAndWait, tableCells, zoomTo, type AnswerSnapshot, type Ui } from '../helpers/app-page.ts';
 
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../test-results/', import.meta.url).pathname;
@@ -43,7 +43,7 @@ function expectedPeriod(row: string): string {
 }
 
 /** Checks answer = engine's answer, and chart data and table cells = values read straight from the answer. */
-async function expectChartAndTableMatch(page: Page, ui: Ui, expectedValues: (row: string) => Array<number | null>, skipChart = new Set<number>()): Promise<void> {
+async function expectChartAndTableMatch(page: Page, ui: AnswerSnapshot, expectedValues: (row: string) => Array<number | null>, skipChart = new Set<number>()): Promise<void> {
   const engineAnswer = await engine.query(ui.lastRequest!.endpoint as 'point', ui.lastRequest!.body);
   expect(ui.lastAnswer).toEqual(engineAnswer);
   const rows = ui.table!.rows;

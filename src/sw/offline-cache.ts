@@ -1,0 +1,123 @@
+/**
+ * The service worker's offline part (docs/offline.md, "Offline"):
+ *
+ * - the app shell (index.html, the built JS/CSS, the offline basemap's
+ *   data and font) is precached at install, in a cache named by the
+ *   build's content hash, and served cache-first: every name but
+ *   index.html carries its content hash, and index.html belongs to the
+ *   build whose sw.js lists it;
+ * - the dataset files a page asks to keep (catalog.json, the station
+ *   index) are served network-first with a short timeout and a cached
+ *   fallback, so a redeployed dataset is picked up online and the app
+ *   still starts offline;
+ * - everything else (Range reads of station Parquet and COG tiles) goes to
+ *   the network untouched: answers already obtained are kept by the page
+ *   in IndexedDB instead (src/ui/saved-store.ts).
+ *
+ * The build writes the shell's list into sw.js (scripts/vite-precache-plugin.ts);
+ * without it (the dev server, a library user's own bundle) nothing is precached.
+ */
+/// <reference lib="webworker" />
+
+declare const self: ServiceWorkerGlobalScope & { __CLIMATE_QUERY_PRECACHE__?: { version: string; files: string[]; bytes: number } };
+
+/** Prefix of the shell caches; the build's hash follows it. */
+export const SHELL_CACHE_PREFIX = 'climate-query-shell-';
+/** The cache of kept dataset files; not versioned, as a dataset changes apart from the app. */
+export const DATA_CACHE = 'climate-query-data';
+/** How long a network-first read waits before the cached copy answers (a farm's link can hang for minutes). */
+export const NETWORK_FIRST_TIMEOUT_MS = 4000;
+
+/** Page → service worker: keep these dataset files for offline starts; the reply on `ports[0]` says what was kept. */
+export interface KeepRequest {
+  type: 'climate-query:keep';
+  urls: string[];
+}
+
+/** Service worker → page: what {@link KeepRequest} stored. */
+export interface KeepReply {
+  type: 'climate-query:kept';
+  kept: string[];
+  failed: string[];
+}
+
+const manifest = () => self.__CLIMATE_QUERY_PRECACHE__;
+
+/** Whether this service worker was built with a shell to precache (the built app; not the dev server or a library user's bundle). */
+export function hasShell(): boolean {
+  return manifest() !== undefined;
+}
+const shellCache = () => `${SHELL_CACHE_PREFIX}${manifest()!.version}`;
+/** Absolute URL of a manifest path (paths are relative to sw.js, which sits at the scope's root). */
+const shellUrl = (path: string) => new URL(path, self.location.href).href;
+
+/** Install: download the whole shell before this version takes over (an incomplete shell would not open offline). */
+export async function precacheShell(): Promise<void> {
+  const m = manifest();
+  if (!m) return;
+  const cache = await caches.open(shellCache());
+  // `reload` skips the HTTP cache, so no stale file of an older build gets in.
+  await cache.addAll(m.files.map((f) => new Request(shellUrl(f), { cache: 'reload' })));
+}
+
+/** Activate: drop the shells of other builds (their files are hashed differently, so nothing of them is reused). */
+export async function dropOldShells(): Promise<void> {
+  if (!manifest()) return;
+  const keep = shellCache();
+  for (const name of await caches.keys()) if (name.startsWith(SHELL_CACHE_PREFIX) && name !== keep) await caches.delete(name);
+}
+
+/** Stores the dataset files a page names, fetched fresh; answers on the message's port. */
+export async function keepFiles(message: KeepRequest, port: MessagePort | undefined): Promise<void> {
+  const cache = await caches.open(DATA_CACHE);
+  const kept: string[] = [];
+  const failed: string[] = [];
+  for (const url of message.urls) {
+    try {
+      const res = await fetch(url, { cache: 'no-cache' });
+      if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+      await cache.put(url, res);
+      kept.push(url);
+    } catch {
+      failed.push(url);
+    }
+  }
+  port?.postMessage({ type: 'climate-query:kept', kept, failed } satisfies KeepReply);
+}
+
+/**
+ * Answers a GET from the offline caches when it should be, else returns
+ * null (the browser then fetches as usual). Range requests always go to
+ * the network: partial responses are not cacheable and are never stored.
+ */
+export async function offlineAnswer(request: Request): Promise<Response | null> {
+  if (request.method !== 'GET' || request.headers.has('Range')) return null;
+  const m = manifest();
+  const url = new URL(request.url);
+  if (m) {
+    const scope = new URL(self.registration.scope);
+    const cache = await caches.open(shellCache());
+    // The app's own page, however it is opened (scope root, index.html, any ?data= or ?basemap=).
+    const isApp = request.mode === 'navigate' && url.origin === scope.origin && (url.pathname === scope.pathname || url.pathname === `${scope.pathname}index.html`);
+    const hit = await cache.match(isApp ? shellUrl('index.html') : request, { ignoreSearch: isApp });
+    if (hit) return hit;
+  }
+  const data = await caches.open(DATA_CACHE);
+  const key = `${url.origin}${url.pathname}${url.search}`;
+  if (await data.match(key)) return networkFirst(request, data, key);
+  return null;
+}
+
+/** The network's answer within {@link NETWORK_FIRST_TIMEOUT_MS} (stored when whole), else the cached copy. */
+async function networkFirst(request: Request, cache: Cache, key: string): Promise<Response> {
+  const network = fetch(request).then(async (res) => {
+    if (res.status === 200) await cache.put(key, res.clone());
+    return res;
+  });
+  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), NETWORK_FIRST_TIMEOUT_MS));
+  const first = await Promise.race([network.catch(() => null), timeout]);
+  // An HTTP error from a live server is its answer (the dataset is gone or moved); only no answer falls back.
+  if (first) return first;
+  network.catch(() => undefined);
+  return (await cache.match(key)) ?? network;
+}

@@ -1,0 +1,46 @@
+/**
+ * The words a saved answer is listed under: which geometries (named as the
+ * side panel names them) and what was asked. No DOM here.
+ */
+import { areaOf, type DrawnGeometry } from './query-model.ts';
+
+/** Area as the side panel writes it: hectares under 10 ha, else km². */
+function areaText(g: DrawnGeometry): string {
+  const a = areaOf(g);
+  return a >= 1e5 ? `${(a / 1e6).toFixed(3)} km²` : `${(a / 1e4).toFixed(2)} ha`;
+}
+
+/** "G1 point -33.9300, 18.8700", "G1 field of 1.23 ha", or "G1–G3: 3 points". */
+export function geometriesLabel(used: readonly DrawnGeometry[]): string {
+  const first = used[0];
+  if (!first) return 'no geometry';
+  if (used.length > 1) return `G1–G${used.length}: ${used.length} ${first.kind === 'point' ? 'points' : 'fields'}`;
+  if (first.kind === 'point') {
+    const [lon, lat] = first.coordinates as [number, number];
+    return `G1 point ${lat.toFixed(4)}, ${lon.toFixed(4)}`;
+  }
+  return `G1 field of ${areaText(first)}`;
+}
+
+/** What a request asked, in a line: source, scale or layer, data types, dates. */
+export function requestSummary(endpoint: string, body: Record<string, unknown>): string {
+  const options = (body.options ?? {}) as Record<string, unknown>;
+  // Hours as the table writes them: "2024-06-01 00:00".
+  const when = (d: unknown) => String(d).replace(/T(\d{2}:\d{2})(:\d{2})?$/, ' $1');
+  const dates = body.startDate ? `; ${when(body.startDate)} to ${when(body.endDate)}` : '';
+  if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') {
+    const how = endpoint === 'nearest-station' ? 'nearest station' : 'stations in the field';
+    return `Station records (${how}), ${String(options.timeScale)}: ${(body.dataTypes as string[]).join(', ')}${dates}`;
+  }
+  const sub = options.subDataType && options.subDataType !== '-' ? ` ${String(options.subDataType)}` : '';
+  const how = endpoint === 'polygon' ? `, ${String(options.aggregationMethod)} over the field` : '';
+  return `Layer ${String(body.dataType)}${sub}${options.timeScale ? ` (${String(options.timeScale)})` : ''}${how}${dates}`;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** A saved time as a South African reads it, in the device's clock: "2026-11-23 13:05". */
+export function savedTimeLabel(iso: string): string {
+  const d = new Date(iso);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}

@@ -1,0 +1,117 @@
+/**
+ * A season against normal, as plain data: which request asks the engine
+ * for every year the dataset holds, and, from its answer, the chosen year
+ * beside the mean and the min–max range of the other years. Annual layers
+ * compare one value per year; monthly layers and monthly station records
+ * compare month by month. No DOM here; the engine answers, this only
+ * arranges its numbers.
+ */
+import type { Endpoint } from '../contract/types.ts';
+import { MONTHS } from './query-model.ts';
+
+/** Time scales a season view exists for. */
+export type SeasonScale = 'annual' | 'monthly';
+
+/** The engine request for all years, or why there is none. */
+export type SeasonPlan =
+  | { ok: true; scale: SeasonScale; path: string; body: Record<string, unknown>; years: string[] }
+  | { ok: false; reason: string };
+
+/** What the dataset holds for a request: its time scale and its first and last period key. */
+export interface HeldSpan {
+  scale: string | null;
+  first: string;
+  last: string;
+}
+
+/** Distinct years from `first` to `last` (period keys beginning with the year). */
+export function yearsBetween(first: string, last: string): string[] {
+  const out: string[] = [];
+  for (let y = Number(first.slice(0, 4)); y <= Number(last.slice(0, 4)); y++) out.push(String(y));
+  return out;
+}
+
+/**
+ * The request that asks the engine for every year the dataset holds: the
+ * same endpoint, geometries and options as `body`, dates widened to `held`.
+ * Null reason texts say why there is no season view.
+ */
+export function planSeason(endpoint: Endpoint, body: Record<string, unknown>, held: HeldSpan | null): SeasonPlan {
+  if (!held || (held.scale !== 'annual' && held.scale !== 'monthly')) {
+    return { ok: false, reason: 'A season against normal is drawn for annual and monthly data (climate layers by year or month, and monthly station records).' };
+  }
+  const years = yearsBetween(held.first, held.last);
+  if (years.length < 2) return { ok: false, reason: `This dataset holds only ${years[0] ?? 'one year'} for this; there are no other years to compare with.` };
+  const key = (k: string) => (held.scale === 'monthly' ? k.slice(0, 7) : k.slice(0, 4));
+  return { ok: true, scale: held.scale, path: `/api/${endpoint}/`, body: { ...body, startDate: key(held.first), endDate: key(held.last) }, years };
+}
+
+/** The chosen year against the other years, ready to draw. */
+export interface Season {
+  scale: SeasonScale;
+  year: string;
+  /** The other years that have at least one value. */
+  otherYears: string[];
+  /** x slots: the years (annual) or Jan…Dec (monthly). */
+  slots: string[];
+  /** The chosen year's value per slot (annual: only at its own year). */
+  chosen: Array<number | null>;
+  /** Annual only: each other year's value at its slot. */
+  others: Array<number | null>;
+  /** Mean, min and max of the other years per slot (annual: the same in every slot); null where none has a value. */
+  mean: Array<number | null>;
+  min: Array<number | null>;
+  max: Array<number | null>;
+  /** How many other years each slot's statistics are over. */
+  count: number[];
+}
+
+const stats = (vs: number[]) => (vs.length ? { mean: vs.reduce((a, b) => a + b, 0) / vs.length, min: Math.min(...vs), max: Math.max(...vs) } : null);
+
+/**
+ * Arranges one series of the all-years answer (`rows` are its period keys)
+ * around `year`. Null when no other year has a value: there is no normal
+ * to draw then.
+ */
+export function seasonOf(scale: SeasonScale, rows: readonly string[], values: ReadonlyArray<number | null>, year: string): Season | null {
+  const yearOf = (r: string) => r.slice(0, 4);
+  const has = (i: number) => values[i] !== null && values[i] !== undefined && Number.isFinite(values[i]);
+  const otherYears = [...new Set(rows.filter((r, i) => yearOf(r) !== year && has(i)).map(yearOf))].sort();
+  if (!otherYears.length) return null;
+  if (scale === 'annual') {
+    const slots = [...new Set(rows.map(yearOf))].sort();
+    const valueOf = (y: string) => {
+      const i = rows.findIndex((r) => yearOf(r) === y);
+      return i >= 0 && has(i) ? values[i]! : null;
+    };
+    const s = stats(otherYears.map(valueOf).filter((v): v is number => v !== null))!;
+    return {
+      scale, year, otherYears, slots,
+      chosen: slots.map((y) => (y === year ? valueOf(y) : null)),
+      others: slots.map((y) => (y === year ? null : valueOf(y))),
+      mean: slots.map(() => s.mean), min: slots.map(() => s.min), max: slots.map(() => s.max),
+      count: slots.map(() => otherYears.length),
+    };
+  }
+  const byMonth = (y: string | null) =>
+    MONTHS.map((_, m) => rows.flatMap((r, i) => ((y === null ? yearOf(r) !== year : yearOf(r) === y) && Number(r.slice(5, 7)) === m + 1 && has(i) ? [values[i]!] : [])));
+  const others = byMonth(null).map(stats);
+  return {
+    scale, year, otherYears, slots: [...MONTHS],
+    chosen: byMonth(year).map((vs) => vs[0] ?? null),
+    others: [],
+    mean: others.map((s) => s?.mean ?? null), min: others.map((s) => s?.min ?? null), max: others.map((s) => s?.max ?? null),
+    count: byMonth(null).map((vs) => vs.length),
+  };
+}
+
+/** "2019–2023", "2019, 2021–2023" or "2023": the other years in few characters. */
+export function yearsLabel(years: readonly string[]): string {
+  const runs: string[][] = [];
+  for (const y of years) {
+    const run = runs[runs.length - 1];
+    if (run && Number(run[run.length - 1]) + 1 === Number(y)) run.push(y);
+    else runs.push([y]);
+  }
+  return runs.map((r) => (r.length > 1 ? `${r[0]}–${r[r.length - 1]}` : r[0]!)).join(', ');
+}
