@@ -17,7 +17,7 @@ import { median, medianMs, runsAt, type AnyRun, type BenchResults, type MethodRe
 import { SCALE_HEADING } from './scale-report.ts';
 
 /** Sections of the existing page that are written by hand and kept. */
-export const KEPT_SECTIONS = [SCALE_HEADING, 'Raster reads', 'Raster build', 'App bundle', 'Demo dataset build'];
+export const KEPT_SECTIONS = [SCALE_HEADING, 'Station reads: how the layout and reader were chosen', 'Raster reads', 'Raster build', 'App bundle', 'Demo dataset build'];
 
 const KiB = 1024;
 const MiB = 1024 * 1024;
@@ -416,9 +416,11 @@ export function renderPerformanceDoc(results: BenchResults, currentDoc: string):
     ...agreementTable(r),
     '## How to run',
     '',
-    '`npm run bench` (≤ 10 minutes on 2 cores; needs Chromium at /usr/bin/chromium or `CHROMIUM_PATH`). It builds the demo dataset and the per-date COGs into `node_modules/.cache/climate-query-bench/` on first use (`--rebuild` to redo), builds the bench page with Vite, runs every measurement one after another, then rewrites bench/results.json and the part of this page above "Raster reads". `npm run bench -- --quick` runs everything once (smoke test; the numbers are not for the page). `npx tsx bench/report.ts` re-renders this page from bench/results.json.',
+    '`npm run bench` (≤ 10 minutes on 2 cores; needs Chromium at /usr/bin/chromium or `CHROMIUM_PATH`). It builds the demo dataset and the per-date COGs into `node_modules/.cache/climate-query-bench/` on first use (`--rebuild` to redo), builds the bench page with Vite, runs every measurement one after another, then rewrites bench/results.json and the part of this page above the scale section. `npm run bench -- --quick` runs everything once (smoke test; the numbers are not for the page). `npx tsx bench/report.ts` re-renders this page from bench/results.json.',
     '',
-    'The sections below are measured by the test suite (not by `npm run bench`) and kept as written.',
+    '`npm run bench -- --scale` (≤ 30 minutes on 2 cores) is a separate run: it generates the two synthetic input archives, builds them with `climate-query build` and measures them in Chromium (inputs and built archives cached under bench/.cache/, about 1 GB; the builds spill up to about 6 GB to the temp folder; `--rebuild` rebuilds the archives). It rewrites bench/scale-results.json and only the scale section of this page, and exits non-zero when an answer differs from SQL over the inputs. `npm run bench -- --scale --scale-size small` runs the same code on small archives in about a minute (development; written to bench/.cache/scale-out/, not to this page).',
+    '',
+    'Below: the scale section (rewritten by `--scale`), then sections measured by the test suite and kept as written.',
     '',
   ];
   const kept = keptSections(currentDoc);

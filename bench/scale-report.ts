@@ -154,7 +154,8 @@ export function spliceScaleSection(doc: string, section: string): string {
   const i = parts.findIndex((p) => p.startsWith(`## ${SCALE_HEADING}\n`));
   if (i >= 0) parts[i] = `${section.trimEnd()}\n\n`;
   else {
-    const at = parts.findIndex((p) => p.startsWith('## Raster reads\n'));
+    const before = ['## Station reads', '## Raster reads'].map((h) => parts.findIndex((p) => p.startsWith(h))).find((x) => x >= 0);
+    const at = before ?? -1;
     parts.splice(at >= 0 ? at : parts.length, 0, `${section.trimEnd()}\n\n`);
   }
   return parts.join('');
