@@ -276,11 +276,18 @@ async function writeArchive(con: DuckDBConnection, dir: string, have: ReadonlySe
     // One COPY per station rather than PARTITION_BY: exactly one sorted file per station whatever
     // the number of stations (a partitioned write may split a partition when it has too many open),
     // and as fast on the demo (125 s either way on this loaded machine; most of a build is indexing).
-    const ids = (await rows(con, `SELECT DISTINCT station_id FROM sorted_${scale} ORDER BY station_id`)).map((r) => String(r.station_id));
-    for (const id of ids) {
+    // A station's file holds only the types it has a value of: a column of nulls costs nothing to
+    // decode but a column-chunk entry per row group in the footer, which every cold read downloads
+    // (daily files have 42 type columns; measured on the 2,000-station network archive, 25 years:
+    // 10 KB footers with every column, the data of a year being 15 KB).
+    const types = STATION_TYPES[scale];
+    const counts = await rows(con, `SELECT station_id, ${types.map((t, i) => `count(${ident(t)}) AS c${i}`).join(', ')} FROM sorted_${scale} GROUP BY station_id ORDER BY station_id`);
+    for (const c of counts) {
+      const id = String(c.station_id);
+      const kept = types.filter((_, i) => Number(c[`c${i}`]) > 0).map(ident);
       const folder = join(dir, scale, fileSegment(id));
       await mkdir(folder, { recursive: true });
-      await con.run(`COPY (SELECT station_id, time, ${cols} FROM sorted_${scale} WHERE station_id = ${lit(id)} ORDER BY time)
+      await con.run(`COPY (SELECT station_id, time${kept.map((k) => `, ${k}`).join('')} FROM sorted_${scale} WHERE station_id = ${lit(id)} ORDER BY time)
         TO ${lit(join(folder, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2, ROW_GROUP_SIZE ${ROW_GROUP_SIZE[scale]})`);
     }
     await con.run(`DROP TABLE sorted_${scale}`);
