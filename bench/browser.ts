@@ -12,8 +12,7 @@
  *   query issued by the page's own script as it starts.
  *
  * Peak memory is the highest VmHWM (/proc) of the renderer processes the
- * context started: the page, the engine Worker and DuckDB's Worker all
- * live in that process.
+ * context started: the page and the engine Worker live in that process.
  */
 import { readFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
@@ -26,8 +25,12 @@ import type { LatencyRuns, RunStat } from './jobs.ts';
 import type { BenchServer, LoggedRequest } from './server.ts';
 import { pathOf, type Scenario } from './scenarios.ts';
 
-/** What a request fetched, by kind. */
-export type Part = 'code' | 'catalog' | 'store' | 'raster' | 'other';
+/**
+ * What a request fetched, by kind: `index` is what the engine reads before
+ * any station data (the station index and coverage lines), `data` the
+ * station files (footers and column chunks).
+ */
+export type Part = 'code' | 'catalog' | 'index' | 'data' | 'raster' | 'other';
 
 /** Requests and bytes per kind. */
 export type Parts = Record<Part, { requests: number; bytes: number }>;
@@ -37,6 +40,8 @@ export interface BrowserRunStat extends RunStat {
   parts: Parts;
   /** Reads of the station store: distinct bytes (overlapping ranges counted once) and the largest single read. */
   storeReads?: { distinctBytes: number; largestBytes: number };
+  /** Every request of the run (left out of results.json; the scale bench splits footers from data with it). */
+  log?: LoggedRequest[];
 }
 
 /** Distinct bytes (per file) and the largest read among the range requests of `log` on paths ending in `suffix`. */
@@ -69,15 +74,16 @@ export function rangeStats(log: readonly LoggedRequest[], suffix: string): { dis
 export function partOf(path: string): Part {
   if (/\.(js|mjs|wasm|html|css)$/.test(path)) return 'code';
   if (path.endsWith('/catalog.json')) return 'catalog';
-  // The station archive (docs/data.md): index, coverage lines and station Parquet files.
-  if (path.includes('/stations/')) return 'store';
+  // The station archive (docs/data.md): index and coverage lines, then one Parquet file per station and scale.
+  if (/\/stations\/(index\.parquet|coverage\.jsonl|stations\.parquet)$/.test(path)) return 'index';
+  if (path.includes('/stations/')) return 'data';
   if (path.endsWith('.tif')) return 'raster';
   return 'other';
 }
 
 /** Sums a server log by kind. */
 export function partsOf(log: readonly LoggedRequest[]): Parts {
-  const parts: Parts = { code: { requests: 0, bytes: 0 }, catalog: { requests: 0, bytes: 0 }, store: { requests: 0, bytes: 0 }, raster: { requests: 0, bytes: 0 }, other: { requests: 0, bytes: 0 } };
+  const parts: Parts = { code: { requests: 0, bytes: 0 }, catalog: { requests: 0, bytes: 0 }, index: { requests: 0, bytes: 0 }, data: { requests: 0, bytes: 0 }, raster: { requests: 0, bytes: 0 }, other: { requests: 0, bytes: 0 } };
   for (const e of log) {
     const p = parts[partOf(e.path)];
     p.requests++;
@@ -133,6 +139,8 @@ export interface ColdStartRun {
   parts: Parts;
   /** Paths of the code files fetched before the answer. */
   codeFiles: string[];
+  /** Every request of the run (left out of results.json). */
+  log?: LoggedRequest[];
 }
 
 interface BenchWindow {
@@ -190,8 +198,9 @@ export class BrowserBench {
     s: Scenario,
     cold: number,
     warm: number,
+    data = '../data/',
   ): Promise<{ runs: LatencyRuns & { cold: BrowserRunStat[]; warm: BrowserRunStat[] }; peakRss: number; answer: unknown }> {
-    const url = `${server.url}app/index.html?mode=${mode}&data=../data/`;
+    const url = `${server.url}app/index.html?mode=${mode}&data=${data}`;
     const body = JSON.stringify(s.body);
     const out: LatencyRuns & { cold: BrowserRunStat[]; warm: BrowserRunStat[] } = { latencyMs: server.latencyMs, cold: [], warm: [] };
     let answer: unknown;
@@ -204,7 +213,7 @@ export class BrowserBench {
         if (r.status !== 200) throw new Error(`${s.id} (${mode}) answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
         if (i === 0) answer = JSON.parse(server.takeAnswer() ?? 'null');
         const c = server.counts();
-        out.cold.push({ ms: r.ms, requests: c.requests, bytes: c.bytes, parts: partsOf(c.log), storeReads: rangeStats(c.log, '.parquet') });
+        out.cold.push({ ms: r.ms, requests: c.requests, bytes: c.bytes, parts: partsOf(c.log), storeReads: rangeStats(c.log, '.parquet'), log: c.log });
         if (i === Math.max(1, cold) - 1) {
           await query(f.page, pathOf(s), body, false);
           for (let w = 0; w < warm; w++) {
@@ -224,13 +233,13 @@ export class BrowserBench {
   }
 
   /** Cold start: a fresh context loads the page, whose script sends `s` at once; `n` times. */
-  async coldStart(server: BenchServer, s: Scenario, n: number): Promise<{ runs: ColdStartRun[]; peakRss: number }> {
+  async coldStart(server: BenchServer, s: Scenario, n: number, data = '../data/'): Promise<{ runs: ColdStartRun[]; peakRss: number }> {
     const hash = encodeURIComponent(JSON.stringify({ path: pathOf(s), body: JSON.stringify(s.body) }));
     const runs: ColdStartRun[] = [];
     let peakRss = 0;
     for (let i = 0; i < n; i++) {
       server.reset();
-      const f = await this.fresh(`${server.url}app/index.html?mode=engine&data=../data/#${hash}`);
+      const f = await this.fresh(`${server.url}app/index.html?mode=engine&data=${data}#${hash}`);
       try {
         const r = await f.page.evaluate(() => (window as unknown as BenchWindow).bench.first!);
         const loadMs = await f.page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventEnd);
@@ -243,6 +252,7 @@ export class BrowserBench {
           bytes: c.bytes,
           parts: partsOf(c.log),
           codeFiles: c.log.filter((e) => partOf(e.path) === 'code').map((e) => e.path),
+          log: c.log,
         });
         peakRss = Math.max(peakRss, await f.peak());
       } finally {

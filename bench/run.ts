@@ -8,6 +8,8 @@
  *   npm run bench -- --rebuild    rebuild the cached demo dataset and baseline files
  *   npm run bench -- --out DIR    write results.json and performance.md to DIR instead
  *   npm run bench -- --only a,b   only these scenario ids (and "cold-start"); for development
+ *   npm run bench -- --scale      the scale bench instead (bench/scale-run.ts; ≤ 30 minutes on 2 cores)
+ *   npm run bench -- --scale --scale-size small   the same on small archives, for development
  *
  * Everything runs one after another (the machine has 2 cores): a bench
  * server per latency (bench/server.ts), Node jobs each in their own child
@@ -25,6 +27,7 @@ import { runInChild, type NodeMethod } from './jobs.ts';
 import { renderPerformanceDoc } from './report.ts';
 import type { BenchResults, ColdStartResult, MethodResult, ScenarioResult } from './results.ts';
 import { DAILY_LAYER, SCENARIOS, UNDATED_LAYER, type Scenario } from './scenarios.ts';
+import { runScaleBench } from './scale-run.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
 
 type Runs = Record<string, { cold: number; warm: number }>;
@@ -47,7 +50,6 @@ const FULL: Record<string, Runs> = {
   'engine-chromium (station)': { '0': { cold: 2, warm: 5 }, '40': { cold: 5, warm: 5 } },
   'naive-chromium': { '40': { cold: 3, warm: 5 } },
   'duckdb-native': { local: { cold: 5, warm: 5 } },
-  'engine-node-wasm': { local: { cold: 1, warm: 5 } },
   'engine-node-native': { local: { cold: 1, warm: 5 } },
   'cold start': { '0': { cold: 2, warm: 0 }, '40': { cold: 5, warm: 0 } },
 };
@@ -62,14 +64,23 @@ const LABELS: Record<string, string> = {
   geotiff: 'geotiff.js, one COG per date',
   geoblaze: 'geoblaze, one COG per date',
   'duckdb-native': 'native DuckDB on local Parquet',
-  'naive-chromium': 'whole store downloaded (Chromium)',
-  'engine-node-wasm': 'engine in Node, DuckDB-WASM, store in memory',
-  'engine-node-native': 'engine in Node, native DuckDB, local store',
+  'naive-chromium': 'whole files downloaded (Chromium)',
+  'engine-node-wasm': 'engine in Node, local files',
+  'engine-node-native': 'engine in Node, local files (hyparquet)',
 };
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, rebuild: { type: 'boolean' }, out: { type: 'string' }, only: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { quick: { type: 'boolean' }, rebuild: { type: 'boolean' }, out: { type: 'string' }, only: { type: 'string' }, scale: { type: 'boolean' }, 'scale-size': { type: 'string' } },
+  });
   const quick = values.quick ?? false;
+  if (values.scale) {
+    const size = values['scale-size'] ?? 'full';
+    if (size !== 'full' && size !== 'small') throw new Error(`--scale-size is full or small, not ${size}`);
+    const t0 = performance.now();
+    const say = (s: string) => process.stdout.write(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${s}\n`);
+    return runScaleBench({ size, quick, rebuild: values.rebuild ?? false, out: values.out, log: say });
+  }
   const RUNS = quick ? QUICK : FULL;
   const started = performance.now();
   const startedAt = new Date().toISOString();
@@ -174,10 +185,9 @@ async function main(): Promise<void> {
       result.methods.push(await chromiumRuns(s, 'engine', RUNS['engine-chromium (station)']!));
       result.methods.push(await chromiumRuns(s, 'naive', RUNS['naive-chromium']!));
       result.methods.push(await nodeJob(s, 'duckdb-native', RUNS['duckdb-native']!));
-      result.methods.push(await nodeJob(s, 'engine-node-wasm', RUNS['engine-node-wasm']!));
       result.methods.push(await nodeJob(s, 'engine-node-native', RUNS['engine-node-native']!));
       const ref = answers.get(`${s.id}/engine-chromium`);
-      for (const other of ['duckdb-native', 'naive-chromium', 'engine-node-wasm', 'engine-node-native'] as const) {
+      for (const other of ['duckdb-native', 'naive-chromium', 'engine-node-native'] as const) {
         result.agreement.push({ reference: 'engine-chromium', other, result: compareAnswers(ref, answers.get(`${s.id}/${other}`), 1e-9) });
       }
     }
@@ -255,6 +265,8 @@ const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** Keeps results.json readable: times to 0.1 ms, other fractions to 6 significant digits. */
 function roundJson(key: string, value: unknown): unknown {
+  // Request logs are for the run's own bookkeeping (bench/scale-run.ts splits footers with them), not for results.json.
+  if (key === 'log') return undefined;
   if (typeof value !== 'number' || Number.isInteger(value)) return value;
   if (key === 'ms' || key.endsWith('Ms') || key.endsWith('S')) return Math.round(value * 10) / 10;
   return Number(value.toPrecision(6));

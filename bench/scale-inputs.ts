@@ -22,6 +22,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 /** What one synthetic input archive holds. */
 export interface ScaleInputSpec {
   id: 'network' | 'seed';
+  /** Cache folder name: the id for the full size, `<id>-small` for the development size. */
+  folder: string;
   stations: number;
   firstYear: number;
   lastYear: number;
@@ -30,8 +32,19 @@ export interface ScaleInputSpec {
 
 /** The two archives of the scale bench. */
 export const SCALE_INPUTS: Record<ScaleInputSpec['id'], ScaleInputSpec> = {
-  network: { id: 'network', stations: 2000, firstYear: 2000, lastYear: 2024, scale: 'daily' },
-  seed: { id: 'seed', stations: 600, firstYear: 2015, lastYear: 2024, scale: 'hourly' },
+  network: { id: 'network', folder: 'network', stations: 2000, firstYear: 2000, lastYear: 2024, scale: 'daily' },
+  seed: { id: 'seed', folder: 'seed', stations: 600, firstYear: 2015, lastYear: 2024, scale: 'hourly' },
+};
+
+/**
+ * The same archives at a development size (`--scale-size small`): the same
+ * generator and gaps on 1/10 of the stations and the last 3 years, so the
+ * scale bench's code can be run in a minute; its numbers are not the
+ * issue's targets.
+ */
+export const SMALL_SCALE_INPUTS: Record<ScaleInputSpec['id'], ScaleInputSpec> = {
+  network: { id: 'network', folder: 'network-small', stations: 200, firstYear: 2022, lastYear: 2024, scale: 'daily' },
+  seed: { id: 'seed', folder: 'seed-small', stations: 60, firstYear: 2022, lastYear: 2024, scale: 'hourly' },
 };
 
 /** The input files of one archive, as `climate-query build` takes them. */
@@ -50,7 +63,7 @@ const u = (salt: number, ...args: string[]) => `((hash(${salt}, ${args.join(', '
  * left behind: files are written to a temporary folder and renamed.
  */
 export async function ensureScaleInputs(spec: ScaleInputSpec, dir: string, log: (s: string) => void = () => {}): Promise<ScaleInputFiles> {
-  const out = join(dir, spec.id);
+  const out = join(dir, spec.folder);
   const files: ScaleInputFiles = { stations: join(out, 'stations.csv'), observations: join(out, `${spec.scale}.parquet`), scale: spec.scale };
   if (existsSync(files.stations) && existsSync(files.observations)) return files;
   const tmp = `${out}.writing`;

@@ -26,6 +26,9 @@ export interface LoggedRequest {
   status: number;
   /** Body bytes sent. */
   bytes: number;
+  /** Arrival and end of the answer, ms on the server's performance.now() clock (the gate's wait and the latency included). */
+  t0?: number;
+  t1?: number;
 }
 
 /** Counters since the last reset. */
@@ -101,6 +104,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       res.writeHead(204, CORS_HEADERS).end();
       return;
     }
+    const t0 = performance.now();
     await gate.acquire();
     let released = false;
     const release = () => {
@@ -110,11 +114,12 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       }
     };
     res.on('close', release);
-    const entry: LoggedRequest = { method: req.method ?? 'GET', path, range: req.headers.range ?? null, status: 0, bytes: 0 };
+    const entry: LoggedRequest = { method: req.method ?? 'GET', path, range: req.headers.range ?? null, status: 0, bytes: 0, t0 };
     countBody(res, entry);
     // 'close' comes for finished and for abandoned answers alike.
     res.on('close', () => {
       entry.status = res.statusCode;
+      entry.t1 = performance.now();
       log.push(entry);
     });
     try {

@@ -3,9 +3,9 @@
  * bundle (what a user's browser downloads) and served by the bench server.
  *
  * `?mode=engine` (default): the project's engine Worker
- * (src/worker/engine-worker.ts), DuckDB-WASM reading the store with HTTP
- * range requests. `?mode=naive`: the same engine with a backend that
- * downloads the whole store first (naive-worker.ts).
+ * (src/worker/engine-worker.ts), reading the station archive with hyparquet
+ * over HTTP Range requests. `?mode=naive`: the same engine with a byte
+ * source that downloads every file it touches whole (naive-worker.ts).
  * `?data=` is the dataset root. A `#` fragment holding
  * `{"path", "body"}` (URI-encoded JSON) is queried as soon as the script
  * runs: the cold-start measurement.
