@@ -20,6 +20,7 @@ import { checkDatasetPath } from '../dataset/dataset-path.ts';
 import { abortable } from '../rasters/abortable.ts';
 import type { ByteSource, ExpectedFile } from '../rasters/byte-source.ts';
 import { RangeCache } from './range-cache.ts';
+import { DecodedCache } from './decoded-cache.ts';
 import { parseStationIndex, type IndexedStation, type StationFile } from './station-index.ts';
 
 /** Rows of one station: period key → values of the asked types (null where the file has no value). */
@@ -108,6 +109,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
   const files = new Map<string, OpenFile>();
   let indexP: Promise<IndexedStation[]> | undefined;
   const coverageCache = new Map<string, Promise<StationCoverage>>();
+  const decodedChunks = new DecodedCache();
 
   const open = (path: string, size: number): OpenFile => {
     let f = files.get(path);
@@ -223,50 +225,63 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
         groupStart += n;
       }
       if (rowStart >= rowEnd) return out;
-      // Plan the reads: the selected row groups' chunks of the asked columns, merged across small gaps,
-      // each merged range one exact request, all sent at once.
+      // The selected row groups, each decoded once per column and kept (decoded-cache.ts).
       const columns = ['time', ...present];
-      const wanted: Array<[number, number]> = [];
+      const groups: Array<{ index: number; start: number; rows: number }> = [];
       let at = 0;
-      for (const rg of metadata.row_groups) {
+      metadata.row_groups.forEach((rg, index) => {
         const n = Number(rg.num_rows);
-        if (at + n > rowStart && at < rowEnd) {
-          for (const c of rg.columns) {
-            const m = c.meta_data;
-            if (!m || !columns.includes(m.path_in_schema[0]!)) continue;
-            const start = Number(m.dictionary_page_offset || m.data_page_offset);
-            wanted.push([start, start + Number(m.total_compressed_size)]);
-          }
-        }
+        if (at + n > rowStart && at < rowEnd) groups.push({ index, start: at, rows: n });
         at += n;
+      });
+      const keyOf = (g: number, column: string) => `${file.path}\u0000${file.bytes}\u0000${g}\u0000${column}`;
+      // Plan the reads: the chunks not decoded already, merged across small gaps, each merged range one exact request, all sent at once.
+      const wanted: Array<[number, number]> = [];
+      for (const g of groups) {
+        for (const c of metadata.row_groups[g.index]!.columns) {
+          const m = c.meta_data;
+          const column = m?.path_in_schema[0];
+          if (!m || !column || !columns.includes(column) || decodedChunks.has(keyOf(g.index, column))) continue;
+          const start = Number(m.dictionary_page_offset || m.data_page_offset);
+          wanted.push([start, start + Number(m.total_compressed_size)]);
+        }
       }
       f.cached.prefetch(mergeRanges(wanted, MERGE_GAP));
       const asyncBuffer: AsyncBuffer = { byteLength: file.bytes, slice: (start, end = file.bytes) => read(f, start, end) };
-      // One decode per column: hyparquet then asks for exactly each column chunk, all already cached.
-      let decoded: unknown[][];
+      // hyparquet asks for exactly each column chunk of the group, all already cached.
+      const decode = (column: string, g: { start: number; rows: number }) =>
+        new Promise<unknown[]>((resolve, reject) => {
+          parquetRead({ file: asyncBuffer, metadata, columns: [column], rowStart: g.start, rowEnd: g.start + g.rows, compressors, onComplete: (r: unknown[][]) => resolve(r.map((x) => x[0])) }).catch(reject);
+        });
+      let decoded: Array<Array<readonly unknown[]>>;
       try {
         decoded = await abortable(Promise.all(
-          columns.map(
-            (column) =>
-              new Promise<unknown[]>((resolve, reject) => {
-                parquetRead({ file: asyncBuffer, metadata, columns: [column], rowStart, rowEnd, compressors, onComplete: (r: unknown[][]) => resolve(r.map((x) => x[0])) }).catch(reject);
-              }),
+          groups.map((g) =>
+            Promise.all(
+              columns.map((column) =>
+                decodedChunks.get(keyOf(g.index, column), g.rows, () =>
+                  // Times are kept as period keys: the comparison below needs nothing else.
+                  column === 'time' ? decode(column, g).then((t) => t.map((v) => keyOfTime(scale, v))) : decode(column, g),
+                ),
+              ),
+            ),
           ),
         ), signal);
       } catch (err) {
         if (err instanceof ClimateQueryError) throw err;
         throw unreadable(file.path, `could not be decoded (${(err as Error).message})`, err);
       }
-      const [times, ...valueColumns] = decoded as [unknown[], ...unknown[][]];
-      for (let i = 0; i < times.length; i++) {
-        const key = keyOfTime(scale, times[i]);
-        if (key === null || key < first || key > last) continue;
-        const values: PeriodValues = {};
-        for (const t of types) {
-          const c = present.indexOf(t);
-          values[t] = c < 0 ? null : toNumberOrNull(valueColumns[c]![i]);
+      for (const [times, ...valueColumns] of decoded as Array<[readonly (string | null)[], ...Array<readonly unknown[]>]>) {
+        for (let i = 0; i < times.length; i++) {
+          const key = times[i];
+          if (key === null || key === undefined || key < first || key > last) continue;
+          const values: PeriodValues = {};
+          for (const t of types) {
+            const c = present.indexOf(t);
+            values[t] = c < 0 ? null : toNumberOrNull(valueColumns[c]![i]);
+          }
+          out.set(key, values);
         }
-        out.set(key, values);
       }
       return out;
     },
@@ -275,6 +290,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       files.clear();
       indexP = undefined;
       coverageCache.clear();
+      decodedChunks.clear();
       await Promise.all(all.map((f) => f.cached.close()));
     },
   };
