@@ -742,7 +742,10 @@ async function start(): Promise<void> {
   renderForm(ui.form);
   // Before the map: its first moveend rewrites the URL, which must not happen between here and applyHash.
   ui.season = createSeasonView($('metadata'), engine, () => ({ catalog, stations: stationList }));
-  ui.saved = await createSavedList($('results'), datasetUrl, openSaved);
+  ui.saved = await createSavedList($('results'), datasetUrl, openSaved, (dataType, sub) => {
+    const layer = layers().find((l) => l.dataType === dataType && l.subDataType === sub);
+    return layer ? `${layer.description}${sub !== '-' ? `, ${subTypeName(dataType, sub)}` : ''}` : `${dataType}, ${subTypeName(dataType, sub)}`;
+  });
   const places = await loadPlaces();
   view = await createMapView($('map'), catalog, { styleUrl: params.get('style') ?? undefined, places, bounds: datasetBounds(catalog, stationList), stations: stationList });
   ui.view = view;

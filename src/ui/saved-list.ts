@@ -30,7 +30,13 @@ export interface SavedList {
  * Adds the list to `parent` and fills it from the device's store. Resolves
  * with a list that keeps nothing (and says why) when IndexedDB is unavailable.
  */
-export async function createSavedList(parent: HTMLElement, dataset: string, onOpen: (item: SavedAnswer) => void): Promise<SavedList> {
+export async function createSavedList(
+  parent: HTMLElement,
+  dataset: string,
+  onOpen: (item: SavedAnswer) => void,
+  /** Names a layer as the dataset's catalog does, for the list's one-line summaries. */
+  describeLayer?: (dataType: string, subDataType: string) => string,
+): Promise<SavedList> {
   const section = document.createElement('section');
   section.id = 'saved';
   section.setAttribute('aria-labelledby', 'saved-title');
@@ -115,7 +121,7 @@ export async function createSavedList(parent: HTMLElement, dataset: string, onOp
         savedAt: new Date().toISOString(),
         dataset,
         label: geometriesLabel(item.used),
-        summary: requestSummary(item.request.endpoint, item.request.body),
+        summary: requestSummary(item.request.endpoint, item.request.body, describeLayer),
         form: item.form,
         geometries: item.geometries,
         request: item.request,

@@ -3,6 +3,7 @@
  * side panel names them) and what was asked. No DOM here.
  */
 import { areaOf, type DrawnGeometry } from './query-model.ts';
+import { stationWords, subTypeName } from './words.ts';
 
 /** Area as the side panel writes it: hectares under 10 ha, else km². */
 function areaText(g: DrawnGeometry): string {
@@ -22,17 +23,27 @@ export function geometriesLabel(used: readonly DrawnGeometry[]): string {
   return `G1 field of ${areaText(first)}`;
 }
 
-/** What a request asked, in a line: source, scale or layer, data types, dates. */
-export function requestSummary(endpoint: string, body: Record<string, unknown>): string {
+/**
+ * What a request asked, in a line of plain words: source, scale or layer,
+ * data types, dates. `describeLayer` names a layer as the dataset's catalog
+ * does (default: its code and its sub-type's plain name).
+ */
+export function requestSummary(endpoint: string, body: Record<string, unknown>, describeLayer?: (dataType: string, subDataType: string) => string): string {
   const options = (body.options ?? {}) as Record<string, unknown>;
   // Hours as the table writes them: "2024-06-01 00:00".
   const when = (d: unknown) => String(d).replace(/T(\d{2}:\d{2})(:\d{2})?$/, ' $1');
   const dates = body.startDate ? `; ${when(body.startDate)} to ${when(body.endDate)}` : '';
   if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') {
     const how = endpoint === 'nearest-station' ? 'nearest station' : 'stations in the field';
-    return `Station records (${how}), ${String(options.timeScale)}: ${(body.dataTypes as string[]).join(', ')}${dates}`;
+    const names = (body.dataTypes as string[]).map((t) => stationWords(String(options.timeScale), t).name);
+    return `Station records (${how}), ${String(options.timeScale)}: ${names.join('; ')}${dates}`;
   }
-  const sub = options.subDataType && options.subDataType !== '-' ? ` ${String(options.subDataType)}` : '';
+  const code = String(options.subDataType ?? '-');
+  if (describeLayer) {
+    const how = endpoint === 'polygon' ? `, ${String(options.aggregationMethod)} over the field` : '';
+    return `${describeLayer(String(body.dataType), code)}${options.timeScale ? ` (${String(options.timeScale)})` : ''}${how}${dates}`;
+  }
+  const sub = code !== '-' ? `, ${subTypeName(String(body.dataType), code)}` : '';
   const how = endpoint === 'polygon' ? `, ${String(options.aggregationMethod)} over the field` : '';
   return `Layer ${String(body.dataType)}${sub}${options.timeScale ? ` (${String(options.timeScale)})` : ''}${how}${dates}`;
 }

@@ -94,8 +94,8 @@ describe('offline after the first visit', () => {
     const items = await saved(page);
     expect(items.map((i) => i.answer)).toEqual([answers[1]!.lastAnswer, answers[0]!.lastAnswer]);
     expect(items[0]!.label).toBe('G1 point -33.3700, 19.3100');
-    expect(items[0]!.summary).toBe('Layer gdd grapes (annual); 2019 to 2024');
-    expect(items[1]!.summary).toMatch(/^Station records \(nearest station\), daily: temperature_max, rain_sum; \d{4}-\d{2}-01 to \d{4}-\d{2}-\d{2}$/);
+    expect(items[0]!.summary).toBe('Growing degree days per growing season, Grapes (base 10 °C) (annual); 2019 to 2024');
+    expect(items[1]!.summary).toMatch(/^Station records \(nearest station\), daily: Air temperature, daily maximum; Rainfall, daily total; \d{4}-\d{2}-01 to \d{4}-\d{2}-\d{2}$/);
   });
 
   it('online, a redeployed catalog.json is read from the network at once and replaces the kept copy', async () => {
@@ -163,7 +163,7 @@ describe('offline after the first visit', () => {
     const texts = await page.locator('#saved-list .saved-open').allTextContents();
     expect(texts).toHaveLength(2);
     expect(texts[0]).toContain('G1 point -33.3700, 19.3100');
-    expect(texts[0]).toContain('Layer gdd grapes (annual); 2019 to 2024');
+    expect(texts[0]).toContain('Growing degree days per growing season, Grapes (base 10 °C) (annual); 2019 to 2024');
     expect(texts[0]).toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/);
 
     // Open the climate-layer answer: chart and table from the device, equal to the engine's answer (computed here in Node).
@@ -235,6 +235,6 @@ describe('offline after the first visit', () => {
     await page.reload();
     await page.waitForFunction(() => 'cqUi' in window, undefined, { timeout: 20_000 });
     await page.evaluate(() => (window as unknown as SavedUi).cqUi.ready);
-    expect(await page.locator('#saved-list .saved-open').allTextContents()).toEqual([expect.stringContaining('Layer gdd grapes')]);
+    expect(await page.locator('#saved-list .saved-open').allTextContents()).toEqual([expect.stringContaining('Growing degree days per growing season, Grapes')]);
   });
 });

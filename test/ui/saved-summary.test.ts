@@ -16,14 +16,18 @@ describe('saved answer labels', () => {
 
   it('says what was asked in one line', () => {
     expect(requestSummary('poly-aggregate', { dataTypes: ['rain_sum'], options: { timeScale: 'monthly' }, startDate: '2024-01', endDate: '2024-12' })).toBe(
-      'Station records (stations in the field), monthly: rain_sum; 2024-01 to 2024-12',
+      'Station records (stations in the field), monthly: Rainfall, monthly total; 2024-01 to 2024-12',
     );
     expect(requestSummary('polygon', { dataType: 'chill', options: { subDataType: 'ucu', timeScale: 'annual', aggregationMethod: 'max' }, startDate: '2019', endDate: '2024' })).toBe(
-      'Layer chill ucu (annual), max over the field; 2019 to 2024',
+      'Layer chill, Utah chill units (UCU) (annual), max over the field; 2019 to 2024',
     );
-    expect(requestSummary('point', { dataType: 'windspeed', options: { subDataType: '100' } })).toBe('Layer windspeed 100');
+    expect(requestSummary('point', { dataType: 'windspeed', options: { subDataType: '100' } })).toBe('Layer windspeed, At 100 m above ground');
+    // With the catalog's words for the layer.
+    expect(requestSummary('point', { dataType: 'gdd', options: { subDataType: 'grapes', timeScale: 'annual' }, startDate: '2024', endDate: '2024' }, (d, s) => `Growing degree days (${d}/${s})`)).toBe(
+      'Growing degree days (gdd/grapes) (annual); 2024 to 2024',
+    );
     expect(requestSummary('nearest-station', { dataTypes: ['temperature_max'], options: { timeScale: 'hourly' }, startDate: '2024-06-01T00:00:00', endDate: '2024-06-07T23:00:00' })).toBe(
-      'Station records (nearest station), hourly: temperature_max; 2024-06-01 00:00 to 2024-06-07 23:00',
+      'Station records (nearest station), hourly: Air temperature, hourly maximum; 2024-06-01 00:00 to 2024-06-07 23:00',
     );
   });
 
