@@ -96,7 +96,7 @@ function kindTable(title: string, runs: readonly ScaleRun[]): string[] {
 function timeSplit(runs: readonly ScaleRun[], warm: readonly ScaleRun[]): string {
   const total = med(runs, (x) => x.ms);
   const open = med(runs, (x) => x.networkMs);
-  return `${fmtMs(total)} from navigation, of which ${fmtMs(open)} with requests in flight (${fmtInt(med(runs, (x) => x.requests))} requests through 6 connections at 40 ms each) and ${fmtMs(total - open)} with none, the page's own work; the same query warm, with nothing to fetch, takes ${fmtMs(med(warm, (x) => x.ms))} (decoding the column chunks again and building the answer)`;
+  return `${fmtMs(total)} from navigation, of which ${fmtMs(open)} with requests in flight (${fmtInt(med(runs, (x) => x.requests))} requests through 6 connections at 40 ms each) and ${fmtMs(total - open)} with none, the page's own work; the same query warm, with nothing to fetch, takes ${fmtMs(med(warm, (x) => x.ms))} (the reader keeps decoded column chunks, so this is building the answer and passing it from the Worker)`;
 }
 
 /** Why each missed target was missed, with this run's numbers. */
@@ -109,7 +109,7 @@ function missedNotes(r: ScaleResults, targets: ScaleTarget[]): string[] {
   const poly = byId(r, 'network-poly-daily');
   if (missed.some((t) => t.target.startsWith('same: first answer'))) {
     out.push(
-      `**First answer after navigation (seed).** ${timeSplit(seed.coldStart, seed.warm)}. ${load}. The requests form about eight dependent rounds (page, script, engine Worker, catalog.json, index, coverage lines, footers, column chunks: ≥ 320 ms of latency alone); the bytes are within the target. What would cut it: fewer rounds (the footer and the year's chunks of a file in one request when they lie close together at the file's end, or row-group offsets in the coverage lines so that no footer is needed) and less decoding (caching decoded rows, not only bytes).`,
+      `**First answer after navigation (seed).** ${timeSplit(seed.coldStart, seed.warm)}. ${load}. The requests form about eight dependent rounds (page, script, engine Worker, catalog.json, index, coverage lines, footers, column chunks: ≥ 320 ms of latency alone); the bytes are within the target. What would cut it: fewer rounds (the footer and the year's chunks of a file in one request when they lie close together at the file's end, or row-group offsets in the coverage lines so that no footer is needed) and less first-load work on the page (the 600 ms without requests: parsing the app's and the Worker's code, decoding the chunks once).`,
       '',
     );
   }
