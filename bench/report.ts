@@ -13,7 +13,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Method } from './jobs.ts';
 import { POLYGON_LABELS } from './scenarios.ts';
-import { median, medianMs, runsAt, type AnyRun, type BenchResults, type MethodResult, type ScenarioResult } from './results.ts';
+import { median, medianMs, runsAt, targetTable, type AnyRun, type BenchResults, type MethodResult, type ScenarioResult } from './results.ts';
 import { SCALE_HEADING } from './scale-report.ts';
 
 /** Sections of the existing page that are written by hand and kept. */
@@ -389,9 +389,7 @@ export function renderPerformanceDoc(results: BenchResults, currentDoc: string):
     '',
     'Ratios in the same run, at 40 ms per request (warm queries make no requests).',
     '',
-    '| target | measured | met |',
-    '|---|---|---|',
-    ...targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`),
+    ...targetTable(targets),
     '',
     ...missedNotes(r, targets),
     '## Rasters: point and polygon',

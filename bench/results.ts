@@ -3,6 +3,7 @@
  * the summaries every report figure is computed from, so that the table in
  * docs/performance.md and the JSON always agree.
  */
+import { cpus, platform, release, totalmem } from 'node:os';
 import type { Agreement } from './compare.ts';
 import type { BrowserRunStat, BuiltFile, ColdStartRun } from './browser.ts';
 import type { LatencyRuns, Method, RunStat } from './jobs.ts';
@@ -100,4 +101,14 @@ export function runsAt(s: ScenarioResult, method: Method, latencyMs: number | nu
 /** Median cold or warm wall time of `method` at `latencyMs`, ms. */
 export function medianMs(s: ScenarioResult, method: Method, latencyMs: number | null, which: 'cold' | 'warm'): number {
   return median((runsAt(s, method, latencyMs)?.[which] ?? []).map((r) => r.ms));
+}
+
+/** The machine a bench ran on, as both reports print it. */
+export function hostInfo(): { node: string; platform: string; cpus: number; cpuModel: string; memoryGB: number } {
+  return { node: process.version, platform: `${platform()} ${release()}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memoryGB: Math.round(totalmem() / 1e9) };
+}
+
+/** A targets table in Markdown: one row per target, misses in bold. */
+export function targetTable(targets: ReadonlyArray<{ target: string; measured: string; met: boolean }>): string[] {
+  return ['| target | measured | met |', '|---|---|---|', ...targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`)];
 }

@@ -16,7 +16,7 @@
  * process (bench/child.ts), Chromium runs from this process (bench/browser.ts).
  */
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { cpus, loadavg, platform, release, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,7 +25,7 @@ import { compareAnswers } from './compare.ts';
 import { cacheDir, ensureBaselineLayer, ensureDemo, layerOf, readCatalog, REPO, type BaselineLayer } from './dataset.ts';
 import { runInChild, type NodeMethod } from './jobs.ts';
 import { renderPerformanceDoc } from './report.ts';
-import type { BenchResults, ColdStartResult, MethodResult, ScenarioResult } from './results.ts';
+import { hostInfo, type BenchResults, type ColdStartResult, type MethodResult, type ScenarioResult } from './results.ts';
 import { DAILY_LAYER, SCENARIOS, UNDATED_LAYER, type Scenario } from './scenarios.ts';
 import { runScaleBench } from './scale-run.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
@@ -222,11 +222,7 @@ async function main(): Promise<void> {
     startedAt,
     durationS: (performance.now() - started) / 1000,
     environment: {
-      node: process.version,
-      platform: `${platform()} ${release()}`,
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? '',
-      memoryGB: Math.round(totalmem() / 1e9),
+      ...hostInfo(),
       chromium: chromiumVersion(),
       loadAverage: { start: round2(load0), end: round2(loadavg()[0]!) },
       packages: await packageVersions(['geotiff', 'geoblaze', '@duckdb/node-api', 'gdal3.js', 'playwright-core', 'vite']),

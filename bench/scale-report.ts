@@ -6,7 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { ScaleResults, ScaleRun, ScaleScenarioResult } from './scale-run.ts';
-import { median } from './results.ts';
+import { median, targetTable } from './results.ts';
 
 /** The heading the section starts with; the default bench keeps the section by this name (report.ts KEPT_SECTIONS). */
 export const SCALE_HEADING = 'Scale: 2,000 and 600 stations (npm run bench -- --scale)';
@@ -154,9 +154,7 @@ export function renderScaleSection(r: ScaleResults): string {
     '',
     '### Targets',
     '',
-    '| target | measured | met |',
-    '|---|---|---|',
-    ...targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`),
+    ...targetTable(targets),
     '',
     ...missedNotes(r, targets),
     '### Requests and bytes by kind',

@@ -17,7 +17,7 @@
  * are not the issue's and are not written to docs/performance.md).
  */
 import { open, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { cpus, loadavg, platform, release, totalmem } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { validateNearestStation, validatePolyAggregate } from '../src/contract/validate.ts';
@@ -31,6 +31,7 @@ import { ensureScaleBuild, type ScaleBuild } from './scale-build.ts';
 import { ensureScaleInputs, SCALE_INPUTS, SMALL_SCALE_INPUTS, type ScaleInputFiles } from './scale-inputs.ts';
 import { scaleScenarios, type ScaleScenarios } from './scale-queries.ts';
 import { renderScaleSection, spliceScaleSection } from './scale-report.ts';
+import { hostInfo } from './results.ts';
 import { expectedNearest, expectedPolyAggregate, type VerifyQuery } from './scale-verify.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
 
@@ -342,11 +343,7 @@ export async function runScaleBench(options: { size: 'full' | 'small'; quick: bo
     durationS: (performance.now() - started) / 1000,
     size: options.size,
     environment: {
-      node: process.version,
-      platform: `${platform()} ${release()}`,
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? '',
-      memoryGB: Math.round(totalmem() / 1e9),
+      ...hostInfo(),
       loadAverage: { start: Math.round(load0 * 100) / 100, end: Math.round(loadavg()[0]! * 100) / 100 },
     },
     setup: { latencyMs: LATENCY_MS, maxConnections: 6, runs: n },
