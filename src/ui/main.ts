@@ -421,7 +421,9 @@ function explainEmpty(endpoint: Endpoint, body: Record<string, unknown>, answer:
   box.setAttribute('role', 'alert');
   const p = document.createElement('p');
   box.append(p);
-  const asked = `${String(body.startDate ?? '')} to ${String(body.endDate ?? '')}`;
+  // Hours as the table writes them ("2022-06-01 00:00"), not the request's "T00:00:00".
+  const when = (d: unknown) => String(d ?? '').replace(/T(\d{2}:\d{2}):\d{2}$/, ' $1');
+  const asked = `${when(body.startDate)} to ${when(body.endDate)}`;
   let fix: { startDate: string; endDate: string } | null = null;
   if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') {
     const scale = (body.options as { timeScale: string }).timeScale;

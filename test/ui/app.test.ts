@@ -244,7 +244,7 @@ describe('answers that explain themselves', () => {
     // What the station holds, as the engine's own reader of the station index lists it.
     const st = (await engine.stations()).find((s) => s.lat === meta.station_lat && s.lon === meta.station_lon)!;
     const first = st.files.hourly!.first.slice(0, 10);
-    expect(message).toContain(`No values for 2022-06-01T00:00:00 to 2022-06-07T23:00:00. ${st.name} holds hourly`);
+    expect(message).toContain(`No values for 2022-06-01 00:00 to 2022-06-07 23:00. ${st.name} holds hourly`);
     expect(message).toContain(`from ${first} to`);
     expect(await page.locator('#chart').innerHTML()).toBe('');
     // No table of empty rows under the message.
