@@ -103,7 +103,7 @@ export interface SqlSession {
 
 /**
  * The narrow seam to a DuckDB: open a fresh database holding `table` (as
- * the tables `observations` and `stations`, see {@link TABLE_SQL}) with file
+ * the tables `observations` and `stations`, see {@link tableColumns}) with file
  * access off and configuration locked. Runners serialise sessions.
  */
 export interface SqlRunner {

@@ -52,16 +52,6 @@ export class DecodedCache {
     return this.held.has(key);
   }
 
-  /** Drops everything held for files whose key starts with `prefix` (a closed file). */
-  forget(prefix: string): void {
-    for (const [k, e] of this.held) {
-      if (k.startsWith(prefix)) {
-        this.held.delete(k);
-        this.heldValues -= e.size;
-      }
-    }
-  }
-
   /** Drops everything. */
   clear(): void {
     this.held.clear();
