@@ -7,7 +7,11 @@ import type { ViteDevServer } from 'vite';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { startServer, type RunningServer } from '../../src/node/server.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseStationIndex } from '../../src/stations/station-index.ts';
 import { launchChromium, startVite } from '../helpers/browser.ts';
+import { startRangeServer } from '../helpers/range-server.ts';
 import { parityRequests, rasterParityRequests } from './requests.ts';
 
 const fx = inject('stationFixture');
@@ -171,5 +175,44 @@ describe('service-worker errors', () => {
     expect(res.body).toMatchObject({ error: { code: 'engine_unavailable' } });
     expect((res.body as { error: { message: string } }).error.message).toContain('Open the app');
     await ctx.close();
+  });
+});
+
+describe('reads over HTTP', () => {
+  it('sends the ranges of one file at the same time, not one after another', async () => {
+    // Chromium's HTTP cache lets one request per URL be in flight (a single-writer lock);
+    // ranges of one file must bypass it or they queue. Four stations whose coverage lines lie
+    // far apart in coverage.jsonl make four ranges of one file in one round.
+    const bytes = await readFile(join(demo, 'stations/index.parquet'));
+    const stations = (await parseStationIndex(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), 'index')).filter((s) => s.files.hourly);
+    const picked: typeof stations = [];
+    for (const st of stations) {
+      const at = st.files.hourly!.coverageAt[0];
+      if (picked.every((p) => Math.abs(p.files.hourly!.coverageAt[0] - at) > 16 * 1024)) picked.push(st);
+      if (picked.length === 4) break;
+    }
+    expect(picked).toHaveLength(4);
+    const host = await startRangeServer(demo, { cors: true, delayMs: 150 });
+    const ctx = await browser.newContext();
+    try {
+      const p = await ctx.newPage();
+      await p.goto(`${vite.url}test/browser/pages/engine.html?data=${encodeURIComponent(host.url)}`);
+      await p.waitForFunction(() => 'cq' in window);
+      const body = JSON.stringify({
+        wkts: picked.map((st) => `POINT (${st.lon} ${st.lat})`).join(';'),
+        dataTypes: ['temperature_mean', 'rain'],
+        options: { timeScale: 'hourly' },
+        startDate: '2024-02-01T00:00:00',
+        endDate: '2024-02-01T23:00:00',
+      });
+      const got = await viaLibrary(p, '/api/nearest-station/', body);
+      expect(got.status).toBe(200);
+      expect(got.body).toEqual((await nodeEngine.handle({ method: 'POST', path: '/api/nearest-station/', body })).body);
+      expect(host.log.filter((e) => e.path === '/stations/coverage.jsonl').length).toBeGreaterThanOrEqual(4);
+      expect(host.maxInFlight.get('/stations/coverage.jsonl')).toBeGreaterThanOrEqual(2);
+    } finally {
+      await ctx.close();
+      await host.close();
+    }
   });
 });

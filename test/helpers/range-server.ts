@@ -29,6 +29,8 @@ export interface RangeServerOptions {
   htmlFallback?: string;
   /** Answers these paths with this HTTP status and no body. */
   status?: Record<string, number>;
+  /** Holds every GET this long before answering, like a distant host. */
+  delayMs?: number;
 }
 
 /** A running server. */
@@ -39,6 +41,8 @@ export interface RangeServer {
   readonly requests: number;
   readonly bytes: number;
   readonly log: RangeRequestLog[];
+  /** Per path, the most GET requests that were being answered at the same time. */
+  readonly maxInFlight: Map<string, number>;
   reset(): void;
   close(): Promise<void>;
 }
@@ -46,6 +50,8 @@ export interface RangeServer {
 /** Starts a server for `root` on 127.0.0.1, port chosen by the OS. */
 export async function startRangeServer(root: string, options: RangeServerOptions = {}): Promise<RangeServer> {
   const log: RangeRequestLog[] = [];
+  const inFlight = new Map<string, number>();
+  const maxInFlight = new Map<string, number>();
   const server = createServer((req, res) => {
     if (options.cors) {
       res.setHeader('Access-Control-Allow-Origin', '*');
@@ -55,7 +61,14 @@ export async function startRangeServer(root: string, options: RangeServerOptions
         return;
       }
     }
-    void handle(root, req, res, (entry) => log.push(entry), options);
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const now = (inFlight.get(path) ?? 0) + 1;
+    inFlight.set(path, now);
+    maxInFlight.set(path, Math.max(now, maxInFlight.get(path) ?? 0));
+    res.on('close', () => inFlight.set(path, inFlight.get(path)! - 1));
+    const go = () => void handle(root, req, res, (entry) => log.push(entry), options);
+    if (options.delayMs && req.method === 'GET') setTimeout(go, options.delayMs);
+    else go();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -68,8 +81,10 @@ export async function startRangeServer(root: string, options: RangeServerOptions
       return log.reduce((s, e) => s + e.bytes, 0);
     },
     log,
+    maxInFlight,
     reset() {
       log.length = 0;
+      maxInFlight.clear();
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
