@@ -9,7 +9,7 @@
  * runs in the browser's engine Worker, in Node (CLI, `serve`) and in the
  * tests.
  */
-import { parquetMetadata, parquetRead, type AsyncBuffer, type FileMetaData } from 'hyparquet';
+import { parquetMetadata, parquetRead, type AsyncBuffer, type FileMetaData, type ParquetParsers } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { PeriodValues } from '../contract/types.ts';
@@ -23,7 +23,7 @@ import { RangeCache } from './range-cache.ts';
 import { DecodedCache } from './decoded-cache.ts';
 import { parseStationIndex, type IndexedStation, type StationFile } from './station-index.ts';
 
-/** Rows of one station: period key → values of the asked types (null where the file has no value). */
+/** Rows of one station: period key → values of exactly the asked types, in the order asked (null where the file has no value). */
 export type StationRows = Map<string, PeriodValues>;
 
 /** Options of {@link openStationArchive}. */
@@ -91,11 +91,45 @@ function resolveFile(location: DatasetLocation, path: string): string {
   return location.resolve(isUrl ? path.split('/').map(encodeURIComponent).join('/') : path);
 }
 
-/** Key of a decoded time value on its scale, as responses write it. */
+/**
+ * Times decoded as epoch milliseconds (numbers), not Date objects: a cold
+ * 10-station hourly year decodes 87,600 times, and the Dates and BigInt
+ * divisions of hyparquet's defaults were a tenth of that query's CPU time.
+ * Same values as the defaults (truncating division), exact while the
+ * microseconds fit a double (until the year 2255); nanoseconds keep BigInt.
+ */
+const TIME_AS_MS: Partial<ParquetParsers> = {
+  timestampFromMilliseconds: (ms: bigint) => Number(ms),
+  timestampFromMicroseconds: (us: bigint) => {
+    const n = Number(us);
+    return Number.isSafeInteger(n) ? Math.trunc(n / 1000) : Number(us / 1000n);
+  },
+  timestampFromNanoseconds: (ns: bigint) => Number(ns / 1_000_000n),
+  dateFromDays: (days: number) => days * 86_400_000,
+};
+
+const DAY_MS = 86_400_000;
+/** "yyyy-mm-dd" of recent days, by day number: hourly keys share 24 per day. */
+const dayKeys = new Map<number, string>();
+
+/** Key of a decoded time value (a Date, or epoch milliseconds) on its scale, as responses write it. */
 export function keyOfTime(scale: StationTimeScale, value: unknown): string | null {
-  const d = value instanceof Date ? value : null;
-  if (!d || Number.isNaN(d.getTime())) return null;
-  const iso = d.toISOString();
+  const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : NaN;
+  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return null;
+  const ofHour = ms % 3_600_000;
+  if (scale === 'hourly' && ofHour === 0 && ms >= 0) {
+    // Built from the day's key and the hour: same text as toISOString, a tenth of its cost.
+    const day = Math.floor(ms / DAY_MS);
+    let d = dayKeys.get(day);
+    if (d === undefined) {
+      if (dayKeys.size > 4096) dayKeys.clear();
+      d = new Date(day * DAY_MS).toISOString().slice(0, 10);
+      dayKeys.set(day, d);
+    }
+    const h = (ms - day * DAY_MS) / 3_600_000;
+    return `${d}T${h < 10 ? '0' : ''}${h}:00:00`;
+  }
+  const iso = new Date(ms).toISOString();
   return scale === 'hourly' ? iso.slice(0, 19) : scale === 'daily' ? iso.slice(0, 10) : `${iso.slice(0, 7)}-01`;
 }
 
@@ -248,11 +282,34 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       }
       f.cached.prefetch(mergeRanges(wanted, MERGE_GAP));
       const asyncBuffer: AsyncBuffer = { byteLength: file.bytes, slice: (start, end = file.bytes) => read(f, start, end) };
-      // hyparquet asks for exactly each column chunk of the group, all already cached.
-      const decode = (column: string, g: { start: number; rows: number }) =>
-        new Promise<unknown[]>((resolve, reject) => {
-          parquetRead({ file: asyncBuffer, metadata, columns: [column], rowStart: g.start, rowEnd: g.start + g.rows, compressors, onComplete: (r: unknown[][]) => resolve(r.map((x) => x[0])) }).catch(reject);
+      // hyparquet asks for exactly each column chunk of the group, all already cached. Its
+      // chunks are taken as columns (onChunk), not turned into one array per row (onComplete):
+      // that made 12,000 small arrays per column and group, and a quarter of a cold query's time
+      // went to collecting them.
+      const decode = async (column: string, g: { start: number; rows: number }): Promise<unknown[]> => {
+        const values = new Array<unknown>(g.rows);
+        let filled = 0;
+        await parquetRead({
+          file: asyncBuffer,
+          metadata,
+          columns: [column],
+          rowStart: g.start,
+          rowEnd: g.start + g.rows,
+          compressors,
+          parsers: TIME_AS_MS,
+          onChunk: ({ columnData, rowStart: at }) => {
+            const offset = at - g.start;
+            for (let i = 0; i < columnData.length; i++) {
+              if (offset + i >= 0 && offset + i < g.rows) {
+                values[offset + i] = columnData[i];
+                filled++;
+              }
+            }
+          },
         });
+        if (filled !== g.rows) throw new Error(`column "${column}" gave ${filled} of the ${g.rows} values of row group at row ${g.start}`);
+        return values;
+      };
       let decoded: Array<Array<readonly unknown[]>>;
       try {
         decoded = await abortable(Promise.all(
@@ -271,14 +328,16 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
         if (err instanceof ClimateQueryError) throw err;
         throw unreadable(file.path, `could not be decoded (${(err as Error).message})`, err);
       }
+      // Per asked type, its column among those read (-1: the file has none).
+      const columnOf = types.map((t) => present.indexOf(t));
       for (const [times, ...valueColumns] of decoded as Array<[readonly (string | null)[], ...Array<readonly unknown[]>]>) {
         for (let i = 0; i < times.length; i++) {
           const key = times[i];
           if (key === null || key === undefined || key < first || key > last) continue;
           const values: PeriodValues = {};
-          for (const t of types) {
-            const c = present.indexOf(t);
-            values[t] = c < 0 ? null : toNumberOrNull(valueColumns[c]![i]);
+          for (let t = 0; t < types.length; t++) {
+            const c = columnOf[t]!;
+            values[types[t]!] = c < 0 ? null : toNumberOrNull(valueColumns[c]![i]);
           }
           out.set(key, values);
         }
