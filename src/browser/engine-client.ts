@@ -5,7 +5,7 @@
  */
 import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
 import type { Endpoint, ResponseOf } from '../contract/types.ts';
-import type { ApiRequest, ApiResponse } from '../engine/router.ts';
+import type { ApiJsonResponse, ApiRequest, ApiResponse } from '../engine/router.ts';
 import type { CallOptions, ClimateQueries } from '../engine/engine.ts';
 import type { FromWorker, ToWorker } from '../worker/protocol.ts';
 import { runStationSql, type SqlRunner, type StationSqlResult, type StationTable, type StationTableRequest } from '../sql/station-sql.ts';
@@ -17,6 +17,8 @@ export interface EngineClient extends ClimateQueries {
    * reads the rows, the page's DuckDB-WASM (`sqlRunner`) runs the query.
    */
   sql(body: unknown, options?: CallOptions): Promise<StationSqlResult>;
+  /** Like `handle`, with the body as the JSON text the worker wrote (what a service worker answers with). */
+  handleJson(request: ApiRequest, options?: CallOptions): Promise<ApiJsonResponse>;
   /** Stops the worker. */
   terminate(): void;
 }
@@ -47,12 +49,12 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
   const dataset = new URL(String(options.dataset), globalThis.location?.href).href;
   worker.postMessage({ type: 'init', dataset } satisfies ToWorker);
   let nextId = 1;
-  const pending = new Map<number, (r: ApiResponse) => void>();
+  const pending = new Map<number, (r: ApiJsonResponse) => void>();
   const tables = new Map<number, (m: Extract<FromWorker, { type: 'table' }>) => void>();
   worker.addEventListener('message', (ev: MessageEvent<FromWorker>) => {
     const m = ev.data;
     if (m?.type === 'response') {
-      pending.get(m.id)?.(m.response);
+      pending.get(m.id)?.({ status: m.status, json: m.json });
       pending.delete(m.id);
     } else if (m?.type === 'table') {
       tables.get(m.id)?.(m);
@@ -79,11 +81,11 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     });
   }
 
-  function handle(request: ApiRequest, opts: CallOptions = {}): Promise<ApiResponse> {
+  function handleJson(request: ApiRequest, opts: CallOptions = {}): Promise<ApiJsonResponse> {
     const id = nextId++;
     const { signal } = opts;
     if (signal?.aborted) return Promise.resolve(abortedResponse());
-    return new Promise<ApiResponse>((resolve) => {
+    return new Promise<ApiJsonResponse>((resolve) => {
       const onAbort = () => {
         worker.postMessage({ type: 'abort', id } satisfies ToWorker);
         pending.delete(id);
@@ -96,6 +98,11 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
       });
       worker.postMessage({ type: 'request', id, request } satisfies ToWorker);
     });
+  }
+
+  async function handle(request: ApiRequest, opts: CallOptions = {}): Promise<ApiResponse> {
+    const r = await handleJson(request, opts);
+    return { status: r.status, body: JSON.parse(r.json) as unknown };
   }
 
   async function query<E extends Endpoint>(endpoint: E, body: unknown, opts: CallOptions = {}): Promise<ResponseOf[E]> {
@@ -114,6 +121,7 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     polygon: (b, o) => query('polygon', b, o),
     query,
     handle,
+    handleJson,
     sql(body, o = {}) {
       const runner = options.sqlRunner;
       if (!runner) return Promise.reject(new ClimateQueryError('sql_unavailable', 'This engine client was created without a SQL runner: pass `sqlRunner` (createDuckDbWasmRunner from climate-query/sql-wasm).'));
@@ -123,6 +131,6 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
   };
 }
 
-function abortedResponse(): ApiResponse {
-  return { status: 499, body: new ClimateQueryError('aborted', 'The request was aborted.').toBody() };
+function abortedResponse(): ApiJsonResponse {
+  return { status: 499, json: JSON.stringify(new ClimateQueryError('aborted', 'The request was aborted.').toBody()) };
 }

@@ -4,12 +4,14 @@
  * controlled, so plain `fetch('api/point/', {method: 'POST', …})` works on
  * the very first load.
  */
-import type { ApiRequest, ApiResponse } from '../engine/router.ts';
+import type { ApiJsonResponse, ApiRequest, ApiResponse } from '../engine/router.ts';
 import type { RelayReply, RelayRequest } from '../worker/protocol.ts';
 
 /** Anything that answers HTTP-like requests: the engine, or an EngineClient. */
 export interface RequestHandler {
   handle(request: ApiRequest): Promise<ApiResponse>;
+  /** The answer as JSON text, when the handler has it as text already (an EngineClient does): relayed untouched. */
+  handleJson?(request: ApiRequest): Promise<ApiJsonResponse>;
 }
 
 /** Options of {@link registerClimateServiceWorker}. */
@@ -33,7 +35,9 @@ export async function registerClimateServiceWorker(options: ServiceWorkerOptions
     if (ev.data?.type !== 'climate-query:request' || !ev.ports[0]) return;
     const port = ev.ports[0];
     port.postMessage({ type: 'ack' } satisfies RelayReply);
-    void options.engine.handle(ev.data.request).then((response) => port.postMessage({ type: 'response', response } satisfies RelayReply));
+    const { engine } = options;
+    const answer = engine.handleJson ? engine.handleJson(ev.data.request) : engine.handle(ev.data.request).then((r) => ({ status: r.status, json: JSON.stringify(r.body) }));
+    void answer.then((r) => port.postMessage({ type: 'response', status: r.status, json: r.json } satisfies RelayReply));
   });
   sw.startMessages?.();
   const controlled = sw.controller

@@ -31,6 +31,12 @@ export interface ApiResponse {
   body: unknown;
 }
 
+/** The same response with its body as JSON text, as it goes on the wire. */
+export interface ApiJsonResponse {
+  status: number;
+  json: string;
+}
+
 /**
  * The endpoint named by `path`, `null` when the path is under `/api/` but
  * names no endpoint, `undefined` when it is not an API path at all.

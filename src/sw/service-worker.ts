@@ -9,7 +9,7 @@
  */
 /// <reference lib="webworker" />
 import { ClimateQueryError } from '../contract/errors.ts';
-import { preflight, type ApiResponse } from '../engine/router.ts';
+import { preflight, type ApiJsonResponse, type ApiResponse } from '../engine/router.ts';
 import type { RelayReply, RelayRequest } from '../worker/protocol.ts';
 import { dropOldShells, hasShell, keepFiles, offlineAnswer, precacheShell, type KeepRequest } from './offline-cache.ts';
 
@@ -40,8 +40,8 @@ self.addEventListener('fetch', (event) => {
   event.respondWith(answer(event));
 });
 
-function json(r: ApiResponse): Response {
-  return new Response(JSON.stringify(r.body), { status: r.status, headers: { 'Content-Type': 'application/json' } });
+function json(r: ApiResponse | ApiJsonResponse): Response {
+  return new Response('json' in r ? r.json : JSON.stringify(r.body), { status: r.status, headers: { 'Content-Type': 'application/json' } });
 }
 
 async function answer(event: FetchEvent): Promise<Response> {
@@ -69,7 +69,7 @@ async function answer(event: FetchEvent): Promise<Response> {
 }
 
 /** Sends one request to a page; null when it does not acknowledge in time. */
-function relay(client: Client, message: RelayRequest): Promise<ApiResponse | null> {
+function relay(client: Client, message: RelayRequest): Promise<ApiJsonResponse | null> {
   return new Promise((resolve) => {
     const channel = new MessageChannel();
     const timer = setTimeout(() => {
@@ -80,7 +80,7 @@ function relay(client: Client, message: RelayRequest): Promise<ApiResponse | nul
       if (ev.data.type === 'ack') clearTimeout(timer);
       else {
         channel.port1.close();
-        resolve(ev.data.response);
+        resolve({ status: ev.data.status, json: ev.data.json });
       }
     };
     client.postMessage(message, [channel.port2]);

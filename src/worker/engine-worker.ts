@@ -6,6 +6,7 @@
 /// <reference lib="webworker" />
 import { createClimateEngine, type ClimateEngine } from '../engine/engine.ts';
 import { ClimateQueryError, toClimateQueryError } from '../contract/errors.ts';
+import type { ApiResponse } from '../engine/router.ts';
 import type { FromWorker, ToWorker } from './protocol.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -22,9 +23,9 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   } else if (msg.type === 'request') {
     const controller = new AbortController();
     inFlight.set(msg.id, controller);
-    const reply = (response: Extract<FromWorker, { type: 'response' }>['response']) => {
+    const reply = (response: ApiResponse) => {
       inFlight.delete(msg.id);
-      self.postMessage({ type: 'response', id: msg.id, response } satisfies FromWorker);
+      self.postMessage({ type: 'response', id: msg.id, status: response.status, json: JSON.stringify(response.body) } satisfies FromWorker);
     };
     if (!engine) {
       reply({ status: 503, body: { error: { code: 'engine_unavailable', message: 'The engine worker was not initialised with a dataset.' } } });

@@ -1,5 +1,5 @@
 /** Messages between a page and the engine Worker (and the service-worker relay). */
-import type { ApiRequest, ApiResponse } from '../engine/router.ts';
+import type { ApiRequest } from '../engine/router.ts';
 import type { ErrorBody } from '../contract/errors.ts';
 import type { StationTable, StationTableRequest } from '../sql/station-sql.ts';
 
@@ -11,9 +11,14 @@ export type ToWorker =
   | { type: 'table'; id: number; request: StationTableRequest }
   | { type: 'abort'; id: number };
 
-/** Engine worker → page. */
+/**
+ * Engine worker → page. Answers travel as JSON text: a year of hourly values
+ * for ten points is 9.5 MB of JSON, and copying 87,600 small objects between
+ * threads took about 200 ms where stringify, copying one string and parse take
+ * about 120 ms; a service-worker relay passes the text on untouched.
+ */
 export type FromWorker =
-  | { type: 'response'; id: number; response: ApiResponse }
+  | { type: 'response'; id: number; status: number; json: string }
   | { type: 'table'; id: number; table: StationTable }
   | { type: 'table'; id: number; error: ErrorBody['error'] };
 
@@ -23,5 +28,5 @@ export interface RelayRequest {
   request: ApiRequest;
 }
 
-/** Page → service worker on the relay port: first an acknowledgement, then the answer. */
-export type RelayReply = { type: 'ack' } | { type: 'response'; response: ApiResponse };
+/** Page → service worker on the relay port: first an acknowledgement, then the answer (as JSON text). */
+export type RelayReply = { type: 'ack' } | { type: 'response'; status: number; json: string };
