@@ -30,6 +30,7 @@ import { createSavedList, type SavedList } from './saved-list.ts';
 import type { SavedAnswer } from './saved-store.ts';
 import { savedTimeLabel } from './saved-summary.ts';
 import { createSeasonView, type SeasonView } from './season-view.ts';
+import { boundsOf, readShapeText } from './shape-text.ts';
 import {
   DEFAULT_FORM, MONTHS, areaOf, buildRequest, decimalsOf, decodeState, decodeView, encodeState, encodeView, endpointFor, formatValue, isSum, isTimeAxis, periodLabel, toCsv, toTable, xOf,
   type FormState, type ResultTable,
@@ -769,6 +770,16 @@ async function start(): Promise<void> {
   $('point-at-centre').addEventListener('click', () => {
     const c = view.map.getCenter();
     view.load([...view.geometries(), { id: 'centre', kind: 'point', coordinates: [c.lng, c.lat] }]);
+    onFormChange();
+  });
+  $('add-shape').addEventListener('click', () => {
+    const read = readShapeText(($('shape-text') as HTMLTextAreaElement).value, `typed${Date.now()}`);
+    $('shape-text-error').textContent = 'error' in read ? read.error : '';
+    if ('error' in read) return;
+    view.load([...view.geometries(), ...read.geometries]);
+    const b = boundsOf(read.geometries);
+    if (b) view.map.fitBounds(b, { padding: 60, maxZoom: 15, duration: 0 });
+    ($('shape-text') as HTMLTextAreaElement).value = '';
     onFormChange();
   });
   $('delete-selected').addEventListener('click', () => view.deleteSelected());

@@ -205,7 +205,11 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
       if (mine !== asked) return;
       run.disabled = false;
       if (res.status !== 200) {
-        message.textContent = `Could not get the other years: ${(res.body as ErrorBody).error.message}`;
+        // Offline, the engine can only say a file was unreachable; the grower needs the cause.
+        message.textContent =
+          navigator.onLine === false
+            ? 'Could not get the other years: this browser is offline, and only the answers saved here can be shown. Connect and try again.'
+            : `Could not get the other years: ${(res.body as ErrorBody).error.message}`;
         return;
       }
       const { catalog } = dataset();

@@ -165,6 +165,43 @@ describe('keyboard and labels', () => {
     await page.close();
   });
 
+  it('a field from the keyboard alone: type its WKT, add it, run; a wrong one is named and not added', async () => {
+    const page = await open();
+    const field = 'POLYGON ((18.86 -33.94, 18.88 -33.94, 18.88 -33.92, 18.86 -33.92, 18.86 -33.94))';
+    await page.focus('#shape-text-box summary');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('shape-text');
+    // A longitude past 180 first: the message says which shape and what is wrong, and nothing is drawn.
+    await page.keyboard.type('POINT (200 -33)');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('add-shape');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#shape-text-error').textContent()).toMatch(/^Shape 1 has longitude 200 outside -180\.\.180/);
+    expect(await page.locator('#geometry-list li').count()).toBe(0);
+    await page.focus('#shape-text');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type(field);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#geometry-list li').allTextContents()).toEqual([expect.stringMatching(/^G1: field of \d+\.\d+ (ha|km²)$/)]);
+    expect(await page.locator('#shape-text-error').textContent()).toBe('');
+    await mapIdle(page);
+    await page.screenshot({ path: `${SHOTS}typed-field-1280.png` });
+    let onRun = false;
+    for (let i = 0; i < 60 && !onRun; i++) {
+      await page.keyboard.press('Tab');
+      onRun = await page.evaluate(() => document.activeElement?.id === 'run');
+    }
+    expect(onRun).toBe(true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^Answered/);
+    const req = await page.evaluate(() => (window as unknown as { cqUi: { lastRequest: { path: string; body: { wkts: string } } } }).cqUi.lastRequest);
+    expect(req.path).toBe('/api/poly-aggregate/');
+    expect(req.body.wkts).toBe(field);
+    await page.close();
+  });
+
   it('every field has a label', async () => {
     const page = await open();
     await page.getByLabel('Climate layer').check();

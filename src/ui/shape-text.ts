@@ -1,0 +1,118 @@
+/**
+ * Shapes typed or pasted as text: WKT (as the API takes it) or GeoJSON (as
+ * farm-management tools and GIS export field boundaries). The way to add a
+ * field without a pointer, and to bring in boundaries drawn elsewhere.
+ * Every shape goes through the contract's own WKT reader, so what is
+ * accepted here is exactly what the endpoints accept.
+ */
+import { ClimateQueryError } from '../contract/errors.ts';
+import { parseWkts, type Position } from '../contract/wkt.ts';
+import type { DrawnGeometry } from './query-model.ts';
+
+/** Most shapes taken from one paste (the endpoints' own limit per request is larger). */
+export const MAX_PASTED_SHAPES = 50;
+
+/** The shapes read from `text`, or a sentence saying what could not be read. */
+export function readShapeText(text: string, idPrefix = 'typed'): { geometries: DrawnGeometry[] } | { error: string } {
+  const trimmed = text.trim();
+  if (!trimmed) return { error: 'Type or paste a shape first: a WKT text such as POLYGON ((19.03 -34.15, 19.04 -34.15, 19.04 -34.14, 19.03 -34.15)), or GeoJSON.' };
+  let items: string[];
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+    const fromJson = geoJsonToWkts(trimmed);
+    if ('error' in fromJson) return fromJson;
+    items = fromJson.wkts;
+  } else {
+    items = trimmed.split(/[;\n]/).map((s) => s.trim()).filter((s) => s !== '');
+  }
+  if (items.length > MAX_PASTED_SHAPES) return { error: `That is ${items.length} shapes; add at most ${MAX_PASTED_SHAPES} at a time.` };
+  const geometries: DrawnGeometry[] = [];
+  for (const [i, wkt] of items.entries()) {
+    const kind = /^\s*point\b/i.test(wkt) ? 'point' : 'polygon';
+    try {
+      const [g] = parseWkts(wkt, kind, 1, 1);
+      if (!g) continue;
+      if (g.kind === 'point') geometries.push({ id: `${idPrefix}-${i}`, kind: 'point', coordinates: g.position });
+      // A MULTIPOLYGON becomes one field per part: the map draws and edits single polygons.
+      else g.polygons.forEach((rings, p) => geometries.push({ id: `${idPrefix}-${i}-${p}`, kind: 'polygon', coordinates: rings }));
+    } catch (err) {
+      // The contract's messages name "wkts item 1 (…)": here it is the shape's place in the paste.
+      if (err instanceof ClimateQueryError) return { error: err.message.replace(/^wkts item 1( \("[^"]*"\))?/, `Shape ${i + 1}`) };
+      return { error: `Shape ${i + 1} could not be read (${String(err)}).` };
+    }
+  }
+  return { geometries };
+}
+
+type Json = unknown;
+const isPos = (p: Json): p is number[] => Array.isArray(p) && p.length >= 2 && p.every((x) => typeof x === 'number');
+const pos = (p: Json): string => {
+  if (!isPos(p)) throw new Error('a position is not a list of two numbers [longitude, latitude]');
+  return `${p[0]} ${p[1]}`;
+};
+const ring = (r: Json): string => {
+  if (!Array.isArray(r)) throw new Error('a ring is not a list of positions');
+  return `(${r.map(pos).join(', ')})`;
+};
+const polygon = (rings: Json): string => {
+  if (!Array.isArray(rings)) throw new Error('polygon coordinates are not a list of rings');
+  return `(${rings.map(ring).join(', ')})`;
+};
+
+/** GeoJSON (a geometry, Feature, FeatureCollection or GeometryCollection) as WKT texts, one per point or polygon. */
+function geoJsonToWkts(text: string): { wkts: string[] } | { error: string } {
+  let json: Json;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    return { error: `This looks like GeoJSON but is not valid JSON (${(err as Error).message}).` };
+  }
+  const out: string[] = [];
+  const visit = (g: Json, depth: number): void => {
+    if (depth > 8 || typeof g !== 'object' || g === null) throw new Error('expected a GeoJSON object');
+    const o = g as { type?: unknown; coordinates?: Json; geometry?: Json; features?: Json; geometries?: Json };
+    switch (o.type) {
+      case 'FeatureCollection':
+        if (!Array.isArray(o.features)) throw new Error('a FeatureCollection without "features"');
+        o.features.forEach((f) => visit(f, depth + 1));
+        return;
+      case 'Feature':
+        if (o.geometry === null) return;
+        visit(o.geometry, depth + 1);
+        return;
+      case 'GeometryCollection':
+        if (!Array.isArray(o.geometries)) throw new Error('a GeometryCollection without "geometries"');
+        o.geometries.forEach((x) => visit(x, depth + 1));
+        return;
+      case 'Point':
+        out.push(`POINT (${pos(o.coordinates)})`);
+        return;
+      case 'MultiPoint':
+        if (!Array.isArray(o.coordinates)) throw new Error('MultiPoint coordinates are not a list');
+        o.coordinates.forEach((p) => out.push(`POINT (${pos(p)})`));
+        return;
+      case 'Polygon':
+        out.push(`POLYGON ${polygon(o.coordinates)}`);
+        return;
+      case 'MultiPolygon':
+        if (!Array.isArray(o.coordinates)) throw new Error('MultiPolygon coordinates are not a list');
+        out.push(`MULTIPOLYGON (${o.coordinates.map(polygon).join(', ')})`);
+        return;
+      default:
+        throw new Error(`a GeoJSON "${String(o.type)}" (points and polygons can be queried; lines cannot)`);
+    }
+  };
+  try {
+    visit(Array.isArray(json) ? { type: 'GeometryCollection', geometries: json } : json, 0);
+  } catch (err) {
+    return { error: `The GeoJSON could not be read: ${(err as Error).message}.` };
+  }
+  if (out.length === 0) return { error: 'The GeoJSON holds no point or polygon.' };
+  return { wkts: out };
+}
+
+/** [west, south, east, north] around the geometries, for fitting the map to them. */
+export function boundsOf(geometries: readonly DrawnGeometry[]): [number, number, number, number] | null {
+  const all: Position[] = geometries.flatMap((g) => (g.kind === 'point' ? [g.coordinates as Position] : (g.coordinates as Position[][]).flat()));
+  if (all.length === 0) return null;
+  return [Math.min(...all.map((p) => p[0])), Math.min(...all.map((p) => p[1])), Math.max(...all.map((p) => p[0])), Math.max(...all.map((p) => p[1]))];
+}
