@@ -131,7 +131,7 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
       id: 'geometry-labels',
       type: 'symbol',
       source: 'geometry-labels',
-      layout: { 'text-field': ['get', 'label'], 'text-font': ['Noto Sans Regular'], 'text-size': 14, 'text-offset': [0, -1.3], 'text-allow-overlap': true, 'text-ignore-placement': true },
+      layout: { 'text-field': ['get', 'label'], 'text-font': ['Noto Sans Regular'], 'text-size': 14, 'text-offset': [0, -1.3], 'text-allow-overlap': true, 'text-ignore-placement': false },
       paint: { 'text-color': '#7a4a00', 'text-halo-color': '#fff', 'text-halo-width': 2 },
     });
   }
