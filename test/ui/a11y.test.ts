@@ -29,6 +29,17 @@ afterAll(async () => {
   await vite?.server.close();
 });
 
+/** Moves the focus with `key` (Tab or Shift+Tab) until it is on #id, then presses Enter; fails if it never gets there. */
+async function tabToAndPress(page: Page, id: string, key = 'Tab'): Promise<void> {
+  let on = false;
+  for (let i = 0; i < 60 && !on; i++) {
+    await page.keyboard.press(key);
+    on = await page.evaluate((want) => document.activeElement?.id === want, id);
+  }
+  expect(on).toBe(true);
+  await page.keyboard.press('Enter');
+}
+
 const open = (size = DESKTOP) => openAppPage(browser, `${vite.url}index.html`, size);
 
 /** Text elements whose contrast is below WCAG AA, with the colours the browser computed. */
@@ -144,21 +155,9 @@ describe('keyboard and labels', () => {
     await page.keyboard.type('-33.93, 18.87');
     await page.keyboard.press('Enter');
     // Back to the button in the side panel with Shift+Tab (no mouse).
-    let onButton = false;
-    for (let i = 0; i < 60 && !onButton; i++) {
-      await page.keyboard.press('Shift+Tab');
-      onButton = await page.evaluate(() => document.activeElement?.id === 'point-at-centre');
-    }
-    expect(onButton).toBe(true);
-    await page.keyboard.press('Enter');
+    await tabToAndPress(page, 'point-at-centre', 'Shift+Tab');
     await expect.poll(() => page.locator('#geometry-list li').allTextContents()).toEqual(['G1: point -33.9300, 18.8700']);
-    let onRun = false;
-    for (let i = 0; i < 60 && !onRun; i++) {
-      await page.keyboard.press('Tab');
-      onRun = await page.evaluate(() => document.activeElement?.id === 'run');
-    }
-    expect(onRun).toBe(true);
-    await page.keyboard.press('Enter');
+    await tabToAndPress(page, 'run');
     await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^Answered/);
     const body = await page.evaluate(() => (window as unknown as { cqUi: { lastRequest: { body: { wkts: string } } } }).cqUi.lastRequest.body);
     expect(body.wkts).toBe('POINT (18.87 -33.93)');
@@ -188,13 +187,7 @@ describe('keyboard and labels', () => {
     expect(await page.locator('#shape-text-error').textContent()).toBe('');
     await mapIdle(page);
     await page.screenshot({ path: `${SHOTS}typed-field-1280.png` });
-    let onRun = false;
-    for (let i = 0; i < 60 && !onRun; i++) {
-      await page.keyboard.press('Tab');
-      onRun = await page.evaluate(() => document.activeElement?.id === 'run');
-    }
-    expect(onRun).toBe(true);
-    await page.keyboard.press('Enter');
+    await tabToAndPress(page, 'run');
     await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^Answered/);
     const req = await page.evaluate(() => (window as unknown as { cqUi: { lastRequest: { path: string; body: { wkts: string } } } }).cqUi.lastRequest);
     expect(req.path).toBe('/api/poly-aggregate/');
