@@ -49,12 +49,12 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
   const dataset = new URL(String(options.dataset), globalThis.location?.href).href;
   worker.postMessage({ type: 'init', dataset } satisfies ToWorker);
   let nextId = 1;
-  const pending = new Map<number, (r: ApiJsonResponse) => void>();
+  const pending = new Map<number, (m: Extract<FromWorker, { type: 'response' }>) => void>();
   const tables = new Map<number, (m: Extract<FromWorker, { type: 'table' }>) => void>();
   worker.addEventListener('message', (ev: MessageEvent<FromWorker>) => {
     const m = ev.data;
     if (m?.type === 'response') {
-      pending.get(m.id)?.({ status: m.status, json: m.json });
+      pending.get(m.id)?.(m);
       pending.delete(m.id);
     } else if (m?.type === 'table') {
       tables.get(m.id)?.(m);
@@ -81,28 +81,35 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     });
   }
 
-  function handleJson(request: ApiRequest, opts: CallOptions = {}): Promise<ApiJsonResponse> {
+  /** Sends a request; the answer's body comes back as an object or, with `as: 'json'`, as JSON text. */
+  function ask(request: ApiRequest, as: 'json' | 'object', opts: CallOptions): Promise<Extract<FromWorker, { type: 'response' }>> {
     const id = nextId++;
     const { signal } = opts;
-    if (signal?.aborted) return Promise.resolve(abortedResponse());
-    return new Promise<ApiJsonResponse>((resolve) => {
+    const aborted = () => ({ type: 'response' as const, id, ...abortedResponse() });
+    if (signal?.aborted) return Promise.resolve(aborted());
+    return new Promise((resolve) => {
       const onAbort = () => {
         worker.postMessage({ type: 'abort', id } satisfies ToWorker);
         pending.delete(id);
-        resolve(abortedResponse());
+        resolve(aborted());
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       pending.set(id, (r) => {
         signal?.removeEventListener('abort', onAbort);
         resolve(r);
       });
-      worker.postMessage({ type: 'request', id, request } satisfies ToWorker);
+      worker.postMessage({ type: 'request', id, request, as } satisfies ToWorker);
     });
   }
 
   async function handle(request: ApiRequest, opts: CallOptions = {}): Promise<ApiResponse> {
-    const r = await handleJson(request, opts);
-    return { status: r.status, body: JSON.parse(r.json) as unknown };
+    const r = await ask(request, 'object', opts);
+    return { status: r.status, body: 'json' in r ? (JSON.parse(r.json) as unknown) : r.body };
+  }
+
+  async function handleJson(request: ApiRequest, opts: CallOptions = {}): Promise<ApiJsonResponse> {
+    const r = await ask(request, 'json', opts);
+    return { status: r.status, json: 'json' in r ? r.json : JSON.stringify(r.body) };
   }
 
   async function query<E extends Endpoint>(endpoint: E, body: unknown, opts: CallOptions = {}): Promise<ResponseOf[E]> {

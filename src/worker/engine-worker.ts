@@ -25,7 +25,11 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
     inFlight.set(msg.id, controller);
     const reply = (response: ApiResponse) => {
       inFlight.delete(msg.id);
-      self.postMessage({ type: 'response', id: msg.id, status: response.status, json: JSON.stringify(response.body) } satisfies FromWorker);
+      self.postMessage(
+        (msg.as === 'json'
+          ? { type: 'response', id: msg.id, status: response.status, json: JSON.stringify(response.body) }
+          : { type: 'response', id: msg.id, status: response.status, body: response.body }) satisfies FromWorker,
+      );
     };
     if (!engine) {
       reply({ status: 503, body: { error: { code: 'engine_unavailable', message: 'The engine worker was not initialised with a dataset.' } } });
