@@ -69,6 +69,10 @@ export async function parseStationIndex(bytes: ArrayBuffer, where: string): Prom
     if (typeof id !== 'string' || lat === null || lon === null) {
       throw new ClimateQueryError('dataset_unavailable', `${where} has a row without station_id, lat or lon; rebuild it with \`climate-query index\`.`);
     }
+    // A position that is not a place on Earth would rank as nearest to nothing, or to everything.
+    if (!(Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) {
+      throw new ClimateQueryError('dataset_unavailable', `${where}: station "${id}" has lat ${lat}, lon ${lon}, not a position on Earth; fix the stations file and rebuild with \`climate-query index\`.`);
+    }
     const files: IndexedStation['files'] = {};
     for (const scale of STATION_TIME_SCALES) {
       const path = r[`${scale}_path`];

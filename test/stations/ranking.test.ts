@@ -1,9 +1,13 @@
 // The lazy station ranking must give exactly the order of a full geodesic
 // sort (distance, then id), while measuring only a few stations per point.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { distanceLowerBoundM, distanceM } from '../../src/contract/geodesic.ts';
 import { StationRanking } from '../../src/stations/nearest-station.ts';
-import type { IndexedStation } from '../../src/stations/station-index.ts';
+import { parseStationIndex, type IndexedStation } from '../../src/stations/station-index.ts';
 import { mulberry32 as rng } from '../../src/build/prng.ts';
 
 const station = (id: string, lon: number, lat: number): IndexedStation => ({ id, name: id, lon, lat, elevation: null, files: {} });
@@ -64,5 +68,29 @@ describe('station ranking', () => {
     const before = measured; // the lower bounds read every station's lon once
     expect(ranking.at(0)!.station.id).toBe(bruteForce(stations, [22, -31])[0]!.id);
     expect(measured - before).toBeLessThan(20);
+  });
+});
+
+describe('station index positions', () => {
+  it('refuses a station whose position is not on Earth, naming it, instead of ranking it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cq-index-'));
+    const db = await DuckDBInstance.create(':memory:');
+    const con = await db.connect();
+    try {
+      const write = async (name: string, lat: string) => {
+        const file = join(dir, name);
+        await con.run(`COPY (SELECT * FROM (VALUES ('A', 'Alpha', ${lat}, 19.0, NULL::DOUBLE), ('B', 'Beta', -33.0, 20.0, 120.0)) t(station_id, name, lat, lon, elevation)) TO '${file}' (FORMAT parquet)`);
+        const b = await readFile(file);
+        return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
+      };
+      expect((await parseStationIndex(await write('ok.parquet', '-34.0'), 'ok')).map((s) => s.id)).toEqual(['A', 'B']);
+      for (const lat of ['95.0', "'NaN'::DOUBLE"]) {
+        await expect(parseStationIndex(await write('bad.parquet', lat), 'bad index')).rejects.toMatchObject({ code: 'dataset_unavailable', message: expect.stringMatching(/^bad index: station "A" has lat (95|NaN), lon 19, not a position on Earth/) });
+      }
+    } finally {
+      con.closeSync();
+      db.closeSync();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
