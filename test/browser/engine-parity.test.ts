@@ -23,7 +23,7 @@ let nodeEngine: ClimateEngine;
 let context: BrowserContext;
 let page: Page;
 
-type Answer = { status: number; body: unknown; contentType?: string | null };
+type Answer = { status: number; body: unknown; contentType?: string | null; text?: string };
 
 async function openEnginePage(ctx: BrowserContext): Promise<Page> {
   const p = await ctx.newPage();
@@ -43,14 +43,16 @@ const viaFetch = (p: Page, path: string, body: string, method = 'POST') =>
   p.evaluate(
     async ([path, body, method]) => {
       const res = await fetch(path, method === 'POST' ? { method, body, headers: { 'Content-Type': 'application/json' } } : { method });
-      return { status: res.status, contentType: res.headers.get('content-type'), body: await res.json() } as Answer;
+      const text = await res.text();
+      return { status: res.status, contentType: res.headers.get('content-type'), body: JSON.parse(text) as unknown, text } as Answer;
     },
     [path, body, method] as const,
   );
 
 async function viaServe(path: string, body: string): Promise<Answer> {
   const res = await fetch(new URL(path.slice(1), serve.url), { method: 'POST', body });
-  return { status: res.status, contentType: res.headers.get('content-type'), body: await res.json() };
+  const text = await res.text();
+  return { status: res.status, contentType: res.headers.get('content-type'), body: JSON.parse(text) as unknown, text };
 }
 
 beforeAll(async () => {
@@ -85,6 +87,13 @@ describe('library, service worker and serve agree', () => {
       expect(http.status).toBe(200);
       expect(sw.body).toEqual(lib.body);
       expect(http.body).toEqual(lib.body);
+      // Byte for byte: the Worker's JSON text, relayed by the service worker, is what serve sends (docs/contract.md).
+      const libText = await page.evaluate(
+        ([path, body]) => (window as unknown as { cq: { engine: { handleJson(r: unknown): Promise<{ json: string }> } } }).cq.engine.handleJson({ method: 'POST', path, body }).then((r) => r.json),
+        [path, text] as const,
+      );
+      expect(sw.text === http.text, `${path} ${text}: service worker and serve differ`).toBe(true);
+      expect(libText === http.text, `${path} ${text}: library and serve differ`).toBe(true);
     }
   });
 
