@@ -177,7 +177,11 @@ async function loadObservations(con: DuckDBConnection, scale: StationTimeScale, 
   const offGrid =
     scale === 'hourly' ? `minute(time) <> 0 OR second(time) <> 0 OR microsecond(time) <> 0` : scale === 'monthly' ? `day(time) <> 1` : 'false';
   const off = await rows(con, `SELECT __row, station_id, CAST(time AS VARCHAR) AS t FROM ${scale} WHERE ${offGrid} ORDER BY __row LIMIT 1`);
-  if (off.length) throw new BuildInputError(`${at(off[0]!, 'time')}: "${String(off[0]!.t)}" is not on the ${scale} grid (hours on the hour; months on day 1).`);
+  if (off.length) {
+    // Real networks report at other minutes (NOAA ISD at hh:51); which hour such a reading belongs to is the data owner's call.
+    const fix = scale === 'hourly' ? ' Make readings at other minutes hourly first (average them per hour, or keep the one nearest the hour): the build never moves a reading to another hour. docs/data.md shows one way with DuckDB.' : '';
+    throw new BuildInputError(`${at(off[0]!, 'time')}: "${String(off[0]!.t)}" is not on the ${scale} grid (hours on the hour; months on day 1).${fix}`);
+  }
   const orphan = await rows(con, `SELECT __row, station_id FROM ${scale} WHERE station_id NOT IN (SELECT station_id FROM stations) ORDER BY __row LIMIT 1`);
   if (orphan.length) throw new BuildInputError(`${at(orphan[0]!, 'station_id')}: station_id "${String(orphan[0]!.station_id)}" is not in the stations file.`);
   // Per batch of stations (bounded memory); the first duplicate in file order over all batches is reported.

@@ -3,6 +3,7 @@
 import { mkdtemp, readdir, readFile, writeFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuildInputError, buildStations } from '../../src/build/stations-build.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
@@ -91,6 +92,34 @@ describe('station build input validation', () => {
     await expectInputError({ stations: s, daily: await file('d4.csv', 'station_id,time,rain_sum\nA,1800-01-01,1\nA,1799-12-31,1\n') }, /d4\.csv: row 2 \(station "A"\), column "time": "1799-12-31" is outside the years 1800–2200/);
     await expectInputError({ stations: s, hourly: await file('h8.csv', 'station_id,time,rain\nA,2201-01-01T00:00:00,1\n') }, /row 1 .*outside the years 1800–2200/);
     await expectInputError({ stations: s, hourly: await file('h9.csv', 'station_id,time,rain\nA,2024-01-01T00:00:00,1\nA,2024-01-01T01:00:00,x\n') }, /h9\.csv: row 2 \(station "A"\), column "rain": holds "x"/);
+  });
+
+  it('readings at other minutes (NOAA ISD at hh:51) are refused with how to make them hourly, and the recipe in docs/data.md works', async () => {
+    const s = await file('s10.csv', STATIONS);
+    const raw = 'station_id,time,temperature_mean,rain\nA,2024-01-01 10:51:00,20,0.2\nA,2024-01-01 11:00:00,22,0\nA,2024-01-01 11:20:00,23,0.4\n';
+    await expectInputError({ stations: s, hourly: await file('raw.csv', raw) }, /raw\.csv: row 1 .*"2024-01-01 10:51:00" is not on the hourly grid .* Make readings at other minutes hourly first/);
+    // The docs' own SQL, run as written on these readings.
+    const docs = await readFile(new URL('../../docs/data.md', import.meta.url), 'utf8');
+    const sql = /Readings at other minutes[\s\S]*?```sql\n([\s\S]*?)```/.exec(docs)![1]!;
+    const hourly = join(dir, 'hourly-from-raw.parquet');
+    const db = await DuckDBInstance.create(':memory:');
+    const con = await db.connect();
+    try {
+      await con.run(sql.replace("'raw-readings.csv'", `'${join(dir, 'raw.csv')}'`).replace("'hourly.parquet'", `'${hourly}'`));
+    } finally {
+      con.closeSync();
+      db.closeSync();
+    }
+    const out = join(dir, 'out-hourly-from-raw');
+    await buildStations({ stations: s, hourly }, out);
+    const engine = createNodeEngine(out);
+    try {
+      const res = await engine.nearestStation({ wkts: 'POINT (18.9 -33.9)', dataTypes: ['temperature_mean', 'rain'], options: { timeScale: 'hourly' }, startDate: '2024-01-01T11:00:00', endDate: '2024-01-01T12:00:00' });
+      // 10:51 and 11:00 end the hour to 11:00; 11:20 ends the hour to 12:00.
+      expect(res['POINT (18.9 -33.9)']!.data).toEqual({ '2024-01-01T11:00:00': { temperature_mean: 21, rain: 0.2 }, '2024-01-01T12:00:00': { temperature_mean: 23, rain: 0.4 } });
+    } finally {
+      await engine.close();
+    }
   });
 
   it('a failed build leaves the previous archive as it was and nothing half-written', async () => {
