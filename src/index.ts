@@ -7,7 +7,7 @@ export { createEngineClient, type EngineClient, type EngineClientOptions } from 
 export { registerClimateServiceWorker, type ServiceWorkerOptions, type RequestHandler } from './browser/service-worker-client.ts';
 export { createClimateEngine, type ClimateEngine, type ClimateQueries, type ClimateEngineOptions, type CallOptions } from './engine/engine.ts';
 export { parseStationIndex, type IndexedStation, type StationFile } from './stations/station-index.ts';
-export { routeRequest, preflight, endpointOf, MAX_BODY_BYTES, type ApiRequest, type ApiResponse } from './engine/router.ts';
+export { routeRequest, preflight, endpointOf, MAX_BODY_BYTES, type ApiRequest, type ApiResponse, type ApiJsonResponse } from './engine/router.ts';
 export { ClimateQueryError, type ErrorCode, type ErrorBody } from './contract/errors.ts';
 export { validateNearestStation, validatePolyAggregate, validatePoint, validatePolygon, LIMITS } from './contract/validate.ts';
 export { STATION_TYPES, STATION_TIME_SCALES, type StationTimeScale } from './contract/station-data-types.ts';

@@ -119,7 +119,8 @@ export function keyOfTime(scale: StationTimeScale, value: unknown): string | nul
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : NaN;
   if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return null;
   const ofHour = ms % 3_600_000;
-  if (scale === 'hourly' && ofHour === 0 && ms >= 0) {
+  // Years 1970–9999: toISOString writes "+010000-…" from the year 10000 on.
+  if (scale === 'hourly' && ofHour === 0 && ms >= 0 && ms < 253_402_300_800_000) {
     // Built from the day's key and the hour: same text as toISOString, a tenth of its cost.
     const day = Math.floor(ms / DAY_MS);
     let d = dayKeys.get(day);

@@ -68,6 +68,20 @@ async function answer(event: FetchEvent): Promise<Response> {
   return json({ status: e.status, body: e.toBody() });
 }
 
+/**
+ * The page's answer as it arrived. A new service worker takes over pages
+ * still running older code (skipWaiting, clients.claim), whose replies held
+ * `{ response: { status, body } }`; those are still understood, and anything
+ * else is an `engine_unavailable` error that says to reload, never an empty 200.
+ */
+function relayedAnswer(reply: Extract<RelayReply, { type: 'response' }>): ApiJsonResponse {
+  const r = reply as { status?: unknown; json?: unknown; response?: { status?: unknown; body?: unknown } };
+  if (typeof r.status === 'number' && typeof r.json === 'string') return { status: r.status, json: r.json };
+  if (typeof r.response?.status === 'number') return { status: r.response.status, json: JSON.stringify(r.response.body) };
+  const e = new ClimateQueryError('engine_unavailable', 'The page running the query engine answered in a form this service worker does not know (the app was updated while it was open). Reload the page and retry.');
+  return { status: e.status, json: JSON.stringify(e.toBody()) };
+}
+
 /** Sends one request to a page; null when it does not acknowledge in time. */
 function relay(client: Client, message: RelayRequest): Promise<ApiJsonResponse | null> {
   return new Promise((resolve) => {
@@ -80,7 +94,7 @@ function relay(client: Client, message: RelayRequest): Promise<ApiJsonResponse |
       if (ev.data.type === 'ack') clearTimeout(timer);
       else {
         channel.port1.close();
-        resolve({ status: ev.data.status, json: ev.data.json });
+        resolve(relayedAnswer(ev.data));
       }
     };
     client.postMessage(message, [channel.port2]);

@@ -206,10 +206,11 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
       run.disabled = false;
       if (res.status !== 200) {
         // Offline, the engine can only say a file was unreachable; the grower needs the cause.
+        const { error } = res.body as ErrorBody;
         message.textContent =
-          navigator.onLine === false
+          navigator.onLine === false && (error.code === 'dataset_unavailable' || error.code === 'upstream_timeout')
             ? 'Could not get the other years: this browser is offline, and only the answers saved here can be shown. Connect and try again.'
-            : `Could not get the other years: ${(res.body as ErrorBody).error.message}`;
+            : `Could not get the other years: ${error.message}`;
         return;
       }
       const { catalog } = dataset();

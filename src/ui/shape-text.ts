@@ -6,7 +6,7 @@
  * accepted here is exactly what the endpoints accept.
  */
 import { ClimateQueryError } from '../contract/errors.ts';
-import { parseWkts, type Position } from '../contract/wkt.ts';
+import { MAX_VERTICES, parseWkts, type Position } from '../contract/wkt.ts';
 import type { DrawnGeometry } from './query-model.ts';
 
 /** Most shapes taken from one paste (the endpoints' own limit per request is larger). */
@@ -22,10 +22,12 @@ export function readShapeText(text: string, idPrefix = 'typed'): { geometries: D
     if ('error' in fromJson) return fromJson;
     items = fromJson.wkts;
   } else {
-    items = trimmed.split(/[;\n]/).map((s) => s.trim()).filter((s) => s !== '');
+    items = splitWkts(trimmed);
   }
-  if (items.length > MAX_PASTED_SHAPES) return { error: `That is ${items.length} shapes; add at most ${MAX_PASTED_SHAPES} at a time.` };
+  const tooMany = (n: number) => ({ error: `That is ${n} shapes (each part of a multi-polygon counts); add at most ${MAX_PASTED_SHAPES} at a time.` });
+  if (items.length > MAX_PASTED_SHAPES) return tooMany(items.length);
   const geometries: DrawnGeometry[] = [];
+  let vertices = 0;
   for (const [i, wkt] of items.entries()) {
     const kind = /^\s*point\b/i.test(wkt) ? 'point' : 'polygon';
     try {
@@ -34,13 +36,35 @@ export function readShapeText(text: string, idPrefix = 'typed'): { geometries: D
       if (g.kind === 'point') geometries.push({ id: `${idPrefix}-${i}`, kind: 'point', coordinates: g.position });
       // A MULTIPOLYGON becomes one field per part: the map draws and edits single polygons.
       else g.polygons.forEach((rings, p) => geometries.push({ id: `${idPrefix}-${i}-${p}`, kind: 'polygon', coordinates: rings }));
+      vertices += g.kind === 'point' ? 1 : g.polygons.reduce((n, rings) => n + rings.reduce((m, r) => m + r.length, 0), 0);
     } catch (err) {
       // The contract's messages name "wkts item 1 (…)": here it is the shape's place in the paste.
       if (err instanceof ClimateQueryError) return { error: err.message.replace(/^wkts item 1( \("[^"]*"\))?/, `Shape ${i + 1}`) };
       return { error: `Shape ${i + 1} could not be read (${String(err)}).` };
     }
   }
+  if (geometries.length > MAX_PASTED_SHAPES) return tooMany(geometries.length);
+  // One query takes at most this many vertices in all (docs/contract.md): say so now, not on Run.
+  if (vertices > MAX_VERTICES) return { error: `These shapes have ${vertices} vertices; a query takes at most ${MAX_VERTICES} in all. Simplify the boundaries (in QGIS: Vector › Geometry Tools › Simplify).` };
   return { geometries };
+}
+
+/** WKT items split on ";" and on line breaks between shapes; a line break inside a shape's parentheses is kept (WKT wrapped over lines). */
+function splitWkts(text: string): string[] {
+  const items: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = text[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    if (i === text.length || c === ';' || (c === '\n' && depth === 0)) {
+      const item = text.slice(start, i).replace(/\s+/g, ' ').trim();
+      if (item) items.push(item);
+      start = i + 1;
+    }
+  }
+  return items;
 }
 
 type Json = unknown;
@@ -112,7 +136,16 @@ function geoJsonToWkts(text: string): { wkts: string[] } | { error: string } {
 
 /** [west, south, east, north] around the geometries, for fitting the map to them. */
 export function boundsOf(geometries: readonly DrawnGeometry[]): [number, number, number, number] | null {
-  const all: Position[] = geometries.flatMap((g) => (g.kind === 'point' ? [g.coordinates as Position] : (g.coordinates as Position[][]).flat()));
-  if (all.length === 0) return null;
-  return [Math.min(...all.map((p) => p[0])), Math.min(...all.map((p) => p[1])), Math.max(...all.map((p) => p[0])), Math.max(...all.map((p) => p[1]))];
+  const b: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
+  const add = (p: Position) => {
+    b[0] = Math.min(b[0], p[0]);
+    b[1] = Math.min(b[1], p[1]);
+    b[2] = Math.max(b[2], p[0]);
+    b[3] = Math.max(b[3], p[1]);
+  };
+  for (const g of geometries) {
+    if (g.kind === 'point') add(g.coordinates as Position);
+    else for (const ring of g.coordinates as Position[][]) ring.forEach(add);
+  }
+  return b[0] <= b[2] ? b : null;
 }

@@ -37,6 +37,24 @@ describe('typed and pasted shapes', () => {
     expect(got.geometries[3]!.coordinates).toEqual([18.9, -33.9]);
   });
 
+  it('takes WKT wrapped over lines, as GIS tools and e-mails break it', () => {
+    const got = readShapeText('POLYGON ((19.03 -34.15,\n  19.04 -34.15, 19.04 -34.14,\n  19.03 -34.15))\nPOINT (19.5\n -33.5)');
+    if (!('geometries' in got)) throw new Error(got.error);
+    expect(got.geometries.map((g) => g.kind)).toEqual(['polygon', 'point']);
+    expect(got.geometries[1]!.coordinates).toEqual([19.5, -33.5]);
+  });
+
+  it('counts each part of a multi-polygon, and refuses more vertices than a query takes, before anything is added', () => {
+    const parts = Array.from({ length: 60 }, (_, i) => `((${19 + i / 10} -34, ${19.01 + i / 10} -34, ${19.01 + i / 10} -33.99, ${19 + i / 10} -34))`);
+    expect(readShapeText(`MULTIPOLYGON (${parts.join(', ')})`)).toEqual({ error: expect.stringMatching(/^That is 60 shapes \(each part of a multi-polygon counts\); add at most 50/) });
+    // 30 fields of 1,000 vertices: over the 20,000 a query takes (and no stack overflow working out the bounds).
+    const ring = (x: number) => [...Array.from({ length: 999 }, (_, k) => [x + 0.01 * Math.cos((2 * Math.PI * k) / 999), -34 + 0.01 * Math.sin((2 * Math.PI * k) / 999)]), [x + 0.01, -34]];
+    const fc = { type: 'FeatureCollection', features: Array.from({ length: 30 }, (_, i) => ({ type: 'Feature', properties: {}, geometry: { type: 'Polygon', coordinates: [ring(19 + i / 10)] } })) };
+    expect(readShapeText(JSON.stringify(fc))).toEqual({ error: expect.stringMatching(/^These shapes have 30000 vertices; a query takes at most 20000/) });
+    const big = Array.from({ length: 50 }, (_, i) => ({ id: String(i), kind: 'polygon' as const, coordinates: [ring(19 + i / 100).map(([x, y]) => [x!, y!] as [number, number])] }));
+    expect(boundsOf(big)![0]).toBeCloseTo(18.99, 6);
+  });
+
   it('says what is wrong, naming the shape, and adds nothing', () => {
     const cases: Array<[string, RegExp]> = [
       ['', /^Type or paste a shape first/],
