@@ -10,7 +10,7 @@
 /// <reference lib="webworker" />
 import { ClimateQueryError } from '../contract/errors.ts';
 import { preflight, type ApiJsonResponse, type ApiResponse } from '../engine/router.ts';
-import type { RelayReply, RelayRequest } from '../worker/protocol.ts';
+import { relayedAnswer, type RelayReply, type RelayRequest } from '../worker/protocol.ts';
 import { dropOldShells, hasShell, keepFiles, offlineAnswer, precacheShell, type KeepRequest } from './offline-cache.ts';
 
 declare const self: ServiceWorkerGlobalScope;
@@ -66,20 +66,6 @@ async function answer(event: FetchEvent): Promise<Response> {
     'No page of this site is open to run the query engine. Open the app (a page that calls registerClimateServiceWorker) and retry.',
   );
   return json({ status: e.status, body: e.toBody() });
-}
-
-/**
- * The page's answer as it arrived. A new service worker takes over pages
- * still running older code (skipWaiting, clients.claim), whose replies held
- * `{ response: { status, body } }`; those are still understood, and anything
- * else is an `engine_unavailable` error that says to reload, never an empty 200.
- */
-function relayedAnswer(reply: Extract<RelayReply, { type: 'response' }>): ApiJsonResponse {
-  const r = reply as { status?: unknown; json?: unknown; response?: { status?: unknown; body?: unknown } };
-  if (typeof r.status === 'number' && typeof r.json === 'string') return { status: r.status, json: r.json };
-  if (typeof r.response?.status === 'number') return { status: r.response.status, json: JSON.stringify(r.response.body) };
-  const e = new ClimateQueryError('engine_unavailable', 'The page running the query engine answered in a form this service worker does not know (the app was updated while it was open). Reload the page and retry.');
-  return { status: e.status, json: JSON.stringify(e.toBody()) };
 }
 
 /** Sends one request to a page; null when it does not acknowledge in time. */

@@ -1,6 +1,6 @@
-/** Messages between a page and the engine Worker (and the service-worker relay). */
-import type { ApiRequest } from '../engine/router.ts';
-import type { ErrorBody } from '../contract/errors.ts';
+/** Messages between a page and the engine Worker (and the service-worker relay), and how a relayed reply is read. */
+import type { ApiJsonResponse, ApiRequest } from '../engine/router.ts';
+import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
 import type { StationTable, StationTableRequest } from '../sql/station-sql.ts';
 
 /** Page → engine worker. */
@@ -34,3 +34,17 @@ export interface RelayRequest {
 
 /** Page → service worker on the relay port: first an acknowledgement, then the answer (as JSON text). */
 export type RelayReply = { type: 'ack' } | { type: 'response'; status: number; json: string };
+
+/**
+ * The page's answer as it arrived. A new service worker takes over pages
+ * still running older code (skipWaiting, clients.claim), whose replies held
+ * `{ response: { status, body } }`; those are still understood, and anything
+ * else is an `engine_unavailable` error that says to reload, never an empty 200.
+ */
+export function relayedAnswer(reply: Extract<RelayReply, { type: 'response' }>): ApiJsonResponse {
+  const r = reply as { status?: unknown; json?: unknown; response?: { status?: unknown; body?: unknown } };
+  if (typeof r.status === 'number' && typeof r.json === 'string') return { status: r.status, json: r.json };
+  if (typeof r.response?.status === 'number') return { status: r.response.status, json: JSON.stringify(r.response.body) };
+  const e = new ClimateQueryError('engine_unavailable', 'The page running the query engine answered in a form this service worker does not know (the app was updated while it was open). Reload the page and retry.');
+  return { status: e.status, json: JSON.stringify(e.toBody()) };
+}
