@@ -222,6 +222,16 @@ describe('contrast and size', () => {
       expect((await lowContrast(page)).join()).toMatch(/P#probe.* 2\.8\d:1/);
       await page.evaluate(() => document.getElementById('probe')!.remove());
       await check('empty');
+      // The paste box open, with a long WKT typed in it, still fits the width.
+      await page.evaluate(() => {
+        (document.getElementById('shape-text-box') as HTMLDetailsElement).open = true;
+        (document.getElementById('shape-text') as HTMLTextAreaElement).value = `POLYGON ((${'19.031234 -34.150123, '.repeat(12)}19.031234 -34.150123))`;
+      });
+      await check('paste box open');
+      await page.evaluate(() => {
+        (document.getElementById('shape-text-box') as HTMLDetailsElement).open = false;
+        (document.getElementById('shape-text') as HTMLTextAreaElement).value = '';
+      });
       // "Basemap" on one line: its text has one line box.
       const lines = await page.locator('label[for=basemap]').evaluate((l) => {
         const r = document.createRange();
