@@ -229,7 +229,7 @@ function renderGeometries(): void {
     ...gs.map((g) => {
       const li = document.createElement('li');
       const idx = target?.used.findIndex((u) => u.id === g.id) ?? -1;
-      const name = idx >= 0 ? geometryLabel(idx) : '(not used)';
+      const name = `${idx >= 0 ? geometryLabel(idx) : '(not used)'}${g.name ? ` (${g.name})` : ''}`;
       if (g.kind === 'point') {
         const [lon, lat] = g.coordinates as [number, number];
         li.textContent = `${name}: point ${lat.toFixed(4)}, ${lon.toFixed(4)}`;
@@ -776,10 +776,12 @@ async function start(): Promise<void> {
     const read = readShapeText(($('shape-text') as HTMLTextAreaElement).value, `typed${Date.now()}`);
     $('shape-text-error').textContent = 'error' in read ? read.error : '';
     if ('error' in read) return;
-    view.load([...view.geometries(), ...read.geometries]);
+    // Those already drawn came from the map and load again; any refusal is of a new shape.
+    const refused = view.load([...view.geometries(), ...read.geometries]);
+    if (refused.length) $('shape-text-error').textContent = `The map could not draw ${refused.length === 1 ? 'this shape' : `${refused.length} shapes`}: ${refused.join('; ')}.`;
     const b = boundsOf(read.geometries);
     if (b) view.map.fitBounds(b, { padding: 60, maxZoom: 15, duration: 0 });
-    ($('shape-text') as HTMLTextAreaElement).value = '';
+    if (!refused.length) ($('shape-text') as HTMLTextAreaElement).value = '';
     onFormChange();
   });
   $('delete-selected').addEventListener('click', () => view.deleteSelected());

@@ -30,8 +30,11 @@ export interface MapView {
   setTool(tool: DrawTool): void;
   deleteSelected(): void;
   clear(): void;
-  /** Replaces the drawn geometries (URL state). */
-  load(geometries: DrawnGeometry[]): void;
+  /**
+   * Replaces the drawn geometries (URL state, pasted shapes, the map centre).
+   * Returns why any could not be drawn (empty when all were).
+   */
+  load(geometries: DrawnGeometry[]): string[];
   /** Outlines these polygons as over the limit. */
   markTooLarge(ids: string[]): void;
   showPreview(image: HTMLCanvasElement | null, bbox?: [number, number, number, number]): void;
@@ -186,6 +189,7 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
         id: String(f.id),
         kind: f.geometry.type === 'Point' ? 'point' : 'polygon',
         coordinates: (f.geometry.type === 'Point' ? f.geometry.coordinates : f.geometry.coordinates) as Position | PolygonCoords,
+        ...(typeof f.properties?.name === 'string' ? { name: f.properties.name } : {}),
       }));
 
   return {
@@ -209,14 +213,18 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     },
     load(gs) {
       draw.clear();
-      if (!gs.length) return;
-      draw.addFeatures(
+      if (!gs.length) return [];
+      // terra-draw refuses, silently, coordinates with more than 9 decimals (its precision): a map
+      // centre or a GIS export has 15. Nine decimals are 0.1 mm.
+      const r9 = (p: Position): Position => [Math.round(p[0] * 1e9) / 1e9, Math.round(p[1] * 1e9) / 1e9];
+      const results = draw.addFeatures(
         gs.map((g) => ({
           type: 'Feature',
-          geometry: g.kind === 'point' ? { type: 'Point', coordinates: g.coordinates as Position } : { type: 'Polygon', coordinates: g.coordinates as PolygonCoords },
-          properties: { mode: g.kind },
+          geometry: g.kind === 'point' ? { type: 'Point', coordinates: r9(g.coordinates as Position) } : { type: 'Polygon', coordinates: (g.coordinates as PolygonCoords).map((ring) => ring.map(r9)) },
+          properties: { mode: g.kind, ...(g.name ? { name: g.name } : {}) },
         })),
       );
+      return results.flatMap((r, i) => (r.valid ? [] : [`${gs[i]!.name ?? `shape ${i + 1}`}: ${r.reason ?? 'refused by the map'}`]));
     },
     markTooLarge(ids) {
       const set = new Set(ids);

@@ -17,6 +17,8 @@ export interface DrawnGeometry {
   kind: 'point' | 'polygon';
   /** [lon, lat] for points, rings for polygons. */
   coordinates: Position | PolygonCoords;
+  /** The name it came with (a pasted GeoJSON feature's "name"), shown beside G1, G2…. */
+  name?: string;
 }
 
 /** Everything the form holds; also what the URL carries. */
@@ -246,7 +248,7 @@ export function toCsv(t: ResultTable): string {
 
 /** Encodes the form and geometries for the URL hash. */
 export function encodeState(form: FormState, geometries: readonly DrawnGeometry[]): string {
-  return `#q=${encodeURIComponent(JSON.stringify({ f: form, g: geometries.map((g) => ({ k: g.kind, c: g.coordinates })) }))}`;
+  return `#q=${encodeURIComponent(JSON.stringify({ f: form, g: geometries.map((g) => ({ k: g.kind, c: g.coordinates, ...(g.name ? { n: g.name } : {}) })) }))}`;
 }
 
 /** Decodes a URL hash written by {@link encodeState}; null when absent or unreadable. */
@@ -254,8 +256,8 @@ export function decodeState(hash: string): { form: FormState; geometries: DrawnG
   const m = /^#q=([^&]*)/.exec(hash);
   if (!m) return null;
   try {
-    const v = JSON.parse(decodeURIComponent(m[1]!)) as { f: Partial<FormState>; g: Array<{ k: 'point' | 'polygon'; c: Position | PolygonCoords }> };
-    return { form: { ...DEFAULT_FORM, ...v.f }, geometries: v.g.map((g, i) => ({ id: `u${i}`, kind: g.k, coordinates: g.c })) };
+    const v = JSON.parse(decodeURIComponent(m[1]!)) as { f: Partial<FormState>; g: Array<{ k: 'point' | 'polygon'; c: Position | PolygonCoords; n?: unknown }> };
+    return { form: { ...DEFAULT_FORM, ...v.f }, geometries: v.g.map((g, i) => ({ id: `u${i}`, kind: g.k, coordinates: g.c, ...(typeof g.n === 'string' && g.n ? { name: g.n.slice(0, 80) } : {}) })) };
   } catch {
     return null;
   }

@@ -16,26 +16,31 @@ export const MAX_PASTED_SHAPES = 50;
 export function readShapeText(text: string, idPrefix = 'typed'): { geometries: DrawnGeometry[] } | { error: string } {
   const trimmed = text.trim();
   if (!trimmed) return { error: 'Type or paste a shape first: a WKT text such as POLYGON ((19.03 -34.15, 19.04 -34.15, 19.04 -34.14, 19.03 -34.15)), or GeoJSON.' };
-  let items: string[];
+  let items: Array<{ wkt: string; name?: string }>;
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     const fromJson = geoJsonToWkts(trimmed);
     if ('error' in fromJson) return fromJson;
-    items = fromJson.wkts;
+    items = fromJson.items;
   } else {
-    items = splitWkts(trimmed);
+    items = splitWkts(trimmed).map((wkt) => ({ wkt }));
   }
   const tooMany = (n: number) => ({ error: `That is ${n} shapes (each part of a multi-polygon counts); add at most ${MAX_PASTED_SHAPES} at a time.` });
   if (items.length > MAX_PASTED_SHAPES) return tooMany(items.length);
   const geometries: DrawnGeometry[] = [];
   let vertices = 0;
-  for (const [i, wkt] of items.entries()) {
+  for (const [i, { wkt, name }] of items.entries()) {
     const kind = /^\s*point\b/i.test(wkt) ? 'point' : 'polygon';
     try {
       const [g] = parseWkts(wkt, kind, 1, 1);
       if (!g) continue;
-      if (g.kind === 'point') geometries.push({ id: `${idPrefix}-${i}`, kind: 'point', coordinates: g.position });
+      if (g.kind === 'point') geometries.push({ id: `${idPrefix}-${i}`, kind: 'point', coordinates: g.position, ...(name ? { name } : {}) });
       // A MULTIPOLYGON becomes one field per part: the map draws and edits single polygons.
-      else g.polygons.forEach((rings, p) => geometries.push({ id: `${idPrefix}-${i}-${p}`, kind: 'polygon', coordinates: rings }));
+      else {
+        g.polygons.forEach((rings, p) => {
+          const partName = name && g.polygons.length > 1 ? `${name}, part ${p + 1}` : name;
+          geometries.push({ id: `${idPrefix}-${i}-${p}`, kind: 'polygon', coordinates: rings, ...(partName ? { name: partName } : {}) });
+        });
+      }
       vertices += g.kind === 'point' ? 1 : g.polygons.reduce((n, rings) => n + rings.reduce((m, r) => m + r.length, 0), 0);
     } catch (err) {
       // The contract's messages name "wkts item 1 (…)": here it is the shape's place in the paste.
@@ -82,18 +87,32 @@ const polygon = (rings: Json): string => {
   return `(${rings.map(ring).join(', ')})`;
 };
 
-/** GeoJSON (a geometry, Feature, FeatureCollection or GeometryCollection) as WKT texts, one per point or polygon. */
-function geoJsonToWkts(text: string): { wkts: string[] } | { error: string } {
+/** Feature properties that name a field or block in the exports of farm tools and GIS. */
+const NAME_KEYS = ['name', 'Name', 'NAME', 'title', 'label', 'field_name', 'block', 'Block'];
+
+/** A feature's name, if one of {@link NAME_KEYS} holds a string or number. */
+function nameOf(properties: unknown): string | undefined {
+  if (typeof properties !== 'object' || properties === null) return undefined;
+  for (const k of NAME_KEYS) {
+    const v = (properties as Record<string, unknown>)[k];
+    if ((typeof v === 'string' && v.trim()) || typeof v === 'number') return String(v).trim().slice(0, 80);
+  }
+  return undefined;
+}
+
+/** GeoJSON (a geometry, Feature, FeatureCollection or GeometryCollection) as WKT texts, one per point or polygon, with the feature's name. */
+function geoJsonToWkts(text: string): { items: Array<{ wkt: string; name?: string }> } | { error: string } {
   let json: Json;
   try {
     json = JSON.parse(text);
   } catch (err) {
     return { error: `This looks like GeoJSON but is not valid JSON (${(err as Error).message}).` };
   }
-  const out: string[] = [];
-  const visit = (g: Json, depth: number): void => {
+  const out: Array<{ wkt: string; name?: string }> = [];
+  const visit = (g: Json, depth: number, name?: string): void => {
     if (depth > 8 || typeof g !== 'object' || g === null) throw new Error('expected a GeoJSON object');
-    const o = g as { type?: unknown; coordinates?: Json; geometry?: Json; features?: Json; geometries?: Json };
+    const o = g as { type?: unknown; coordinates?: Json; geometry?: Json; features?: Json; geometries?: Json; properties?: Json };
+    const push = (wkt: string, n = name) => out.push(n ? { wkt, name: n } : { wkt });
     switch (o.type) {
       case 'FeatureCollection':
         if (!Array.isArray(o.features)) throw new Error('a FeatureCollection without "features"');
@@ -101,25 +120,27 @@ function geoJsonToWkts(text: string): { wkts: string[] } | { error: string } {
         return;
       case 'Feature':
         if (o.geometry === null) return;
-        visit(o.geometry, depth + 1);
+        visit(o.geometry, depth + 1, nameOf(o.properties));
         return;
       case 'GeometryCollection':
         if (!Array.isArray(o.geometries)) throw new Error('a GeometryCollection without "geometries"');
-        o.geometries.forEach((x) => visit(x, depth + 1));
+        o.geometries.forEach((x) => visit(x, depth + 1, name));
         return;
       case 'Point':
-        out.push(`POINT (${pos(o.coordinates)})`);
+        push(`POINT (${pos(o.coordinates)})`);
         return;
-      case 'MultiPoint':
+      case 'MultiPoint': {
         if (!Array.isArray(o.coordinates)) throw new Error('MultiPoint coordinates are not a list');
-        o.coordinates.forEach((p) => out.push(`POINT (${pos(p)})`));
+        const many = o.coordinates.length > 1;
+        o.coordinates.forEach((p, k) => push(`POINT (${pos(p)})`, name && many ? `${name}, ${k + 1}` : name));
         return;
+      }
       case 'Polygon':
-        out.push(`POLYGON ${polygon(o.coordinates)}`);
+        push(`POLYGON ${polygon(o.coordinates)}`);
         return;
       case 'MultiPolygon':
         if (!Array.isArray(o.coordinates)) throw new Error('MultiPolygon coordinates are not a list');
-        out.push(`MULTIPOLYGON (${o.coordinates.map(polygon).join(', ')})`);
+        push(`MULTIPOLYGON (${o.coordinates.map(polygon).join(', ')})`);
         return;
       default:
         throw new Error(`a GeoJSON "${String(o.type)}" (points and polygons can be queried; lines cannot)`);
@@ -131,7 +152,7 @@ function geoJsonToWkts(text: string): { wkts: string[] } | { error: string } {
     return { error: `The GeoJSON could not be read: ${(err as Error).message}.` };
   }
   if (out.length === 0) return { error: 'The GeoJSON holds no point or polygon.' };
-  return { wkts: out };
+  return { items: out };
 }
 
 /** [west, south, east, north] around the geometries, for fitting the map to them. */

@@ -409,6 +409,43 @@ describe('the map app', () => {
     await page.close();
   });
 
+  it('pasted GeoJSON blocks keep their names in the list and the URL, and are asked as drawn', async () => {
+    const page = await openApp();
+    const block = (x: number, y: number) => [[[x, y], [x + 0.004, y], [x + 0.004, y + 0.003], [x, y + 0.003], [x, y]]];
+    const fc = {
+      type: 'FeatureCollection',
+      features: [
+        { type: 'Feature', properties: { name: 'Block 7 (Pink Lady)' }, geometry: { type: 'Polygon', coordinates: block(19.03, -34.15) } },
+        { type: 'Feature', properties: { Name: 'Chenin North' }, geometry: { type: 'Polygon', coordinates: block(19.05, -34.15) } },
+      ],
+    };
+    await page.locator('#shape-text-box summary').click();
+    await page.locator('#shape-text').fill(JSON.stringify(fc, null, 2));
+    await page.locator('#add-shape').click();
+    const want = [/^G1 \(Block 7 \(Pink Lady\)\): field of [\d.]+ (ha|km²)$/, /^G2 \(Chenin North\): field of [\d.]+ (ha|km²)$/];
+    const listed = () => page.locator('#geometry-list li').allTextContents();
+    await expect.poll(listed).toEqual(want.map((w) => expect.stringMatching(w)));
+    // A reload of the same URL keeps the names.
+    const again = await openApp(page.url());
+    await expect.poll(() => again.locator('#geometry-list li').allTextContents()).toEqual(await listed());
+    const body = await again.evaluate(() => JSON.parse(document.getElementById('request-json')!.textContent!) as { wkts: string });
+    // The app writes WKT to 6 decimals (≈ 0.1 m), as it does for drawn fields.
+    const r6 = (v: number) => String(Math.round(v * 1e6) / 1e6);
+    expect(body.wkts).toBe(fc.features.map((f) => `POLYGON ((${f.geometry.coordinates[0]!.map(([x, y]) => `${r6(x!)} ${r6(y!)}`).join(', ')}))`).join(';'));
+    await page.close();
+    await again.close();
+  });
+
+  it('a point at the map centre after panning (a centre with 15 decimals) is drawn and asked', async () => {
+    const page = await openApp();
+    await page.evaluate(() => (window as unknown as { cqUi: { view: { map: { jumpTo(o: unknown): void } } } }).cqUi.view.map.jumpTo({ center: [18.871234567890123, -33.931234567890123], zoom: 12 }));
+    await page.getByRole('button', { name: 'Point at map centre' }).click();
+    await expect.poll(() => page.locator('#geometry-list li').allTextContents()).toEqual(['G1: point -33.9312, 18.8712']);
+    const body = await page.evaluate(() => JSON.parse(document.getElementById('request-json')!.textContent!) as { wkts: string });
+    expect(body.wkts).toBe('POINT (18.871235 -33.931235)');
+    await page.close();
+  });
+
   it('restores the same view and query from the URL', async () => {
     const page = await openApp();
     await page.getByLabel('Time scale').selectOption('monthly');

@@ -24,7 +24,7 @@ describe('typed and pasted shapes', () => {
       type: 'FeatureCollection',
       features: [
         { type: 'Feature', properties: { name: 'Block 7' }, geometry: { type: 'Polygon', coordinates: [square(19, -34)] } },
-        { type: 'Feature', properties: {}, geometry: { type: 'MultiPolygon', coordinates: [[square(19.1, -34)], [square(19.2, -34, 0.02)]] } },
+        { type: 'Feature', properties: { NAME: 'Pinotage' }, geometry: { type: 'MultiPolygon', coordinates: [[square(19.1, -34)], [square(19.2, -34, 0.02)]] } },
         { type: 'Feature', properties: {}, geometry: null },
         { type: 'Feature', properties: {}, geometry: { type: 'MultiPoint', coordinates: [[18.9, -33.9, 120], [18.8, -33.8]] } },
       ],
@@ -32,6 +32,8 @@ describe('typed and pasted shapes', () => {
     const got = readShapeText(JSON.stringify(fc, null, 2));
     if (!('geometries' in got)) throw new Error(got.error);
     expect(got.geometries.map((g) => g.kind)).toEqual(['polygon', 'polygon', 'polygon', 'point', 'point']);
+    // Feature names come along (the list shows "G1 (Block 7)"); parts are numbered.
+    expect(got.geometries.map((g) => g.name)).toEqual(['Block 7', 'Pinotage, part 1', 'Pinotage, part 2', undefined, undefined]);
     expect(got.geometries[2]!.coordinates).toEqual([square(19.2, -34, 0.02)]);
     // A third coordinate (elevation) is dropped, as the API's positions are lon, lat.
     expect(got.geometries[3]!.coordinates).toEqual([18.9, -33.9]);
