@@ -22,7 +22,7 @@ export function readShapeText(text: string, idPrefix = 'typed'): { geometries: D
     if ('error' in fromJson) return fromJson;
     items = fromJson.items;
   } else {
-    items = splitWkts(trimmed).map((wkt) => ({ wkt }));
+    items = splitWkts(trimmed).flatMap((wkt) => multiPointAsPoints(wkt).map((w) => ({ wkt: w })));
   }
   const tooMany = (n: number) => ({ error: `That is ${n} shapes (each part of a multi-polygon counts); add at most ${MAX_PASTED_SHAPES} at a time.` });
   if (items.length > MAX_PASTED_SHAPES) return tooMany(items.length);
@@ -52,6 +52,18 @@ export function readShapeText(text: string, idPrefix = 'typed'): { geometries: D
   // One query takes at most this many vertices in all (docs/contract.md): say so now, not on Run.
   if (vertices > MAX_VERTICES) return { error: `These shapes have ${vertices} vertices; a query takes at most ${MAX_VERTICES} in all. Simplify the boundaries (in QGIS: Vector › Geometry Tools › Simplify).` };
   return { geometries };
+}
+
+/**
+ * A WKT MULTIPOINT as one POINT per member (the API takes points one by one;
+ * GeoJSON MultiPoints are split the same way); any other text as it is.
+ * Both member forms are read: `MULTIPOINT ((19 -34), (20 -33))` and `MULTIPOINT (19 -34, 20 -33)`.
+ */
+function multiPointAsPoints(wkt: string): string[] {
+  const m = /^\s*multipoint\s*\(([\s\S]*)\)\s*$/i.exec(wkt);
+  if (!m) return [wkt];
+  const members = m[1]!.split(',').map((x) => x.replace(/[()]/g, '').trim());
+  return members.every((x) => x !== '') ? members.map((x) => `POINT (${x})`) : [wkt];
 }
 
 /** WKT items split on ";" and on line breaks between shapes; a line break inside a shape's parentheses is kept (WKT wrapped over lines). */

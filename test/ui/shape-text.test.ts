@@ -39,6 +39,15 @@ describe('typed and pasted shapes', () => {
     expect(got.geometries[3]!.coordinates).toEqual([18.9, -33.9]);
   });
 
+  it('splits a WKT MULTIPOINT into points, in either member form, as it does a GeoJSON MultiPoint', () => {
+    for (const text of ['MULTIPOINT ((19 -34), (20 -33.5))', 'MULTIPOINT (19 -34, 20 -33.5)']) {
+      const got = readShapeText(text);
+      if (!('geometries' in got)) throw new Error(got.error);
+      expect(got.geometries.map((g) => g.coordinates)).toEqual([[19, -34], [20, -33.5]]);
+    }
+    expect(readShapeText('MULTIPOINT (19 -34, 200 -33)')).toEqual({ error: expect.stringMatching(/^Shape 2 has longitude 200/) });
+  });
+
   it('takes WKT wrapped over lines, as GIS tools and e-mails break it', () => {
     const got = readShapeText('POLYGON ((19.03 -34.15,\n  19.04 -34.15, 19.04 -34.14,\n  19.03 -34.15))\nPOINT (19.5\n -33.5)');
     if (!('geometries' in got)) throw new Error(got.error);
