@@ -145,6 +145,13 @@ async function loadObservations(con: DuckDBConnection, scale: StationTimeScale, 
   const want = { hourly: 'yyyy-mm-dd hh:00:00', daily: 'yyyy-mm-dd', monthly: 'yyyy-mm or yyyy-mm-01' }[scale];
   const badTime = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE time IS NULL OR ${timeExpr} IS NULL ORDER BY __row LIMIT 1`);
   if (badTime.length) throw new BuildInputError(`${at(badTime[0]!, 'time')}: "${String(badTime[0]!.t)}" is not a ${scale} time (${want}).`);
+  // A zone would be dropped by the cast above, filing a UTC reading two hours early (NOAA ISD is in UTC): refused instead.
+  const zoneFix = 'Times are local standard time (SAST, UTC+2) without a zone: convert them (10:00 UTC is 12:00 SAST) and drop the zone; the build never guesses one.';
+  if (/WITH TIME ZONE/i.test(colType.get('time') ?? '')) {
+    throw new BuildInputError(`${path}: column "time" holds times with a time zone (${colType.get('time')}). ${zoneFix}`);
+  }
+  const zoned = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE regexp_matches(${timeText}, '\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?\\s*([zZ]|[+-]\\d{2}(:?\\d{2})?)$') ORDER BY __row LIMIT 1`);
+  if (zoned.length) throw new BuildInputError(`${at(zoned[0]!, 'time')}: "${String(zoned[0]!.t)}" carries a time zone. ${zoneFix}`);
   if (scale !== 'hourly') {
     // One rule (docs/data.md): a day or month is its date; a time of day other than midnight is refused, never cut off.
     const withTime = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw}

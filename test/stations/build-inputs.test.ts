@@ -122,6 +122,23 @@ describe('station build input validation', () => {
     }
   });
 
+  it('times with a zone (Z, +02:00) are refused, not filed hours off (NOAA ISD is in UTC)', async () => {
+    const s = await file('s11.csv', STATIONS);
+    const cases: Array<[string, string, RegExp]> = [
+      ['z1.csv', 'station_id,time,rain\nA,2024-06-01T09:00:00,1\nA,2024-06-01T10:00:00Z,1\n', /z1\.csv: row 2 \(station "A"\), column "time": "2024-06-01T10:00:00Z" carries a time zone\. Times are local standard time/],
+      ['z2.csv', 'station_id,time,rain\nA,2024-06-01T09:00:00Z,1\nA,2024-06-01T10:00:00Z,1\n', /z2\.csv: .*time zone.* convert them \(10:00 UTC is 12:00 SAST\)/],
+      ['z3.csv', 'station_id,time,rain\nA,2024-06-01 09:00:00+02:00,1\nA,2024-06-01 10:00:00+02:00,1\n', /z3\.csv: .*time zone/],
+      ['z4.csv', 'station_id,time,rain_sum\nA,2024-06-01,1\nA,2024-06-02,1\n', /^$/],
+    ];
+    for (const [name, text, want] of cases) {
+      const scale = text.includes('rain_sum') ? 'daily' : 'hourly';
+      const inputs = { stations: s, [scale]: await file(name, text) };
+      // A plain daily file (dates end in "-01", "-02") is not mistaken for a zone.
+      if (want.source === '^$') expect((await buildStations(inputs, join(dir, 'out-z4'))).dataTypes.daily).toEqual(['rain_sum']);
+      else await expectInputError(inputs, want);
+    }
+  });
+
   it('a failed build leaves the previous archive as it was and nothing half-written', async () => {
     const s = await file('s9.csv', STATIONS);
     const out = join(dir, 'out-keep');
