@@ -216,6 +216,18 @@ function usageError(command: Command, message: string): never {
   throw new UsageExit(2);
 }
 
+/**
+ * Exit status of an answer: 0 for 200, 2 when the request was at fault (a
+ * 4xx), 1 when the data or the machine was (5xx, and the two 4xx that are
+ * not the request's doing: a dataset that changed or is damaged, 409, and an
+ * abort, 499).
+ */
+function exitStatusOf(status: number, code?: string): number {
+  if (status === 200) return 0;
+  if (code === 'dataset_changed' || code === 'aborted') return 1;
+  return status >= 400 && status < 500 ? 2 : 1;
+}
+
 /** Runs the CLI with `argv` (without node and script) and returns the exit status. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -288,8 +300,7 @@ async function queryCommand(args: string[]): Promise<number> {
   try {
     const res = await engine.handle({ method: 'POST', path: `/api/${endpoint}/`, body: text });
     process.stdout.write(`${JSON.stringify(res.body)}\n`);
-    if (res.status === 200) return 0;
-    return res.status >= 400 && res.status < 500 ? 2 : 1;
+    return exitStatusOf(res.status, (res.body as { error?: { code?: string } }).error?.code);
   } catch (err) {
     process.stdout.write(`${JSON.stringify(toClimateQueryError(err).toBody())}\n`);
     return 1;
@@ -460,7 +471,7 @@ async function sqlCommand(args: string[]): Promise<number> {
     const error = toClimateQueryError(err);
     process.stdout.write(`${JSON.stringify(error.toBody())}\n`);
     if (error.code === 'sql_unavailable') process.stderr.write(`${error.message}\n`);
-    return error.status >= 400 && error.status < 500 ? 2 : 1;
+    return exitStatusOf(error.status, error.code);
   } finally {
     await engine.close();
   }

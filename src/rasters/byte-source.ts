@@ -86,7 +86,7 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
   const slice = (bytes: Uint8Array, offset: number, length: number) =>
     bytes.subarray(Math.min(offset, bytes.length), Math.min(offset + length, bytes.length));
   const changed = (what: string) =>
-    new ClimateQueryError('dataset_changed', `${url} changed while it was being read (${what}). The dataset is being redeployed; ask again in a moment.`);
+    new ClimateQueryError('dataset_changed', `${url} changed while it was being read, or differs from what the dataset records (${what}). If the dataset is being redeployed, ask again in a moment; otherwise the file is damaged: rebuild or redeploy the dataset whole.`);
 
   /** Checks the answer's identity against what earlier answers and the catalog said. */
   const checkIdentity = (response: Response, total: number | null) => {

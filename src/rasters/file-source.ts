@@ -17,20 +17,31 @@ import { asSourceError, createHttpSource, type ByteSource, type ExpectedFile } f
 export function createFileSource(pathOrFileUrl: string, expected: ExpectedFile = {}): ByteSource {
   const path = pathOrFileUrl.startsWith('file:') ? fileURLToPath(pathOrFileUrl) : pathOrFileUrl;
   let handle: Promise<FileHandle> | null = null;
+  // After close(), reads still under way elsewhere (a query that failed on another file keeps
+  // its other reads going) must not open the file again: that handle would never be closed.
+  let closed = false;
   return {
     url: pathOrFileUrl,
     async read(offset, length, signal) {
       if (signal?.aborted) throw asSourceError(signal.reason ?? new DOMException('aborted', 'AbortError'), path, signal);
+      if (closed) throw new ClimateQueryError('aborted', `${path} was closed (the dataset was reloaded) while a read was waiting.`);
+      const opening = (handle ??= open(path, 'r').then(async (fh) => {
+        const { size } = await fh.stat();
+        if (expected.bytes !== undefined && size !== expected.bytes) {
+          await fh.close().catch(() => undefined);
+          throw new ClimateQueryError('dataset_changed', `${path} has ${size} bytes where the dataset records ${expected.bytes}: it changed after the dataset was built. If a redeploy is under way, ask again in a moment; otherwise rebuild or redeploy the dataset whole.`);
+        }
+        return fh;
+      }));
+      let fh: FileHandle;
       try {
-        handle ??= open(path, 'r').then(async (fh) => {
-          const { size } = await fh.stat();
-          if (expected.bytes !== undefined && size !== expected.bytes) {
-            await fh.close().catch(() => undefined);
-            throw new ClimateQueryError('dataset_changed', `${path} has ${size} bytes but the catalog lists ${expected.bytes}: it changed after the catalog was written. Rebuild or redeploy the dataset whole.`);
-          }
-          return fh;
-        });
-        const fh = await handle;
+        fh = await opening;
+      } catch (err) {
+        // Only a failed open is forgotten (the next read tries again); an open handle is kept until close().
+        if (handle === opening) handle = null;
+        throw asSourceError(err, path, signal);
+      }
+      try {
         const buffer = new Uint8Array(Math.max(0, length));
         let filled = 0;
         // A single read may return less than asked even before the end; loop until EOF.
@@ -41,14 +52,14 @@ export function createFileSource(pathOrFileUrl: string, expected: ExpectedFile =
         }
         return filled === buffer.length ? buffer : buffer.subarray(0, filled);
       } catch (err) {
-        handle = null;
         throw asSourceError(err, path, signal);
       }
     },
     async close() {
+      closed = true;
       const h = handle;
       handle = null;
-      if (h) await (await h).close().catch(() => undefined);
+      if (h) await h.then((fh) => fh.close()).catch(() => undefined);
     },
   };
 }

@@ -1,6 +1,6 @@
 // The CLI as a user runs it: a real child process on the fixture dataset.
 import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { cp, readdir, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
@@ -70,6 +70,23 @@ describe('climate-query query', () => {
     expect(JSON.parse(missing.stdout).error).toMatchObject({ code: 'dataset_unavailable' });
     expect(JSON.parse(missing.stdout).error.message).toContain('climate-query demo');
     void stdout;
+  });
+
+  it('a damaged station file: dataset_changed, exit 1 (not a bad request), and every file handle closed', async () => {
+    const copy = join(fx.root, 'damaged-copy');
+    await rm(copy, { recursive: true, force: true });
+    await cp(fx.dataset, copy, { recursive: true });
+    const files = (await readdir(join(copy, 'stations/daily'), { recursive: true })).filter((f) => f.endsWith('.parquet'));
+    const victim = join(copy, 'stations/daily', files[0]!);
+    await truncate(victim, 1500);
+    // A polygon over the whole fixture: many files read at once, one of them damaged.
+    const req = { wkts: 'POLYGON ((10 -40, 40 -40, 40 -20, 10 -20, 10 -40))', dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-10' };
+    const r = await cli(['query', 'poly-aggregate', '-', '--data', copy], JSON.stringify(req));
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'dataset_changed', message: expect.stringContaining('has 1500 bytes where the dataset records') });
+    // Reads still under way when the failed query closed its files must not reopen them (Node warns of handles closed by GC).
+    expect(r.stderr).not.toMatch(/file descriptor|FileHandle/);
+    await rm(copy, { recursive: true, force: true });
   });
 });
 
