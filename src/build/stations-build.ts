@@ -68,15 +68,27 @@ async function loadStations(con: DuckDBConnection, path: string): Promise<void> 
   const extra = cols.filter((c) => !['station_id', 'name', 'lat', 'lon', 'elevation'].includes(c));
   if (extra.length) throw new BuildInputError(`${path}: unknown column(s) ${extra.join(', ')}; a stations file has station_id, name, lat, lon, elevation.`);
   const elev = cols.includes('elevation') ? 'elevation' : 'NULL';
-  await con.run(`CREATE TEMP TABLE raw_stations AS SELECT CAST(station_id AS VARCHAR) AS station_id, CAST(name AS VARCHAR) AS name,
+  await con.run(`CREATE TEMP TABLE raw_stations AS SELECT row_number() OVER () AS __row, CAST(station_id AS VARCHAR) AS station_id, CAST(name AS VARCHAR) AS name,
     CAST(lat AS VARCHAR) AS lat_t, CAST(lon AS VARCHAR) AS lon_t, CAST(${elev} AS VARCHAR) AS elev_t FROM ${reader(path)}`);
-  const bad = await rows(con, `SELECT station_id, lat_t, lon_t, elev_t FROM raw_stations
+  const bad = await rows(con, `SELECT __row, station_id, lat_t, lon_t, elev_t,
+      coalesce(TRY_CAST(lat_t AS DOUBLE) BETWEEN -90 AND 90, false) AS lat_ok, coalesce(TRY_CAST(lon_t AS DOUBLE) BETWEEN -180 AND 180, false) AS lon_ok
+    FROM raw_stations
     WHERE station_id IS NULL OR trim(station_id) = '' OR TRY_CAST(lat_t AS DOUBLE) NOT BETWEEN -90 AND 90 OR TRY_CAST(lat_t AS DOUBLE) IS NULL
       OR TRY_CAST(lon_t AS DOUBLE) NOT BETWEEN -180 AND 180 OR TRY_CAST(lon_t AS DOUBLE) IS NULL
-      OR (elev_t IS NOT NULL AND trim(elev_t) <> '' AND TRY_CAST(elev_t AS DOUBLE) IS NULL) LIMIT 1`);
+      OR (elev_t IS NOT NULL AND trim(elev_t) <> '' AND TRY_CAST(elev_t AS DOUBLE) IS NULL) ORDER BY __row LIMIT 1`);
   if (bad.length) {
     const b = bad[0]!;
-    throw new BuildInputError(`${path}: station "${String(b.station_id)}" has an empty id, or lat "${String(b.lat_t)}" / lon "${String(b.lon_t)}" / elevation "${String(b.elev_t)}" that is not a number in range (lat −90..90, lon −180..180).`);
+    // Say which check failed, in the file's own terms (data rows from 1; a CSV's line is row + 1).
+    const where = `${path}: row ${String(b.__row)}${b.station_id === null || String(b.station_id).trim() === '' ? '' : ` (station "${String(b.station_id)}")`}`;
+    const what =
+      b.station_id === null || String(b.station_id).trim() === ''
+        ? 'column "station_id" is empty'
+        : !b.lat_ok
+          ? `column "lat" holds "${String(b.lat_t ?? '')}", not a latitude (a number from -90 to 90)`
+          : !b.lon_ok
+            ? `column "lon" holds "${String(b.lon_t ?? '')}", not a longitude (a number from -180 to 180)`
+            : `column "elevation" holds "${String(b.elev_t)}", not a number (metres; leave it empty when unknown)`;
+    throw new BuildInputError(`${where}, ${what}. Fix the row, or remove the station if its position is not known.`);
   }
   const dup = await rows(con, `SELECT station_id FROM raw_stations GROUP BY 1 HAVING count(*) > 1 LIMIT 1`);
   if (dup.length) throw new BuildInputError(`${path}: station_id "${String(dup[0]!.station_id)}" appears more than once.`);

@@ -51,7 +51,11 @@ describe('station build input validation', () => {
   it('rejects bad station files', async () => {
     const h = await file('h7.csv', 'station_id,time,rain\nA,2024-01-01T00:00:00,1\n');
     await expectInputError({ stations: await file('s3.csv', 'station_id,name,lat\nA,x,1\n'), hourly: h }, /missing column "lon"/);
-    await expectInputError({ stations: await file('s4.csv', 'station_id,name,lat,lon\nA,x,-95,18\n'), hourly: h }, /not a number in range/);
+    await expectInputError({ stations: await file('s4.csv', 'station_id,name,lat,lon\nA,x,-95,18\n'), hourly: h }, /s4\.csv: row 1 \(station "A"\), column "lat" holds "-95", not a latitude/);
+    // The raw NOAA list has stations without a position ("BOGUS SOUTH AFRICAN"): the row and the column are named.
+    await expectInputError({ stations: await file('s4b.csv', 'station_id,name,lat,lon,elevation\nA,x,-33,18,10\n689993-99999,BOGUS SOUTH AFRICAN,,,\n'), hourly: h }, /s4b\.csv: row 2 \(station "689993-99999"\), column "lat" holds "", not a latitude/);
+    await expectInputError({ stations: await file('s4c.csv', 'station_id,name,lat,lon,elevation\nA,x,-33,18,high\n'), hourly: h }, /row 1 \(station "A"\), column "elevation" holds "high", not a number/);
+    await expectInputError({ stations: await file('s4d.csv', 'station_id,name,lat,lon\n,x,-33,18\n'), hourly: h }, /s4d\.csv: row 1, column "station_id" is empty/);
     await expectInputError({ stations: await file('s5.csv', 'station_id,name,lat,lon\nA,x,-33,18\nA,y,-34,18\n'), hourly: h }, /appears more than once/);
     await expectInputError({ stations: await file('s6.csv', STATIONS) }, /at least one observation file/);
   });
