@@ -52,12 +52,14 @@ const pad = (n: number) => String(n).padStart(2, '0');
 /**
  * Default request dates for station data: the latest full calendar month
  * the dataset holds (hourly: its first week; monthly: the 12 months up to
- * it), so a first query is never empty because of the dates.
+ * it), so a first query is never empty because of the dates. When the data
+ * do not reach back over a full month (three weeks of June), the days they
+ * hold of their last month instead; never a start before the data begin.
  */
 export function defaultStationDates(stations: readonly IndexedStation[], scale: string): { startDate: string; endDate: string } | null {
   const range = heldRange(stations, scale);
   if (!range) return null;
-  const end = range[1];
+  const [begin, end] = range;
   let y = Number(end.slice(0, 4));
   let m = Number(end.slice(5, 7));
   const lastDay = new Date(Date.UTC(y, m, 0)).getUTCDate();
@@ -66,10 +68,21 @@ export function defaultStationDates(stations: readonly IndexedStation[], scale: 
   if (!full) [y, m] = m === 1 ? [y - 1, 12] : [y, m - 1];
   const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
   const ym = `${y}-${pad(m)}`;
-  if (scale === 'hourly') return { startDate: `${ym}-01T00:00:00`, endDate: `${ym}-07T23:00:00` };
-  if (scale === 'daily') return { startDate: `${ym}-01`, endDate: `${ym}-${pad(days)}` };
-  const from = m === 12 ? `${y}-01` : `${y - 1}-${pad(m + 1)}`;
-  return { startDate: from < range[0].slice(0, 7) ? range[0].slice(0, 7) : from, endDate: ym };
+  if (scale === 'monthly') {
+    const from = m === 12 ? `${y}-01` : `${y - 1}-${pad(m + 1)}`;
+    return { startDate: from < begin.slice(0, 7) ? begin.slice(0, 7) : from, endDate: ym };
+  }
+  const [firstDay, lastDataDay] = [begin.slice(0, 10), end.slice(0, 10)];
+  let from = `${ym}-01`;
+  let to = `${ym}-${pad(days)}`;
+  // The previous month holds nothing: the data's own last month, as far as they go.
+  if (to < firstDay) [from, to] = [`${end.slice(0, 7)}-01`, lastDataDay];
+  if (from < firstDay) from = firstDay;
+  if (scale === 'hourly') {
+    const week = new Date(Date.parse(`${from}T00:00:00Z`) + 6 * 86_400_000).toISOString().slice(0, 10);
+    return { startDate: `${from}T00:00:00`, endDate: `${week < to ? week : to}T23:00:00` };
+  }
+  return { startDate: from, endDate: to };
 }
 
 /**

@@ -103,8 +103,15 @@ function renderForm(form: FormState): void {
   $('raster-options').hidden = form.source !== 'raster';
   $<HTMLSelectElement>('timeScale').value = form.timeScale;
   const list = $('dataTypes');
+  // Only the types this dataset holds at this scale (its catalog lists them), in the contract's order.
+  const held = catalog.stations?.dataTypes[form.timeScale];
+  const offered = held ? STATION_TYPES[form.timeScale].filter((t) => held.includes(t)) : STATION_TYPES[form.timeScale];
+  const none = document.createElement('p');
+  none.className = 'hint';
+  none.textContent = `This dataset holds no ${form.timeScale} station records; choose another time scale.`;
   list.replaceChildren(
-    ...STATION_TYPES[form.timeScale].map((t) => {
+    ...(offered.length ? [] : [none]),
+    ...offered.map((t) => {
       const label = document.createElement('label');
       const box = document.createElement('input');
       box.type = 'checkbox';
@@ -780,7 +787,8 @@ async function start(): Promise<void> {
     const refused = view.load([...view.geometries(), ...read.geometries]);
     if (refused.length) $('shape-text-error').textContent = `The map could not draw ${refused.length === 1 ? 'this shape' : `${refused.length} shapes`}: ${refused.join('; ')}.`;
     const b = boundsOf(read.geometries);
-    if (b) view.map.fitBounds(b, { padding: 60, maxZoom: 15, duration: 0 });
+    // Fields fill the view; points alone keep their surroundings (towns, stations) in sight.
+    if (b) view.map.fitBounds(b, { padding: 60, maxZoom: read.geometries.every((g) => g.kind === 'point') ? 11 : 15, duration: 0 });
     if (!refused.length) ($('shape-text') as HTMLTextAreaElement).value = '';
     onFormChange();
   });

@@ -2,10 +2,11 @@
 // (terra-draw), run each endpoint, and check that the chart's data and the
 // table equal the engine's answer for the same request. Screenshots of the
 // main states go to test-results/ui-*.png.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildRasterLayer } from '../../src/build/raster-build.ts';
+import { buildStations } from '../../src/build/stations-build.ts';
 import { DATA_SOURCES } from '../../src/build/elevation.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -21,6 +22,7 @@ let browser: Browser;
 let vite: { server: ViteDevServer; url: string };
 let engine: ClimateEngine;
 let mine = '';
+let few = '';
 
 function openApp(url = `${vite.url}index.html`, size = { width: 1280, height: 800 }, before?: (page: Page) => Promise<unknown>): Promise<Page> {
   return openAppPage(browser, url, size, before);
@@ -71,12 +73,19 @@ beforeAll(async () => {
     dir: mine, datasetName: 'my farm', dataType: 'elevation', unit: 'm', timeScale: null, extent: 'za',
     description: 'Height above sea level (ETOPO5)', attribution: 'ETOPO5, NOAA NGDC', inputs: [join(DATA_SOURCES, 'za-elevation-etopo5.tif')],
   });
-  vite = await startVite({ 'data/demo': demo, 'data/mine': mine });
+  // A station network with two sensors and three weeks of June only.
+  few = await mkdtemp(join(tmpdir(), 'cq-few-types-'));
+  await writeFile(join(few, 'stations.csv'), 'station_id,name,lat,lon,elevation\nF1,Farm one,-33.9,18.9,120\nF2,Farm two,-33.6,19.4,300\n');
+  const hours = Array.from({ length: 21 * 24 }, (_, i) => new Date(Date.UTC(2024, 5, 3) + i * 3_600_000).toISOString().slice(0, 19));
+  await writeFile(join(few, 'hourly.csv'), `station_id,time,temperature_mean,rain\n${['F1', 'F2'].flatMap((id, k) => hours.map((t, i) => `${id},${t},${(12 + k + Math.sin(i / 4)).toFixed(2)},${i % 17 === 0 ? 0.4 : 0}`)).join('\n')}\n`);
+  await buildStations({ stations: join(few, 'stations.csv'), hourly: join(few, 'hourly.csv') }, join(few, 'dataset'), 'two sensors');
+  vite = await startVite({ 'data/demo': demo, 'data/mine': mine, 'data/few': join(few, 'dataset') });
   engine = createNodeEngine(demo);
 }, 180_000);
 
 afterAll(async () => {
   if (mine) await rm(mine, { recursive: true, force: true });
+  if (few) await rm(few, { recursive: true, force: true });
   await browser?.close();
   await vite?.server.close();
   await engine?.close();
@@ -488,6 +497,21 @@ describe('the map app', () => {
 });
 
 describe("a user's own dataset", () => {
+  it('offers only the station types and dates the dataset holds (two sensors, three weeks of June)', async () => {
+    const page = await openApp(`${vite.url}index.html?data=${encodeURIComponent(`${vite.url}data/few/`)}`);
+    const catalog = JSON.parse(await readFile(join(few, 'dataset/catalog.json'), 'utf8')) as { stations: { dataTypes: Record<string, string[]> } };
+    const offered = () => page.locator('#dataTypes input').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value));
+    for (const scale of ['daily', 'hourly', 'monthly']) {
+      await page.getByLabel('Time scale').selectOption(scale);
+      expect((await offered()).sort()).toEqual([...catalog.stations.dataTypes[scale]!].sort());
+    }
+    expect(await offered()).not.toContain('leaf_wetness_mean');
+    // The first dates offered lie inside the three weeks (not in May, which holds nothing).
+    await page.getByLabel('Time scale').selectOption('daily');
+    expect([await page.locator('#startDate').inputValue(), await page.locator('#endDate').inputValue()]).toEqual(['2024-06-03', '2024-06-23']);
+    await page.close();
+  });
+
   it('offers only the layers its catalog declares, with their words and units, and answers them', async () => {
     const page = await openApp(`${vite.url}index.html?data=${encodeURIComponent(`${vite.url}data/mine/`)}`);
     // Its one layer, described as its catalog says; nothing of the demo's six families.
