@@ -394,6 +394,14 @@ describe('the map app', () => {
   it('says in plain words when the date range is backwards, next to the date', async () => {
     const page = await openApp();
     await drawPoint(page, [19.0, -33.9]);
+    const toBox = async () => (await page.getByLabel('To', { exact: true }).boundingBox())!.y;
+    const before = await toBox();
+    // A From after the default To (the end of the data) first.
+    await page.getByLabel('From', { exact: true }).fill('2031-01-15');
+    await page.getByLabel('From', { exact: true }).dispatchEvent('change');
+    await expect.poll(() => page.locator('#error-startDate').textContent()).toMatch(/^The From date "2031-01-15" is after the To date/);
+    // The message appears under both fields: "To" does not move from under the pointer.
+    expect(await toBox()).toBe(before);
     await page.getByLabel('From', { exact: true }).fill('2024-08-01');
     await page.getByLabel('To', { exact: true }).fill('2024-07-01');
     await page.getByLabel('To', { exact: true }).dispatchEvent('change');
