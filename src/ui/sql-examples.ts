@@ -5,10 +5,12 @@
  */
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 
-/** One example: a title, the scale it reads and its SQL. */
+/** One example: a title, the scale it reads, the data types it needs and its SQL. */
 export interface SqlExample {
   title: string;
   timeScale: StationTimeScale;
+  /** Columns of `observations` it reads: offered only when the dataset holds them at `timeScale`. */
+  needs: readonly string[];
   sql: string;
 }
 
@@ -17,6 +19,7 @@ export const SQL_EXAMPLES: readonly SqlExample[] = [
   {
     title: 'Frost hours per month (hourly minimum at or below 0 °C)',
     timeScale: 'hourly',
+    needs: ['temperature_min'],
     sql: `SELECT s.name, strftime(o.time, '%Y-%m') AS month,
        count(*) FILTER (WHERE o.temperature_min <= 0) AS frost_hours,
        count(o.temperature_min) AS hours_with_data
@@ -27,6 +30,7 @@ ORDER BY s.name, month`,
   {
     title: 'The ten wettest days',
     timeScale: 'daily',
+    needs: ['rain_sum'],
     sql: `SELECT s.name, o.time AS day, o.rain_sum AS rain_mm
 FROM observations o JOIN stations s USING (station_id)
 WHERE o.rain_sum IS NOT NULL
@@ -36,6 +40,7 @@ LIMIT 10`,
   {
     title: "A station's completeness per month (days with a mean temperature)",
     timeScale: 'daily',
+    needs: ['temperature_mean'],
     sql: `SELECT s.name, strftime(o.time, '%Y-%m') AS month,
        count(o.temperature_mean) AS days_with_data,
        day(last_day(min(o.time))) AS days_in_month,

@@ -44,7 +44,15 @@ export function requestDate(scale: StationTimeScale, day: string, end: boolean):
 
 /** Builds the panel (a collapsed <details>) and appends it to `parent`. */
 export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HTMLElement {
-  const example = el('select', { id: 'sql-example' }, el('option', { value: '', textContent: 'Start from an example…' }), ...SQL_EXAMPLES.map((x, i) => el('option', { value: String(i), textContent: x.title })));
+  // Only the ready queries whose columns this dataset holds: one reading a missing column would fail with DuckDB's words.
+  const fits = (x: (typeof SQL_EXAMPLES)[number]) => x.needs.every((t) => options.columns(x.timeScale).some(([c]) => c === t));
+  const offered = SQL_EXAMPLES.map((x, i) => ({ x, i })).filter(({ x }) => fits(x));
+  const example = el(
+    'select',
+    { id: 'sql-example' },
+    el('option', { value: '', textContent: offered.length ? 'Start from an example…' : "No ready query fits this dataset's records" }),
+    ...offered.map(({ x, i }) => el('option', { value: String(i), textContent: x.title })),
+  );
   const stations = el('input', { id: 'sql-stations', autocomplete: 'off', placeholder: 'station ids, comma-separated' });
   stations.setAttribute('list', 'sql-station-list');
   const list = el('datalist', { id: 'sql-station-list' });
@@ -98,8 +106,8 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
     if (!stations.value) stations.value = options.suggestedStations().join(', ');
     if (!from.value) setDays();
     // Start from the first ready query rather than an empty box.
-    if (!text.value && SQL_EXAMPLES[0]) {
-      example.value = '0';
+    if (!text.value && offered[0]) {
+      example.value = String(offered[0].i);
       example.dispatchEvent(new Event('change'));
     }
   });

@@ -517,6 +517,9 @@ describe("a user's own dataset", () => {
     // The first dates offered lie inside the three weeks (not in May, which holds nothing).
     await page.getByLabel('Time scale').selectOption('daily');
     expect([await page.locator('#startDate').inputValue(), await page.locator('#endDate').inputValue()]).toEqual(['2024-06-03', '2024-06-23']);
+    // The SQL panel's ready queries: only those whose columns it holds (no hourly minimum temperature, so no frost hours).
+    const ready = (await page.locator('#sql-example option').allTextContents()).slice(1);
+    expect(ready).toEqual(['The ten wettest days', "A station's completeness per month (days with a mean temperature)"]);
     await page.close();
   });
 
