@@ -40,7 +40,7 @@ Options:
 
 Exit codes:
   0  the answer is on stdout
-  1  the dataset is missing or unreadable, or an internal error (error JSON on stdout)
+  1  the dataset is missing, unreadable or changed since it was built (dataset_changed), the query timed out, or an internal error (error JSON on stdout)
   2  a bad request (error JSON {"error":{...}} on stdout) or bad arguments (usage on stderr)
 `,
   sql: `Usage: climate-query sql <query|-> --stations ID[,ID…] --time-scale hourly|daily|monthly
