@@ -6,7 +6,7 @@
  */
 /// <reference lib="webworker" />
 import { createClimateEngine, type ClimateEngine } from '../../src/engine/engine.ts';
-import type { ByteSource } from '../../src/rasters/byte-source.ts';
+import type { ByteSource } from '../../src/io/byte-source.ts';
 import type { FromWorker, ToWorker } from '../../src/worker/protocol.ts';
 
 declare const self: DedicatedWorkerGlobalScope;

@@ -15,10 +15,28 @@ export function checkDatasetPath(path: unknown, catalogWhere: string): string {
   if (typeof path !== 'string' || path === '') throw bad('is not a path');
   // A scheme ("http:", "file:", "C:") or a leading slash would leave the root.
   if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.startsWith('\\')) throw bad('is absolute');
-  if (path.includes('\\') || path.includes('\0') || path.includes('?') || path.includes('#')) throw bad('holds "\\", "?", "#" or a NUL');
+  if (path.includes('\\') || path.includes('?') || path.includes('#')) throw bad('holds "\\", "?" or "#"');
+  // URL parsers drop tabs and newlines and trim spaces, so such a path could name another file than it shows.
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(path)) throw bad('holds a control character or white space');
   const segments = path.split('/');
-  if (segments.some((s) => s === '..' || /%2e%2e|%2f/i.test(s))) throw bad('climbs out with ".."');
+  if (segments.some((s) => s === '..' || s === '.' || s === '' || /%2e%2e|%2f/i.test(s))) throw bad('climbs out with ".." or has an empty or "." segment');
   return path;
+}
+
+/**
+ * A dataset path as a relative URL that every common static host maps to
+ * the file: each segment percent-encoded as `encodeURIComponent` does, except
+ * `=`, which RFC 3986 allows in a path segment and which Hive-style names
+ * (`station_id=689160-99999`) hold. Vite's dev server, `vite preview` and
+ * sirv map only the literal `=` to the file; `%3D` fell through to their
+ * `index.html` fallback. A `%` in a file name (an id the build had to
+ * percent-encode) becomes `%25`, so the host decodes it back to the name.
+ */
+export function encodeDatasetPath(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => encodeURIComponent(segment).replace(/%3D/g, '='))
+    .join('/');
 }
 
 /**

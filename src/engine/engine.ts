@@ -15,14 +15,14 @@ import type { Endpoint, RequestOf, ResponseOf } from '../contract/types.ts';
 import { validateNearestStation, validatePoint, validatePolyAggregate, validatePolygon } from '../contract/validate.ts';
 import { checkRasterShape } from '../contract/raster-options.ts';
 import type { Catalog } from '../dataset/catalog.ts';
-import { loadCatalog, urlLocation, type DatasetLocation } from '../dataset/location.ts';
+import { loadCatalog, urlLocation, withOpener, type DatasetLocation } from '../dataset/location.ts';
 import { checkCatalogPaths } from '../dataset/dataset-path.ts';
 import { nearestStation } from '../stations/nearest-station.ts';
 import { polyAggregate } from '../stations/poly-aggregate.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import { openStationArchive, type StationArchive } from '../stations/station-archive.ts';
 import { createRasterEngine, type RasterEngine } from '../rasters/raster-engine.ts';
-import { createHttpSource, type ByteSource, type ExpectedFile } from '../rasters/byte-source.ts';
+import type { ByteSource, ExpectedFile } from '../io/byte-source.ts';
 import { DEFAULT_QUERY_BUDGET_MS, isAbortedError, isDatasetChange, withBudget } from './query-budget.ts';
 import { routeRequest, type ApiRequest, type ApiResponse } from './router.ts';
 import { runStationSql, type SqlRunner, type StationSqlResult, type StationTable, type StationTableRequest } from '../sql/station-sql.ts';
@@ -32,7 +32,7 @@ import { readStationTable } from '../stations/station-table.ts';
 export interface ClimateEngineOptions {
   /** The dataset root: a URL (string or URL) or a {@link DatasetLocation}. */
   dataset: string | URL | DatasetLocation;
-  /** Opens a byte source on a station or raster file's URL or path, told what the catalog or index says of it; default: HTTP range requests with fetch. */
+  /** Opens a byte source on a station or raster file's resolved URL or path, told what the catalog or index says of it; default: the location's own (HTTP Range reads, or local files in Node). */
   openByteSource?: (location: string, expected?: ExpectedFile) => ByteSource;
   /** Overall time budget of one query in milliseconds (default 30 000); past it the query fails with `upstream_timeout`. */
   timeoutMs?: number;
@@ -81,7 +81,9 @@ export interface ClimateEngine extends ClimateQueries {
 
 /** Creates an engine over one dataset. Cheap: nothing is fetched until the first query. */
 export function createClimateEngine(options: ClimateEngineOptions): ClimateEngine {
-  const location = typeof options.dataset === 'string' || options.dataset instanceof URL ? urlLocation(options.dataset) : options.dataset;
+  const given = typeof options.dataset === 'string' || options.dataset instanceof URL ? urlLocation(options.dataset) : options.dataset;
+  // One dataset object resolves, confines and opens every file, for both readers.
+  const location = options.openByteSource ? withOpener(given, options.openByteSource) : given;
   let catalogP: Promise<Catalog> | undefined;
   let archive: StationArchive | undefined;
   let rasters: RasterEngine | undefined;
@@ -108,7 +110,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
   const stationArchive = async (signal?: AbortSignal): Promise<StationArchive> => {
     const c = await catalog(signal);
     if (!c.stations) throw new ClimateQueryError('dataset_unavailable', `The dataset at ${location.base} has no station data; build it with station inputs.`);
-    archive ??= openStationArchive({ location, section: c.stations, openByteSource: options.openByteSource ?? ((url, expected) => createHttpSource(url, expected ? { expected } : {})) });
+    archive ??= openStationArchive({ location, section: c.stations });
     return archive;
   };
 
@@ -176,7 +178,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
           checkRasterShape(body, endpoint);
           const c = await catalog(signal);
           const q = endpoint === 'point' ? validatePoint(body, c.rasters) : validatePolygon(body, c.rasters);
-          rasters ??= createRasterEngine({ catalog: c, baseUrl: location.base, ...(options.openByteSource ? { openSource: options.openByteSource } : {}) });
+          rasters ??= createRasterEngine({ catalog: c, dataset: location });
           return (await rasters.query(q, signal)) as ResponseOf[E];
         }
         default:

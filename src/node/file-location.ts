@@ -4,6 +4,7 @@ import { resolve as resolvePath, join } from 'node:path';
 import { ClimateQueryError } from '../contract/errors.ts';
 import { urlLocation, type DatasetLocation } from '../dataset/location.ts';
 import { checkDatasetPath } from '../dataset/dataset-path.ts';
+import { createFileSource } from '../io/file-source.ts';
 
 /** A dataset in folder `dir`. Paths that leave the folder are refused (`dataset_unavailable`). */
 export function fileLocation(dir: string): DatasetLocation {
@@ -12,6 +13,7 @@ export function fileLocation(dir: string): DatasetLocation {
   return {
     base: root,
     resolve: inside,
+    open: (path, expected) => createFileSource(inside(path), expected),
     async readText(path) {
       const file = inside(path);
       try {

@@ -1,6 +1,5 @@
 /** An engine for Node: a dataset folder or URL, read through local files or HTTP Range requests. */
 import { createClimateEngine, type ClimateEngine } from '../engine/engine.ts';
-import { openLocalOrHttpSource } from '../rasters/file-source.ts';
 import { locationOf } from './file-location.ts';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { SqlRunner } from '../sql/station-sql.ts';
@@ -16,7 +15,6 @@ export interface NodeEngineOptions {
 export function createNodeEngine(dataset: string, options: NodeEngineOptions = {}): ClimateEngine {
   return createClimateEngine({
     dataset: locationOf(dataset),
-    openByteSource: openLocalOrHttpSource,
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     sqlRunner: nativeSqlRunner,
   });

@@ -12,8 +12,8 @@
  * underlying read is not tied to one caller's AbortSignal: a caller that
  * aborts stops waiting at once, and the read finishes into the cache.
  */
-import { abortable } from './abortable.ts';
-import { asSourceError, type ByteSource } from './byte-source.ts';
+import { abortable } from '../io/abortable.ts';
+import { asSourceError, type ByteSource } from '../io/byte-source.ts';
 
 /** A byte range as geotiff.js asks for it. */
 export interface Slice {

@@ -18,21 +18,19 @@
 import { ClimateQueryError, throwIfAborted } from '../contract/errors.ts';
 import type { RasterQuery, RasterResponse } from '../contract/types.ts';
 import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
-import { createHttpSource, resolveDatasetUrl, type ByteSource, type ExpectedFile } from './byte-source.ts';
+import type { DatasetLocation } from '../dataset/location.ts';
 import type { BlockCacheOptions } from './cached-source.ts';
 import { polygonCoverage, type CoveredPixel, type GridSpec } from './coverage.ts';
 import { findLayer, gridOf, planRead, type ReadPlan } from './layer-plan.ts';
 import { openRasterFile, type RasterFile, type TileData } from './raster-file.ts';
 import { ZonalStats } from './zonal.ts';
-import { abortable } from './abortable.ts';
+import { abortable } from '../io/abortable.ts';
 
 /** Options of {@link createRasterEngine}. */
 export interface RasterEngineOptions {
   catalog: Catalog;
-  /** URL (or, with a suitable `openSource`, path) of the dataset root that catalog.json's paths are relative to. */
-  baseUrl: string;
-  /** Turns a file URL into a byte source, told what the catalog says of the file; default HTTP Range requests via fetch. */
-  openSource?: (url: string, expected: ExpectedFile) => ByteSource;
+  /** The dataset the catalog belongs to: it resolves, confines and opens every file the catalog lists. */
+  dataset: DatasetLocation;
   /** Block cache per file (block size, bytes kept). */
   cache?: BlockCacheOptions;
   /** Most tile reads in flight at once (browsers allow ~6 connections per host). */
@@ -49,7 +47,6 @@ export interface RasterEngine {
 
 /** Creates a raster engine over `catalog`'s layers. */
 export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
-  const openSource = options.openSource ?? ((url: string, expected: ExpectedFile) => createHttpSource(url, { expected }));
   // What the catalog says of each file: a byte source checks every answer against it.
   const listed = new Map(options.catalog.files.map((f) => [f.path, { bytes: f.bytes, ...(f.sha256 ? { sha256: f.sha256 } : {}) }]));
   const opened = new Map<string, Promise<RasterFile>>();
@@ -64,10 +61,10 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
    */
   function file(layer: RasterLayerEntry, index: number, signal?: AbortSignal): Promise<RasterFile> {
     const entry = layer.files[index]!;
-    const url = resolveDatasetUrl(options.baseUrl, entry.path);
+    const url = options.dataset.resolve(entry.path);
     let p = opened.get(url);
     if (!p) {
-      p = openRasterFile(openSource(url, listed.get(entry.path) ?? {}), options.cache, lifetime.signal).then((f) => {
+      p = openRasterFile(options.dataset.open(entry.path, listed.get(entry.path) ?? {}), options.cache, lifetime.signal).then((f) => {
         if (f.width !== layer.width || f.height !== layer.height || f.bands < entry.periods.length) {
           throw new ClimateQueryError(
             'dataset_unavailable',

@@ -7,9 +7,9 @@
  */
 import { GeoTIFF, type TypedArray } from 'geotiff';
 import { ClimateQueryError } from '../contract/errors.ts';
-import type { ByteSource } from './byte-source.ts';
+import type { ByteSource } from '../io/byte-source.ts';
 import { BlockCachedSource, type BlockCacheOptions } from './cached-source.ts';
-import { asSourceError } from './byte-source.ts';
+import { asSourceError } from '../io/byte-source.ts';
 
 /** A decoded tile window: `data[(row * width + col) * samples + s]`, rows and cols relative to `x0`, `y0`. */
 export interface TileData {

@@ -10,7 +10,7 @@ import { distanceLowerBoundM, distanceM } from '../contract/geodesic.ts';
 import type { NearestStationResponse, PeriodValues, StationQuery } from '../contract/types.ts';
 import type { StationCoverage } from '../dataset/catalog.ts';
 import { throwIfAborted } from '../contract/errors.ts';
-import { abortable } from '../rasters/abortable.ts';
+import { abortable } from '../io/abortable.ts';
 import type { StationArchive, StationRows } from './station-archive.ts';
 import { hasDataIn, spansRange, type IndexedStation } from './station-index.ts';
 

@@ -10,7 +10,7 @@
 import type { PeriodValues, PolyAggregateResponse, StationQuery } from '../contract/types.ts';
 import { throwIfAborted } from '../contract/errors.ts';
 import { containsPoint } from './point-in-polygon.ts';
-import { abortable } from '../rasters/abortable.ts';
+import { abortable } from '../io/abortable.ts';
 import type { StationArchive, StationRows } from './station-archive.ts';
 import { spansRange, type IndexedStation } from './station-index.ts';
 

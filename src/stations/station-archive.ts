@@ -16,10 +16,8 @@ import type { PeriodValues } from '../contract/types.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 import { STATION_LAYOUT, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
-import { checkDatasetPath } from '../dataset/dataset-path.ts';
-import { abortable } from '../rasters/abortable.ts';
-import type { ByteSource, ExpectedFile } from '../rasters/byte-source.ts';
-import { RangeCache } from './range-cache.ts';
+import { abortable } from '../io/abortable.ts';
+import { RangeCache } from '../io/range-cache.ts';
 import { DecodedCache } from './decoded-cache.ts';
 import { parseStationIndex, type IndexedStation, type StationFile } from './station-index.ts';
 
@@ -28,10 +26,9 @@ export type StationRows = Map<string, PeriodValues>;
 
 /** Options of {@link openStationArchive}. */
 export interface StationArchiveOptions {
+  /** The dataset: it resolves, confines and opens the files the catalog and the index list. */
   location: DatasetLocation;
   section: StationsSection;
-  /** Opens a byte source on a resolved file location (URL or path), told the size the index lists (a host reporting another size means the file changed). */
-  openByteSource: (location: string, expected?: ExpectedFile) => ByteSource;
   /** Most station files kept open (with their footers and blocks); least recently used are closed first. */
   maxOpenFiles?: number;
 }
@@ -77,18 +74,6 @@ const FILE_CACHE_BYTES = 4 * 1024 * 1024;
 interface OpenFile {
   cached: RangeCache;
   metadata?: Promise<FileMetaData>;
-}
-
-/**
- * Resolves a dataset-relative path. For URL datasets every segment is
- * percent-encoded, because Hive-style file names (`station_id=b%3Bc`)
- * contain `%` and `=` literally.
- */
-function resolveFile(location: DatasetLocation, path: string): string {
-  // The index is data too: its file paths must stay inside the dataset, like the catalog's.
-  checkDatasetPath(path, location.resolve('stations/index.parquet'));
-  const isUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(location.base) || location.base.startsWith('blob:');
-  return location.resolve(isUrl ? path.split('/').map(encodeURIComponent).join('/') : path);
 }
 
 /**
@@ -155,7 +140,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       files.set(path, f);
       return f;
     }
-    f = { cached: new RangeCache(options.openByteSource(resolveFile(location, path), { bytes: size }), size, FILE_CACHE_BYTES) };
+    f = { cached: new RangeCache(location.open(path, { bytes: size }), size, FILE_CACHE_BYTES) };
     files.set(path, f);
     for (const [oldPath, old] of files) {
       if (files.size <= maxOpen) break;
@@ -168,7 +153,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
   const read = (f: OpenFile, start: number, end: number, signal?: AbortSignal): Promise<ArrayBuffer> => f.cached.slice(start, end, signal);
 
   const unreadable = (path: string, detail: string, cause?: unknown) =>
-    new ClimateQueryError('dataset_unavailable', `${resolveFile(location, path)} ${detail}; the dataset changed or is damaged. Rebuild it, or rerun \`climate-query index\`.`, cause === undefined ? {} : { cause });
+    new ClimateQueryError('dataset_unavailable', `${location.resolve(path)} ${detail}; the dataset changed or is damaged. Rebuild it, or rerun \`climate-query index\`.`, cause === undefined ? {} : { cause });
 
   const metadataOf = (path: string, file: StationFile, signal?: AbortSignal): Promise<FileMetaData> => {
     const f = open(path, file.bytes);
@@ -196,7 +181,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     stations(signal) {
       indexP ??= (async () => {
         const f = open(section.index, section.indexBytes);
-        return parseStationIndex(await read(f, 0, section.indexBytes), resolveFile(location, section.index));
+        return parseStationIndex(await read(f, 0, section.indexBytes), location.resolve(section.index));
       })().catch((err: unknown) => {
         indexP = undefined;
         throw err;

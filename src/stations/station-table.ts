@@ -7,7 +7,7 @@ import { fieldError, throwIfAborted } from '../contract/errors.ts';
 import { quote } from '../contract/quote.ts';
 import { STATION_TYPES } from '../contract/station-data-types.ts';
 import type { StationTable, StationTableRequest } from '../sql/station-sql.ts';
-import { abortable } from '../rasters/abortable.ts';
+import { abortable } from '../io/abortable.ts';
 import type { StationArchive } from './station-archive.ts';
 
 /** The SQL literal of a period key: hourly keys lose their `T`, dates stay. */

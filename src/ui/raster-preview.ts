@@ -5,7 +5,7 @@
  * file once (for a daily layer, a year of tiles, ~5 MB), so it is only done
  * on request; point and polygon queries read single tiles.
  */
-import { createHttpSource } from '../rasters/byte-source.ts';
+import { urlLocation } from '../dataset/location.ts';
 import { openRasterFile } from '../rasters/raster-file.ts';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
 
@@ -41,7 +41,7 @@ export async function renderPreview(layer: RasterLayerEntry, period: string, dat
   if (fileIndex < 0) throw new Error(`The ${layer.dataType} ${layer.subDataType} layer has no ${period || 'undated'} band.`);
   const entry = layer.files[fileIndex]!;
   const band = entry.periods.indexOf(period);
-  const file = await openRasterFile(createHttpSource(new URL(entry.path, datasetUrl).href), {}, signal);
+  const file = await openRasterFile(urlLocation(datasetUrl).open(entry.path), {}, signal);
   const { width, height, tileWidth, tileHeight } = file;
   const values = new Float64Array(width * height).fill(NaN);
   for (let ty = 0; ty * tileHeight < height; ty++) {

@@ -167,7 +167,8 @@ export function plainError(message: string, kind: 'point' | 'polygon' | null): s
     .replace(/\bstartDate\b/g, 'the From date')
     .replace(/\bendDate\b/g, 'the To date')
     .replace(/\bwkts\b/g, 'the drawn shapes');
-  return plain.charAt(0).toUpperCase() + plain.slice(1);
+  // A message that starts with an address keeps it as written ("Http://…" reads as a typo).
+  return /^[a-z][a-z0-9+.-]*:\/\//.test(plain) ? plain : plain.charAt(0).toUpperCase() + plain.slice(1);
 }
 
 /** What the Run button will ask, in plain words (the endpoint itself is in the developer panel). */

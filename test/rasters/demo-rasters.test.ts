@@ -3,11 +3,12 @@
  * demo` runs it), then checked for completeness, size, plausibility and
  * consistency between layers through the engine, and measured over HTTP.
  */
+import { urlLocation } from '../../src/dataset/location.ts';
+import { fileLocation } from '../../src/node/file-location.ts';
 import { readdir, stat } from 'node:fs/promises';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { fromFile } from 'geotiff';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDemoRasters, DEMO_SEASONS, DEMO_YEAR } from '../../src/build/demo-rasters.ts';
@@ -16,7 +17,6 @@ import { RASTER_FAMILIES, type RasterDataType } from '../../src/contract/raster-
 import type { RasterQuery, RasterResponse } from '../../src/contract/types.ts';
 import type { Position } from '../../src/contract/wkt.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
-import { openLocalOrHttpSource } from '../../src/rasters/file-source.ts';
 import { createRasterEngine, type RasterEngine } from '../../src/rasters/raster-engine.ts';
 import { startRangeServer } from '../helpers/range-server.ts';
 import { rng } from '../helpers/random-shapes.ts';
@@ -32,7 +32,7 @@ beforeAll(async () => {
   await buildDemoRasters(dir);
   seconds = (performance.now() - t) / 1000;
   catalog = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
-  engine = createRasterEngine({ catalog, baseUrl: pathToFileURL(`${dir}/`).href, openSource: openLocalOrHttpSource });
+  engine = createRasterEngine({ catalog, dataset: fileLocation(dir) });
 });
 
 afterAll(async () => {
@@ -232,7 +232,7 @@ describe('demo rasters', () => {
       });
       expect(pts.length).toBeGreaterThanOrEqual(10);
       const ten = pts.slice(0, 10);
-      const http = createRasterEngine({ catalog, baseUrl: server.url });
+      const http = createRasterEngine({ catalog, dataset: urlLocation(server.url) });
       const t = performance.now();
       const res = await http.query(q('temp', 'mean', [`${DEMO_YEAR}-01-01`, `${DEMO_YEAR}-12-31`], ten));
       const ms = performance.now() - t;

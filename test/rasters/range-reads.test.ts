@@ -4,6 +4,7 @@
  * one tile read for a whole year of daily values, and repeating a query
  * costs nothing. The numbers are printed for docs/performance.md.
  */
+import { urlLocation } from '../../src/dataset/location.ts';
 import { join } from 'node:path';
 import { fromFile } from 'geotiff';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,7 +62,7 @@ describe('raster reads over HTTP Range', () => {
       aggregationMethod: null,
     };
 
-    const engine = createRasterEngine({ catalog: fx.catalog, baseUrl: server.url });
+    const engine = createRasterEngine({ catalog: fx.catalog, dataset: urlLocation(server.url) });
     server.reset();
     let t = performance.now();
     const res = await engine.query(q);
@@ -99,7 +100,7 @@ describe('raster reads over HTTP Range', () => {
 
   it('a polygon reads only the tiles its covered pixels fall in', async () => {
     const g = FIXTURE_GRID;
-    const engine = createRasterEngine({ catalog: fx.catalog, baseUrl: server.url });
+    const engine = createRasterEngine({ catalog: fx.catalog, dataset: urlLocation(server.url) });
     const at = (c: number, r: number): Position => [g.west + c * g.res, g.north - r * g.res];
     // Warm the header with a point far away, then ask for a small polygon on a tile corner (4 tiles).
     const base: Omit<RasterQuery, 'geometries'> = {

@@ -4,8 +4,9 @@
  * polygon statistics against per-pixel polygon clipping, over HTTP Range
  * requests (a real local server) and over local files.
  */
+import { urlLocation } from '../../src/dataset/location.ts';
+import { fileLocation } from '../../src/node/file-location.ts';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClimateQueryError } from '../../src/contract/errors.ts';
 import { parseRange } from '../../src/contract/periods.ts';
@@ -13,9 +14,9 @@ import type { AggregationMethod, RasterDataType } from '../../src/contract/raste
 import type { RasterQuery } from '../../src/contract/types.ts';
 import type { ParsedGeometry, Position } from '../../src/contract/wkt.ts';
 import type { RasterLayerEntry } from '../../src/dataset/catalog.ts';
-import type { ByteSource } from '../../src/rasters/byte-source.ts';
+import type { ByteSource } from '../../src/io/byte-source.ts';
 import { COVERAGE_EPSILON } from '../../src/rasters/coverage.ts';
-import { openLocalOrHttpSource } from '../../src/rasters/file-source.ts';
+import { openLocalOrHttpSource } from '../../src/io/file-source.ts';
 import { createRasterEngine, type RasterEngine } from '../../src/rasters/raster-engine.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
 import { buildRasterFixture, FIXTURE_GRID, windAt, type RasterFixture } from '../helpers/raster-fixture.ts';
@@ -31,8 +32,8 @@ const decoded = new Map<string, DecodedRaster>();
 beforeAll(async () => {
   fx = await buildRasterFixture();
   server = await startRangeServer(fx.dataset);
-  httpEngine = createRasterEngine({ catalog: fx.catalog, baseUrl: server.url });
-  fileEngine = createRasterEngine({ catalog: fx.catalog, baseUrl: pathToFileURL(`${fx.dataset}/`).href, openSource: openLocalOrHttpSource });
+  httpEngine = createRasterEngine({ catalog: fx.catalog, dataset: urlLocation(server.url) });
+  fileEngine = createRasterEngine({ catalog: fx.catalog, dataset: fileLocation(fx.dataset) });
 });
 
 afterAll(async () => {
@@ -266,7 +267,7 @@ describe('raster engine: errors', () => {
         close: () => inner.close?.() ?? Promise.resolve(),
       };
     };
-    const engine = createRasterEngine({ catalog: fx.catalog, baseUrl: server.url, openSource: slow });
+    const engine = createRasterEngine({ catalog: fx.catalog, dataset: urlLocation(server.url, { openSource: slow }) });
     await expect(engine.query(q, during.signal)).rejects.toMatchObject({ code: 'aborted' });
     // The engine is still usable afterwards.
     const ok = await engine.query(q);
@@ -274,7 +275,7 @@ describe('raster engine: errors', () => {
     await engine.close();
 
     // Two queries share a file's opening; the one that gives up must not fail the other.
-    const shared = createRasterEngine({ catalog: fx.catalog, baseUrl: server.url, openSource: slow });
+    const shared = createRasterEngine({ catalog: fx.catalog, dataset: urlLocation(server.url, { openSource: slow }) });
     const quitter = new AbortController();
     const a = shared.query(q, quitter.signal);
     const b = shared.query(q);
@@ -286,7 +287,7 @@ describe('raster engine: errors', () => {
 
   it('reports a missing file as dataset_unavailable', async () => {
     const broken = { ...fx.catalog, rasters: fx.catalog.rasters.map((l) => ({ ...l, files: l.files.map((f) => ({ ...f, path: `missing/${f.path}` })) })) };
-    const engine = createRasterEngine({ catalog: broken, baseUrl: server.url });
+    const engine = createRasterEngine({ catalog: broken, dataset: urlLocation(server.url) });
     await expect(engine.query(query(layerOf('temp', 'mean'), [point([18.5, -33.5], 0)], ['2023-01-01', '2023-01-01'], null))).rejects.toMatchObject({
       code: 'dataset_unavailable',
     });

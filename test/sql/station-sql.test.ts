@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createClimateEngine } from '../../src/engine/engine.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { locationOf } from '../../src/node/file-location.ts';
-import { openLocalOrHttpSource } from '../../src/rasters/file-source.ts';
+import { openLocalOrHttpSource } from '../../src/io/file-source.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
 import { expectClimateError } from '../helpers/expect-error.ts';
 

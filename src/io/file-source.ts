@@ -5,7 +5,8 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { ClimateQueryError } from '../contract/errors.ts';
-import { asSourceError, createHttpSource, type ByteSource, type ExpectedFile } from './byte-source.ts';
+import { asSourceError, type ByteSource, type ExpectedFile } from './byte-source.ts';
+import { createHttpSource } from './http-source.ts';
 
 /**
  * A {@link ByteSource} over a local file. The handle is opened on the first

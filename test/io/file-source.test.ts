@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createFileSource } from '../../src/rasters/file-source.ts';
+import { createFileSource } from '../../src/io/file-source.ts';
 
 describe('file byte source', () => {
   it('after close(), a waiting read fails as aborted instead of opening a handle nobody will close', async () => {

@@ -1,34 +1,12 @@
 /**
- * Where raster bytes come from. The engine needs exactly one thing from a
- * file: "give me these bytes". Keeping that interface this narrow lets the
- * same engine read over HTTP Range requests (browser and Node), from local
- * files (Node, file-source.ts) or from anything a caller wraps, and lets
- * tests count what is read. This module must stay free of node:* imports:
- * it is bundled for the browser.
+ * HTTP Range reads as a {@link ByteSource}: every answer checked before its
+ * bytes are used, every wait bounded (timed-fetch.ts). Free of node:*
+ * imports: it is bundled for the browser.
  */
 import { ClimateQueryError } from '../contract/errors.ts';
-import { DEFAULT_READ_TIMEOUTS, DEFAULT_RETRY, markTransient, timedFetch, withRetries, type ReadTimeouts, type RetryPolicy } from '../dataset/timed-fetch.ts';
-
-/** A read-only file addressed by byte offsets. */
-export interface ByteSource {
-  /** Where the bytes come from, for messages and as the cache key of opened files. */
-  readonly url: string;
-  /**
-   * Reads `length` bytes starting at `offset`. Returns fewer bytes only when
-   * the file ends first (none when `offset` is at or past the end).
-   */
-  read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array>;
-  /** Releases what the source holds open (file handles); optional. */
-  close?(): Promise<void>;
-}
-
-/** What the catalog says of a file: a response that disagrees means the file changed since the catalog was written. */
-export interface ExpectedFile {
-  /** Size in bytes. */
-  bytes?: number;
-  /** Lower-case hex SHA-256 of the whole file; checked whenever the whole file is downloaded. */
-  sha256?: string;
-}
+import { asSourceError, type ByteSource, type ExpectedFile } from './byte-source.ts';
+import { describeHostAnswer, isPageAnswer, looksLikePage, PAGE_INSTEAD_OF_FILE } from './host-answer.ts';
+import { DEFAULT_READ_TIMEOUTS, DEFAULT_RETRY, markTransient, timedFetch, withRetries, type ReadTimeouts, type RetryPolicy } from './timed-fetch.ts';
 
 /**
  * Range reads skip the HTTP cache in Chromium-family browsers only. Their
@@ -86,7 +64,9 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
   const slice = (bytes: Uint8Array, offset: number, length: number) =>
     bytes.subarray(Math.min(offset, bytes.length), Math.min(offset + length, bytes.length));
   const changed = (what: string) =>
-    new ClimateQueryError('dataset_changed', `${url} changed while it was being read, or differs from what the dataset records (${what}). If the dataset is being redeployed, ask again in a moment; otherwise the file is damaged: rebuild or redeploy the dataset whole.`);
+    new ClimateQueryError('dataset_changed', `The dataset file ${url} is not the one its index records (${what}): it changed while being read, or the host serves another version. If a redeploy is under way, ask again in a moment; otherwise copy the dataset to the host again, whole.`);
+  /** The host answered a page (SPA fallback, 404 page as 200, S3 XML): not the file, and not a changed dataset. */
+  const notTheFile = (what: string) => new ClimateQueryError('dataset_unavailable', `The dataset file ${url} could not be read: ${PAGE_INSTEAD_OF_FILE} (${what}).`);
 
   /** Checks the answer's identity against what earlier answers and the catalog said. */
   const checkIdentity = (response: Response, total: number | null) => {
@@ -108,6 +88,10 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
     const headers: Record<string, string> = { ...options.headers, Range: `bytes=${offset}-${offset + length - 1}` };
     const answer = await timedFetch(doFetch, url, BYPASS_HTTP_CACHE ? { headers, cache: 'no-store' } : { headers }, timeouts, signal);
     const { response } = answer;
+    if ((response.status === 206 || response.status === 200) && isPageAnswer(response)) {
+      await answer.discard();
+      throw notTheFile(`HTTP ${response.status}, ${response.headers.get('Content-Type')}`);
+    }
     if (response.status === 206) {
       const range = parseContentRange(response.headers.get('Content-Range'));
       if (!range) {
@@ -144,6 +128,8 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
       const declared = Number(response.headers.get('Content-Length') ?? NaN);
       checkIdentity(response, null);
       const bytes = await answer.body();
+      // A page sent without a Content-Type (or as octet-stream) is still a page.
+      if (size !== null && bytes.length !== size && looksLikePage(bytes)) throw notTheFile(`HTTP 200, ${bytes.length} bytes of HTML where ${size} bytes of data were expected`);
       if (Number.isFinite(declared) && bytes.length < declared) {
         throw markTransient(new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: the body ended after ${bytes.length} of ${declared} bytes.`));
       }
@@ -156,7 +142,7 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
       return { bytes, whole: true };
     }
     await answer.discard();
-    const error = new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: HTTP ${response.status} ${response.statusText}.`.replace(' .', '.'));
+    const error = new ClimateQueryError('dataset_unavailable', `The dataset file ${url} could not be read: ${describeHostAnswer(response)}.`);
     // 5xx and 429 pass; 404 and 403 do not.
     throw response.status >= 500 || response.status === 429 ? markTransient(error) : error;
   }
@@ -196,34 +182,4 @@ async function sha256Hex(bytes: Uint8Array): Promise<string | null> {
   if (!subtle) return null;
   const digest = new Uint8Array(await subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
   return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-/** Maps a failed read to `aborted` (the caller gave up) or `dataset_unavailable` (the file is not there). */
-export function asSourceError(err: unknown, url: string, signal?: AbortSignal): ClimateQueryError {
-  if (err instanceof ClimateQueryError) return err;
-  const name = typeof err === 'object' && err !== null ? (err as { name?: unknown }).name : undefined;
-  if (signal?.aborted || name === 'AbortError') {
-    return new ClimateQueryError('aborted', 'The request was aborted.', { cause: err });
-  }
-  const detail = err instanceof Error ? err.message : String(err);
-  return new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: ${detail}`, { cause: err });
-}
-
-/**
- * Resolves `path` (relative to a dataset root, as catalog.json lists it)
- * against `baseUrl`. A base without a trailing slash is taken as a folder.
- * Relative bases ("/data/demo/") resolve against the page in a browser; in
- * Node, where there is no page, they are joined as plain paths.
- */
-export function resolveDatasetUrl(baseUrl: string, path: string): string {
-  const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
-  try {
-    return new URL(path, base).href;
-  } catch {
-    // Not an absolute URL: resolve against the page when there is one.
-    // (gdal3.js sets a fake `location` without `href` in Node, hence the type check.)
-    const href = (globalThis as { location?: { href?: unknown } }).location?.href;
-    if (typeof href === 'string') return new URL(path, new URL(base, href)).href;
-    return base + path;
-  }
 }

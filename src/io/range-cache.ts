@@ -11,8 +11,8 @@
  * waiting, and the read completes into the cache.
  */
 import { ClimateQueryError } from '../contract/errors.ts';
-import { abortable } from '../rasters/abortable.ts';
-import { asSourceError, type ByteSource } from '../rasters/byte-source.ts';
+import { abortable } from './abortable.ts';
+import { asSourceError, type ByteSource } from './byte-source.ts';
 
 interface Held {
   start: number;

@@ -1,0 +1,42 @@
+/**
+ * Where a dataset's bytes come from, for both readers (station Parquet and
+ * raster GeoTIFF). The engine needs exactly one thing from a file: "give me
+ * these bytes". Keeping that interface this narrow lets the same engine read
+ * over HTTP Range requests (http-source.ts, browser and Node), from local
+ * files (file-source.ts, Node) or from anything a caller wraps, and lets
+ * tests count what is read. Free of node:* imports: it is bundled for the
+ * browser.
+ */
+import { ClimateQueryError } from '../contract/errors.ts';
+
+/** A read-only file addressed by byte offsets. */
+export interface ByteSource {
+  /** Where the bytes come from, for messages and as the cache key of opened files. */
+  readonly url: string;
+  /**
+   * Reads `length` bytes starting at `offset`. Returns fewer bytes only when
+   * the file ends first (none when `offset` is at or past the end).
+   */
+  read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array>;
+  /** Releases what the source holds open (file handles); optional. */
+  close?(): Promise<void>;
+}
+
+/** What the catalog says of a file: a response that disagrees means the file changed since the catalog was written. */
+export interface ExpectedFile {
+  /** Size in bytes. */
+  bytes?: number;
+  /** Lower-case hex SHA-256 of the whole file; checked whenever the whole file is downloaded. */
+  sha256?: string;
+}
+
+/** Maps a failed read to `aborted` (the caller gave up) or `dataset_unavailable` (the file is not there). */
+export function asSourceError(err: unknown, url: string, signal?: AbortSignal): ClimateQueryError {
+  if (err instanceof ClimateQueryError) return err;
+  const name = typeof err === 'object' && err !== null ? (err as { name?: unknown }).name : undefined;
+  if (signal?.aborted || name === 'AbortError') {
+    return new ClimateQueryError('aborted', 'The request was aborted.', { cause: err });
+  }
+  const detail = err instanceof Error ? err.message : String(err);
+  return new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: ${detail}`, { cause: err });
+}
