@@ -510,7 +510,8 @@ async function serveCommand(args: string[]): Promise<number> {
   }
   const engine = createNodeEngine(data, { timeoutMs });
   const running = await startServer({ engine, port, host: values.host ?? '127.0.0.1', ...(values.static ? { staticRoot: values.static } : isUrl ? {} : { staticRoot: data }) });
-  process.stderr.write(`climate-query serving ${data} at ${running.url} (POST ${running.url}api/<endpoint>/)\n`);
+  const app = values.static && existsSync(`${values.static}/index.html`) ? `\n  open the app: ${running.url}` : '';
+  process.stderr.write(`climate-query serving ${data} at ${running.url} (POST ${running.url}api/<endpoint>/)${app}\n`);
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();
     process.once('SIGINT', stop);

@@ -4,7 +4,7 @@
  * and CORS so a page on another origin can read the dataset.
  */
 import { constants } from 'node:fs';
-import { open, realpath, type FileHandle } from 'node:fs/promises';
+import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { pipeline } from 'node:stream';
@@ -78,9 +78,10 @@ function oneRange(first: string, last: string, size: number): { start: number; e
 }
 
 /**
- * Serves `urlPath` from folder `root` (GET/HEAD). Returns false when the
- * path is not a readable file inside the root (missing, a folder, a symlink
- * leading out), so the caller can answer 404 its own way; a file that
+ * Serves `urlPath` from folder `root` (GET/HEAD); a folder answers its
+ * `index.html` (`/dir` is redirected to `/dir/` first). Returns false when the
+ * path is not a readable file inside the root (missing, a folder without
+ * index.html, a symlink leading out), so the caller can answer 404 its own way; a file that
  * exists but cannot be read is answered here, 503 `dataset_unavailable`
  * JSON. Never throws and never lets a file-system race crash the process:
  * the file is opened first and then only its handle is used, so a rename
@@ -118,7 +119,17 @@ export async function serveStatic(root: string, urlPath: string, req: IncomingMe
   }
   if (!info.isFile()) {
     await handle.close().catch(() => undefined);
-    return missing;
+    if (!info.isDirectory()) return missing;
+    // A folder answers its index.html, as every common static host does (the built app opens at `/`).
+    // Without the trailing slash, relative links of that page would resolve one level up: redirect first.
+    if (!urlPath.endsWith('/')) {
+      if (!(await fileExists(join(file, 'index.html')))) return missing;
+      const search = req.url?.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
+      res.writeHead(301, { ...CORS_HEADERS, Location: `${urlPath}/${search}`, 'Content-Length': 0 });
+      res.end();
+      return true;
+    }
+    return serveStatic(root, `${urlPath}index.html`, req, res);
   }
   const size = info.size;
   const etag = `"${size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
@@ -152,6 +163,14 @@ export async function serveStatic(root: string, urlPath: string, req: IncomingMe
   // the headers can only cut the body short) and closes the handle.
   pipeline(handle.createReadStream({ start, end, autoClose: true }), res, () => undefined);
   return true;
+}
+
+async function fileExists(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function inside(root: string, file: string): boolean {
