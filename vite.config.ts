@@ -36,7 +36,13 @@ export default defineConfig({
     target: 'es2022',
     rollupOptions: {
       input: { main: 'index.html', sw: 'src/sw/service-worker.ts' },
-      output: { entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js'),
+        // MapLibre's worker ships as .mjs; Debian's nginx (and other mime.types lists) have no
+        // .mjs type and serve it as octet-stream, which Chromium refuses as a module worker.
+        // Every host knows .js.
+        assetFileNames: (asset) => ((asset.names[0] ?? '').endsWith('.mjs') ? 'assets/[name]-[hash].js' : 'assets/[name]-[hash][extname]'),
+      },
     },
   },
   worker: { format: 'es' },
