@@ -51,13 +51,64 @@ const shellCache = () => `${SHELL_CACHE_PREFIX}${manifest()!.version}`;
 /** Absolute URL of a manifest path (paths are relative to sw.js, which sits at the scope's root). */
 const shellUrl = (path: string) => new URL(path, self.location.href).href;
 
-/** Install: download the whole shell before this version takes over (an incomplete shell would not open offline). */
+/**
+ * Types of the shell's files by extension. The build knows what each file
+ * is; a host may not (Debian's nginx serves `.mjs` as octet-stream, which a
+ * module script refuses), and the stored copy is what the app runs from.
+ */
+const SHELL_TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript',
+  mjs: 'text/javascript',
+  css: 'text/css',
+  json: 'application/json',
+  wasm: 'application/wasm',
+  woff2: 'font/woff2',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+};
+
+/**
+ * A copy of `response` that a cache serves to any later request: status 200
+ * (not "redirected": `serve` answers /index.html with 301 → /index, and
+ * Chromium refuses a redirected response for a navigation), no `Vary`
+ * (`vite preview` varies on Origin, which module scripts send and the
+ * install's fetch did not), and the type the build gave the file.
+ */
+async function storable(response: Response, path?: string): Promise<Response> {
+  const headers = new Headers(response.headers);
+  headers.delete('Vary');
+  headers.delete('Set-Cookie');
+  const type = path === undefined ? undefined : SHELL_TYPES[/\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? ''];
+  if (type) headers.set('Content-Type', type);
+  // Encoding headers describe the wire, not the decoded body stored here.
+  headers.delete('Content-Encoding');
+  headers.delete('Content-Length');
+  return new Response(await response.arrayBuffer(), { status: 200, statusText: 'OK', headers });
+}
+
+/**
+ * Install: download the whole shell before this version takes over (an
+ * incomplete shell would not open offline), store each file so any later
+ * request matches it, then check every entry is there: a shell that would
+ * not open offline fails the install, and the previous version stays.
+ */
 export async function precacheShell(): Promise<void> {
   const m = manifest();
   if (!m) return;
   const cache = await caches.open(shellCache());
-  // `reload` skips the HTTP cache, so no stale file of an older build gets in.
-  await cache.addAll(m.files.map((f) => new Request(shellUrl(f), { cache: 'reload' })));
+  await Promise.all(
+    m.files.map(async (f) => {
+      // `reload` skips the HTTP cache, so no stale file of an older build gets in.
+      const response = await fetch(new Request(shellUrl(f), { cache: 'reload' }));
+      if (!response.ok) throw new Error(`The app's file ${f} answered HTTP ${response.status}; the shell is not complete.`);
+      await cache.put(shellUrl(f), await storable(response, f));
+    }),
+  );
+  for (const f of m.files) {
+    const hit = await cache.match(shellUrl(f), { ignoreVary: true });
+    if (!hit || hit.status !== 200 || hit.redirected) throw new Error(`The app's file ${f} is not usable offline.`);
+  }
 }
 
 /** Activate: drop the shells of other builds (their files are hashed differently, so nothing of them is reused). */
@@ -76,7 +127,7 @@ export async function keepFiles(message: KeepRequest, port: MessagePort | undefi
     try {
       const res = await fetch(url, { cache: 'no-cache' });
       if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
-      await cache.put(url, res);
+      await cache.put(url, await storable(res));
       kept.push(url);
     } catch {
       failed.push(url);
@@ -99,19 +150,19 @@ export async function offlineAnswer(request: Request): Promise<Response | null> 
     const cache = await caches.open(shellCache());
     // The app's own page, however it is opened (scope root, index.html, any ?data= or ?basemap=).
     const isApp = request.mode === 'navigate' && url.origin === scope.origin && (url.pathname === scope.pathname || url.pathname === `${scope.pathname}index.html`);
-    const hit = await cache.match(isApp ? shellUrl('index.html') : request, { ignoreSearch: isApp });
+    const hit = await cache.match(isApp ? shellUrl('index.html') : request, { ignoreSearch: isApp, ignoreVary: true });
     if (hit) return hit;
   }
   const data = await caches.open(DATA_CACHE);
   const key = `${url.origin}${url.pathname}${url.search}`;
-  if (await data.match(key)) return networkFirst(request, data, key);
+  if (await data.match(key, { ignoreVary: true })) return networkFirst(request, data, key);
   return null;
 }
 
 /** The network's answer within {@link NETWORK_FIRST_TIMEOUT_MS} (stored when whole), else the cached copy. */
 async function networkFirst(request: Request, cache: Cache, key: string): Promise<Response> {
   const network = fetch(request).then(async (res) => {
-    if (res.status === 200) await cache.put(key, res.clone());
+    if (res.status === 200) await cache.put(key, await storable(res.clone()));
     return res;
   });
   const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), NETWORK_FIRST_TIMEOUT_MS));
@@ -119,5 +170,5 @@ async function networkFirst(request: Request, cache: Cache, key: string): Promis
   // An HTTP error from a live server is its answer (the dataset is gone or moved); only no answer falls back.
   if (first) return first;
   network.catch(() => undefined);
-  return (await cache.match(key)) ?? network;
+  return (await cache.match(key, { ignoreVary: true })) ?? network;
 }

@@ -16,6 +16,7 @@ import { STATION_TYPES, type StationTimeScale } from '../contract/station-data-t
 import type { Endpoint } from '../contract/types.ts';
 import { VALIDATORS, validatePoint, validatePolygon } from '../contract/validate.ts';
 import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
+import { urlLocation } from '../dataset/location.ts';
 import { parseStationIndex, type IndexedStation } from '../stations/station-index.ts';
 import { ONLINE_BASEMAPS, basemapFromUrl, loadPlaces, type OnlineBasemap, type Place } from './basemap.ts';
 import { answeringStations, datasetBounds, defaultStationDates, heldRange, sqlDefaultDays } from './dataset-info.ts';
@@ -39,6 +40,8 @@ import {
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 const params = new URLSearchParams(location.search);
 const datasetUrl = new URL(params.get('data') ?? './data/demo/', location.href).href;
+/** The one rule for a dataset file's URL (encoding, confinement), the engine's own. */
+const datasetFiles = urlLocation(datasetUrl);
 
 const worker = new Worker(new URL('../worker/engine-worker.ts', import.meta.url), { type: 'module', name: 'climate-query-engine' });
 // DuckDB-WASM is imported only when the SQL panel first runs a query.
@@ -65,6 +68,14 @@ interface UiHandle {
 }
 const ui: UiHandle = { ready: Promise.resolve(), form: { ...DEFAULT_FORM }, engine };
 (window as unknown as { cqUi: UiHandle }).cqUi = ui;
+
+// The service worker lets other code on this site use plain fetch('./api/…/') and opens the app
+// offline. Registered first, before anything that may fail on a host (a map worker served with the
+// wrong type stopped start-up before the registration on nginx's defaults), so it is always there.
+const serviceWorker: Promise<ServiceWorkerRegistration | undefined> | null =
+  'serviceWorker' in navigator && params.get('sw') !== '0'
+    ? registerClimateServiceWorker({ scriptUrl: new URL('./sw.js', location.href).href, engine }).catch(() => undefined)
+    : null;
 
 let catalog: Catalog;
 /** The weather stations, from the station index (empty when the dataset has none). */
@@ -739,7 +750,7 @@ async function start(): Promise<void> {
   void rangeWarning(datasetUrl).then((w) => ($('data-warning').textContent = w ?? ''));
   if (catalog.stations) {
     // The station list is the index the catalog points to (docs/data.md).
-    const idx = await fetchChecked(new URL(catalog.stations.index, datasetUrl).href, 'The station index');
+    const idx = await fetchChecked(datasetFiles.resolve(catalog.stations.index), 'The station index');
     stationList = await parseStationIndex(await idx.arrayBuffer(), catalog.stations.index);
   }
   // The layer list is the dataset's own (its catalog), so a user's dataset shows nothing of the demo.
@@ -816,13 +827,10 @@ async function start(): Promise<void> {
   }
   if (location.hash) applyHash(location.hash);
   else renderGeometries();
-  // The service worker lets other code on this site use plain fetch('./api/…/').
-  if ('serviceWorker' in navigator && params.get('sw') !== '0') {
+  if (serviceWorker) {
     // Once it controls the page, it keeps the files the app starts from, for offline visits.
-    const startFiles = [new URL('catalog.json', datasetUrl).href, ...(catalog.stations ? [new URL(catalog.stations.index, datasetUrl).href] : [])];
-    ui.offline = registerClimateServiceWorker({ scriptUrl: new URL('./sw.js', location.href).href, engine })
-      .then(() => keepForOffline(startFiles))
-      .catch(() => undefined);
+    const startFiles = [datasetFiles.resolve('catalog.json'), ...(catalog.stations ? [datasetFiles.resolve(catalog.stations.index)] : [])];
+    ui.offline = serviceWorker.then((registration) => (registration ? keepForOffline(startFiles) : undefined)).catch(() => undefined);
   }
 }
 
