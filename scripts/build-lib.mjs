@@ -10,7 +10,7 @@ const run = (cmd, args) => execFileSync(cmd, args, { stdio: 'inherit' });
 rmSync('dist/lib', { recursive: true, force: true });
 rmSync('dist/node', { recursive: true, force: true });
 run('npx', ['vite', 'build', '--config', 'vite.lib.config.ts', '--logLevel', 'warn']);
-// Node entry and the CLI (bin/climate-query.js runs dist/node/cli.js where
+// Node entry, the Vite plugin (climate-query/vite) and the CLI (bin/climate-query.js runs dist/node/cli.js where
 // tsx, a devDependency, is absent): dependencies stay external in an SSR build.
 await build({
   configFile: false,
@@ -24,7 +24,7 @@ await build({
     minify: false,
     sourcemap: true,
     // Chunks beside the entries: src/node files find package.json and public/ at ../../.
-    rollupOptions: { input: { index: 'src/node/index.ts', cli: 'src/node/cli.ts' }, output: { chunkFileNames: '[name]-[hash].js' } },
+    rollupOptions: { input: { index: 'src/node/index.ts', cli: 'src/node/cli.ts', vite: 'src/vite/climate-query-plugin.ts' }, output: { chunkFileNames: '[name]-[hash].js' } },
   },
 });
 run('npx', ['tsc', '-p', 'tsconfig.lib.json']);

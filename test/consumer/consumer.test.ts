@@ -4,7 +4,7 @@
 // LGPL gdal3.js, no map or build tools), then add the app's own build tools,
 // type-check and build it, serve it with a dataset, and answer a station and
 // a raster query in Chromium through the library and the service worker.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { cp, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -156,5 +156,50 @@ describe('a separate app using the packed package', () => {
     }
     await engine.close();
     await mkdir(join(work, 'done'), { recursive: true });
+  });
+
+  it('answers the same in `vite dev` (npm run dev), the service worker included', async () => {
+    // As the app's developer runs it: its own Vite, its own config, the dataset in its public folder.
+    await cp(demo, join(app, 'public/data'), { recursive: true });
+    const dev = spawn(join(app, 'node_modules/.bin/vite'), ['--host', '127.0.0.1', '--port', '0', '--strictPort', 'false'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`vite dev did not start: ${out}`)), 60_000);
+        const onData = (d: Buffer) => {
+          out += d.toString();
+          const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out.replace(/\u001b\[[0-9;]*m/g, ''));
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        };
+        dev.stdout.on('data', onData);
+        dev.stderr.on('data', onData);
+        dev.once('exit', () => reject(new Error(`vite dev exited: ${out}`)));
+      });
+      browser ??= await launchChromium();
+      const engine = createNodeEngine(demo);
+      const sw = await fetch(`${url}sw.js`);
+      expect(sw.headers.get('content-type')).toMatch(/javascript/);
+      for (const request of [parityRequests(fx.stationsCsv)[1]!, rasterParityRequests()[3]!]) {
+        const page = await browser.newPage();
+        const errors: string[] = [];
+        page.on('pageerror', (e) => errors.push(String(e)));
+        await page.goto(`${url}?request=${encodeURIComponent(JSON.stringify(request))}`);
+        await page.waitForFunction(() => 'result' in window, undefined, { timeout: 90_000 });
+        const result = (await page.evaluate(() => (window as unknown as { result: unknown }).result)) as { viaLibrary: unknown; viaFetch: unknown; error?: string };
+        expect(result.error).toBeUndefined();
+        expect(errors).toEqual([]);
+        const expected = await engine.handle({ method: 'POST', path: request.path, body: JSON.stringify(request.body) });
+        expect(expected.status).toBe(200);
+        expect(result.viaLibrary).toEqual(expected);
+        expect(result.viaFetch).toEqual(expected);
+        await page.close();
+      }
+      await engine.close();
+    } finally {
+      dev.kill();
+    }
   });
 });

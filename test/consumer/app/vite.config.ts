@@ -1,15 +1,9 @@
 import { defineConfig } from 'vite';
+import { climateQuery } from 'climate-query/vite';
 
-// The service worker must sit at the root of the site: build the package's
-// service-worker module as its own entry named sw.js.
+// As docs/library.md shows: the plugin puts the service worker at the site's root as sw.js,
+// in `vite dev` and `vite build`, and sets the dependency options the library needs.
 export default defineConfig({
   base: './',
-  build: {
-    rollupOptions: {
-      input: { main: 'index.html', sw: 'climate-query/service-worker' },
-      output: { entryFileNames: (c) => (c.name === 'sw' ? 'sw.js' : 'assets/[name]-[hash].js') },
-    },
-  },
-  worker: { format: 'es' },
-  optimizeDeps: { exclude: ['climate-query', '@duckdb/duckdb-wasm'] },
+  plugins: [climateQuery()],
 });
