@@ -181,7 +181,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     stations(signal) {
       indexP ??= (async () => {
         const f = open(section.index, section.indexBytes);
-        return parseStationIndex(await read(f, 0, section.indexBytes), location.resolve(section.index));
+        return parseStationIndex(await read(f, 0, section.indexBytes), location.resolve(section.index), section.coverageBytes);
       })().catch((err: unknown) => {
         indexP = undefined;
         throw err;

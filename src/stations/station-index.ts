@@ -54,7 +54,7 @@ const num = (v: unknown): number | null => (v === null || v === undefined ? null
  * Parses the index file's bytes into stations sorted by id (JS string
  * order, the order poly-aggregate lists and sums them in).
  */
-export async function parseStationIndex(bytes: ArrayBuffer, where: string): Promise<IndexedStation[]> {
+export async function parseStationIndex(bytes: ArrayBuffer, where: string, coverageBytes = Infinity): Promise<IndexedStation[]> {
   let rows: Record<string, unknown>[];
   try {
     rows = (await parquetReadObjects({ file: bytes, compressors })) as Record<string, unknown>[];
@@ -77,18 +77,39 @@ export async function parseStationIndex(bytes: ArrayBuffer, where: string): Prom
     for (const scale of STATION_TIME_SCALES) {
       const path = r[`${scale}_path`];
       if (typeof path !== 'string') continue;
-      files[scale] = {
+      const file: StationFile = {
         path,
-        bytes: num(r[`${scale}_bytes`]) ?? 0,
-        footer: num(r[`${scale}_footer`]) ?? 0,
+        bytes: num(r[`${scale}_bytes`]) ?? NaN,
+        footer: num(r[`${scale}_footer`]) ?? NaN,
         first: String(r[`${scale}_first`]),
         last: String(r[`${scale}_last`]),
-        coverageAt: [num(r[`${scale}_coverage_offset`]) ?? 0, num(r[`${scale}_coverage_length`]) ?? 0],
+        coverageAt: [num(r[`${scale}_coverage_offset`]) ?? NaN, num(r[`${scale}_coverage_length`]) ?? NaN],
       };
+      checkFile(file, scale, id, where, coverageBytes);
+      files[scale] = file;
     }
     out.push({ id, name: String(r.name ?? id), lat, lon, elevation: num(r.elevation), files });
   }
   return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * Refuses a file entry no reader could use safely: the index is data, maybe
+ * damaged or hostile, and a footer length of −4 had reached a DataView as an
+ * offset (a 500 `internal`). A Parquet file is "PAR1", data, the footer, its
+ * 4-byte length and "PAR1": so footer ≥ 1 and footer + 12 ≤ bytes.
+ */
+function checkFile(f: StationFile, scale: StationTimeScale, id: string, where: string, coverageBytes: number): void {
+  const bad = (column: string, value: unknown, rule: string) =>
+    new ClimateQueryError('dataset_unavailable', `${where}: station "${id}" has ${column} = ${String(value)}, which ${rule}; the index is damaged. Rebuild it with \`climate-query index\`.`);
+  const whole = (v: number) => Number.isSafeInteger(v) && v >= 0;
+  if (!whole(f.bytes) || f.bytes < 13) throw bad(`${scale}_bytes`, f.bytes, 'is not the size of a Parquet file');
+  if (!whole(f.footer) || f.footer < 1 || f.footer + 12 > f.bytes) throw bad(`${scale}_footer`, f.footer, `is not a footer length inside a file of ${f.bytes} bytes`);
+  const [offset, length] = f.coverageAt;
+  if (!whole(offset) || !whole(length) || length < 1 || offset + length > coverageBytes) {
+    throw bad(`${scale}_coverage_offset/length`, `${offset}/${length}`, `does not lie inside the coverage file${Number.isFinite(coverageBytes) ? ` of ${coverageBytes} bytes` : ''}`);
+  }
+  if (!(f.first <= f.last)) throw bad(`${scale}_first/last`, `${f.first}/${f.last}`, 'is not a period range');
 }
 
 /**

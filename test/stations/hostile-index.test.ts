@@ -1,0 +1,83 @@
+// A damaged or hostile station index (issue 23): each file field is checked
+// before any read uses it, so a bad value is `dataset_unavailable` naming
+// the station and the column, never a 500 `internal`, from a folder and
+// over HTTP alike.
+import { createHash } from 'node:crypto';
+import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createNodeEngine } from '../../src/node/node-engine.ts';
+import { parseStationIndex } from '../../src/stations/station-index.ts';
+import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
+
+const fx = inject('stationFixture');
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'cq-hostile-index-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+/** A copy of the fixture whose index has `column` of the first hourly station set to `value` (SQL), the catalog updated to match. */
+async function withIndexField(name: string, column: string, value: string): Promise<{ root: string; id: string; lon: number; lat: number }> {
+  const root = join(dir, name);
+  await cp(fx.dataset, root, { recursive: true });
+  const index = join(root, 'stations/index.parquet');
+  const db = await DuckDBInstance.create(':memory:');
+  const con = await db.connect();
+  const first = (await con.runAndReadAll(`SELECT station_id, lon, lat FROM read_parquet('${index}') WHERE hourly_path IS NOT NULL ORDER BY station_id LIMIT 1`)).getRowObjectsJS()[0]!;
+  const id = String(first.station_id);
+  await con.run(`COPY (SELECT * REPLACE (CASE WHEN station_id = '${id}' THEN ${value} ELSE ${column} END AS ${column}) FROM read_parquet('${index}')) TO '${index}.new' (FORMAT parquet)`);
+  con.closeSync();
+  db.closeSync();
+  await cp(`${index}.new`, index);
+  await rm(`${index}.new`);
+  const bytes = await readFile(index);
+  const catalog = JSON.parse(await readFile(join(root, 'catalog.json'), 'utf8'));
+  catalog.stations.indexBytes = (await stat(index)).size;
+  const entry = catalog.files.find((f: { path: string }) => f.path === 'stations/index.parquet');
+  entry.bytes = bytes.length;
+  entry.sha256 = createHash('sha256').update(bytes).digest('hex');
+  await writeFile(join(root, 'catalog.json'), JSON.stringify(catalog));
+  return { root, id, lon: Number(first.lon), lat: Number(first.lat) };
+}
+
+const CASES: Array<[string, string, string, RegExp]> = [
+  ['negative footer', 'hourly_footer', '-4', /hourly_footer = -4/],
+  ['footer as long as the file', 'hourly_footer', 'hourly_bytes', /hourly_footer = \d+, which is not a footer length inside a file/],
+  ['size too small', 'hourly_bytes', '5', /hourly_bytes = 5/],
+  ['coverage past its file', 'hourly_coverage_offset', '999999999', /hourly_coverage_offset\/length = 999999999/],
+];
+
+describe('a hostile station index', () => {
+  for (const [what, column, value, message] of CASES) {
+    it(`${what}: dataset_unavailable naming the station and column, from a folder and over HTTP`, async () => {
+      const { root, id, lon, lat } = await withIndexField(what.replace(/\W/g, '-'), column, value);
+      const body = JSON.stringify({ wkts: `POINT (${lon} ${lat})`, dataTypes: ['temperature_mean'], options: { timeScale: 'hourly' }, startDate: '2024-02-10T00:00:00', endDate: '2024-02-10T01:00:00' });
+      let server: RangeServer | undefined;
+      try {
+        server = await startRangeServer(root);
+        for (const dataset of [root, server.url]) {
+          const engine = createNodeEngine(dataset);
+          const answer = await engine.handle({ method: 'POST', path: '/api/nearest-station/', body });
+          await engine.close();
+          expect(answer.status, dataset).toBe(503);
+          const error = (answer.body as { error: { code: string; message: string } }).error;
+          expect(error.code).toBe('dataset_unavailable');
+          expect(error.message).toContain(`station "${id}"`);
+          expect(error.message).toMatch(message);
+        }
+      } finally {
+        await server?.close();
+      }
+    });
+  }
+
+  it('the index of a good dataset passes the same checks', async () => {
+    const bytes = await readFile(join(fx.dataset, 'stations/index.parquet'));
+    const stations = await parseStationIndex(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), 'fixture', (await stat(join(fx.dataset, 'stations/coverage.jsonl'))).size);
+    expect(stations.length).toBeGreaterThan(30);
+  });
+});
