@@ -1,7 +1,8 @@
 /**
  * `climate-query build` for stations: validates a user's station and
  * observation files (CSV or Parquet), derives the missing daily and monthly
- * tables, and publishes the station archive (docs/data.md): one zstd
+ * tables for every station without its own, merges them with the station
+ * archive already in the dataset, and publishes the station archive (docs/data.md): one zstd
  * Parquet file per station and time scale, sorted by time, with row groups
  * small enough that a station-year is a small contiguous read; then indexes
  * it (station-index-build.ts). Runs on native DuckDB (@duckdb/node-api)
@@ -10,7 +11,7 @@
  * moved into place only when complete, so a failed build leaves no
  * half-written archive.
  */
-import { mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -18,16 +19,94 @@ import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../co
 import type { StationsSection } from '../dataset/catalog.ts';
 import { DAILY_FROM_HOURLY, DAILY_MIN_HOURS, MONTHLY_FROM_DAILY, MONTHLY_MAX_MISSING_DAYS, type DeriveRule } from './derive-rules.ts';
 import { updateCatalog } from './catalog-writer.ts';
-import { BuildInputError, STATION_YEARS, ident, indexStationArchive, lit, openBuildDuckDB } from './station-index-build.ts';
+import { BuildInputError, KEY_FORMAT, STATION_YEARS, ident, indexStationArchive, lit, openBuildDuckDB } from './station-index-build.ts';
 
 export { BuildInputError };
 
-/** Input files of a station build; `stations` and at least one scale are required. */
+/**
+ * Input files of a station build; `stations` and at least one scale are
+ * required. A scale may come in several files (parts of one archive, one
+ * file per logger, one per year …): every file is read, and a (station,
+ * period) in two of them is refused, naming both.
+ */
 export interface StationInputs {
   stations: string;
-  hourly?: string;
-  daily?: string;
-  monthly?: string;
+  hourly?: string | readonly string[];
+  daily?: string | readonly string[];
+  monthly?: string | readonly string[];
+}
+
+/** How a station build treats the dataset it writes into. */
+export interface StationBuildOptions {
+  /**
+   * Drop the dataset's station archive: only this build's stations and scales remain. Without it a
+   * build is additive: it adds or replaces the (station, scale) series it is given or derives, and
+   * keeps every other station and scale the dataset holds.
+   */
+  replace?: boolean;
+}
+
+/** Key of the Parquet key-value metadata that says whether a station file was given or derived. */
+export const SOURCE_KEY = 'climate_query_source';
+
+/** What a station build did at one time scale (the build report, docs/data.md). */
+export interface ScaleReport {
+  /** Stations with a series of this scale in the dataset after the build. */
+  stations: number;
+  /** Stations whose series this build wrote from the given files. */
+  given: number;
+  /** Stations whose series this build derived (daily from hourly, monthly from daily). */
+  derived: number;
+  /** Stations whose series the dataset already held and this build kept as it was. */
+  kept: number;
+  /**
+   * Stations with a given series of this scale (in this build's files or already in the dataset)
+   * that this build could also have derived one for: the given series was used.
+   */
+  givenOverDerived: string[];
+  /** Each given file with the rows read from it. */
+  files: { path: string; rows: number }[];
+  /** Rows read from the given files. */
+  rowsRead: number;
+  /** Rows refused. A refused row stops the build (nothing is written), so a finished build refused none. */
+  rowsRefused: number;
+  /** The refused rows, named (file, row, column, why). */
+  refused: string[];
+  /** Rows this build wrote (given and derived series). */
+  rowsWritten: number;
+  /** First and last period this build wrote, as answers key them; null when it wrote none. */
+  first: string | null;
+  last: string | null;
+}
+
+/** What a station build did: per scale, and for the stations. */
+export interface StationBuildReport {
+  ok: boolean;
+  /** The error that stopped the build, when it did not finish. */
+  error?: string;
+  /** When a bad row stopped the build: that row, named. */
+  refused?: string[];
+  out: string;
+  replace: boolean;
+  stations: { total: number; inStationsFile: number; keptFromDataset: number };
+  scales: Partial<Record<StationTimeScale, ScaleReport>>;
+  seconds: number;
+}
+
+/** A (station, scale) series the dataset already holds. */
+interface ExistingSeries {
+  scale: StationTimeScale;
+  id: string;
+  /** Absolute path of its file. */
+  file: string;
+  /** `derived` when the file says so (written by a build that derived it); otherwise `given`. */
+  source: 'given' | 'derived';
+}
+
+/** The files given for `scale`, as a list (none, one or several). */
+export function filesOf(inputs: StationInputs, scale: StationTimeScale): string[] {
+  const v = inputs[scale];
+  return v === undefined ? [] : typeof v === 'string' ? [v] : [...v];
 }
 
 /**
@@ -111,9 +190,9 @@ const NUMERIC_TYPE = /^(DOUBLE|FLOAT|REAL|DECIMAL|INTEGER|BIGINT|SMALLINT|TINYIN
  */
 const BATCH_ROWS = 4_000_000;
 
-/** The table's station ids in batches of about {@link BATCH_ROWS} rows, as SQL IN lists. */
-async function stationBatches(con: DuckDBConnection, table: string): Promise<string[]> {
-  const counts = await rows(con, `SELECT station_id, count(*) AS n FROM ${table} GROUP BY station_id ORDER BY station_id`);
+/** The table's station ids (those meeting `where`, a SQL condition) in batches of about {@link BATCH_ROWS} rows, as SQL IN lists. */
+async function stationBatches(con: DuckDBConnection, table: string, where = 'true'): Promise<string[]> {
+  const counts = await rows(con, `SELECT station_id, count(*) AS n FROM ${table} WHERE ${where} GROUP BY station_id ORDER BY station_id`);
   const batches: string[][] = [];
   let current: string[] = [];
   let n = 0;
@@ -130,7 +209,18 @@ async function stationBatches(con: DuckDBConnection, table: string): Promise<str
   return batches.map((b) => `(${b.join(', ')})`);
 }
 
-async function loadObservations(con: DuckDBConnection, scale: StationTimeScale, path: string): Promise<void> {
+/** Creates the empty table of `scale`'s rows: the source file (its index in the inputs) and row, station, time, every type as DOUBLE. */
+async function createScaleTable(con: DuckDBConnection, scale: StationTimeScale, withSource = true): Promise<void> {
+  await con.run(`CREATE TEMP TABLE ${scale} (${withSource ? '__file INTEGER, __row BIGINT, ' : ''}station_id VARCHAR, time ${TIME_TYPE[scale]}, ${STATION_TYPES[scale].map((t) => `${ident(t)} DOUBLE`).join(', ')})`);
+}
+
+/** The station ids of a table. */
+async function idsOf(con: DuckDBConnection, table: string): Promise<Set<string>> {
+  return new Set((await rows(con, `SELECT DISTINCT station_id FROM ${table}`)).map((r) => String(r.station_id)));
+}
+
+/** Checks one observation file of `scale` and appends its rows to the scale's table, tagged with `fileIndex`. */
+async function loadObservations(con: DuckDBConnection, scale: StationTimeScale, path: string, fileIndex: number): Promise<void> {
   const described = await rows(con, `DESCRIBE SELECT * FROM ${reader(path)}`);
   const colType = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
   const cols = [...colType.keys()];
@@ -190,27 +280,44 @@ async function loadObservations(con: DuckDBConnection, scale: StationTimeScale, 
         ? `CAST(${ident(t)} AS DOUBLE) AS ${ident(t)}`
         : `CAST(NULLIF(trim(CAST(${ident(t)} AS VARCHAR)), '') AS DOUBLE) AS ${ident(t)}`,
   );
-  await con.run(`CREATE TEMP TABLE ${scale} AS SELECT __row, CAST(station_id AS VARCHAR) AS station_id, ${timeExpr} AS time, ${valueCols.join(', ')} FROM ${raw}`);
-  await con.run(`DROP TABLE ${raw}`);
-
   const offGrid =
     scale === 'hourly' ? `minute(time) <> 0 OR second(time) <> 0 OR microsecond(time) <> 0` : scale === 'monthly' ? `day(time) <> 1` : 'false';
-  const off = await rows(con, `SELECT __row, station_id, CAST(time AS VARCHAR) AS t FROM ${scale} WHERE ${offGrid} ORDER BY __row LIMIT 1`);
+  const off = await rows(con, `SELECT __row, station_id, CAST(time AS VARCHAR) AS t FROM (SELECT __row, station_id, ${timeExpr} AS time FROM ${raw}) WHERE ${offGrid} ORDER BY __row LIMIT 1`);
   if (off.length) {
     // Real networks report at other minutes (NOAA ISD at hh:51); which hour such a reading belongs to is the data owner's call.
     const fix = scale === 'hourly' ? ' Make readings at other minutes hourly first (average them per hour, or keep the one nearest the hour): the build never moves a reading to another hour. docs/data.md shows one way with DuckDB.' : '';
     throw new BuildInputError(`${at(off[0]!, 'time')}: "${String(off[0]!.t)}" is not on the ${scale} grid (hours on the hour; months on day 1).${fix}`);
   }
-  const orphan = await rows(con, `SELECT __row, station_id FROM ${scale} WHERE station_id NOT IN (SELECT station_id FROM stations) ORDER BY __row LIMIT 1`);
+  const orphan = await rows(con, `SELECT __row, station_id FROM ${raw} WHERE CAST(station_id AS VARCHAR) NOT IN (SELECT station_id FROM stations) OR station_id IS NULL ORDER BY __row LIMIT 1`);
   if (orphan.length) throw new BuildInputError(`${at(orphan[0]!, 'station_id')}: station_id "${String(orphan[0]!.station_id)}" is not in the stations file.`);
-  // Per batch of stations (bounded memory); the first duplicate in file order over all batches is reported.
+  await con.run(`INSERT INTO ${scale} SELECT ${fileIndex}, __row, CAST(station_id AS VARCHAR) AS station_id, ${timeExpr} AS time, ${valueCols.join(', ')} FROM ${raw}`);
+  await con.run(`DROP TABLE ${raw}`);
+}
+
+/**
+ * Refuses two rows for one (station, period), within a file or across the
+ * scale's files, naming both rows' files and row numbers. Per batch of
+ * stations (bounded memory); the first duplicate in input order is reported.
+ */
+async function checkDuplicates(con: DuckDBConnection, scale: StationTimeScale, files: readonly string[]): Promise<void> {
   let dup: Record<string, unknown> | undefined;
+  // One sortable key per row: file index, then row.
+  const key = `(CAST(__file AS BIGINT) * 1000000000000 + __row)`;
   for (const batch of await stationBatches(con, scale)) {
-    const d = await rows(con, `SELECT max(__row) AS __row, station_id, CAST(time AS VARCHAR) AS t FROM ${scale} WHERE station_id IN ${batch} GROUP BY station_id, time HAVING count(*) > 1 ORDER BY 1 LIMIT 1`);
-    if (d.length && (!dup || Number(d[0]!.__row) < Number(dup.__row))) dup = d[0];
+    const d = await rows(con, `SELECT station_id, CAST(time AS VARCHAR) AS t, list(${key} ORDER BY ${key}) AS k FROM ${scale}
+      WHERE station_id IN ${batch} GROUP BY station_id, time HAVING count(*) > 1 ORDER BY k[2] LIMIT 1`);
+    if (d.length && (!dup || Number((d[0]!.k as unknown[])[1]) < Number((dup.k as unknown[])[1]))) dup = d[0];
   }
-  if (dup) throw new BuildInputError(`${at(dup, 'time')}: station "${String(dup.station_id)}" has two rows for time ${String(dup.t)}.`);
-  await con.run(`ALTER TABLE ${scale} DROP COLUMN __row`);
+  if (!dup) return;
+  const [a, b] = (dup.k as unknown[]).map((k) => ({ file: files[Math.floor(Number(k) / 1e12)]!, row: Number(k) % 1e12 }));
+  const id = String(dup.station_id);
+  if (a!.file === b!.file) {
+    throw new BuildInputError(`${b!.file}: row ${b!.row} (station "${id}"), column "time": station "${id}" has two rows for time ${String(dup.t)} (rows ${a!.row} and ${b!.row}). Keep one.`);
+  }
+  throw new BuildInputError(
+    `${b!.file}: row ${b!.row} (station "${id}"), column "time": station "${id}" has two rows for time ${String(dup.t)}, one in ${a!.file} (row ${a!.row}) and one in ${b!.file} (row ${b!.row}). ` +
+      `The ${scale} files overlap: give each (station, ${scale === 'hourly' ? 'hour' : scale === 'daily' ? 'day' : 'month'}) in one file only.`,
+  );
 }
 
 function aggExpr(rule: DeriveRule, minCount: string, fullCount: string): string {
@@ -246,9 +353,12 @@ function deriveSql(rules: DeriveRule[], from: StationTimeScale, to: StationTimeS
     FROM j GROUP BY station_id, p`;
 }
 
-/** Creates `table` from `from` by `rules`, one batch of stations at a time (bounded memory, see {@link BATCH_ROWS}). */
-async function derive(con: DuckDBConnection, table: string, rules: DeriveRule[], from: StationTimeScale, to: StationTimeScale): Promise<void> {
-  const batches = await stationBatches(con, from);
+/**
+ * Creates `table` from `from` by `rules` for the stations meeting `where`, one batch of stations at a
+ * time (bounded memory, see {@link BATCH_ROWS}); empty when no station does.
+ */
+async function derive(con: DuckDBConnection, table: string, rules: DeriveRule[], from: StationTimeScale, to: StationTimeScale, where: string): Promise<void> {
+  const batches = await stationBatches(con, from, where);
   await con.run(`CREATE TEMP TABLE ${table} AS ${deriveSql(rules, from, to, batches[0] ?? '(NULL)')}`);
   for (const batch of batches.slice(1)) await con.run(`INSERT INTO ${table} ${deriveSql(rules, from, to, batch)}`);
 }
@@ -287,8 +397,53 @@ SELECT station_id, time,
        ELSE (0.408 * delta * rn + gamma * 900 / (t + 273) * u2 * (es - ea)) / (delta + gamma * (1 + 0.34 * u2)) END AS et0
 FROM d`;
 
-/** Writes the archive (stations.parquet and one file per station and scale) into `dir`. */
-async function writeArchive(con: DuckDBConnection, dir: string, have: ReadonlySet<StationTimeScale>): Promise<void> {
+/**
+ * Reads the station archive already in `outDir` (its index, written by every build and by
+ * `climate-query index`) with DuckDB: adds its stations that this build's stations file does not
+ * list to the `stations` table, and returns where each of its series is and whether it was given
+ * or derived (the file's {@link SOURCE_KEY} metadata). Fills temp table `old_given` with the
+ * given ones, which a derivation never replaces.
+ */
+async function readExisting(con: DuckDBConnection, outDir: string, replace: boolean): Promise<ExistingSeries[]> {
+  await con.run(`CREATE TEMP TABLE old_given (scale VARCHAR, station_id VARCHAR)`);
+  const dir = join(outDir, 'stations');
+  const index = join(dir, 'index.parquet');
+  const has = (p: string) => stat(p).then(() => true, () => false);
+  if (replace || !(await has(dir))) return [];
+  if (!(await has(index))) {
+    if (!(await readdir(dir)).some((f) => !f.startsWith('.'))) return [];
+    throw new BuildInputError(`${dir} holds a station archive without index.parquet, so this build cannot tell what to keep. Index it first (climate-query index ${outDir}), or pass --replace to drop it.`);
+  }
+  await con.run(`CREATE TEMP TABLE old_index AS SELECT * FROM read_parquet(${lit(index)})`);
+  await con.run(`INSERT INTO stations SELECT CAST(station_id AS VARCHAR), CAST(name AS VARCHAR), CAST(lat AS DOUBLE), CAST(lon AS DOUBLE), CAST(elevation AS DOUBLE)
+    FROM old_index WHERE station_id NOT IN (SELECT station_id FROM stations)`);
+  const listed = await rows(con, STATION_TIME_SCALES.map((sc) => `SELECT '${sc}' AS scale, station_id, ${sc}_path AS path FROM old_index WHERE ${sc}_path IS NOT NULL`).join(' UNION ALL '));
+  const out: ExistingSeries[] = listed.map((r) => ({ scale: r.scale as StationTimeScale, id: String(r.station_id), file: join(outDir, ...String(r.path).split('/')), source: 'given' }));
+  if (out.length) {
+    const derived = new Set(
+      (await rows(con, `SELECT file_name FROM parquet_kv_metadata([${out.map((e) => lit(e.file)).join(', ')}]) WHERE decode(key) = ${lit(SOURCE_KEY)} AND decode(value) = 'derived'`)).map((r) => String(r.file_name)),
+    );
+    for (const e of out) if (derived.has(e.file)) e.source = 'derived';
+    const given = out.filter((e) => e.source === 'given');
+    if (given.length) {
+      const app = await con.createAppender('old_given');
+      for (const e of given) {
+        app.appendVarchar(e.scale);
+        app.appendVarchar(e.id);
+        app.endRow();
+      }
+      app.flushSync();
+      app.closeSync();
+    }
+  }
+  return out;
+}
+
+/**
+ * Writes the archive into `dir`: stations.parquet, one file per station and scale of this build's
+ * tables (marked given or derived), and a copy of each `kept` file of the dataset's archive.
+ */
+async function writeArchive(con: DuckDBConnection, dir: string, have: ReadonlySet<StationTimeScale>, derived: Record<StationTimeScale, Set<string>>, kept: ExistingSeries[]): Promise<void> {
   await con.run(`COPY (SELECT station_id, name, lat, lon, elevation FROM stations ORDER BY station_id) TO ${lit(join(dir, 'stations.parquet'))} (FORMAT parquet, COMPRESSION zstd)`);
   for (const scale of STATION_TIME_SCALES) {
     if (!have.has(scale)) continue;
@@ -307,23 +462,44 @@ async function writeArchive(con: DuckDBConnection, dir: string, have: ReadonlySe
     const counts = await rows(con, `SELECT station_id, ${types.map((t, i) => `count(${ident(t)}) AS c${i}`).join(', ')} FROM sorted_${scale} GROUP BY station_id ORDER BY station_id`);
     for (const c of counts) {
       const id = String(c.station_id);
-      const kept = types.filter((_, i) => Number(c[`c${i}`]) > 0).map(ident);
+      const cols = types.filter((_, i) => Number(c[`c${i}`]) > 0).map(ident);
       const folder = join(dir, scale, fileSegment(id));
       await mkdir(folder, { recursive: true });
-      await con.run(`COPY (SELECT station_id, time${kept.map((k) => `, ${k}`).join('')} FROM sorted_${scale} WHERE station_id = ${lit(id)} ORDER BY time)
-        TO ${lit(join(folder, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2, ROW_GROUP_SIZE ${ROW_GROUP_SIZE[scale]})`);
+      const source = derived[scale].has(id) ? 'derived' : 'given';
+      await con.run(`COPY (SELECT station_id, time${cols.map((k) => `, ${k}`).join('')} FROM sorted_${scale} WHERE station_id = ${lit(id)} ORDER BY time)
+        TO ${lit(join(folder, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2, ROW_GROUP_SIZE ${ROW_GROUP_SIZE[scale]}, KV_METADATA {${SOURCE_KEY}: '${source}'})`);
     }
     await con.run(`DROP TABLE sorted_${scale}`);
+  }
+  // The dataset's series this build does not replace, byte for byte (the indexer checks them again).
+  for (const e of kept) {
+    const folder = join(dir, e.scale, fileSegment(e.id));
+    await mkdir(folder, { recursive: true });
+    await copyFile(e.file, join(folder, 'data_0.parquet'));
   }
 }
 
 /**
  * Builds the station part of the dataset in `outDir` from `inputs` and
- * records it in catalog.json. Throws {@link BuildInputError} on bad input;
- * the dataset's previous station archive, if any, is then left as it was.
+ * records it in catalog.json. Additive unless `options.replace`: the
+ * (station, scale) series this build gives or derives are added or replace
+ * the dataset's, every other station and series is kept (docs/data.md,
+ * section 1b). Throws {@link BuildInputError} on bad input; the dataset's
+ * previous station archive, if any, is then left as it was.
  */
-export async function buildStations(inputs: StationInputs, outDir: string, name = 'dataset'): Promise<StationsSection> {
-  if (!inputs.hourly && !inputs.daily && !inputs.monthly) {
+export async function buildStations(inputs: StationInputs, outDir: string, name = 'dataset', options: StationBuildOptions = {}): Promise<StationsSection> {
+  return (await buildStationsWithReport(inputs, outDir, name, options)).section;
+}
+
+/** {@link buildStations}, returning the build report too. */
+export async function buildStationsWithReport(
+  inputs: StationInputs,
+  outDir: string,
+  name = 'dataset',
+  options: StationBuildOptions = {},
+): Promise<{ section: StationsSection; report: StationBuildReport }> {
+  const t0 = Date.now();
+  if (STATION_TIME_SCALES.every((scale) => filesOf(inputs, scale).length === 0)) {
     throw new BuildInputError('Give at least one observation file (hourly, daily or monthly) with the stations file.');
   }
   const temp = await mkdtemp(join(tmpdir(), 'climate-query-build-'));
@@ -333,29 +509,83 @@ export async function buildStations(inputs: StationInputs, outDir: string, name 
   const staging = join(outDir, `.stations-building-${process.pid}`);
   try {
     await loadStations(con, inputs.stations);
+    const inStationsFile = Number((await rows(con, `SELECT count(*) AS n FROM stations`))[0]!.n);
+    const existing = await readExisting(con, outDir, options.replace ?? false);
+    const fileRows: Partial<Record<StationTimeScale, { path: string; rows: number }[]>> = {};
     const have = new Set<StationTimeScale>();
     for (const scale of STATION_TIME_SCALES) {
-      const path = inputs[scale];
-      if (path) {
-        await loadObservations(con, scale, path);
-        have.add(scale);
-      }
+      const files = filesOf(inputs, scale);
+      if (!files.length) continue;
+      const twice = files.find((f, i) => files.indexOf(f) !== i);
+      if (twice !== undefined) throw new BuildInputError(`${twice}: given twice as a ${scale} file; give each file once.`);
+      await createScaleTable(con, scale);
+      for (const [i, path] of files.entries()) await loadObservations(con, scale, path, i);
+      await checkDuplicates(con, scale, files);
+      const perFile = new Map((await rows(con, `SELECT __file, count(*) AS n FROM ${scale} GROUP BY 1`)).map((r) => [Number(r.__file), Number(r.n)]));
+      fileRows[scale] = files.map((path, i) => ({ path, rows: perFile.get(i) ?? 0 }));
+      await con.run(`ALTER TABLE ${scale} DROP COLUMN __file`);
+      await con.run(`ALTER TABLE ${scale} DROP COLUMN __row`);
+      have.add(scale);
     }
-    if (!have.has('daily') && have.has('hourly')) {
-      await derive(con, 'daily_derived', DAILY_FROM_HOURLY, 'hourly', 'daily');
+    const given = Object.fromEntries(await Promise.all(STATION_TIME_SCALES.map(async (sc) => [sc, have.has(sc) ? await idsOf(con, sc) : new Set<string>()]))) as Record<StationTimeScale, Set<string>>;
+    // Daily from hourly for every station with hourly rows, monthly from daily for every station with
+    // daily rows (given or derived), except where the station's own series of that scale is given:
+    // the given rows win for that station (docs/data.md, "Given and derived"), and so does a given
+    // series already in the dataset.
+    if (have.has('hourly')) {
+      if (!have.has('daily')) await createScaleTable(con, 'daily', false);
+      await derive(con, 'daily_derived', DAILY_FROM_HOURLY, 'hourly', 'daily',
+        `station_id NOT IN (SELECT DISTINCT station_id FROM daily) AND station_id NOT IN (SELECT station_id FROM old_given WHERE scale = 'daily')`);
       const order = STATION_TYPES.daily.map((t) => (t === 'et0' ? 'e.et0' : `d.${ident(t)}`));
-      await con.run(`CREATE TEMP TABLE daily AS SELECT d.station_id, d.time, ${order.join(', ')}
+      await con.run(`INSERT INTO daily SELECT d.station_id, d.time, ${order.join(', ')}
         FROM daily_derived d JOIN (${ET0_SQL}) e USING (station_id, time)`);
       await con.run(`DROP TABLE daily_derived`);
       have.add('daily');
     }
-    if (!have.has('monthly') && have.has('daily')) {
-      await derive(con, 'monthly', MONTHLY_FROM_DAILY, 'daily', 'monthly');
+    if (have.has('daily')) {
+      if (!have.has('monthly')) await createScaleTable(con, 'monthly', false);
+      await derive(con, 'monthly_derived', MONTHLY_FROM_DAILY, 'daily', 'monthly',
+        `station_id NOT IN (SELECT DISTINCT station_id FROM monthly) AND station_id NOT IN (SELECT station_id FROM old_given WHERE scale = 'monthly')`);
+      await con.run(`INSERT INTO monthly BY NAME SELECT * FROM monthly_derived`);
+      await con.run(`DROP TABLE monthly_derived`);
       have.add('monthly');
     }
+    const built = Object.fromEntries(await Promise.all(STATION_TIME_SCALES.map(async (sc) => [sc, have.has(sc) ? await idsOf(con, sc) : new Set<string>()]))) as Record<StationTimeScale, Set<string>>;
+    const derived = Object.fromEntries(STATION_TIME_SCALES.map((sc) => [sc, new Set([...built[sc]].filter((id) => !given[sc].has(id)))])) as Record<StationTimeScale, Set<string>>;
+    // Additive: every series of the dataset this build does not replace stays.
+    const kept = existing.filter((e) => !built[e.scale].has(e.id));
+    const scales: StationBuildReport['scales'] = {};
+    const oldGiven = await rows(con, `SELECT scale, station_id FROM old_given`);
+    for (const sc of STATION_TIME_SCALES) {
+      const keptHere = kept.filter((e) => e.scale === sc).length;
+      if (!have.has(sc) && !keptHere) continue;
+      const span = have.has(sc)
+        ? (await rows(con, `SELECT count(*) AS n, strftime(min(time), '${KEY_FORMAT[sc]}') AS first, strftime(max(time), '${KEY_FORMAT[sc]}') AS last FROM ${sc}`))[0]!
+        : { n: 0, first: null, last: null };
+      // Stations this build had the finer series of, whose own series of this scale (given) was used instead.
+      const finer = sc === 'daily' ? 'hourly' : sc === 'monthly' ? 'daily' : null;
+      const couldDerive = finer && have.has(finer) ? await idsOf(con, finer) : new Set<string>();
+      const givenHere = new Set([...given[sc], ...oldGiven.filter((r) => r.scale === sc).map((r) => String(r.station_id))]);
+      const files = fileRows[sc] ?? [];
+      scales[sc] = {
+        stations: built[sc].size + keptHere,
+        given: given[sc].size,
+        derived: derived[sc].size,
+        kept: keptHere,
+        givenOverDerived: [...couldDerive].filter((id) => givenHere.has(id)).sort(),
+        files,
+        rowsRead: files.reduce((a, f) => a + f.rows, 0),
+        rowsRefused: 0,
+        refused: [],
+        rowsWritten: Number(span.n),
+        first: span.first === null ? null : String(span.first),
+        last: span.last === null ? null : String(span.last),
+      };
+    }
+    const total = Number((await rows(con, `SELECT count(*) AS n FROM stations`))[0]!.n);
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { recursive: true });
-    await writeArchive(con, staging, have);
+    await writeArchive(con, staging, have, derived, kept);
     duck.close();
     const section = await indexStationArchive(staging, 'stations');
     // Publish: the old archive goes only once the new one is complete.
@@ -368,7 +598,15 @@ export async function buildStations(inputs: StationInputs, outDir: string, name 
     await updateCatalog(outDir, name, (c) => {
       c.stations = section;
     });
-    return section;
+    const report: StationBuildReport = {
+      ok: true,
+      out: outDir,
+      replace: options.replace ?? false,
+      stations: { total, inStationsFile, keptFromDataset: total - inStationsFile },
+      scales,
+      seconds: (Date.now() - t0) / 1000,
+    };
+    return { section, report };
   } finally {
     try {
       duck.close();
@@ -378,4 +616,35 @@ export async function buildStations(inputs: StationInputs, outDir: string, name 
     await rm(staging, { recursive: true, force: true });
     await rm(temp, { recursive: true, force: true });
   }
+}
+
+/**
+ * The report of a build that stopped on `error`: nothing was written. A bad row stops the build at
+ * the first one found, so `refused` names that row (file, row, column, why).
+ */
+export function failedReport(outDir: string, replace: boolean, error: unknown, seconds: number): StationBuildReport {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    ok: false,
+    error: message,
+    ...(/: row \d+/.test(message) ? { refused: [message] } : {}),
+    out: outDir,
+    replace,
+    stations: { total: 0, inStationsFile: 0, keptFromDataset: 0 },
+    scales: {},
+    seconds,
+  };
+}
+
+/** The report as text, as the CLI prints it. */
+export function reportText(r: StationBuildReport): string {
+  const lines = [`${r.stations.total} stations in ${r.out} (${r.stations.inStationsFile} in the stations file, ${r.stations.keptFromDataset} kept from the dataset)${r.replace ? '; --replace: the previous station archive was dropped' : ''}.`];
+  for (const sc of STATION_TIME_SCALES) {
+    const s = r.scales[sc];
+    if (!s) continue;
+    lines.push(`${sc}: ${s.stations} stations (${s.given} given, ${s.derived} derived, ${s.kept} kept as they were); ${s.rowsRead} rows read from ${s.files.length} file(s), ${s.rowsRefused} refused; ${s.rowsWritten} rows written${s.first ? `, ${s.first} to ${s.last}` : ''}.`);
+    for (const f of s.files) lines.push(`  ${f.path}: ${f.rows} rows`);
+    if (s.givenOverDerived.length) lines.push(`  given series used, not derived ones, for: ${s.givenOverDerived.join(', ')}`);
+  }
+  return `${lines.join('\n')}\n`;
 }

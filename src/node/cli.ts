@@ -4,7 +4,7 @@
  * success, 2 on a bad request or bad input (the error JSON is on stdout for
  * queries), 1 on anything else.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
@@ -77,8 +77,15 @@ Exit codes:
   2  bad SQL or a bad request (error JSON on stdout), or bad arguments (usage on stderr)
 `,
   build: `Usage:
-  climate-query build --out DIR --stations FILE [--hourly FILE] [--daily FILE] [--monthly FILE] [--name NAME]
-      Adds station data to a dataset from CSV or Parquet files (docs/data.md).
+  climate-query build --out DIR --stations FILE [--hourly FILE...] [--daily FILE...] [--monthly FILE...]
+        [--replace] [--report FILE.json] [--name NAME]
+      Adds station data to a dataset from CSV or Parquet files (docs/data.md). Each of
+      --hourly/--daily/--monthly takes one or more files and may be repeated; every file
+      is read, and a station's period in two files is refused. Daily and monthly values
+      are derived for every station without its own series of that scale. The build adds
+      or replaces the stations and scales it is given and keeps the rest of the dataset;
+      --replace drops the dataset's station archive first. It prints a report per scale;
+      --report writes it as JSON too.
   climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE
         [--dates D1,D2,… | --date-pattern PATTERN] [--extent NAME] [--description TEXT]
         [--attribution TEXT] [--scale S] [--offset O] [--resampling bilinear] FILE...
@@ -309,7 +316,38 @@ async function queryCommand(args: string[]): Promise<number> {
   }
 }
 
-async function buildCommand(args: string[]): Promise<number> {
+/** The station scales' options, each taking one or more files. */
+const SCALE_OPTIONS = ['hourly', 'daily', 'monthly'] as const;
+
+/**
+ * Takes the files of `--hourly/--daily/--monthly` out of a station build's
+ * arguments: each option takes every following argument up to the next
+ * option, and may be repeated (`--hourly a.csv b.csv --hourly c.csv`).
+ * Returns the other arguments and the files per scale, in the order given.
+ */
+function takeScaleFiles(args: string[]): { rest: string[]; files: Record<(typeof SCALE_OPTIONS)[number], string[]> } {
+  const files = { hourly: [] as string[], daily: [] as string[], monthly: [] as string[] };
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const m = /^--(hourly|daily|monthly)(?:=(.*))?$/.exec(a);
+    if (!m) {
+      rest.push(a);
+      continue;
+    }
+    const scale = m[1] as (typeof SCALE_OPTIONS)[number];
+    const before = files[scale].length;
+    if (m[2] !== undefined) files[scale].push(m[2]);
+    else while (i + 1 < args.length && !args[i + 1]!.startsWith('-')) files[scale].push(args[++i]!);
+    if (files[scale].length === before) usageError('build', `--${scale} needs at least one FILE.`);
+  }
+  return { rest, files };
+}
+
+async function buildCommand(argv: string[]): Promise<number> {
+  // A raster build's FILE... are positionals; a station build's files follow their scale option.
+  const stationBuild = !argv.some((a) => a === '--layer' || a.startsWith('--layer='));
+  const { rest: args, files: scaleFiles } = stationBuild ? takeScaleFiles(argv) : { rest: argv, files: { hourly: [], daily: [], monthly: [] } };
   const { values, positionals } = parseCommand('build', args, {
       layer: { type: 'string' },
       unit: { type: 'string' },
@@ -325,6 +363,8 @@ async function buildCommand(args: string[]): Promise<number> {
       out: { type: 'string' },
       name: { type: 'string' },
       stations: { type: 'string' },
+      replace: { type: 'boolean' },
+      report: { type: 'string' },
       hourly: { type: 'string' },
       daily: { type: 'string' },
       monthly: { type: 'string' },
@@ -367,17 +407,31 @@ async function buildCommand(args: string[]): Promise<number> {
     process.stdout.write(`Built into ${values.out} in ${result.seconds.toFixed(1)} s:\n${layerText(result.layer, result.files)}`);
     return 0;
   }
-  if (!values.out || !values.stations || positionals.length > 0) {
+  if (positionals.length > 0) {
+    usageError('build', `unexpected argument "${positionals[0]}": a station build's files follow --hourly, --daily or --monthly (each takes one or more), a raster build's follow --layer NAME.`);
+  }
+  if (!values.out || !values.stations) {
     usageError('build', 'needs --out DIR and either --stations FILE or --layer TYPE/SUBTYPE FILE.tif...');
   }
-  const { buildStations } = await import('../build/stations-build.ts');
+  const { buildStationsWithReport, failedReport, reportText } = await import('../build/stations-build.ts');
   const t0 = Date.now();
-  const section = await buildStations(
-    { stations: values.stations, hourly: values.hourly, daily: values.daily, monthly: values.monthly },
-    values.out,
-    values.name ?? 'dataset',
-  );
-  process.stderr.write(`Built ${section.count} stations into ${values.out} in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
+  const replace = values.replace ?? false;
+  let result;
+  try {
+    result = await buildStationsWithReport(
+      { stations: values.stations, hourly: scaleFiles.hourly, daily: scaleFiles.daily, monthly: scaleFiles.monthly },
+      values.out,
+      values.name ?? 'dataset',
+      { replace },
+    );
+  } catch (err) {
+    // The report says why nothing was written, for a tool that reads it.
+    if (values.report) await writeFile(values.report, `${JSON.stringify(failedReport(values.out, replace, err, (Date.now() - t0) / 1000), null, 2)}\n`);
+    throw err;
+  }
+  if (values.report) await writeFile(values.report, `${JSON.stringify(result.report, null, 2)}\n`);
+  process.stderr.write(reportText(result.report));
+  process.stderr.write(`Built ${result.section.count} stations into ${values.out} in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
   return 0;
 }
 

@@ -57,15 +57,32 @@ export function readStations(path: string): OStation[] {
 }
 
 export function readHourly(path: string): Series {
+  return readSeries(path, 'hourly');
+}
+
+/**
+ * Rows of one scale from one or more CSV files, keyed as answers key periods
+ * (hourly `yyyy-mm-ddThh:00:00`, daily `yyyy-mm-dd`, monthly `yyyy-mm-01`).
+ */
+export function readSeries(paths: string | string[], scale: StationTimeScale): Series {
   const out: Series = new Map();
-  for (const r of parseCsv(readFileSync(path, 'utf8'))) {
-    const values: Values = {};
-    for (const t of STATION_TYPES.hourly) values[t] = num(r[t]);
-    let m = out.get(r.station_id!);
-    if (!m) out.set(r.station_id!, (m = new Map()));
-    m.set(r.time!.slice(0, 19), values);
+  for (const path of typeof paths === 'string' ? [paths] : paths) {
+    for (const r of parseCsv(readFileSync(path, 'utf8'))) {
+      const values: Values = {};
+      for (const t of STATION_TYPES[scale]) values[t] = num(r[t]);
+      let m = out.get(r.station_id!);
+      if (!m) out.set(r.station_id!, (m = new Map()));
+      const t = r.time!.trim();
+      const key = scale === 'hourly' ? `${t.slice(0, 10)}T${t.slice(11, 19)}` : scale === 'daily' ? t.slice(0, 10) : `${t.slice(0, 7)}-01`;
+      m.set(key, values);
+    }
   }
   return out;
+}
+
+/** Monthly values derived from a daily series (given or derived), as the build's rules say. */
+export function monthlyFromDaily(daily: Series): Series {
+  return derive(daily, MONTHLY_FROM_DAILY, (k) => `${k.slice(0, 7)}-01`, daysIn, (p) => daysIn(p) - MONTHLY_MAX_MISSING_DAYS);
 }
 
 const median = (xs: number[]) => {
