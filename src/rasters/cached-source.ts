@@ -13,6 +13,7 @@
  * aborts stops waiting at once, and the read finishes into the cache.
  */
 import { abortable } from '../io/abortable.ts';
+import { Lru } from '../io/lru.ts';
 import { asSourceError, type ByteSource } from '../io/byte-source.ts';
 
 /** A byte range as geotiff.js asks for it. */
@@ -41,9 +42,7 @@ interface Waiter {
  */
 export class BlockCachedSource {
   readonly blockSize: number;
-  private readonly maxBytes: number;
-  private readonly blocks = new Map<number, Uint8Array>();
-  private heldBytes = 0;
+  private readonly blocks: Lru<number, Uint8Array>;
   private readonly inFlight = new Map<number, Waiter>();
   private readonly pending = new Set<number>();
   private flushScheduled = false;
@@ -58,7 +57,7 @@ export class BlockCachedSource {
     options: BlockCacheOptions = {},
   ) {
     this.blockSize = options.blockSize ?? 16 * 1024;
-    this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
+    this.blocks = new Lru(options.maxBytes ?? 32 * 1024 * 1024);
     if (!(this.blockSize >= 512)) throw new RangeError('blockSize must be at least 512 bytes.');
   }
 
@@ -82,9 +81,6 @@ export class BlockCachedSource {
     for (const id of ids) {
       const held = this.blocks.get(id);
       if (held) {
-        // Refresh its place in the LRU order.
-        this.blocks.delete(id);
-        this.blocks.set(id, held);
         got.set(id, held);
         continue;
       }
@@ -105,7 +101,6 @@ export class BlockCachedSource {
   async close(): Promise<void> {
     this.lifetime.abort();
     this.blocks.clear();
-    this.heldBytes = 0;
     await this.source.close?.();
   }
 
@@ -166,19 +161,9 @@ export class BlockCachedSource {
       const start = k * this.blockSize;
       // Copy so a cached block does not pin the whole run's buffer.
       const block = bytes.slice(Math.min(start, bytes.length), Math.min(start + this.blockSize, bytes.length));
-      this.keep(id, block);
+      this.blocks.set(id, block, block.length);
       this.inFlight.get(id)?.resolve(block);
       this.inFlight.delete(id);
-    }
-  }
-
-  private keep(id: number, block: Uint8Array): void {
-    this.blocks.set(id, block);
-    this.heldBytes += block.length;
-    for (const [oldId, old] of this.blocks) {
-      if (this.heldBytes <= this.maxBytes) break;
-      this.blocks.delete(oldId);
-      this.heldBytes -= old.length;
     }
   }
 

@@ -9,41 +9,26 @@
  * Bounded by the number of values held (least recently used dropped first);
  * a failed decode is not kept, so the next query tries again.
  */
+import { Lru } from '../io/lru.ts';
 
 /** An LRU of decoded columns, bounded by values held. */
 export class DecodedCache {
-  private held = new Map<string, { values: Promise<readonly unknown[]>; size: number }>();
-  private heldValues = 0;
+  private readonly held: Lru<string, Promise<readonly unknown[]>>;
 
   constructor(
     /** Most values held at once: 4 M values is about 32–64 MB of JavaScript arrays. */
-    private readonly maxValues = 4_000_000,
-  ) {}
+    maxValues = 4_000_000,
+  ) {
+    this.held = new Lru(maxValues);
+  }
 
   /** The decoded column for `key`, decoding it with `decode` (for `rows` values) when not held. */
   get(key: string, rows: number, decode: () => Promise<readonly unknown[]>): Promise<readonly unknown[]> {
     const hit = this.held.get(key);
-    if (hit) {
-      // Most recently used last.
-      this.held.delete(key);
-      this.held.set(key, hit);
-      return hit.values;
-    }
+    if (hit) return hit;
     const values = decode();
-    const entry = { values, size: rows };
-    this.held.set(key, entry);
-    this.heldValues += rows;
-    values.catch(() => {
-      if (this.held.get(key) === entry) {
-        this.held.delete(key);
-        this.heldValues -= rows;
-      }
-    });
-    for (const [k, e] of this.held) {
-      if (this.heldValues <= this.maxValues || k === key) break;
-      this.held.delete(k);
-      this.heldValues -= e.size;
-    }
+    this.held.set(key, values, rows);
+    values.catch(() => this.held.delete(key, values));
     return values;
   }
 
@@ -55,6 +40,5 @@ export class DecodedCache {
   /** Drops everything. */
   clear(): void {
     this.held.clear();
-    this.heldValues = 0;
   }
 }

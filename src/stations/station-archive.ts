@@ -17,6 +17,7 @@ import type { StationTimeScale } from '../contract/station-data-types.ts';
 import { STATION_LAYOUT, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
 import { abortable } from '../io/abortable.ts';
+import { Lru } from '../io/lru.ts';
 import { RangeCache } from '../io/range-cache.ts';
 import { DecodedCache } from './decoded-cache.ts';
 import { parseStationIndex, type IndexedStation, type StationFile } from './station-index.ts';
@@ -127,26 +128,17 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     throw new ClimateQueryError('dataset_unavailable', `The dataset at ${location.base} has station layout "${String(section.layout)}"; this engine reads "${STATION_LAYOUT}". Rebuild it with \`climate-query build\` or \`climate-query index\`.`);
   }
   const maxOpen = options.maxOpenFiles ?? 256;
-  const files = new Map<string, OpenFile>();
+  // Least recently used files are closed first (their handles, footers and blocks released).
+  const files = new Lru<string, OpenFile>(maxOpen, (_path, old) => void old.cached.close());
   let indexP: Promise<IndexedStation[]> | undefined;
   const coverageCache = new Map<string, Promise<StationCoverage>>();
   const decodedChunks = new DecodedCache();
 
   const open = (path: string, size: number): OpenFile => {
     let f = files.get(path);
-    if (f) {
-      // Most recently used last.
-      files.delete(path);
-      files.set(path, f);
-      return f;
-    }
+    if (f) return f;
     f = { cached: new RangeCache(location.open(path, { bytes: size }), size, FILE_CACHE_BYTES) };
     files.set(path, f);
-    for (const [oldPath, old] of files) {
-      if (files.size <= maxOpen) break;
-      files.delete(oldPath);
-      void old.cached.close();
-    }
     return f;
   };
 
@@ -332,7 +324,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       return out;
     },
     async close() {
-      const all = [...files.values()];
+      const all = files.values();
       files.clear();
       indexP = undefined;
       coverageCache.clear();
