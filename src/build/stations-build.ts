@@ -17,6 +17,7 @@ import { extname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
 import type { StationsSection } from '../dataset/catalog.ts';
+import { plausibleBounds } from '../contract/station-bounds.ts';
 import { DAILY_FROM_HOURLY, DAILY_MIN_HOURS, MONTHLY_FROM_DAILY, MONTHLY_MAX_MISSING_DAYS, type DeriveRule } from './derive-rules.ts';
 import { updateCatalog } from './catalog-writer.ts';
 import { BuildInputError, KEY_FORMAT, STATION_YEARS, ident, indexStationArchive, lit, openBuildDuckDB } from './station-index-build.ts';
@@ -44,6 +45,11 @@ export interface StationBuildOptions {
    * keeps every other station and scale the dataset holds.
    */
   replace?: boolean;
+  /**
+   * Keep values outside their type's physical bounds (src/contract/station-bounds.ts) and count them
+   * in the report, instead of refusing the build at the first one.
+   */
+  keepImplausible?: boolean;
 }
 
 /** Key of the Parquet key-value metadata that says whether a station file was given or derived. */
@@ -72,6 +78,8 @@ export interface ScaleReport {
   rowsRefused: number;
   /** The refused rows, named (file, row, column, why). */
   refused: string[];
+  /** Values outside their type's physical bounds that were kept (--keep-implausible): per column, how many and the first one named. */
+  flagged: { column: string; values: number; first: string }[];
   /** Rows this build wrote (given and derived series). */
   rowsWritten: number;
   /** First and last period this build wrote, as answers key them; null when it wrote none. */
@@ -220,7 +228,7 @@ async function idsOf(con: DuckDBConnection, table: string): Promise<Set<string>>
 }
 
 /** Checks one observation file of `scale` and appends its rows to the scale's table, tagged with `fileIndex`. */
-async function loadObservations(con: DuckDBConnection, scale: StationTimeScale, path: string, fileIndex: number): Promise<void> {
+async function loadObservations(con: DuckDBConnection, scale: StationTimeScale, path: string, fileIndex: number, keepImplausible: boolean): Promise<ScaleReport['flagged']> {
   const described = await rows(con, `DESCRIBE SELECT * FROM ${reader(path)}`);
   const colType = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
   const cols = [...colType.keys()];
@@ -288,10 +296,30 @@ async function loadObservations(con: DuckDBConnection, scale: StationTimeScale, 
     const fix = scale === 'hourly' ? ' Make readings at other minutes hourly first (average them per hour, or keep the one nearest the hour): the build never moves a reading to another hour. docs/data.md shows one way with DuckDB.' : '';
     throw new BuildInputError(`${at(off[0]!, 'time')}: "${String(off[0]!.t)}" is not on the ${scale} grid (hours on the hour; months on day 1).${fix}`);
   }
+  // Values no instrument can read (humidity 150 %, rain −5 mm): refused, or kept and counted when asked.
+  const flagged: ScaleReport['flagged'] = [];
+  let firstBad: { row: number; message: string } | null = null;
+  for (const t of present) {
+    const [lo, hi] = plausibleBounds(scale, t);
+    const v = `TRY_CAST(${ident(t)} AS DOUBLE)`;
+    const outside = [lo === null ? null : `${v} < ${lo}`, hi === null ? null : `${v} > ${hi}`].filter(Boolean).join(' OR ');
+    if (!outside) continue;
+    const bad = await rows(con, `SELECT __row, station_id, ${v} AS v, count(*) OVER () AS n FROM ${raw} WHERE ${outside} ORDER BY __row LIMIT 1`);
+    if (!bad.length) continue;
+    const range = `${lo ?? '−∞'} to ${hi ?? '∞'}`;
+    const first = `${at(bad[0]!, t)}: ${String(bad[0]!.v)} is outside ${range}`;
+    if (!firstBad || Number(bad[0]!.__row) < firstBad.row) firstBad = { row: Number(bad[0]!.__row), message: `${first}, the physical bounds of ${t}` };
+    flagged.push({ column: t, values: Number(bad[0]!.n), first });
+  }
+  // The first in file order, whichever column it is in.
+  if (firstBad && !keepImplausible) {
+    throw new BuildInputError(`${firstBad.message} (docs/data.md, "Plausible values"). Correct or empty the cell; or pass --keep-implausible to keep such values and count them in the report.`);
+  }
   const orphan = await rows(con, `SELECT __row, station_id FROM ${raw} WHERE CAST(station_id AS VARCHAR) NOT IN (SELECT station_id FROM stations) OR station_id IS NULL ORDER BY __row LIMIT 1`);
   if (orphan.length) throw new BuildInputError(`${at(orphan[0]!, 'station_id')}: station_id "${String(orphan[0]!.station_id)}" is not in the stations file.`);
   await con.run(`INSERT INTO ${scale} SELECT ${fileIndex}, __row, CAST(station_id AS VARCHAR) AS station_id, ${timeExpr} AS time, ${valueCols.join(', ')} FROM ${raw}`);
   await con.run(`DROP TABLE ${raw}`);
+  return flagged;
 }
 
 /**
@@ -512,6 +540,7 @@ export async function buildStationsWithReport(
     const inStationsFile = Number((await rows(con, `SELECT count(*) AS n FROM stations`))[0]!.n);
     const existing = await readExisting(con, outDir, options.replace ?? false);
     const fileRows: Partial<Record<StationTimeScale, { path: string; rows: number }[]>> = {};
+    const flaggedBy: Partial<Record<StationTimeScale, ScaleReport['flagged']>> = {};
     const have = new Set<StationTimeScale>();
     for (const scale of STATION_TIME_SCALES) {
       const files = filesOf(inputs, scale);
@@ -519,7 +548,9 @@ export async function buildStationsWithReport(
       const twice = files.find((f, i) => files.indexOf(f) !== i);
       if (twice !== undefined) throw new BuildInputError(`${twice}: given twice as a ${scale} file; give each file once.`);
       await createScaleTable(con, scale);
-      for (const [i, path] of files.entries()) await loadObservations(con, scale, path, i);
+      const flagged: ScaleReport['flagged'] = [];
+      for (const [i, path] of files.entries()) flagged.push(...(await loadObservations(con, scale, path, i, options.keepImplausible ?? false)));
+      flaggedBy[scale] = flagged;
       await checkDuplicates(con, scale, files);
       const perFile = new Map((await rows(con, `SELECT __file, count(*) AS n FROM ${scale} GROUP BY 1`)).map((r) => [Number(r.__file), Number(r.n)]));
       fileRows[scale] = files.map((path, i) => ({ path, rows: perFile.get(i) ?? 0 }));
@@ -577,6 +608,7 @@ export async function buildStationsWithReport(
         rowsRead: files.reduce((a, f) => a + f.rows, 0),
         rowsRefused: 0,
         refused: [],
+        flagged: flaggedBy[sc] ?? [],
         rowsWritten: Number(span.n),
         first: span.first === null ? null : String(span.first),
         last: span.last === null ? null : String(span.last),
@@ -645,6 +677,7 @@ export function reportText(r: StationBuildReport): string {
     lines.push(`${sc}: ${s.stations} stations (${s.given} given, ${s.derived} derived, ${s.kept} kept as they were); ${s.rowsRead} rows read from ${s.files.length} file(s), ${s.rowsRefused} refused; ${s.rowsWritten} rows written${s.first ? `, ${s.first} to ${s.last}` : ''}.`);
     for (const f of s.files) lines.push(`  ${f.path}: ${f.rows} rows`);
     if (s.givenOverDerived.length) lines.push(`  given series used, not derived ones, for: ${s.givenOverDerived.join(', ')}`);
+    for (const f of s.flagged) lines.push(`  kept ${f.values} implausible value(s) of ${f.column} (--keep-implausible); first: ${f.first}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -78,14 +78,16 @@ Exit codes:
 `,
   build: `Usage:
   climate-query build --out DIR --stations FILE [--hourly FILE...] [--daily FILE...] [--monthly FILE...]
-        [--replace] [--report FILE.json] [--name NAME]
+        [--replace] [--keep-implausible] [--report FILE.json] [--name NAME]
       Adds station data to a dataset from CSV or Parquet files (docs/data.md). Each of
       --hourly/--daily/--monthly takes one or more files and may be repeated; every file
       is read, and a station's period in two files is refused. Daily and monthly values
       are derived for every station without its own series of that scale. The build adds
       or replaces the stations and scales it is given and keeps the rest of the dataset;
-      --replace drops the dataset's station archive first. It prints a report per scale;
-      --report writes it as JSON too.
+      --replace drops the dataset's station archive first. A value outside its type's
+      physical bounds (humidity 0–100 %, rain ≥ 0 …) is refused naming file, row and
+      column; --keep-implausible keeps such values and counts them in the report.
+      It prints a report per scale; --report writes it as JSON too.
   climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE
         [--dates D1,D2,… | --date-pattern PATTERN] [--extent NAME] [--description TEXT]
         [--attribution TEXT] [--scale S] [--offset O] [--resampling bilinear] FILE...
@@ -364,6 +366,7 @@ async function buildCommand(argv: string[]): Promise<number> {
       name: { type: 'string' },
       stations: { type: 'string' },
       replace: { type: 'boolean' },
+      'keep-implausible': { type: 'boolean' },
       report: { type: 'string' },
       hourly: { type: 'string' },
       daily: { type: 'string' },
@@ -422,7 +425,7 @@ async function buildCommand(argv: string[]): Promise<number> {
       { stations: values.stations, hourly: scaleFiles.hourly, daily: scaleFiles.daily, monthly: scaleFiles.monthly },
       values.out,
       values.name ?? 'dataset',
-      { replace },
+      { replace, keepImplausible: values['keep-implausible'] ?? false },
     );
   } catch (err) {
     // The report says why nothing was written, for a tool that reads it.
