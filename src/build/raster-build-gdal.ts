@@ -121,9 +121,11 @@ export async function gdalStep<T>(what: string, step: (gdal: GdalApi) => Promise
   try {
     return await step(gdal);
   } catch (err) {
-    const message = typeof err === 'object' && err !== null && 'message' in err ? String((err as { message: unknown }).message) : String(err);
+    // gdal3.js rejects with `{ no, message }` or a list of them, often with an empty message.
+    const parts = (Array.isArray(err) ? err : [err]).map((e) => (typeof e === 'object' && e !== null && 'message' in e ? String((e as { message: unknown }).message) : e instanceof Error ? e.message : String(e)));
+    const message = parts.filter((p) => p.trim() && p !== '[object Object]').join('; ');
     const log = stderr.filter((l) => l.trim()).slice(-3).join(' | ');
-    throw new Error(`${what} failed: ${message || 'GDAL error'}${log && !message.includes(log) ? ` (${log})` : ''}`, { cause: err });
+    throw new Error(`${what} failed: ${message || 'GDAL gave no reason (no driver recognised the file?)'}${log && !message.includes(log) ? ` (${log})` : ''}`, { cause: err });
   }
 }
 

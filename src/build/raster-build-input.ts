@@ -19,7 +19,7 @@ export interface InputRaster {
   height: number;
   /** GDAL geotransform [originX, pixelW, 0, originY, 0, −pixelH]. */
   geoTransform: [number, number, number, number, number, number];
-  /** Anything GDAL's SetFromUserInput takes; default EPSG:4326. */
+  /** Anything GDAL's SetFromUserInput takes; default EPSG:4326; '' writes a grid without a CRS (as some tools do). */
   srs?: string;
   /** Band descriptions (dates), one per band, or omitted for no descriptions. */
   descriptions?: string[];
@@ -54,7 +54,7 @@ export async function writeInputGeoTiff(path: string, r: InputRaster): Promise<v
     const bandBytes = r.width * r.height * 4;
     const vrt = [
       `<VRTDataset rasterXSize="${r.width}" rasterYSize="${r.height}">`,
-      `  <SRS>${xml(r.srs ?? 'EPSG:4326')}</SRS>`,
+      ...(r.srs === '' ? [] : [`  <SRS>${xml(r.srs ?? 'EPSG:4326')}</SRS>`]),
       `  <GeoTransform>${r.geoTransform.join(', ')}</GeoTransform>`,
     ];
     for (let b = 0; b < r.bands; b++) {

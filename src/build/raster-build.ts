@@ -94,6 +94,11 @@ export interface RasterBuildOptions {
   grid?: TargetGrid;
   /** gdalwarp resampling when reprojecting or regridding. */
   resampling?: 'near' | 'bilinear' | 'cubic' | 'average';
+  /**
+   * The inputs' CRS when they carry none (anything GDAL's -s_srs takes, e.g. EPSG:32734). A grid
+   * without a CRS is refused unless this names one: GDAL would take its coordinates as degrees.
+   */
+  crs?: string;
   /** Tile edge in pixels (default 32). */
   tileSize?: number;
   /** Progress lines. */
@@ -177,10 +182,13 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     const inputs = options.inputs.map((i) => (typeof i === 'string' ? { path: i } : i));
     const open = async (path: string) => {
       const host = resolve(path);
+      // Before mounting its folder: a missing folder failed there as a bare "FS error".
+      const missing = await stat(host).then((st) => (st.isFile() ? null : 'is not a file'), () => 'does not exist');
+      if (missing) throw new ClimateQueryError('dataset_unavailable', `Input ${path} ${missing}.`);
       const m = await mountOf(dirname(host));
       const file = `${m.virtual}/${basename(host)}`;
       const opened = await openDataset(file).catch((err: unknown) => {
-        throw new ClimateQueryError('dataset_unavailable', `Cannot read input ${path}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new ClimateQueryError('dataset_unavailable', `GDAL cannot read input ${path} (${gdalMessage(err)}). ${unreadableAdvice(path)}`, { cause: err });
       });
       return { file, ...opened };
     };
@@ -202,14 +210,20 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       let { file, ds, info } = await open(input.path);
       const keys = periods[n]!;
       const bandScales = info.bands.map((b) => b as { scale?: number; offset?: number });
-      const native = nativeGrid(info);
+      // A CRS is stated, never guessed: without one GDAL takes the coordinates as degrees (a UTM grid
+      // became 1000° pixels, every query null).
+      const hasCrs = Boolean(info.coordinateSystem?.wkt?.trim());
+      if (!hasCrs && !options.crs) {
+        throw new ClimateQueryError('invalid_field', `Input ${input.path} has no coordinate reference system. Say which it is with --crs (e.g. --crs EPSG:32734 for UTM 34S, --crs EPSG:4326 for longitude/latitude); the build never guesses one.`, { field: 'crs' });
+      }
+      const native = hasCrs ? nativeGrid(info) : null;
       if (!native || !grid || !sameGrid(native, grid)) {
         if (native && !grid) {
           grid = native;
         } else {
           // Reproject or regrid: GDAL warps onto the target grid (or picks one for the first input).
           const out = `${workMount.outputName}/warp-${n}`;
-          const args = ['-of', 'GTiff', '-t_srs', 'EPSG:4326', '-r', options.resampling ?? 'bilinear', '-ot', 'Float32', '-dstnodata', 'nan', '-co', 'INTERLEAVE=BAND'];
+          const args = ['-of', 'GTiff', ...(hasCrs ? [] : ['-s_srs', options.crs!]), '-t_srs', 'EPSG:4326', '-r', options.resampling ?? 'bilinear', '-ot', 'Float32', '-dstnodata', 'nan', '-co', 'INTERLEAVE=BAND'];
           if (grid) args.push('-te', ...[grid.west, grid.north - grid.height * grid.resY, grid.west + grid.width * grid.resX, grid.north].map(String), '-ts', String(grid.width), String(grid.height));
           log(`reprojecting ${input.path} to EPSG:4326${grid ? ' on the layer grid' : ''}`);
           const warped = await gdalStep(`gdalwarp ${input.path}`, (g) => g.gdalwarp(ds, args, out));
@@ -342,6 +356,22 @@ function fittingScale(ranges: ReadonlyArray<{ lo: number; hi: number }>, offset:
     if (span / step <= 32767) return step;
   }
   return 1000;
+}
+
+/** The text of a failed open, without the virtual path GDAL saw (the user knows the file by its own path). */
+function gdalMessage(err: unknown): string {
+  const m = err instanceof Error ? err.message : String(err);
+  const why = m.replace(/^Opening \S+ failed: /, '');
+  return !why || why.startsWith('GDAL gave no reason') ? 'none of its drivers recognised the file' : why;
+}
+
+/** What to do about an input GDAL cannot open, by its kind. */
+function unreadableAdvice(path: string): string {
+  if (/\.(nc|nc4|cdf|netcdf|h5|hdf5?|he5)$/i.test(path)) {
+    return 'The build\'s GDAL (gdal3.js) has no netCDF or HDF5 driver. Convert the variable to GeoTIFF first, e.g. ' +
+      '`gdal_translate -a_nodata none \'NETCDF:"f.nc":tas\' tas.tif` (keep a NaN fill as NaN; pick bands with -b), then build from the GeoTIFF with --dates (docs/layers.md).';
+  }
+  return 'Give a raster GDAL reads (GeoTIFF, GRIB, …; docs/layers.md), or convert it to GeoTIFF first.';
 }
 
 /** The grid of a dataset when it is north-up EPSG:4326 (WGS 84 lon/lat), else null. */

@@ -90,13 +90,15 @@ Exit codes:
       It prints a report per scale; --report writes it as JSON too.
   climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE
         [--dates D1,D2,… | --date-pattern PATTERN] [--extent NAME] [--description TEXT]
-        [--attribution TEXT] [--scale S] [--offset O] [--resampling bilinear] FILE...
+        [--attribution TEXT] [--scale S] [--offset O] [--resampling bilinear] [--crs EPSG:…] FILE...
       Adds (or replaces) one raster layer from GeoTIFFs in any CRS GDAL reads (docs/layers.md).
       SCALE: daily, monthly, annual, calendar_month, or none (one undated grid).
       Dates: --dates (one per band, in file order), --date-pattern 'tmin_{yyyy}{mm}{dd}.tif'
       (single-band files), or else band descriptions that are dates. Never guessed.
       --extent: tc, sa or a name the dataset has (checked against the grid), or a new name
       (takes the grid's bounds). Contract names (temp/min, rain, …) need no --unit/--time-scale.
+      A grid without a CRS is refused unless --crs names it (never guessed). NetCDF/HDF5:
+      convert the variable to GeoTIFF first (docs/layers.md).
 
 Options:
   -h, --help       this help
@@ -360,6 +362,7 @@ async function buildCommand(argv: string[]): Promise<number> {
       description: { type: 'string' },
       attribution: { type: 'string' },
       resampling: { type: 'string' },
+      crs: { type: 'string' },
       scale: { type: 'string' },
       offset: { type: 'string' },
       out: { type: 'string' },
@@ -405,6 +408,7 @@ async function buildCommand(argv: string[]): Promise<number> {
       ...(scale !== undefined ? { scale } : {}),
       ...(offset !== undefined ? { offset } : {}),
       ...(resampling !== undefined ? { resampling: resampling as (typeof RESAMPLING)[number] } : {}),
+      ...(values.crs !== undefined ? { crs: values.crs } : {}),
       log: (line) => process.stderr.write(`${line}\n`),
     });
     process.stdout.write(`Built into ${values.out} in ${result.seconds.toFixed(1)} s:\n${layerText(result.layer, result.files)}`);
