@@ -80,6 +80,9 @@ function csvLine(values: Array<string | number | null>): string {
   return values.map((v) => (v === null ? '' : typeof v === 'string' && /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : String(v))).join(',');
 }
 
+/** Appended to every demo station's name: the positions may be real, the weather never is. */
+export const SYNTHETIC_MARK = '(synthetic weather)';
+
 async function realStations(): Promise<Array<{ id: string; name: string; lat: number; lon: number; elevation: number | null }>> {
   const text = await readFile(join(DATA_SOURCES, 'za-stations-noaa-isd-2019.csv'), 'utf8');
   const [header, ...lines] = text.trim().split('\n');
@@ -92,7 +95,8 @@ async function realStations(): Promise<Array<{ id: string; name: string; lat: nu
     const lat = Number(row.LAT);
     const lon = Number(row.LON);
     if (lat < REAL_BBOX.south || lat > REAL_BBOX.north || lon < REAL_BBOX.west || lon > REAL_BBOX.east) continue;
-    const name = row['STATION NAME']!.toLowerCase().replace(/\b\w/g, (c) => c.toUpperCase());
+    // Real positions and names, invented weather: the name says so wherever it is shown.
+    const name = `${row['STATION NAME']!.toLowerCase().replace(/\b\w/g, (c) => c.toUpperCase())} ${SYNTHETIC_MARK}`;
     out.push({ id: `${row.USAF}-${row.WBAN}`, name, lat, lon, elevation: row['ELEV(M)'] ? Number(row['ELEV(M)']) : null });
   }
   return out;
@@ -113,7 +117,7 @@ async function demoStations(o: Required<DemoStationOptions>): Promise<DemoStatio
     const lon = Math.round((vlon + (rand() - 0.5) * 0.16) * 1000) / 1000;
     const lat = Math.round((vlat + (rand() - 0.5) * 0.16) * 1000) / 1000;
     const n = Math.floor(i / VALLEYS.length) + 1;
-    base.push({ id: `SYN-${String(i + 1).padStart(3, '0')}`, name: `${valley} ${n} (synthetic)`, lat, lon, elevation: Math.round(Math.max(0, elevation(lon, lat))) });
+    base.push({ id: `SYN-${String(i + 1).padStart(3, '0')}`, name: `${valley} ${n} ${SYNTHETIC_MARK}`, lat, lon, elevation: Math.round(Math.max(0, elevation(lon, lat))) });
   }
   const t0 = Date.parse(`${o.start}T00:00:00Z`);
   const t1 = Date.parse(`${o.end}T23:00:00Z`);

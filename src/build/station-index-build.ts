@@ -16,6 +16,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
 import { STATION_LAYOUT, type CoverageGroup, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
 import { updateCatalog } from './catalog-writer.ts';
+import { DEFAULT_UTC_OFFSET } from '../contract/utc-offset.ts';
 
 /** A problem with a station archive or the inputs of a build, with a message that says how to fix it. */
 export class BuildInputError extends Error {
@@ -300,10 +301,16 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
   }
 }
 
-/** `climate-query index DIR`: indexes `DIR/stations` and records it in `DIR/catalog.json`. */
-export async function indexStations(datasetDir: string, name = 'dataset'): Promise<StationsSection> {
-  const section = await indexStationArchive(join(datasetDir, 'stations'), 'stations');
+/**
+ * `climate-query index DIR`: indexes `DIR/stations` and records it in `DIR/catalog.json`, with the
+ * zone its times are in: `utcOffset` when stated ("+03:00"), else the one the catalog already names,
+ * else the contract's SAST.
+ */
+export async function indexStations(datasetDir: string, name = 'dataset', utcOffset?: string): Promise<StationsSection> {
+  const indexed = await indexStationArchive(join(datasetDir, 'stations'), 'stations');
+  let section = indexed;
   await updateCatalog(datasetDir, name, (c) => {
+    section = { ...indexed, utcOffset: utcOffset ?? c.stations?.utcOffset ?? DEFAULT_UTC_OFFSET };
     c.stations = section;
   });
   return section;

@@ -19,7 +19,9 @@ import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../co
 import type { StationsSection } from '../dataset/catalog.ts';
 import { plausibleBounds } from '../contract/station-bounds.ts';
 import { DAILY_FROM_HOURLY, DAILY_MIN_HOURS, MONTHLY_FROM_DAILY, MONTHLY_MAX_MISSING_DAYS, type DeriveRule } from './derive-rules.ts';
-import { updateCatalog } from './catalog-writer.ts';
+import { readCatalogOrEmpty, updateCatalog } from './catalog-writer.ts';
+import { parseUtcOffset, utcOffsetLabel } from '../contract/utc-offset.ts';
+import { buildTimeZone } from './time-zone.ts';
 import { BuildInputError, KEY_FORMAT, STATION_YEARS, ident, indexStationArchive, lit, openBuildDuckDB } from './station-index-build.ts';
 
 export { BuildInputError };
@@ -50,6 +52,12 @@ export interface StationBuildOptions {
    * in the report, instead of refusing the build at the first one.
    */
   keepImplausible?: boolean;
+  /**
+   * The zone the dataset's station times are in: an offset ("+03:00") or an IANA name, resolved to
+   * its standard time. Default: the dataset's own, else the contract's SAST (+02:00). Times in the
+   * files without a zone are taken as in it; hourly times with one are converted into it.
+   */
+  timeZone?: string;
 }
 
 /** Key of the Parquet key-value metadata that says whether a station file was given or derived. */
@@ -71,7 +79,7 @@ export interface ScaleReport {
    */
   givenOverDerived: string[];
   /** Each given file with the rows read from it. */
-  files: { path: string; rows: number }[];
+  files: { path: string; rows: number; zoned: number }[];
   /** Rows read from the given files. */
   rowsRead: number;
   /** Rows refused. A refused row stops the build (nothing is written), so a finished build refused none. */
@@ -97,6 +105,8 @@ export interface StationBuildReport {
   out: string;
   replace: boolean;
   stations: { total: number; inStationsFile: number; keptFromDataset: number };
+  /** The zone every station time of the dataset is in ("+02:00"); absent when the build stopped before choosing it. */
+  timeZone?: string;
   scales: Partial<Record<StationTimeScale, ScaleReport>>;
   seconds: number;
 }
@@ -228,7 +238,14 @@ async function idsOf(con: DuckDBConnection, table: string): Promise<Set<string>>
 }
 
 /** Checks one observation file of `scale` and appends its rows to the scale's table, tagged with `fileIndex`. */
-async function loadObservations(con: DuckDBConnection, scale: StationTimeScale, path: string, fileIndex: number, keepImplausible: boolean): Promise<ScaleReport['flagged']> {
+async function loadObservations(
+  con: DuckDBConnection,
+  scale: StationTimeScale,
+  path: string,
+  fileIndex: number,
+  keepImplausible: boolean,
+  zone: string,
+): Promise<{ flagged: ScaleReport['flagged']; zoned: number }> {
   const described = await rows(con, `DESCRIBE SELECT * FROM ${reader(path)}`);
   const colType = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
   const cols = [...colType.keys()];
@@ -248,20 +265,35 @@ async function loadObservations(con: DuckDBConnection, scale: StationTimeScale, 
 
   // Monthly times may be written yyyy-mm; daily and monthly are dates.
   const timeText = `trim(CAST(time AS VARCHAR))`;
+  // A time with a zone ("…T10:00:00Z", "… 10:00+03:00", a Parquet TIMESTAMPTZ read as "…+00") names an
+  // instant: an hourly one is moved into the dataset's zone; times without one are taken as in it.
+  const ZONE = `\\s*([zZ]|[+-]\\d{2}(:?\\d{2})?)$`;
+  const zonedRow = `regexp_matches(${timeText}, '\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?${ZONE}')`;
+  const suffix = `replace(replace(regexp_extract(${timeText}, '([zZ]|[+-]\\d{2}(:?\\d{2})?)$', 1), ':', ''), 'z', 'Z')`;
+  // Minutes east of UTC the row's zone states: Z is 0; "+hh" or "+hhmm" otherwise.
+  const rowOffset = `CASE WHEN ${suffix} = 'Z' THEN 0 ELSE (CASE WHEN left(${suffix}, 1) = '-' THEN -1 ELSE 1 END)
+    * (CAST(substr(${suffix}, 2, 2) AS INTEGER) * 60 + CASE WHEN length(${suffix}) = 5 THEN CAST(substr(${suffix}, 4, 2) AS INTEGER) ELSE 0 END) END`;
+  const zoneMinutes = parseUtcOffset(zone)!;
+  const hourlyExpr = `CASE WHEN ${zonedRow}
+      THEN TRY_CAST(regexp_replace(${timeText}, '${ZONE}', '') AS TIMESTAMP) + to_minutes(CAST(${zoneMinutes} - (${rowOffset}) AS BIGINT))
+      ELSE TRY_CAST(${timeText} AS TIMESTAMP) END`;
   const timeExpr =
     scale === 'monthly'
       ? `TRY_CAST(CASE WHEN length(${timeText}) = 7 THEN ${timeText} || '-01' ELSE ${timeText} END AS DATE)`
-      : `TRY_CAST(${timeText} AS ${TIME_TYPE[scale]})`;
+      : scale === 'hourly'
+        ? hourlyExpr
+        : `TRY_CAST(${timeText} AS ${TIME_TYPE[scale]})`;
   const want = { hourly: 'yyyy-mm-dd hh:00:00', daily: 'yyyy-mm-dd', monthly: 'yyyy-mm or yyyy-mm-01' }[scale];
   const badTime = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE time IS NULL OR ${timeExpr} IS NULL ORDER BY __row LIMIT 1`);
   if (badTime.length) throw new BuildInputError(`${at(badTime[0]!, 'time')}: "${String(badTime[0]!.t)}" is not a ${scale} time (${want}).`);
-  // A zone would be dropped by the cast above, filing a UTC reading two hours early (NOAA ISD is in UTC): refused instead.
-  const zoneFix = 'Times are local standard time (SAST, UTC+2) without a zone: convert them (10:00 UTC is 12:00 SAST) and drop the zone; the build never guesses one.';
-  if (/WITH TIME ZONE/i.test(colType.get('time') ?? '')) {
-    throw new BuildInputError(`${path}: column "time" holds times with a time zone (${colType.get('time')}). ${zoneFix}`);
+  const zoned = scale === 'hourly' ? Number((await rows(con, `SELECT count(*) AS n FROM ${raw} WHERE ${zonedRow}`))[0]!.n) : 0;
+  if (scale !== 'hourly') {
+    // A day is a date of the dataset's local standard time; a zone on it has no one meaning.
+    const withZone = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE ${zonedRow} ORDER BY __row LIMIT 1`);
+    if (withZone.length) {
+      throw new BuildInputError(`${at(withZone[0]!, 'time')}: "${String(withZone[0]!.t)}" carries a time zone; ${scale} times are dates of the dataset's local standard time (${utcOffsetLabel(zone)}). Write the date alone.`);
+    }
   }
-  const zoned = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE regexp_matches(${timeText}, '\\d{2}:\\d{2}(:\\d{2}(\\.\\d+)?)?\\s*([zZ]|[+-]\\d{2}(:?\\d{2})?)$') ORDER BY __row LIMIT 1`);
-  if (zoned.length) throw new BuildInputError(`${at(zoned[0]!, 'time')}: "${String(zoned[0]!.t)}" carries a time zone. ${zoneFix}`);
   if (scale !== 'hourly') {
     // One rule (docs/data.md): a day or month is its date; a time of day other than midnight is refused, never cut off.
     const withTime = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw}
@@ -319,7 +351,7 @@ async function loadObservations(con: DuckDBConnection, scale: StationTimeScale, 
   if (orphan.length) throw new BuildInputError(`${at(orphan[0]!, 'station_id')}: station_id "${String(orphan[0]!.station_id)}" is not in the stations file.`);
   await con.run(`INSERT INTO ${scale} SELECT ${fileIndex}, __row, CAST(station_id AS VARCHAR) AS station_id, ${timeExpr} AS time, ${valueCols.join(', ')} FROM ${raw}`);
   await con.run(`DROP TABLE ${raw}`);
-  return flagged;
+  return { flagged, zoned };
 }
 
 /**
@@ -538,8 +570,10 @@ export async function buildStationsWithReport(
   try {
     await loadStations(con, inputs.stations);
     const inStationsFile = Number((await rows(con, `SELECT count(*) AS n FROM stations`))[0]!.n);
+    const before = await readCatalogOrEmpty(outDir, name);
+    const zone = buildTimeZone(options.timeZone, before.stations ? (before.stations.utcOffset ?? '+02:00') : null, options.replace ?? false);
     const existing = await readExisting(con, outDir, options.replace ?? false);
-    const fileRows: Partial<Record<StationTimeScale, { path: string; rows: number }[]>> = {};
+    const fileRows: Partial<Record<StationTimeScale, ScaleReport['files']>> = {};
     const flaggedBy: Partial<Record<StationTimeScale, ScaleReport['flagged']>> = {};
     const have = new Set<StationTimeScale>();
     for (const scale of STATION_TIME_SCALES) {
@@ -549,11 +583,16 @@ export async function buildStationsWithReport(
       if (twice !== undefined) throw new BuildInputError(`${twice}: given twice as a ${scale} file; give each file once.`);
       await createScaleTable(con, scale);
       const flagged: ScaleReport['flagged'] = [];
-      for (const [i, path] of files.entries()) flagged.push(...(await loadObservations(con, scale, path, i, options.keepImplausible ?? false)));
+      const zoned: number[] = [];
+      for (const [i, path] of files.entries()) {
+        const loaded = await loadObservations(con, scale, path, i, options.keepImplausible ?? false, zone);
+        flagged.push(...loaded.flagged);
+        zoned.push(loaded.zoned);
+      }
       flaggedBy[scale] = flagged;
       await checkDuplicates(con, scale, files);
       const perFile = new Map((await rows(con, `SELECT __file, count(*) AS n FROM ${scale} GROUP BY 1`)).map((r) => [Number(r.__file), Number(r.n)]));
-      fileRows[scale] = files.map((path, i) => ({ path, rows: perFile.get(i) ?? 0 }));
+      fileRows[scale] = files.map((path, i) => ({ path, rows: perFile.get(i) ?? 0, zoned: zoned[i] ?? 0 }));
       await con.run(`ALTER TABLE ${scale} DROP COLUMN __file`);
       await con.run(`ALTER TABLE ${scale} DROP COLUMN __row`);
       have.add(scale);
@@ -619,7 +658,7 @@ export async function buildStationsWithReport(
     await mkdir(staging, { recursive: true });
     await writeArchive(con, staging, have, derived, kept);
     duck.close();
-    const section = await indexStationArchive(staging, 'stations');
+    const section = { ...(await indexStationArchive(staging, 'stations')), utcOffset: zone };
     // Publish: the old archive goes only once the new one is complete.
     const target = join(outDir, 'stations');
     const old = join(outDir, `.stations-old-${process.pid}`);
@@ -635,6 +674,7 @@ export async function buildStationsWithReport(
       out: outDir,
       replace: options.replace ?? false,
       stations: { total, inStationsFile, keptFromDataset: total - inStationsFile },
+      timeZone: zone,
       scales,
       seconds: (Date.now() - t0) / 1000,
     };
@@ -671,11 +711,12 @@ export function failedReport(outDir: string, replace: boolean, error: unknown, s
 /** The report as text, as the CLI prints it. */
 export function reportText(r: StationBuildReport): string {
   const lines = [`${r.stations.total} stations in ${r.out} (${r.stations.inStationsFile} in the stations file, ${r.stations.keptFromDataset} kept from the dataset)${r.replace ? '; --replace: the previous station archive was dropped' : ''}.`];
+  if (r.timeZone) lines.push(`Times are local standard time ${utcOffsetLabel(r.timeZone)}.`);
   for (const sc of STATION_TIME_SCALES) {
     const s = r.scales[sc];
     if (!s) continue;
     lines.push(`${sc}: ${s.stations} stations (${s.given} given, ${s.derived} derived, ${s.kept} kept as they were); ${s.rowsRead} rows read from ${s.files.length} file(s), ${s.rowsRefused} refused; ${s.rowsWritten} rows written${s.first ? `, ${s.first} to ${s.last}` : ''}.`);
-    for (const f of s.files) lines.push(`  ${f.path}: ${f.rows} rows`);
+    for (const f of s.files) lines.push(`  ${f.path}: ${f.rows} rows${f.zoned ? `, ${f.zoned} with a zone converted to ${utcOffsetLabel(r.timeZone ?? '+02:00')}` : ''}`);
     if (s.givenOverDerived.length) lines.push(`  given series used, not derived ones, for: ${s.givenOverDerived.join(', ')}`);
     for (const f of s.flagged) lines.push(`  kept ${f.values} implausible value(s) of ${f.column} (--keep-implausible); first: ${f.first}`);
   }

@@ -7,6 +7,7 @@
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 import { contractLayer, type RasterLayerDeclaration } from '../contract/raster-layers.ts';
 import { ClimateQueryError } from '../contract/errors.ts';
+import { DEFAULT_UTC_OFFSET, isStoredUtcOffset } from '../contract/utc-offset.ts';
 
 /** Current catalog format version. */
 export const CATALOG_VERSION = 1;
@@ -63,6 +64,16 @@ export interface StationsSection {
   count: number;
   /** Data types present per time scale. */
   dataTypes: Partial<Record<StationTimeScale, string[]>>;
+  /**
+   * The local standard time every station time is in, as a fixed offset ("+03:00"). Absent in
+   * catalogs written before datasets stated it: those are in the contract's SAST, +02:00.
+   */
+  utcOffset?: string;
+}
+
+/** The fixed UTC offset of a dataset's station times ("+02:00" when its catalog names none). */
+export function stationsUtcOffset(catalog: Pick<Catalog, 'stations'>): string {
+  return catalog.stations?.utcOffset ?? DEFAULT_UTC_OFFSET;
 }
 
 /** One GeoTIFF of a raster layer: its bands are the listed periods, in order. */
@@ -116,6 +127,12 @@ export interface Catalog {
   name: string;
   created: string;
   attribution: string[];
+  /**
+   * One sentence every view of the dataset shows beside its answers, when the
+   * data need a warning no answer can carry (the demo: "synthetic weather, not
+   * measurements"). Optional.
+   */
+  notice?: string;
   files: CatalogFile[];
   stations: StationsSection | null;
   rasters: RasterLayerEntry[];
@@ -132,6 +149,12 @@ export function checkCatalog(value: unknown, where: string): Catalog {
   }
   if (!Array.isArray(c.files) || !Array.isArray(c.rasters)) {
     throw new ClimateQueryError('dataset_unavailable', `${where} lacks "files" or "rasters"; rebuild the dataset.`);
+  }
+  if (c.stations && c.stations.utcOffset !== undefined && !isStoredUtcOffset(c.stations.utcOffset)) {
+    throw new ClimateQueryError('dataset_unavailable', `${where}: stations.utcOffset is ${JSON.stringify(c.stations.utcOffset)}, not an offset such as "+02:00"; rebuild the dataset or correct catalog.json.`);
+  }
+  if (c.notice !== undefined && typeof c.notice !== 'string') {
+    throw new ClimateQueryError('dataset_unavailable', `${where}: "notice" must be a string; rebuild the dataset or correct catalog.json.`);
   }
   c.rasters = c.rasters.map((l) => completeLayer(l, where));
   return c as Catalog;

@@ -13,6 +13,7 @@ import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
 import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
 import { AGGREGATION_METHODS, RASTER_DATA_TYPES, RASTER_FAMILIES, type RasterDataType } from '../contract/raster-layers.ts';
 import { MAX_PERIODS, dateFormatOf, type TimeScale } from '../contract/periods.ts';
+import { DEFAULT_UTC_OFFSET, utcOffsetLabel } from '../contract/utc-offset.ts';
 import { MAX_VERTICES } from '../contract/wkt.ts';
 import { LIMITS, VALIDATORS } from '../contract/validate.ts';
 import { MAX_BODY_BYTES } from './router.ts';
@@ -28,7 +29,11 @@ const DATE_PATTERN: Record<TimeScale, string> = {
   calendar_month: '^(--)?\\d{2}$',
 };
 
-const dateSchema = (scale: TimeScale): Schema => ({ type: 'string', pattern: DATE_PATTERN[scale], description: `${scale} date, ${dateFormatOf(scale)}` });
+const dateSchema = (scale: TimeScale, zone?: string): Schema => ({
+  type: 'string',
+  pattern: DATE_PATTERN[scale],
+  description: `${scale} date, ${dateFormatOf(scale)}${zone ? `, in the dataset's local standard time ${utcOffsetLabel(zone)} (all year, no daylight saving); answers key periods in it too` : ''}`,
+});
 
 const wktsSchema = (kind: 'point' | 'polygon', max: number): Schema => ({
   type: 'string',
@@ -40,7 +45,7 @@ const wktsSchema = (kind: 'point' | 'polygon', max: number): Schema => ({
 });
 
 /** One station request schema per time scale, so each lists the data types valid at that scale. */
-function stationRequest(endpoint: 'nearest-station' | 'poly-aggregate'): Schema {
+function stationRequest(endpoint: 'nearest-station' | 'poly-aggregate', zone: string): Schema {
   const kind = endpoint === 'nearest-station' ? 'point' : 'polygon';
   const max = endpoint === 'nearest-station' ? LIMITS.pointsPerQuery : LIMITS.polygonsPerPolyAggregate;
   return {
@@ -59,8 +64,8 @@ function stationRequest(endpoint: 'nearest-station' | 'poly-aggregate'): Schema 
           items: { type: 'string', enum: [...STATION_TYPES[scale]] },
         },
         options: { type: 'object', additionalProperties: false, required: ['timeScale'], properties: { timeScale: { const: scale } } },
-        startDate: dateSchema(scale),
-        endDate: dateSchema(scale),
+        startDate: dateSchema(scale, zone),
+        endDate: dateSchema(scale, zone),
       },
     })),
   };
@@ -339,8 +344,11 @@ function schemaName(endpoint: Endpoint): string {
   return endpoint.split('-').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
 }
 
-/** Builds the OpenAPI 3.1 document. `version` is the package version. */
-export function openApiDocument(version: string): Record<string, unknown> {
+/**
+ * Builds the OpenAPI 3.1 document. `version` is the package version; `utcOffset` the zone the
+ * dataset's station times are in (its catalog's, "+02:00" by default), stated on every station date.
+ */
+export function openApiDocument(version: string, utcOffset: string = DEFAULT_UTC_OFFSET): Record<string, unknown> {
   const schemas: Record<string, Schema> = {
     Error: {
       type: 'object',
@@ -361,7 +369,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     },
   };
   for (const e of ENDPOINTS) {
-    schemas[`${schemaName(e)}Request`] = e === 'point' || e === 'polygon' ? rasterRequest(e) : stationRequest(e);
+    schemas[`${schemaName(e)}Request`] = e === 'point' || e === 'polygon' ? rasterRequest(e) : stationRequest(e, utcOffset);
     schemas[`${schemaName(e)}Response`] = RESPONSES[e];
   }
   return {

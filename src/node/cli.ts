@@ -78,7 +78,7 @@ Exit codes:
 `,
   build: `Usage:
   climate-query build --out DIR --stations FILE [--hourly FILE...] [--daily FILE...] [--monthly FILE...]
-        [--replace] [--keep-implausible] [--report FILE.json] [--name NAME]
+        [--time-zone ZONE] [--replace] [--keep-implausible] [--report FILE.json] [--name NAME]
       Adds station data to a dataset from CSV or Parquet files (docs/data.md). Each of
       --hourly/--daily/--monthly takes one or more files and may be repeated; every file
       is read, and a station's period in two files is refused. Daily and monthly values
@@ -87,7 +87,11 @@ Exit codes:
       --replace drops the dataset's station archive first. A value outside its type's
       physical bounds (humidity 0–100 %, rain ≥ 0 …) is refused naming file, row and
       column; --keep-implausible keeps such values and counts them in the report.
-      It prints a report per scale; --report writes it as JSON too.
+      --time-zone: the local standard time the station times are in, as an offset
+      (+03:00) or a zone name (Africa/Nairobi: its standard time, never daylight saving).
+      Default: the dataset's zone, else SAST (+02:00). Times without a zone are taken
+      as in it; hourly times with one (Z, +03:00) are converted into it. A dataset keeps
+      one zone. It prints a report per scale; --report writes it as JSON too.
   climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE
         [--dates D1,D2,… | --date-pattern PATTERN] [--extent NAME] [--description TEXT]
         [--attribution TEXT] [--scale S] [--offset O] [--resampling bilinear] [--crs EPSG:…] FILE...
@@ -122,7 +126,7 @@ Exit codes:
   1  no dataset there, or it is unreadable
   2  bad arguments
 `,
-  index: `Usage: climate-query index DIR [--name NAME]
+  index: `Usage: climate-query index DIR [--name NAME] [--time-zone ZONE]
 
   Checks a station archive written by any Parquet tool (DIR/stations/stations.parquet
   and DIR/stations/<scale>/station_id=<id>/*.parquet, docs/data.md) and writes its
@@ -130,6 +134,8 @@ Exit codes:
 
 Options:
   --name NAME      the dataset's name in catalog.json
+  --time-zone ZONE the local standard time the archive's times are in (+03:00 or a zone
+                   name; default: the zone catalog.json names, else SAST +02:00)
   -h, --help       this help
 
 Exit codes:
@@ -370,6 +376,7 @@ async function buildCommand(argv: string[]): Promise<number> {
       stations: { type: 'string' },
       replace: { type: 'boolean' },
       'keep-implausible': { type: 'boolean' },
+      'time-zone': { type: 'string' },
       report: { type: 'string' },
       hourly: { type: 'string' },
       daily: { type: 'string' },
@@ -429,7 +436,7 @@ async function buildCommand(argv: string[]): Promise<number> {
       { stations: values.stations, hourly: scaleFiles.hourly, daily: scaleFiles.daily, monthly: scaleFiles.monthly },
       values.out,
       values.name ?? 'dataset',
-      { replace, keepImplausible: values['keep-implausible'] ?? false },
+      { replace, keepImplausible: values['keep-implausible'] ?? false, ...(values['time-zone'] !== undefined ? { timeZone: values['time-zone'] } : {}) },
     );
   } catch (err) {
     // The report says why nothing was written, for a tool that reads it.
@@ -463,14 +470,16 @@ async function layersCommand(args: string[]): Promise<number> {
 }
 
 async function indexCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('index', args, { name: { type: 'string' } });
+  const { values, positionals } = parseCommand('index', args, { name: { type: 'string' }, 'time-zone': { type: 'string' } });
   const [dir] = positionals;
   if (!dir || positionals.length > 1) usageError('index', 'needs one DIR holding stations/stations.parquet and stations/<scale>/….');
   const { indexStations } = await import('../build/station-index-build.ts');
+  const { resolveTimeZone } = await import('../build/time-zone.ts');
   const t0 = Date.now();
-  const section = await indexStations(dir, values.name ?? 'dataset');
+  const zone = values['time-zone'] === undefined ? undefined : resolveTimeZone(values['time-zone']);
+  const section = await indexStations(dir, values.name ?? 'dataset', zone);
   const scales = Object.entries(section.dataTypes).map(([s, t]) => `${s}: ${t!.join(', ')}`).join('; ');
-  process.stderr.write(`Indexed ${section.count} stations in ${dir} (${scales}) in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
+  process.stderr.write(`Indexed ${section.count} stations in ${dir} (${scales}; times in UTC${section.utcOffset}) in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
   return 0;
 }
 

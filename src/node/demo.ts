@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url';
 /** Where `npm start` expects the demo dataset (served by Vite from public/). */
 export const DEFAULT_DATASET = fileURLToPath(new URL('../../public/data/demo', import.meta.url));
 
+/** The demo catalog's notice: shown by the app beside every answer. */
+export const DEMO_NOTICE = 'Demo dataset: synthetic weather and climate layers, not measurements.';
+
 /** Builds the whole demo dataset into `out`, logging each step with its duration. */
 export async function buildDemo(out: string, log: (line: string) => void = () => {}): Promise<void> {
   // Imported here, not above: they need native DuckDB and gdal3.js, optional
@@ -24,6 +27,12 @@ export async function buildDemo(out: string, log: (line: string) => void = () =>
     log(`demo: station inputs written in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     t = Date.now();
     const s = await buildStations({ stations: files.stations, hourly: files.hourly }, out, 'demo');
+    const { updateCatalog } = await import('../build/catalog-writer.ts');
+    await updateCatalog(out, 'demo', (c) => {
+      c.notice = DEMO_NOTICE;
+      const line = 'Demo station records are synthetic weather at the positions and names of NOAA ISD stations (and invented valley stations), not measurements.';
+      if (!c.attribution.includes(line)) c.attribution.unshift(line);
+    });
     log(`demo: ${s.count} stations built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     t = Date.now();
     await buildDemoRasters(out, { log: (line) => log(`demo: ${line}`) });

@@ -12,6 +12,7 @@ import type { ClimateEngine } from '../engine/engine.ts';
 import { MAX_BODY_BYTES, endpointOf } from '../engine/router.ts';
 import { CORS_HEADERS, serveStatic } from './static-files.ts';
 import { openApiDocument } from '../engine/openapi.ts';
+import { stationsUtcOffset } from '../dataset/catalog.ts';
 import { packageVersion } from './package-version.ts';
 
 /** Options of {@link startServer}. */
@@ -91,7 +92,7 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const root = options.staticRoot ? resolve(options.staticRoot) : undefined;
   // The description of the routes (GET /api/openapi.json), built on first ask.
-  let openApi: Record<string, unknown> | undefined;
+  let openApi: Promise<Record<string, unknown>> | undefined;
   const server = createServer((req, res) => {
     void (async () => {
       let url: URL;
@@ -109,7 +110,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         return;
       }
       if ((method === 'GET' || method === 'HEAD') && url.pathname.endsWith('/api/openapi.json')) {
-        sendJson(res, 200, (openApi ??= openApiDocument(packageVersion())));
+        // The zone station dates are in is the dataset's; without a readable catalog, the contract's.
+        // A failed read is not kept: the next request reads the catalog again.
+        openApi ??= options.engine.catalog().then(
+          (c) => openApiDocument(packageVersion(), stationsUtcOffset(c)),
+          () => ((openApi = undefined), openApiDocument(packageVersion())),
+        );
+        sendJson(res, 200, await openApi);
         return;
       }
       if (endpointOf(url.pathname) !== undefined) {

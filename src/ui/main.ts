@@ -15,7 +15,8 @@ import { MAX_POLYGON_AREA_M2 } from '../contract/raster-layers.ts';
 import { STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
 import type { Endpoint } from '../contract/types.ts';
 import { VALIDATORS, validatePoint, validatePolygon } from '../contract/validate.ts';
-import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
+import { stationsUtcOffset, type Catalog, type RasterLayerEntry } from '../dataset/catalog.ts';
+import { utcOffsetLabel } from '../contract/utc-offset.ts';
 import { urlLocation } from '../dataset/location.ts';
 import { parseStationIndex, type IndexedStation } from '../stations/station-index.ts';
 import { ONLINE_BASEMAPS, basemapFromUrl, loadPlaces, type OnlineBasemap, type Place } from './basemap.ts';
@@ -633,6 +634,7 @@ function renderMetadata(endpoint: Endpoint, answer: unknown): void {
   } else {
     add('A value is left empty where a point or field lies outside the layer or on the sea (the layer has no data there).');
   }
+  if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') add(`Times are the dataset's local standard time, ${utcOffsetLabel(stationsUtcOffset(catalog))} all year (no daylight saving).`);
   box.replaceChildren(ul);
 }
 
@@ -748,6 +750,8 @@ async function start(): Promise<void> {
   // A failed ?data= says which URL and why (dataset-load.ts); a host without Range support is a warning.
   catalog = await loadCatalog(datasetUrl, params.has('data') ? undefined : 'Build the demo dataset with `npx climate-query demo`, or open the app with ?data= and the address of your own dataset.');
   void rangeWarning(datasetUrl).then((w) => ($('data-warning').textContent = w ?? ''));
+  // The dataset's own warning (the demo: synthetic weather), above every answer, so no number is read as a measurement.
+  $('dataset-notice').textContent = catalog.notice ?? '';
   if (catalog.stations) {
     // The station list is the index the catalog points to (docs/data.md).
     const idx = await fetchChecked(datasetFiles.resolve(catalog.stations.index), 'The station index');
@@ -813,7 +817,12 @@ async function start(): Promise<void> {
   $('cancel').addEventListener('click', () => running?.abort());
   $('preview').addEventListener('click', () => void preview());
   setUpCopyButtons();
-  $('download-csv').addEventListener('click', () => ui.table && download('climate-query.csv', 'text/csv', toCsv(ui.table)));
+  $('download-csv').addEventListener('click', () => {
+    if (!ui.table) return;
+    // Station periods are local times: the file says which zone, as the page does.
+    const station = ui.lastRequest?.endpoint === 'nearest-station' || ui.lastRequest?.endpoint === 'poly-aggregate';
+    download('climate-query.csv', 'text/csv', toCsv(ui.table, station ? `period (${utcOffsetLabel(stationsUtcOffset(catalog))})` : 'period'));
+  });
   $('download-json').addEventListener('click', () => download('climate-query.json', 'application/json', JSON.stringify(ui.lastAnswer, null, 1)));
   if (catalog.stations) {
     mountSqlPanel($('results'), {

@@ -237,10 +237,10 @@ export function isSum(label: string, timeScale: string | null): boolean {
   return timeScale === 'annual' || timeScale === 'calendar_month' || /rain|sunshine|evaporation|et0|_sum\b/.test(label);
 }
 
-/** The table as CSV (RFC 4180), empty cells for null, values at the data's precision. */
-export function toCsv(t: ResultTable): string {
+/** The table as CSV (RFC 4180), empty cells for null, values at the data's precision; `periodHeader` heads the first column (station answers name their zone there). */
+export function toCsv(t: ResultTable, periodHeader = 'period'): string {
   const q = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-  const head = ['period', ...t.series.map((s) => (s.unit ? `${s.label} (${s.unit})` : s.label))].map(q).join(',');
+  const head = [periodHeader, ...t.series.map((s) => (s.unit ? `${s.label} (${s.unit})` : s.label))].map(q).join(',');
   const dec = t.series.map((s) => decimalsOf(s.values));
   const lines = t.rows.map((r, i) => [q(r), ...t.series.map((s, k) => formatValue(s.values[i], dec[k]!))].join(','));
   return `${[head, ...lines].join('\n')}\n`;

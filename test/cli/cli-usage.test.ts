@@ -1,28 +1,17 @@
 // The CLI's behaviour as a shell user meets it: help, --version, unknown
 // options, exit codes, and a reader that closes the pipe early. Real child
 // processes of the real bin.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { readStations } from '../stations/oracle.ts';
+import { BIN, cli } from '../helpers/cli.ts';
 
-const run = promisify(execFile);
-const BIN = join(import.meta.dirname, '../../bin/climate-query.js');
 const COMMANDS = ['query', 'build', 'serve', 'demo'] as const;
 const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string };
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { timeout: 60_000 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at |TypeError|Error \[/);
 

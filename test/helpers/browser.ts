@@ -14,11 +14,27 @@ export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium not found at ${CHROMIUM}. Install it with \`apt-get install chromium\` (.ci/run does) or set CHROMIUM_PATH.`);
   }
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
   });
+  // Two test workers each drawing maps in software on two cores: a first load of the app through
+  // Vite's dev server has taken over 30 s (Playwright's default) on a loaded CI machine. Every page
+  // gets a minute to navigate; each test still has its own time limit.
+  const newPage = browser.newPage.bind(browser);
+  browser.newPage = async (...args: Parameters<Browser['newPage']>) => {
+    const page = await newPage(...args);
+    page.setDefaultNavigationTimeout(60_000);
+    return page;
+  };
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args: Parameters<Browser['newContext']>) => {
+    const context = await newContext(...args);
+    context.setDefaultNavigationTimeout(60_000);
+    return context;
+  };
+  return browser;
 }
 
 /** Starts Vite on the repository root, with `datasets` mounted as /<name>/. */

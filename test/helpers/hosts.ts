@@ -104,7 +104,9 @@ async function worldReadable(site: string): Promise<void> {
 }
 
 /** Resolves once `url` answers HTTP at all (any status); rejects with the child's output if it exits first or after `ms`. */
-async function waitUntilUp(url: string, child: ChildProcess | null, output: () => string, ms = 20_000): Promise<void> {
+// 60 s: s3rver (a Node program loading Koa and its XML stack) took over 20 s to answer on a CI
+// machine whose two cores were drawing maps in the other test worker.
+async function waitUntilUp(url: string, child: ChildProcess | null, output: () => string, ms = 60_000): Promise<void> {
   const t0 = Date.now();
   let exited: string | null = null;
   child?.once('exit', (code, signal) => (exited = `exited with ${code ?? signal}`));

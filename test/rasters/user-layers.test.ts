@@ -8,11 +8,9 @@
  * checked too, so the build cannot agree with itself by accident. The
  * ambiguous and mismatched builds are refused with what to pass.
  */
-import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import proj4 from 'proj4';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { writeInputGeoTiff } from '../../src/build/raster-build-input.ts';
@@ -26,21 +24,11 @@ import { COVERAGE_EPSILON } from '../../src/rasters/coverage.ts';
 import { gdalPixel } from '../helpers/gdal-read.ts';
 import { decodeWhole, oracleCoverage, oracleStat } from '../helpers/raster-oracle.ts';
 import { hash } from '../helpers/raster-fixture.ts';
+import { cli } from '../helpers/cli.ts';
 
-const run = promisify(execFile);
-const BIN = join(import.meta.dirname, '../../bin/climate-query.js');
 const ETOPO = join(DATA_SOURCES, 'za-elevation-etopo5.tif');
 const UTM34S = '+proj=utm +zone=34 +south +datum=WGS84 +units=m +no_defs';
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 /** Daily minimum temperature of the projected input: smooth in lon/lat, so a bilinear warp keeps it. */
 const tminAt = (lon: number, lat: number, day: number) => 8 + 3 * (lon - 19) - 2 * (lat + 33.7) + 0.5 * day;

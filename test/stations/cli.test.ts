@@ -1,28 +1,12 @@
 // The CLI as a user runs it: a real child process on the fixture dataset.
-import { execFile } from 'node:child_process';
 import { cp, readdir, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { readStations } from './oracle.ts';
+import { cli } from '../helpers/cli.ts';
 
-const run = promisify(execFile);
 const fx = inject('stationFixture');
-const BIN = join(import.meta.dirname, '../../bin/climate-query.js');
 
-async function cli(args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = run(process.execPath, [BIN, ...args], { maxBuffer: 256 * 1024 * 1024 });
-  if (input !== undefined) {
-    child.child.stdin!.end(input);
-  }
-  try {
-    const { stdout, stderr } = await child;
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 describe('climate-query query', () => {
   it('answers 10 points × 5 hourly types × one month with 24 × days periods under every key', async () => {

@@ -6,21 +6,19 @@
 // that split a station's record); every check compares the archive with an
 // independent computation: native DuckDB SQL over the input CSVs, or the
 // TypeScript oracle (oracle.ts).
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuildInputError, buildStations } from '../../src/build/stations-build.ts';
 import { mulberry32 } from '../../src/build/prng.ts';
-import { STATION_TYPES, type StationTimeScale } from '../../src/contract/station-data-types.ts';
+import type { StationTimeScale } from '../../src/contract/station-data-types.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { allScales, monthlyFromDaily, readSeries, readStations, type Series } from './oracle.ts';
+import { archiveSeries, expectSameSeries } from './archive-series.ts';
+import { cli } from '../helpers/cli.ts';
 
-const run = promisify(execFile);
-const BIN = join(import.meta.dirname, '../../bin/climate-query.js');
 
 let dir: string;
 beforeAll(async () => {
@@ -28,15 +26,6 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
 
 async function write(name: string, text: string): Promise<string> {
   const p = join(dir, name);
@@ -187,37 +176,6 @@ function dailyRows(id: string, first: string, last: string, seed: number): strin
 }
 const dailyCsv = (rows: string[]) => `station_id,time,${DAILY_COLS.join(',')}\n${rows.join('\n')}\n`;
 
-/** Every row of one scale in the archive, read with DuckDB from the station files, as a Series keyed like answers. */
-async function archiveSeries(out: string, scale: StationTimeScale): Promise<Series> {
-  const fmt = { hourly: '%Y-%m-%dT%H:%M:%S', daily: '%Y-%m-%d', monthly: '%Y-%m-01' }[scale];
-  const got = await sql(`SELECT *, strftime(time, '${fmt}') AS __key FROM read_parquet('${join(out, 'stations', scale)}/**/*.parquet', union_by_name = true) ORDER BY station_id, time`);
-  const series: Series = new Map();
-  for (const r of got) {
-    const values: Record<string, number | null> = {};
-    for (const t of STATION_TYPES[scale]) values[t] = r[t] === undefined || r[t] === null ? null : Number(r[t]);
-    let m = series.get(String(r.station_id));
-    if (!m) series.set(String(r.station_id), (m = new Map()));
-    m.set(String(r.__key), values);
-  }
-  return series;
-}
-
-/** Same stations, same periods in the same order, same values (relative tolerance 1e-9; null is null). */
-function expectSameSeries(got: Series, want: Series, what: string): void {
-  expect([...got.keys()].sort(), `${what}: stations`).toEqual([...want.keys()].sort());
-  for (const [id, rows] of want) {
-    const g = got.get(id)!;
-    expect([...g.keys()].sort(), `${what}: ${id} periods`).toEqual([...rows.keys()].sort());
-    for (const [key, v] of rows) {
-      for (const [t, x] of Object.entries(v)) {
-        const y = g.get(key)![t] ?? null;
-        if (x === null || y === null) expect(y, `${what} ${id} ${key} ${t}`).toBe(x);
-        else expect(Math.abs(y - x), `${what} ${id} ${key} ${t}: ${y} vs ${x}`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(x)));
-      }
-    }
-  }
-}
-
 /** `a` with `b`'s stations added (b wins for a station in both). */
 const union = (a: Series, b: Series): Series => new Map([...a, ...b]);
 const only = (s: Series, ids: string[]): Series => new Map([...s].filter(([id]) => ids.includes(id)));
@@ -336,7 +294,7 @@ describe('the build report (issue 19, 2)', () => {
     // Independent counts: DuckDB over the input CSVs, and the oracle's derived series.
     const perFile = await sql(`SELECT filename, count(*) AS n, min(time) AS first, max(time) AS last FROM read_csv([${hourly.map((h) => `'${h}'`).join(', ')}], header = true, all_varchar = true, filename = true) GROUP BY 1 ORDER BY 1`);
     const h = report.scales.hourly;
-    expect(h.files).toEqual(perFile.map((r) => ({ path: r.filename, rows: Number(r.n) })));
+    expect(h.files).toEqual(perFile.map((r) => ({ path: r.filename, rows: Number(r.n), zoned: 0 })));
     expect(h.rowsRead).toBe(perFile.reduce((a, r) => a + Number(r.n), 0));
     expect(h.rowsWritten).toBe(h.rowsRead);
     expect(h).toMatchObject({ stations: 4, given: 4, derived: 0, kept: 0, rowsRefused: 0, refused: [], first: '2024-01-01T00:00:00', last: '2024-02-29T23:00:00' });

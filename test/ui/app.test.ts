@@ -290,6 +290,11 @@ describe('the map app', () => {
       return map.queryRenderedFeatures({ layers: ['stations'] }).length;
     });
     expect(stationsDrawn).toBeGreaterThan(50);
+    // The demo says it is a demo, from its own catalog, above every answer.
+    const notice = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')).notice as string;
+    expect(notice).toMatch(/synthetic/);
+    await expect.poll(() => page.locator('#dataset-notice').textContent()).toBe(notice);
+    expect(await page.locator('#dataset-notice').isVisible()).toBe(true);
     await page.screenshot({ path: `${SHOTS}ui-empty.png` });
     await page.close();
   });
@@ -302,6 +307,9 @@ describe('the map app', () => {
     expect(await page.locator('#endpoint-info').textContent()).toContain('/api/nearest-station/');
     const ui = await runAndWait(page);
     expect(ui.lastRequest!.endpoint).toBe('nearest-station');
+    // Which zone the hours are in, as the dataset's catalog states it (none: SAST).
+    const zone = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')).stations.utcOffset ?? '+02:00';
+    expect(await page.locator('#metadata').textContent()).toContain(`local standard time, UTC${zone}`);
     const answer = ui.lastAnswer as Record<string, { data: Record<string, Record<string, number | null>> }>;
     const keys = Object.keys(answer);
     const types = ui.lastRequest!.body.dataTypes as string[];
@@ -529,6 +537,8 @@ describe("a user's own dataset", () => {
     // Its one layer, described as its catalog says; nothing of the demo's six families.
     const options = await page.locator('#dataType option').allTextContents();
     expect(options).toEqual(['Height above sea level (ETOPO5) (m)']);
+    // No notice of the demo's on a dataset without one.
+    expect(await page.locator('#dataset-notice').isVisible()).toBe(false);
     expect(await page.locator('input[name=source][value=stations]').isDisabled()).toBe(true);
     expect(await page.locator('input[name=source][value=raster]').isChecked()).toBe(true);
     expect(await page.locator('#layer-info').textContent()).toBe('Height above sea level (ETOPO5) (m), one value, no dates.');
