@@ -19,7 +19,7 @@ import { packageVersion } from './package-version.ts';
 import { sqlResultCsv } from '../sql/sql-csv.ts';
 
 /** The CLI's commands. */
-type Command = 'query' | 'sql' | 'build' | 'layers' | 'index' | 'serve' | 'demo';
+type Command = 'query' | 'sql' | 'build' | 'layers' | 'stations' | 'index' | 'serve' | 'demo';
 
 /**
  * Usage of each command, printed by `climate-query <command> --help` (exit
@@ -113,18 +113,41 @@ Exit codes:
   2  bad arguments or unusable input files (message on stderr)
 `,
   layers: `Usage: climate-query layers [--data DIR|URL]
+       climate-query layers remove NAME[/SUB] [--extent E] [--data DIR]
 
   Lists the dataset's raster layers (dataType, subDataType, dataExtent,
   timeScale, dates, unit) and how to ask for each with query point|polygon.
+  "remove" takes one layer out of a dataset folder: its catalog entry, then
+  its files; every other layer and the stations stay as they are. --extent
+  says which when the dataset has the layer on several extents.
 
 Options:
-  --data DIR|URL   dataset to list (default: the demo dataset, ${DEFAULT_DATASET})
+  --data DIR|URL   dataset (default: the demo dataset, ${DEFAULT_DATASET})
+  --extent E       with remove: the layer's extent (tc, sa, …)
   -h, --help       this help
 
 Exit codes:
-  0  listed
+  0  listed, or removed
   1  no dataset there, or it is unreadable
-  2  bad arguments
+  2  bad arguments, or no such layer (the message lists the layers there)
+`,
+  stations: `Usage: climate-query stations remove ID... [--data DIR]
+       climate-query stations remove --all [--data DIR]
+
+  Takes stations out of a dataset folder: each named station's files at every
+  time scale and its row in stations/stations.parquet, then re-indexes the
+  archive; every other station and the raster layers stay as they are. --all
+  removes the whole station archive. An unknown ID removes nothing.
+
+Options:
+  --data DIR       dataset folder (default: the demo dataset, ${DEFAULT_DATASET})
+  --all            remove every station
+  -h, --help       this help
+
+Exit codes:
+  0  removed
+  1  the removal failed
+  2  bad arguments, no stations there, or an unknown ID
 `,
   index: `Usage: climate-query index DIR [--name NAME] [--time-zone ZONE]
 
@@ -185,9 +208,10 @@ Usage:
       point and polygon ask for a raster layer the dataset declares: see \`climate-query layers\`.
   climate-query sql <query|-> --stations ID,… --time-scale S --from D --to D [--data DIR|URL]
       read-only SQL over station records (DuckDB).
-  climate-query layers [--data DIR|URL]
+  climate-query layers [--data DIR|URL]       (layers remove NAME[/SUB]: take one out)
+  climate-query stations remove ID...|--all [--data DIR]
   climate-query build --out DIR (--stations FILE ... | --layer NAME[/SUB] --unit U --time-scale S FILE.tif...)
-  climate-query index DIR [--name NAME]
+  climate-query index DIR [--name NAME] [--time-zone ZONE]
   climate-query serve [--data DIR|URL] [--port 8787] [--host 127.0.0.1]
   climate-query demo [--out DIR] [--if-missing]
   climate-query <command> --help     usage, options and exit codes of one command
@@ -258,6 +282,8 @@ export async function main(argv: string[]): Promise<number> {
         return await buildCommand(rest);
       case 'layers':
         return await layersCommand(rest);
+      case 'stations':
+        return await stationsCommand(rest);
       case 'index':
         return await indexCommand(rest);
       case 'demo':
@@ -453,9 +479,21 @@ async function buildCommand(argv: string[]): Promise<number> {
 const RESAMPLING = ['near', 'bilinear', 'cubic', 'average'] as const;
 
 async function layersCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('layers', args, { data: { type: 'string' } });
-  if (positionals.length > 0) usageError('layers', `unexpected argument "${positionals[0]}".`);
+  const { values, positionals } = parseCommand('layers', args, { data: { type: 'string' }, extent: { type: 'string' } });
   const data = values.data ?? DEFAULT_DATASET;
+  if (positionals[0] === 'remove') {
+    const [, name, ...extra] = positionals;
+    if (!name || extra.length) usageError('layers', `remove takes one layer, NAME or NAME/SUB${extra.length ? `; unexpected "${extra[0]}"` : ''}.`);
+    if (/^https?:\/\//i.test(data)) usageError('layers', 'remove changes a dataset folder; --data must be a folder, not a URL.');
+    const [dataType, subDataType = '-', more] = name.split('/');
+    if (!dataType || more !== undefined) usageError('layers', `"${name}" is not NAME or NAME/SUB.`);
+    const { removeRasterLayer } = await import('../build/dataset-remove.ts');
+    const r = await removeRasterLayer(data, dataType, subDataType, values.extent);
+    process.stderr.write(`Removed layer ${r.removed} from ${data}: ${r.files.length} file(s) deleted${r.files.length ? ` (${r.files.join(', ')})` : ''}.\n`);
+    return 0;
+  }
+  if (values.extent !== undefined) usageError('layers', '--extent goes with remove.');
+  if (positionals.length > 0) usageError('layers', `unexpected argument "${positionals[0]}".`);
   if (!/^https?:\/\//i.test(data) && !existsSync(`${data}/catalog.json`)) {
     process.stderr.write(`No dataset at ${data}. Run \`climate-query demo\` first, or pass --data DIR|URL.\n`);
     return 1;
@@ -467,6 +505,20 @@ async function layersCommand(args: string[]): Promise<number> {
   } finally {
     await engine.close();
   }
+}
+
+async function stationsCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommand('stations', args, { data: { type: 'string' }, all: { type: 'boolean' } });
+  const [sub, ...ids] = positionals;
+  if (sub !== 'remove') usageError('stations', sub === undefined ? 'say what to do: remove.' : `unknown subcommand "${sub}"; the one there is: remove.`);
+  const all = values.all ?? false;
+  if (all === (ids.length > 0)) usageError('stations', all ? '--all removes every station; name no IDs with it.' : 'name the stations to remove (their station_id), or pass --all.');
+  const data = values.data ?? DEFAULT_DATASET;
+  if (/^https?:\/\//i.test(data)) usageError('stations', 'remove changes a dataset folder; --data must be a folder, not a URL.');
+  const { removeStations } = await import('../build/dataset-remove.ts');
+  const r = await removeStations(data, ids, all);
+  process.stderr.write(`Removed ${r.removed} from ${data}.\n`);
+  return 0;
 }
 
 async function indexCommand(args: string[]): Promise<number> {

@@ -1,0 +1,140 @@
+/**
+ * `climate-query layers remove` and `climate-query stations remove`: take one
+ * raster layer, or some stations, out of a dataset folder and change nothing
+ * else. The catalog stops naming what goes first, then its files are
+ * deleted, so a reader never finds a catalog entry without its file.
+ */
+import { mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { STATION_TIME_SCALES } from '../contract/station-data-types.ts';
+import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
+import { updateCatalog } from './catalog-writer.ts';
+import { BuildInputError, indexStations, lit, openBuildDuckDB } from './station-index-build.ts';
+
+/** Reads `dir/catalog.json`, or says there is no dataset there. */
+async function readCatalog(dir: string): Promise<Catalog> {
+  try {
+    return JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+  } catch (err) {
+    throw new BuildInputError(`No dataset at ${dir} (${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no catalog.json' : 'catalog.json is unreadable'}); pass --data DIR, the folder holding catalog.json.`);
+  }
+}
+
+/** `path` (relative to the dataset, from its catalog or index) inside `dir`, or null when it would leave it. */
+function inside(dir: string, path: string): string | null {
+  const full = resolve(dir, path);
+  const rel = relative(resolve(dir), full);
+  return rel && !rel.startsWith('..') && !rel.startsWith(sep) && !/^[a-z]:/i.test(rel) ? full : null;
+}
+
+const layerName = (l: RasterLayerEntry) => `${l.dataType}${l.subDataType === '-' ? '' : `/${l.subDataType}`} (extent ${l.extent})`;
+
+/** What a removal did. */
+export interface RemoveReport {
+  /** What was removed, for people ("temp/min (extent sa)", "3 stations: A, B, C"). */
+  removed: string;
+  /** Dataset-relative paths of the files deleted. */
+  files: string[];
+}
+
+/**
+ * Removes the raster layer `dataType[/subDataType]` (and `extent`, when the dataset has the layer
+ * on several extents) from the dataset in `dir`: its catalog entry, then its files and preview
+ * where no other layer uses them. Throws naming the layers there when none or several match.
+ */
+export async function removeRasterLayer(dir: string, dataType: string, subDataType = '-', extent?: string): Promise<RemoveReport> {
+  const catalog = await readCatalog(dir);
+  const same = catalog.rasters.filter((l) => l.dataType === dataType && l.subDataType === subDataType);
+  const matches = extent === undefined ? same : same.filter((l) => l.extent === extent);
+  const asked = `${dataType}${subDataType === '-' ? '' : `/${subDataType}`}${extent === undefined ? '' : ` --extent ${extent}`}`;
+  if (matches.length === 0) {
+    const have = catalog.rasters.map(layerName);
+    throw new BuildInputError(`The dataset at ${dir} has no layer ${asked}; it has ${have.length ? have.join(', ') : 'no raster layers'}.`);
+  }
+  if (matches.length > 1) {
+    throw new BuildInputError(`The dataset at ${dir} has ${asked} on ${matches.length} extents (${matches.map((l) => l.extent).join(', ')}); say which with --extent.`);
+  }
+  const layer = matches[0]!;
+  const others = new Set(catalog.rasters.filter((l) => l !== layer).flatMap((l) => [...l.files.map((f) => f.path), ...(l.preview ? [l.preview] : [])]));
+  const paths = [...layer.files.map((f) => f.path), ...(layer.preview ? [layer.preview] : [])].filter((p) => !others.has(p));
+  await updateCatalog(dir, catalog.name, (c) => {
+    c.rasters = c.rasters.filter((l) => !(l.dataType === layer.dataType && l.subDataType === layer.subDataType && l.extent === layer.extent));
+  });
+  const deleted: string[] = [];
+  for (const p of paths) {
+    // A path the catalog names outside the dataset is left alone: this command deletes only inside it.
+    const full = inside(dir, p);
+    if (!full) continue;
+    await rm(full, { force: true });
+    deleted.push(p);
+    await removeEmptyParents(dir, dirname(full));
+  }
+  return { removed: layerName(layer), files: deleted };
+}
+
+/** Removes `folder` and its parents up to (not including) `dir` while they are empty. */
+async function removeEmptyParents(dir: string, folder: string): Promise<void> {
+  const root = resolve(dir);
+  for (let f = resolve(folder); f.startsWith(root + sep); f = dirname(f)) {
+    if ((await readdir(f).catch(() => ['?'])).length) return;
+    await rm(f, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Removes stations from the dataset in `dir`: with `ids`, those stations (their files at every
+ * scale and their rows in stations.parquet), then re-indexes what stays; with `all`, the whole
+ * station archive. Unknown ids are refused, naming them; nothing changes then.
+ */
+export async function removeStations(dir: string, ids: readonly string[], all = false): Promise<RemoveReport> {
+  const catalog = await readCatalog(dir);
+  if (!catalog.stations) throw new BuildInputError(`The dataset at ${dir} has no stations.`);
+  const archive = join(dir, 'stations');
+  if (all) {
+    const count = catalog.stations.count;
+    await updateCatalog(dir, catalog.name, (c) => {
+      c.stations = null;
+    });
+    await rm(archive, { recursive: true, force: true });
+    return { removed: `all ${count} stations`, files: ['stations/'] };
+  }
+  if (!ids.length) throw new BuildInputError('Name the stations to remove (their station_id), or pass --all.');
+  const temp = await mkdtemp(join(tmpdir(), 'climate-query-remove-'));
+  const duck = await openBuildDuckDB(temp);
+  try {
+    const { con } = duck;
+    const index = join(archive, 'index.parquet');
+    const idList = ids.map(lit).join(', ');
+    const listed = (await con.runAndReadAll(`SELECT * FROM read_parquet(${lit(index)}) WHERE station_id IN (${idList})`)).getRowObjectsJS();
+    const unknown = ids.filter((id) => !listed.some((r) => String(r.station_id) === id));
+    if (unknown.length) throw new BuildInputError(`The dataset at ${dir} has no station ${unknown.map((u) => `"${u}"`).join(', ')}; nothing was removed.`);
+    // stations.parquet without them: written beside, then moved over the old one.
+    const stationsFile = join(archive, 'stations.parquet');
+    const next = join(archive, '.stations-next.parquet');
+    await con.run(`COPY (SELECT * FROM read_parquet(${lit(stationsFile)}) WHERE station_id NOT IN (${idList}) ORDER BY station_id) TO ${lit(next)} (FORMAT parquet, COMPRESSION zstd)`);
+    duck.close();
+    await rename(next, stationsFile);
+    const files: string[] = [];
+    for (const r of listed) {
+      for (const scale of STATION_TIME_SCALES) {
+        const p = r[`${scale}_path`];
+        if (typeof p !== 'string') continue;
+        const full = inside(dir, p);
+        if (!full) continue;
+        // The station's folder at this scale (station_id=<id>/), with every file in it.
+        await rm(dirname(full), { recursive: true, force: true });
+        files.push(`${dirname(p)}/`);
+      }
+    }
+    await indexStations(dir, catalog.name, catalog.stations.utcOffset);
+    return { removed: `${listed.length} station(s): ${listed.map((r) => String(r.station_id)).join(', ')}`, files };
+  } finally {
+    try {
+      duck.close();
+    } catch {
+      // Closed above.
+    }
+    await rm(temp, { recursive: true, force: true });
+  }
+}
