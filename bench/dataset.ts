@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkCatalog, type Catalog, type RasterLayerEntry } from '../src/dataset/catalog.ts';
 import { buildDemo } from '../src/node/demo.ts';
-import { closeDataset, gdalStep, mount, openDataset, unmount } from '../src/build/raster-build-gdal.ts';
+import { closeDataset, gdalStep, mount, openDataset, unmount } from '../src/builder/raster-build-gdal.ts';
 
 /** The repository root. */
 export const REPO = fileURLToPath(new URL('..', import.meta.url));

@@ -4,8 +4,8 @@ import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { writeDemoStationInputs } from '../src/build/demo-stations.ts';
-import { buildStations } from '../src/build/stations-build.ts';
+import { writeDemoStationInputs } from '../src/builder/demo-stations.ts';
+import { buildStations } from '../src/builder/stations-build.ts';
 import { buildDemo } from '../src/node/demo.ts';
 
 /** Options of the fixture, shared with the tests that read its inputs. */

@@ -9,7 +9,8 @@ import { existsSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
 import { ClimateQueryError, toClimateQueryError } from '../contract/errors.ts';
-import { parseTimeScale } from '../build/raster-build-declare.ts';
+import { parseTimeScale } from '../builder/raster-build-declare.ts';
+import { BuildError } from '../builder/build-error.ts';
 import { catalogLayersText, layerText } from './layer-text.ts';
 import { DEFAULT_DATASET } from './demo.ts';
 import { createNodeEngine } from './node-engine.ts';
@@ -317,8 +318,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${missing}\n`);
       return 1;
     }
-    if ((err as { name?: unknown }).name === 'BuildInputError' || err instanceof ClimateQueryError) {
-      process.stderr.write(`Input error: ${(err as Error).message}\n`);
+    // One build error for every build (builder/build-error.ts); the CLI's own option checks throw the contract's.
+    if (err instanceof BuildError || err instanceof ClimateQueryError) {
+      process.stderr.write(`Build error: ${err.message}\n`);
       return 2;
     }
     process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
@@ -424,7 +426,7 @@ async function buildCommand(argv: string[]): Promise<number> {
     }
     const scale = number('scale', values.scale);
     const offset = number('offset', values.offset);
-    const { buildRasterLayer } = await import('../build/raster-build.ts');
+    const { buildRasterLayer } = await import('../builder/raster-build.ts');
     const result = await buildRasterLayer({
       dir: values.out,
       datasetName: values.name ?? 'dataset',
@@ -453,7 +455,7 @@ async function buildCommand(argv: string[]): Promise<number> {
   if (!values.out || !values.stations) {
     usageError('build', 'needs --out DIR and either --stations FILE or --layer TYPE/SUBTYPE FILE.tif...');
   }
-  const { buildStationsWithReport, failedReport, reportText } = await import('../build/stations-build.ts');
+  const { buildStationsWithReport, failedReport, reportText } = await import('../builder/stations-build.ts');
   const t0 = Date.now();
   const replace = values.replace ?? false;
   let result;
@@ -487,7 +489,7 @@ async function layersCommand(args: string[]): Promise<number> {
     if (/^https?:\/\//i.test(data)) usageError('layers', 'remove changes a dataset folder; --data must be a folder, not a URL.');
     const [dataType, subDataType = '-', more] = name.split('/');
     if (!dataType || more !== undefined) usageError('layers', `"${name}" is not NAME or NAME/SUB.`);
-    const { removeRasterLayer } = await import('../build/dataset-remove.ts');
+    const { removeRasterLayer } = await import('../builder/dataset-remove.ts');
     const r = await removeRasterLayer(data, dataType, subDataType, values.extent);
     process.stderr.write(`Removed layer ${r.removed} from ${data}: ${r.files.length} file(s) deleted${r.files.length ? ` (${r.files.join(', ')})` : ''}.\n`);
     return 0;
@@ -515,7 +517,7 @@ async function stationsCommand(args: string[]): Promise<number> {
   if (all === (ids.length > 0)) usageError('stations', all ? '--all removes every station; name no IDs with it.' : 'name the stations to remove (their station_id), or pass --all.');
   const data = values.data ?? DEFAULT_DATASET;
   if (/^https?:\/\//i.test(data)) usageError('stations', 'remove changes a dataset folder; --data must be a folder, not a URL.');
-  const { removeStations } = await import('../build/dataset-remove.ts');
+  const { removeStations } = await import('../builder/dataset-remove.ts');
   const r = await removeStations(data, ids, all);
   process.stderr.write(`Removed ${r.removed} from ${data}.\n`);
   return 0;
@@ -525,8 +527,8 @@ async function indexCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand('index', args, { name: { type: 'string' }, 'time-zone': { type: 'string' } });
   const [dir] = positionals;
   if (!dir || positionals.length > 1) usageError('index', 'needs one DIR holding stations/stations.parquet and stations/<scale>/….');
-  const { indexStations } = await import('../build/station-index-build.ts');
-  const { resolveTimeZone } = await import('../build/time-zone.ts');
+  const { indexStations } = await import('../builder/station-index-build.ts');
+  const { resolveTimeZone } = await import('../builder/time-zone.ts');
   const t0 = Date.now();
   const zone = values['time-zone'] === undefined ? undefined : resolveTimeZone(values['time-zone']);
   const section = await indexStations(dir, values.name ?? 'dataset', zone);

@@ -17,9 +17,9 @@ export const DEMO_NOTICE = 'Demo dataset: synthetic weather and climate layers, 
 export async function buildDemo(out: string, log: (line: string) => void = () => {}): Promise<void> {
   // Imported here, not above: they need native DuckDB and gdal3.js, optional
   // packages that importing DEFAULT_DATASET must not require.
-  const { writeDemoStationInputs } = await import('../build/demo-stations.ts');
-  const { buildStations } = await import('../build/stations-build.ts');
-  const { buildDemoRasters } = await import('../build/demo-rasters.ts');
+  const { writeDemoStationInputs } = await import('../builder/demo-stations.ts');
+  const { buildStations } = await import('../builder/stations-build.ts');
+  const { buildDemoRasters } = await import('../builder/demo-rasters.ts');
   const inputs = await mkdtemp(join(tmpdir(), 'climate-query-demo-'));
   try {
     let t = Date.now();
@@ -27,7 +27,7 @@ export async function buildDemo(out: string, log: (line: string) => void = () =>
     log(`demo: station inputs written in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     t = Date.now();
     const s = await buildStations({ stations: files.stations, hourly: files.hourly }, out, 'demo');
-    const { updateCatalog } = await import('../build/catalog-writer.ts');
+    const { updateCatalog } = await import('../builder/catalog-writer.ts');
     await updateCatalog(out, 'demo', (c) => {
       c.notice = DEMO_NOTICE;
       const line = 'Demo station records are synthetic weather at the positions and names of NOAA ISD stations (and invented valley stations), not measurements.';

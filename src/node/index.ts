@@ -2,8 +2,11 @@
 export { createNodeEngine, type NodeEngineOptions } from './node-engine.ts';
 export { startServer, type ServerOptions, type RunningServer } from './server.ts';
 export { fileLocation, locationOf } from './file-location.ts';
-export { buildStations, buildStationsWithReport, BuildInputError, type StationInputs, type StationBuildOptions, type StationBuildReport, type ScaleReport } from '../build/stations-build.ts';
+export { buildStations, buildStationsWithReport, BuildError, type StationInputs, type StationBuildOptions, type StationBuildReport, type ScaleReport } from '../builder/stations-build.ts';
+/** @deprecated The earlier name of {@link BuildError}, kept for code that catches it. */
+export { BuildError as BuildInputError } from '../builder/build-error.ts';
+export type { BuildErrorCode, BuildErrorDetail } from '../builder/build-error.ts';
 export { buildDemo, DEFAULT_DATASET } from './demo.ts';
-export { indexStations } from '../build/station-index-build.ts';
+export { indexStations } from '../builder/station-index-build.ts';
 export * from '../index.ts';
 export { createNativeSqlRunner, type NativeSqlOptions } from './native-sql-runner.ts';

@@ -11,7 +11,7 @@ import { createServer, type ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { encodeDatasetPath } from '../../src/dataset/dataset-path.ts';
 import { urlLocation } from '../../src/dataset/location.ts';
-import { indexStations } from '../../src/build/station-index-build.ts';
+import { indexStations } from '../../src/builder/station-index-build.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
 import { expectClimateError } from '../helpers/expect-error.ts';

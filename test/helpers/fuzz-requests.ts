@@ -2,7 +2,7 @@
 // types, deep nesting, huge strings, unicode, numbers out of range, WKT and
 // date mutations, and raw-text damage. Every request is a body text, as an
 // HTTP client would send it.
-import { mulberry32 } from '../../src/build/prng.ts';
+import { mulberry32 } from '../../src/builder/prng.ts';
 import { ClimateQueryError, type ErrorCode } from '../../src/contract/errors.ts';
 import type { Endpoint } from '../../src/contract/types.ts';
 

@@ -9,7 +9,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { closeDataset, gdalStep, mount, openDataset, unmount } from '../../src/build/raster-build-gdal.ts';
+import { closeDataset, gdalStep, mount, openDataset, unmount } from '../../src/builder/raster-build-gdal.ts';
 
 /** The value in units at (x, y) of 1-based `band`, or null at nodata or off the raster. */
 export async function gdalPixel(path: string, band: number, x: number, y: number): Promise<number | null> {

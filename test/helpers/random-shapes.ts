@@ -5,7 +5,7 @@
  * orientation. Deterministic, so a failure can be replayed.
  */
 import type { PolygonCoords, Position } from '../../src/contract/wkt.ts';
-import { mulberry32 } from '../../src/build/prng.ts';
+import { mulberry32 } from '../../src/builder/prng.ts';
 import type { GridSpec } from '../../src/rasters/coverage.ts';
 
 /** The grid shapes are placed on. */

@@ -12,8 +12,8 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proj4 from 'proj4';
-import { writeInputGeoTiff } from '../../src/build/raster-build-input.ts';
-import { buildRasterLayer } from '../../src/build/raster-build.ts';
+import { writeInputGeoTiff } from '../../src/builder/raster-build-input.ts';
+import { buildRasterLayer } from '../../src/builder/raster-build.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 
 /** The fixture grid (EPSG:4326). 100 × 70 px with 32 px tiles: partial tiles on the east and south. */

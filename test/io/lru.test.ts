@@ -3,7 +3,7 @@
 // drop a newer entry of the same key. Checked against a brute-force model.
 import { describe, expect, it } from 'vitest';
 import { Lru } from '../../src/io/lru.ts';
-import { mulberry32 } from '../../src/build/prng.ts';
+import { mulberry32 } from '../../src/builder/prng.ts';
 
 describe('Lru', () => {
   it('drops the least recently used past its weight, calling onEvict', () => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MAX_BODY_BYTES } from '../../src/engine/router.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
-import { mulberry32 } from '../../src/build/prng.ts';
+import { mulberry32 } from '../../src/builder/prng.ts';
 import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
 
 const fx = inject('stationFixture');

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromFile } from 'geotiff';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDemoRasters, DEMO_SEASONS, DEMO_YEAR } from '../../src/build/demo-rasters.ts';
+import { buildDemoRasters, DEMO_SEASONS, DEMO_YEAR } from '../../src/builder/demo-rasters.ts';
 import { parseRange, type TimeScale } from '../../src/contract/periods.ts';
 import { RASTER_FAMILIES, type RasterDataType } from '../../src/contract/raster-layers.ts';
 import type { RasterQuery, RasterResponse } from '../../src/contract/types.ts';

@@ -8,8 +8,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fromFile } from 'geotiff';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeInputGeoTiff } from '../../src/build/raster-build-input.ts';
-import { buildRasterLayer, STORED_NODATA } from '../../src/build/raster-build.ts';
+import { writeInputGeoTiff } from '../../src/builder/raster-build-input.ts';
+import { buildRasterLayer, STORED_NODATA } from '../../src/builder/raster-build.ts';
 import type { Catalog, RasterLayerEntry } from '../../src/dataset/catalog.ts';
 import { buildRasterFixture, dailyValue, FIXTURE_GRID, hash, isNodataPixel, type RasterFixture } from '../helpers/raster-fixture.ts';
 import { decodeWhole } from '../helpers/raster-oracle.ts';
@@ -142,7 +142,7 @@ describe('raster build refuses', () => {
   it('inputs whose dates it cannot tell', async () => {
     const f = join(fx.inputs, 'undated-stack.tif');
     await writeInputGeoTiff(f, { ...base(), bands: 2, fill: (b, out) => out.fill(b) });
-    await expect(buildRasterLayer({ dir: join(fx.root, 'x1'), dataType: 'temp', subDataType: 'min', inputs: [f] })).rejects.toMatchObject({ code: 'invalid_date' });
+    await expect(buildRasterLayer({ dir: join(fx.root, 'x1'), dataType: 'temp', subDataType: 'min', inputs: [f] })).rejects.toMatchObject({ code: 'invalid_option' });
     const bad = join(fx.inputs, 'bad-dates.tif');
     await writeInputGeoTiff(bad, { ...base(), bands: 1, descriptions: ['2023-02-30'], fill: (_b, out) => out.fill(1) });
     await expect(buildRasterLayer({ dir: join(fx.root, 'x1'), dataType: 'temp', subDataType: 'min', inputs: [bad] })).rejects.toThrow(/2023-02-30/);
@@ -151,7 +151,7 @@ describe('raster build refuses', () => {
   it('values that do not fit Int16 at the storage step', async () => {
     const f = join(fx.inputs, 'huge.tif');
     await writeInputGeoTiff(f, { ...base(), bands: 1, descriptions: ['2023-01-01'], fill: (_b, out) => out.fill(5000) });
-    await expect(buildRasterLayer({ dir: join(fx.root, 'x2'), dataType: 'temp', subDataType: 'min', inputs: [f] })).rejects.toMatchObject({ code: 'invalid_field', field: 'scale' });
+    await expect(buildRasterLayer({ dir: join(fx.root, 'x2'), dataType: 'temp', subDataType: 'min', inputs: [f] })).rejects.toMatchObject({ code: 'invalid_option', option: 'scale' });
     const ok = await buildRasterLayer({ dir: join(fx.root, 'x2'), dataType: 'temp', subDataType: 'min', inputs: [f], scale: 1 });
     expect(ok.layer.scale).toBe(1);
   });
@@ -159,11 +159,11 @@ describe('raster build refuses', () => {
   it('the same period twice, unknown sub-types and inputs outside the extent', async () => {
     const f = join(fx.inputs, 'dup.tif');
     await writeInputGeoTiff(f, { ...base(), bands: 2, descriptions: ['2023-01-01', '2023-01-01'], fill: (_b, out) => out.fill(1) });
-    await expect(buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'temp', subDataType: 'min', inputs: [f] })).rejects.toMatchObject({ code: 'invalid_field' });
-    await expect(buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'gdd', subDataType: 'pears', inputs: [f] })).rejects.toMatchObject({ code: 'unknown_data_type' });
+    await expect(buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'temp', subDataType: 'min', inputs: [f] })).rejects.toMatchObject({ code: 'invalid_option' });
+    await expect(buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'gdd', subDataType: 'pears', inputs: [f] })).rejects.toMatchObject({ code: 'invalid_option' });
     const far = join(fx.inputs, 'far.tif');
     await writeInputGeoTiff(far, { width: 4, height: 4, geoTransform: [100, 0.1, 0, 10, 0, -0.1], bands: 1, descriptions: ['2023-01-01'], fill: (_b, out) => out.fill(1) });
-    await expect(buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'temp', subDataType: 'min', inputs: [far] })).rejects.toMatchObject({ code: 'invalid_field', field: 'inputs' });
+    await expect(buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'temp', subDataType: 'min', inputs: [far] })).rejects.toMatchObject({ code: 'invalid_option', option: 'inputs' });
     expect(existsSync(join(fx.root, 'x3', 'rasters'))).toBe(false);
   });
 });

@@ -10,8 +10,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import proj4 from 'proj4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildRasterLayer } from '../../src/build/raster-build.ts';
-import { writeInputGeoTiff, type InputRaster } from '../../src/build/raster-build-input.ts';
+import { buildRasterLayer } from '../../src/builder/raster-build.ts';
+import { writeInputGeoTiff, type InputRaster } from '../../src/builder/raster-build-input.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 
 const BIN = join(import.meta.dirname, '../../bin/climate-query.js');
@@ -40,8 +40,8 @@ describe('the CRS of a grid', () => {
   it('is refused when missing, naming the file and --crs; nothing is added', async () => {
     const out = join(dir, 'refused');
     await expect(buildRasterLayer({ dir: out, dataType: 'temp', subDataType: 'min', inputs: [withoutCrs] })).rejects.toMatchObject({
-      code: 'invalid_field',
-      field: 'crs',
+      code: 'invalid_option',
+      option: 'crs',
       message: expect.stringMatching(/tmin-nocrs\.tif has no coordinate reference system.*--crs/),
     });
     await expect(readFile(join(out, 'catalog.json'), 'utf8').then((t) => JSON.parse(t).rasters.length)).rejects.toThrow();

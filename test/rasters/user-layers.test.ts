@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proj4 from 'proj4';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { writeInputGeoTiff } from '../../src/build/raster-build-input.ts';
-import { buildRasterLayer } from '../../src/build/raster-build.ts';
-import { DATA_SOURCES } from '../../src/build/elevation.ts';
+import { writeInputGeoTiff } from '../../src/builder/raster-build-input.ts';
+import { buildRasterLayer } from '../../src/builder/raster-build.ts';
+import { DATA_SOURCES } from '../../src/builder/elevation.ts';
 import type { Position } from '../../src/contract/wkt.ts';
 import type { Catalog, RasterLayerEntry } from '../../src/dataset/catalog.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
@@ -347,7 +347,7 @@ describe('the build refuses what it cannot know or what does not fit', () => {
 
   it('checks a declared extent against the grid', async () => {
     const sa = await refused({ dir: join(root, 'r3'), dataType: 'elevation', unit: 'm', timeScale: null, extent: 'sa', inputs: [ETOPO] });
-    expect(sa).toMatchObject({ field: 'inputs' });
+    expect(sa).toMatchObject({ option: 'inputs' });
     expect(sa.message).toMatch(/reaches beyond extent "sa" \[16\.4, -34\.9, 32\.95, -22\.1\].*pass --extent with a new name/);
     // issue 10: a gdd layer declared for the Western Cape accepted a grid of all South Africa.
     const gdd = await refused({ dir: join(root, 'r3'), dataType: 'gdd', subDataType: 'apples', datePattern: 'cfsv2_annual_precip_{yyyy}_south_africa.tif', inputs: [precip2016()] });

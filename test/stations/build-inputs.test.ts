@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BuildInputError, buildStations } from '../../src/build/stations-build.ts';
+import { BuildError, buildStations } from '../../src/builder/stations-build.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 
 let dir: string;
@@ -27,7 +27,7 @@ async function expectInputError(inputs: Parameters<typeof buildStations>[0], mat
     () => null,
     (e: unknown) => e,
   );
-  expect(err).toBeInstanceOf(BuildInputError);
+  expect(err).toBeInstanceOf(BuildError);
   expect((err as Error).message).toMatch(match);
 }
 
@@ -126,21 +126,24 @@ describe('station build input validation', () => {
     }
   });
 
-  it('times with a zone (Z, +02:00) are refused, not filed hours off (NOAA ISD is in UTC)', async () => {
+  it("hourly times with a zone (Z, +02:00, +0100) are moved into the dataset's zone, not filed hours off (NOAA ISD is in UTC); daily dates with one are refused", async () => {
     const s = await file('s11.csv', STATIONS);
-    const cases: Array<[string, string, RegExp]> = [
-      ['z1.csv', 'station_id,time,rain\nA,2024-06-01T09:00:00,1\nA,2024-06-01T10:00:00Z,1\n', /z1\.csv: row 2 \(station "A"\), column "time": "2024-06-01T10:00:00Z" carries a time zone\. Times are local standard time/],
-      ['z2.csv', 'station_id,time,rain\nA,2024-06-01T09:00:00Z,1\nA,2024-06-01T10:00:00Z,1\n', /z2\.csv: .*time zone.* convert them \(10:00 UTC is 12:00 SAST\)/],
-      ['z3.csv', 'station_id,time,rain\nA,2024-06-01 09:00:00+02:00,1\nA,2024-06-01 10:00:00+02:00,1\n', /z3\.csv: .*time zone/],
-      ['z4.csv', 'station_id,time,rain_sum\nA,2024-06-01,1\nA,2024-06-02,1\n', /^$/],
-    ];
-    for (const [name, text, want] of cases) {
-      const scale = text.includes('rain_sum') ? 'daily' : 'hourly';
-      const inputs = { stations: s, [scale]: await file(name, text) };
-      // A plain daily file (dates end in "-01", "-02") is not mistaken for a zone.
-      if (want.source === '^$') expect((await buildStations(inputs, join(dir, 'out-z4'))).dataTypes.daily).toEqual(['rain_sum']);
-      else await expectInputError(inputs, want);
-    }
+    // Hourly times with a zone are instants: moved into the dataset's zone (SAST here), never filed hours off.
+    const z = await file('z1.csv', 'station_id,time,rain\nA,2024-06-01T09:00:00,1\nA,2024-06-01T10:00:00Z,2\nA,2024-06-01 13:00:00+02:00,3\nA,2024-06-01 12:00+0100,4\n');
+    // 12:00+01:00 is 11:00Z, 13:00 SAST: the same hour as row 3, so the file is refused as holding it twice.
+    await expectInputError({ stations: s, hourly: z }, /two rows for time 2024-06-01 13:00:00/);
+    const ok = await file('z2.csv', 'station_id,time,rain\nA,2024-06-01T09:00:00,1\nA,2024-06-01T10:00:00Z,2\nA,2024-06-01 13:00:00+02:00,3\n');
+    await buildStations({ stations: s, hourly: ok }, join(dir, 'out-z2'));
+    const db2 = await DuckDBInstance.create(':memory:');
+    const con2 = await db2.connect();
+    const rows = (await con2.runAndReadAll(`SELECT strftime(time, '%H:%M') AS t, rain FROM read_parquet('${join(dir, 'out-z2', 'stations', 'hourly')}/**/*.parquet') ORDER BY time`)).getRowObjectsJS();
+    con2.closeSync();
+    db2.closeSync();
+    expect(rows.map((r) => [r.t, Number(r.rain)])).toEqual([['09:00', 1], ['12:00', 2], ['13:00', 3]]);
+    // A daily date with a zone has no one meaning: refused, naming the row.
+    await expectInputError({ stations: s, daily: await file('z3.csv', 'station_id,time,rain_sum\nA,2024-06-01,1\nA,2024-06-02T00:00:00Z,1\n') }, /z3\.csv: row 2 \(station "A"\), column "time": .* carries a time zone; daily times are dates/);
+    // A plain daily file (dates end in "-01", "-02") is not mistaken for a zone.
+    expect((await buildStations({ stations: s, daily: await file('z4.csv', 'station_id,time,rain_sum\nA,2024-06-01,1\nA,2024-06-02,1\n') }, join(dir, 'out-z4'))).dataTypes.daily).toEqual(['rain_sum']);
   });
 
   it('a failed build leaves the previous archive as it was and nothing half-written', async () => {
@@ -149,7 +152,7 @@ describe('station build input validation', () => {
     await buildStations({ stations: s, daily: await file('d5.csv', 'station_id,time,rain_sum\nA,2024-01-01,3.5\n') }, out);
     const before = await readFile(join(out, 'catalog.json'), 'utf8');
     const index = await readFile(join(out, 'stations/index.parquet'));
-    await expect(buildStations({ stations: s, daily: await file('d6.csv', 'station_id,time,rain_sum\nA,2024-01-01,oops\n') }, out)).rejects.toThrow(BuildInputError);
+    await expect(buildStations({ stations: s, daily: await file('d6.csv', 'station_id,time,rain_sum\nA,2024-01-01,oops\n') }, out)).rejects.toThrow(BuildError);
     expect((await readdir(out)).sort()).toEqual(['catalog.json', 'stations']);
     expect(await readFile(join(out, 'catalog.json'), 'utf8')).toBe(before);
     expect((await readFile(join(out, 'stations/index.parquet'))).equals(index)).toBe(true);

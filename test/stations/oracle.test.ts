@@ -6,7 +6,7 @@ import { createNodeEngine } from '../../src/node/node-engine.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
 import { STATION_TYPES, type StationTimeScale } from '../../src/contract/station-data-types.ts';
 import { parseRange } from '../../src/contract/periods.ts';
-import { mulberry32 as rng } from '../../src/build/prng.ts';
+import { mulberry32 as rng } from '../../src/builder/prng.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
 import { allScales, distance, insideOrOn, readHourly, readStations, type OStation, type Series } from './oracle.ts';
 

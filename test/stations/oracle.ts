@@ -4,7 +4,7 @@
 // type comes from which finer type (and its unit factor) is shared, and
 // tests below check a few of those mappings by hand.
 import { readFileSync } from 'node:fs';
-import { DAILY_FROM_HOURLY, DAILY_MIN_HOURS, MONTHLY_FROM_DAILY, MONTHLY_MAX_MISSING_DAYS, type DeriveRule } from '../../src/build/derive-rules.ts';
+import { DAILY_FROM_HOURLY, DAILY_MIN_HOURS, MONTHLY_FROM_DAILY, MONTHLY_MAX_MISSING_DAYS, type DeriveRule } from '../../src/builder/derive-rules.ts';
 import { STATION_TYPES, type StationTimeScale } from '../../src/contract/station-data-types.ts';
 
 export interface OStation {

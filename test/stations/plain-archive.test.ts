@@ -11,9 +11,9 @@ import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
-import { indexStations, BuildInputError } from '../../src/build/station-index-build.ts';
+import { indexStations, BuildError } from '../../src/builder/station-index-build.ts';
 import { parseRange } from '../../src/contract/periods.ts';
-import { mulberry32 } from '../../src/build/prng.ts';
+import { mulberry32 } from '../../src/builder/prng.ts';
 import { distance, insideOrOn, readHourly, readStations, type OStation, type Series } from './oracle.ts';
 
 const fx = inject('stationFixture');
@@ -111,7 +111,7 @@ describe('an archive written with plain DuckDB SQL', () => {
       `COPY (SELECT * FROM (VALUES ('A', TIMESTAMP '2024-01-01 01:00:00', 1.0), ('A', TIMESTAMP '2024-01-01 00:00:00', 2.0)) t(station_id, time, rain)) TO ${q(join(root, 'stations/hourly/a.parquet'))} (FORMAT parquet)`,
     ]);
     const err = await indexStations(root).then(() => null, (e: unknown) => e);
-    expect(err).toBeInstanceOf(BuildInputError);
+    expect(err).toBeInstanceOf(BuildError);
     expect((err as Error).message).toMatch(/a\.parquet: row 2, column "time": "2024-01-01 00:00:00" is not after the row before it/);
     // Nothing was published: no index, no catalog.
     expect((await readdir(join(root, 'stations'))).sort()).toEqual(['hourly', 'stations.parquet']);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BuildInputError, buildStationsWithReport } from '../../src/build/stations-build.ts';
+import { BuildError, buildStationsWithReport } from '../../src/builder/stations-build.ts';
 import { plausibleBounds } from '../../src/contract/station-bounds.ts';
 import { STATION_TIME_SCALES, STATION_TYPES } from '../../src/contract/station-data-types.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
@@ -53,7 +53,7 @@ describe('plausible values', () => {
   it('the first impossible value is refused naming file, row and column; nothing is written', async () => {
     const out = join(dir, 'refused');
     const error = await buildStationsWithReport({ stations, hourly }, out).then(() => null, (e: unknown) => e);
-    expect(error).toBeInstanceOf(BuildInputError);
+    expect(error).toBeInstanceOf(BuildError);
     // Row 2 of the data (after the header) holds humidity 150 — the first in file order.
     expect((error as Error).message).toMatch(/hourly\.csv: row 2 \(station "A"\), column "humidity": 150 is outside 0 to 100, the physical bounds of humidity/);
     await expect(readFile(join(out, 'catalog.json'))).rejects.toThrow();

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { distanceLowerBoundM, distanceM } from '../../src/contract/geodesic.ts';
 import { StationRanking } from '../../src/stations/nearest-station.ts';
 import { parseStationIndex, type IndexedStation } from '../../src/stations/station-index.ts';
-import { mulberry32 as rng } from '../../src/build/prng.ts';
+import { mulberry32 as rng } from '../../src/builder/prng.ts';
 
 const station = (id: string, lon: number, lat: number): IndexedStation => ({ id, name: id, lon, lat, elevation: null, files: {} });
 

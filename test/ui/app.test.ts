@@ -5,9 +5,9 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildRasterLayer } from '../../src/build/raster-build.ts';
-import { buildStations } from '../../src/build/stations-build.ts';
-import { DATA_SOURCES } from '../../src/build/elevation.ts';
+import { buildRasterLayer } from '../../src/builder/raster-build.ts';
+import { buildStations } from '../../src/builder/stations-build.ts';
+import { DATA_SOURCES } from '../../src/builder/elevation.ts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { ViteDevServer } from 'vite';

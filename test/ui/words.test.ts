@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { GDD_BASE, dailyGdd, hourlyTemperature, isFrostDay, utahUnits } from '../../src/build/demo-rasters-agro.ts';
+import { GDD_BASE, dailyGdd, hourlyTemperature, isFrostDay, utahUnits } from '../../src/builder/demo-rasters-agro.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { STATION_TYPES } from '../../src/contract/station-data-types.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';

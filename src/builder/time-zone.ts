@@ -3,7 +3,7 @@
  * or an IANA name, checked against the zone the dataset already holds.
  */
 import { DEFAULT_UTC_OFFSET, formatUtcOffset, parseUtcOffset, utcOffsetLabel } from '../contract/utc-offset.ts';
-import { BuildInputError } from './station-index-build.ts';
+import { BuildError } from './build-error.ts';
 
 /** Offset (minutes east of UTC) of the IANA zone `name` at `when`, read from Intl ("GMT+03:00"). */
 function offsetAt(name: string, when: Date): number {
@@ -23,7 +23,7 @@ export function resolveTimeZone(text: string): string {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: text.trim() });
   } catch {
-    throw new BuildInputError(`--time-zone "${text}" is neither an offset from UTC (+03:00, -05:00, UTC+2) nor a time-zone name (Africa/Nairobi); state the zone the station times are in.`);
+    throw new BuildError('invalid_option', `--time-zone "${text}" is neither an offset from UTC (+03:00, -05:00, UTC+2) nor a time-zone name (Africa/Nairobi); state the zone the station times are in.`, { option: 'timeZone' });
   }
   const name = text.trim();
   const offsets = Array.from({ length: 12 }, (_, m) => offsetAt(name, new Date(Date.UTC(2024, m, 15))));
@@ -38,8 +38,10 @@ export function resolveTimeZone(text: string): string {
 export function buildTimeZone(stated: string | undefined, datasetOffset: string | null, replace: boolean): string {
   const zone = stated === undefined ? null : resolveTimeZone(stated);
   if (datasetOffset !== null && !replace && zone !== null && zone !== datasetOffset) {
-    throw new BuildInputError(
+    throw new BuildError(
+      'conflict',
       `The dataset's station times are in ${utcOffsetLabel(datasetOffset)}; this build says ${utcOffsetLabel(zone)} (--time-zone ${stated}). A dataset keeps one zone: convert the files' times, build into another dataset, or pass --replace to rebuild its stations in ${utcOffsetLabel(zone)}.`,
+      { option: 'timeZone' },
     );
   }
   return zone ?? datasetOffset ?? DEFAULT_UTC_OFFSET;

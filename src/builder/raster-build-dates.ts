@@ -6,7 +6,7 @@
  * dates none of these give is refused with what to pass (issue 10: a
  * guess from file names once labelled `cfsv2_…_2016.tif` as month `--02`).
  */
-import { ClimateQueryError } from '../contract/errors.ts';
+import { BuildError } from './build-error.ts';
 import { parseDate, periodKey } from '../contract/periods.ts';
 import type { RasterTimeScale } from '../contract/raster-layers.ts';
 
@@ -46,7 +46,7 @@ export function normalisePeriod(scale: RasterTimeScale, text: string, where: str
   try {
     return periodKey(scale, parseDate(scale, t, 'inputs'));
   } catch {
-    throw new ClimateQueryError('invalid_date', `${where}: "${text}" is not a ${scale} date (${dateFormsOf(scale)}, e.g. ${EXAMPLE[scale]}).`, { field: 'dates' });
+    throw new BuildError('invalid_option', `${where}: "${text}" is not a ${scale} date (${dateFormsOf(scale)}, e.g. ${EXAMPLE[scale]}).`, { option: 'dates' });
   }
 }
 
@@ -62,8 +62,8 @@ export function compileDatePattern(pattern: string, scale: RasterTimeScale): Dat
   const need = TOKENS[scale];
   const found = [...pattern.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]!);
   const bad = (why: string) =>
-    new ClimateQueryError('invalid_field', `--date-pattern "${pattern}" ${why}; a ${scale} layer's pattern holds ${need.map((t) => `{${t}}`).join(', ')} (and * for any text), e.g. 'tmin_${need.map((t) => `{${t}}`).join('')}.tif'.`, {
-      field: 'datePattern',
+    new BuildError('invalid_option', `--date-pattern "${pattern}" ${why}; a ${scale} layer's pattern holds ${need.map((t) => `{${t}}`).join(', ')} (and * for any text), e.g. 'tmin_${need.map((t) => `{${t}}`).join('')}.tif'.`, {
+      option: 'datePattern',
     });
   for (const t of found) {
     if (!need.includes(t)) throw bad(`has {${t}}, which a ${scale} date does not have`);
@@ -135,10 +135,10 @@ function checkAgainstDescriptions(scale: RasterTimeScale, input: DatedInput, dat
       return; // Not a date: a name such as "precipitation" says nothing about the date.
     }
     if (own !== dates[b]) {
-      throw new ClimateQueryError(
-        'invalid_date',
+      throw new BuildError(
+        'invalid_option',
         `${input.name} band ${b + 1} is dated ${own} by its band description, but the dates passed make it ${dates[b]}; fix the --dates/--date-pattern or the file's band descriptions.`,
-        { field: 'dates' },
+        { option: 'dates' },
       );
     }
   });
@@ -148,22 +148,22 @@ function statedDates(scale: RasterTimeScale | null, inputs: readonly DatedInput[
   const total = inputs.reduce((n, i) => n + i.bands, 0);
   if (scale === null) {
     if (source.dates || source.datePattern || inputs.some((i) => i.periods)) {
-      throw new ClimateQueryError('invalid_field', 'An undated layer (--time-scale none) takes no dates; leave out --dates and --date-pattern, or pass the --time-scale the dates belong to.', { field: 'dates' });
+      throw new BuildError('invalid_option', 'An undated layer (--time-scale none) takes no dates; leave out --dates and --date-pattern, or pass the --time-scale the dates belong to.', { option: 'dates' });
     }
     if (inputs.length !== 1 || total !== 1) {
-      throw new ClimateQueryError('invalid_field', `An undated layer (--time-scale none) is one single-band file; got ${inputs.length} file(s) with ${total} band(s). Pass the --time-scale and dates if the bands are dates.`, {
-        field: 'inputs',
+      throw new BuildError('invalid_option', `An undated layer (--time-scale none) is one single-band file; got ${inputs.length} file(s) with ${total} band(s). Pass the --time-scale and dates if the bands are dates.`, {
+        option: 'inputs',
       });
     }
     return [['']];
   }
   if (source.dates && source.datePattern) {
-    throw new ClimateQueryError('invalid_field', 'Pass either --dates or --date-pattern, not both.', { field: 'dates' });
+    throw new BuildError('invalid_option', 'Pass either --dates or --date-pattern, not both.', { option: 'dates' });
   }
   if (source.dates) {
     if (source.dates.length !== total) {
       const shape = inputs.map((i) => `${i.name}: ${i.bands}`).join(', ');
-      throw new ClimateQueryError('invalid_field', `--dates lists ${source.dates.length} date(s) but the inputs have ${total} band(s) (${shape}); give one date per band, in file order.`, { field: 'dates' });
+      throw new BuildError('invalid_option', `--dates lists ${source.dates.length} date(s) but the inputs have ${total} band(s) (${shape}); give one date per band, in file order.`, { option: 'dates' });
     }
     let k = 0;
     return inputs.map((i) => Array.from({ length: i.bands }, (_, b) => normalisePeriod(scale, source.dates![k++]!, `--dates item ${k} (${i.name} band ${b + 1})`)));
@@ -171,15 +171,15 @@ function statedDates(scale: RasterTimeScale | null, inputs: readonly DatedInput[
   const pattern = source.datePattern ? compileDatePattern(source.datePattern, scale) : null;
   return inputs.map((i) => {
     if (i.periods) {
-      if (i.periods.length !== i.bands) throw new ClimateQueryError('invalid_field', `${i.path} has ${i.bands} bands but ${i.periods.length} periods were given.`, { field: 'inputs' });
+      if (i.periods.length !== i.bands) throw new BuildError('invalid_option', `${i.path} has ${i.bands} bands but ${i.periods.length} periods were given.`, { option: 'inputs' });
       return i.periods.map((p, b) => normalisePeriod(scale, p, `${i.path} band ${b + 1}`));
     }
     if (pattern) {
       if (i.bands !== 1) {
-        throw new ClimateQueryError('invalid_field', `${i.name} has ${i.bands} bands; --date-pattern dates single-band files. Pass --dates with one date per band instead.`, { field: 'datePattern' });
+        throw new BuildError('invalid_option', `${i.name} has ${i.bands} bands; --date-pattern dates single-band files. Pass --dates with one date per band instead.`, { option: 'datePattern' });
       }
       const date = pattern(i.name);
-      if (date === null) throw new ClimateQueryError('invalid_date', `${i.name} does not match --date-pattern "${source.datePattern}"; rename the file or pass --dates.`, { field: 'datePattern' });
+      if (date === null) throw new BuildError('invalid_option', `${i.name} does not match --date-pattern "${source.datePattern}"; rename the file or pass --dates.`, { option: 'datePattern' });
       return [normalisePeriod(scale, date, `${i.name} (by --date-pattern)`)];
     }
     if (i.descriptions.every((d) => d.trim() !== '')) {
@@ -187,13 +187,13 @@ function statedDates(scale: RasterTimeScale | null, inputs: readonly DatedInput[
         return i.descriptions.map((d, b) => normalisePeriod(scale, d, `${i.path} band ${b + 1} description`));
       } catch (err) {
         // Band descriptions are often names ("precipitation"), not dates: say how to state them instead.
-        throw new ClimateQueryError('invalid_date', `${(err as Error).message} State the dates instead: --dates D1,D2,… (one per band) or --date-pattern.`, { field: 'dates', cause: err });
+        throw new BuildError('invalid_option', `${(err as Error).message} State the dates instead: --dates D1,D2,… (one per band) or --date-pattern.`, { option: 'dates', cause: err });
       }
     }
-    throw new ClimateQueryError(
-      'invalid_date',
+    throw new BuildError(
+      'invalid_option',
       `Cannot tell the dates of ${i.path} (${i.bands} band(s), no band descriptions): pass --dates D1,D2,… (one per band, ${dateFormsOf(scale)}) or --date-pattern with ${TOKENS[scale].map((t) => `{${t}}`).join(', ')} where the file name holds the date (e.g. 'tmin_${TOKENS[scale].map((t) => `{${t}}`).join('')}.tif'), or --time-scale none for an undated layer.`,
-      { field: 'dates' },
+      { option: 'dates' },
     );
   });
 }

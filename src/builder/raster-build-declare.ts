@@ -5,7 +5,7 @@
  * built under one of their names. Refuses what is missing or ambiguous
  * with the option to pass, and checks a declared extent against the grid.
  */
-import { ClimateQueryError } from '../contract/errors.ts';
+import { BuildError } from './build-error.ts';
 import {
   EXTENT_BBOX, NO_SUB_TYPE, RASTER_FAMILIES, RASTER_TIME_SCALES, contractLayer,
   type Bbox, type RasterDataType, type RasterLayerDeclaration, type RasterTimeScale,
@@ -44,8 +44,8 @@ const SUB_NAME = /^[A-Za-z0-9][A-Za-z0-9_.]*$/;
 export function parseTimeScale(text: string): RasterTimeScale | null {
   if (text === 'none') return null;
   if ((RASTER_TIME_SCALES as readonly string[]).includes(text)) return text as RasterTimeScale;
-  throw new ClimateQueryError('invalid_field', `--time-scale must be one of ${[...RASTER_TIME_SCALES, 'none'].join(', ')} ("none" for an undated layer such as elevation); got "${text}".`, {
-    field: 'timeScale',
+  throw new BuildError('invalid_option', `--time-scale must be one of ${[...RASTER_TIME_SCALES, 'none'].join(', ')} ("none" for an undated layer such as elevation); got "${text}".`, {
+    option: 'timeScale',
   });
 }
 
@@ -56,29 +56,29 @@ export function parseTimeScale(text: string): RasterTimeScale | null {
  */
 export function declareLayer(s: LayerStatement): PendingDeclaration {
   if (!NAME.test(s.dataType)) {
-    throw new ClimateQueryError('invalid_field', `Layer name "${s.dataType}" must start with a letter and hold only letters, digits, "_" and "."; e.g. --layer elevation or --layer et0/fao56.`, { field: 'dataType' });
+    throw new BuildError('invalid_option', `Layer name "${s.dataType}" must start with a letter and hold only letters, digits, "_" and "."; e.g. --layer elevation or --layer et0/fao56.`, { option: 'dataType' });
   }
   const family = (RASTER_FAMILIES as Record<string, (typeof RASTER_FAMILIES)[RasterDataType] | undefined>)[s.dataType];
   const subDataType = s.subDataType ?? family?.defaultSubType ?? NO_SUB_TYPE;
   if (family && !family.subTypes.includes(subDataType)) {
-    throw new ClimateQueryError('unknown_data_type', `${s.dataType} is a contract family with sub-types ${family.subTypes.map((x) => `"${x}"`).join(', ')}; got ${JSON.stringify(subDataType)}. Use another layer name for other data.`, {
-      field: 'subDataType',
+    throw new BuildError('invalid_option', `${s.dataType} is a contract family with sub-types ${family.subTypes.map((x) => `"${x}"`).join(', ')}; got ${JSON.stringify(subDataType)}. Use another layer name for other data.`, {
+      option: 'subDataType',
     });
   }
   if (subDataType !== NO_SUB_TYPE && !SUB_NAME.test(subDataType)) {
-    throw new ClimateQueryError('invalid_field', `Sub-type "${subDataType}" must hold only letters, digits, "_" and "."; e.g. --layer et0/fao56.`, { field: 'subDataType' });
+    throw new BuildError('invalid_option', `Sub-type "${subDataType}" must hold only letters, digits, "_" and "."; e.g. --layer et0/fao56.`, { option: 'subDataType' });
   }
   const known = contractLayer(s.dataType, subDataType);
   const unit = s.unit ?? known?.unit;
   if (unit === undefined || unit.trim() === '') {
-    throw new ClimateQueryError('missing_field', `Say the unit of ${s.dataType} values: pass --unit, e.g. --unit m, --unit mm, --unit "°C".`, { field: 'unit' });
+    throw new BuildError('invalid_option', `Say the unit of ${s.dataType} values: pass --unit, e.g. --unit m, --unit mm, --unit "°C".`, { option: 'unit' });
   }
   const timeScale = s.timeScale !== undefined ? s.timeScale : known ? known.timeScale : undefined;
   if (timeScale === undefined) {
-    throw new ClimateQueryError(
-      'missing_field',
+    throw new BuildError(
+      'invalid_option',
       `Say what the bands of ${s.dataType} are: pass --time-scale daily, monthly, annual, calendar_month (long-term monthly values), or none (one undated grid, e.g. elevation).`,
-      { field: 'timeScale' },
+      { option: 'timeScale' },
     );
   }
   return {
@@ -121,21 +121,21 @@ export function settleExtent(name: string | undefined, grid: GridSpec, known: Ma
     const fits = [...known].filter(([, e]) => contains(e)).map(([n]) => n);
     if (fits.length === 1) return { extent: fits[0]!, extentBbox: known.get(fits[0]!)! };
     const choices = fits.length > 1 ? `it lies within ${fits.map((n) => `"${n}"`).join(' and ')}` : `no extent this dataset knows (${[...known.keys()].join(', ')}) contains it`;
-    throw new ClimateQueryError('missing_field', `The ${label} grid covers ${fmt(bbox)} and ${choices}: pass --extent NAME (a known name is checked against the grid; a new name takes the grid's bounds).`, {
-      field: 'extent',
+    throw new BuildError('invalid_option', `The ${label} grid covers ${fmt(bbox)} and ${choices}: pass --extent NAME (a known name is checked against the grid; a new name takes the grid's bounds).`, {
+      option: 'extent',
     });
   }
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) {
-    throw new ClimateQueryError('invalid_field', `Extent name "${name}" must hold only letters, digits, "_", "." and "-".`, { field: 'extent' });
+    throw new BuildError('invalid_option', `Extent name "${name}" must hold only letters, digits, "_", "." and "-".`, { option: 'extent' });
   }
   const e = known.get(name);
   if (!e) return { extent: name, extentBbox: bbox };
   if (!contains(e)) {
     const overlaps = bbox[2] > e[0] && bbox[0] < e[2] && bbox[3] > e[1] && bbox[1] < e[3];
-    throw new ClimateQueryError(
-      'invalid_field',
+    throw new BuildError(
+      'invalid_option',
       `The ${label} grid covers ${fmt(bbox)}, which ${overlaps ? 'reaches beyond' : 'lies outside'} extent "${name}" ${fmt(e)}. Crop the inputs to the extent (e.g. gdal_translate -projwin ${e[0]} ${e[3]} ${e[2]} ${e[1]}), or pass --extent with a new name to declare the grid's own bounds.`,
-      { field: 'inputs' },
+      { option: 'inputs' },
     );
   }
   return { extent: name, extentBbox: e };

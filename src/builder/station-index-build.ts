@@ -16,15 +16,10 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
 import { STATION_LAYOUT, type CoverageGroup, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
 import { updateCatalog } from './catalog-writer.ts';
+import { BuildError } from './build-error.ts';
 import { DEFAULT_UTC_OFFSET } from '../contract/utc-offset.ts';
 
-/** A problem with a station archive or the inputs of a build, with a message that says how to fix it. */
-export class BuildInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BuildInputError';
-  }
-}
+export { BuildError } from './build-error.ts';
 
 /** The years station data may hold: the years a query may ask for (docs/contract.md, docs/data.md). */
 export const STATION_YEARS = { first: 1800, last: 2200 } as const;
@@ -90,7 +85,7 @@ async function footerLength(path: string, bytes: number): Promise<number> {
   try {
     const buf = Buffer.alloc(8);
     await fh.read(buf, 0, 8, bytes - 8);
-    if (buf.toString('latin1', 4) !== 'PAR1') throw new BuildInputError(`${path}: not a Parquet file (no PAR1 at the end).`);
+    if (buf.toString('latin1', 4) !== 'PAR1') throw new BuildError('invalid_input', `${path}: not a Parquet file (no PAR1 at the end).`);
     return buf.readUInt32LE(0);
   } finally {
     await fh.close();
@@ -103,15 +98,15 @@ const NUMERIC = /^(DOUBLE|FLOAT|REAL|DECIMAL.*|INTEGER|BIGINT|SMALLINT|TINYINT)$
 async function checkStationsFile(con: DuckDBConnection, path: string): Promise<void> {
   const cols = new Map((await rows(con, `DESCRIBE SELECT * FROM read_parquet(${lit(path)})`)).map((r) => [String(r.column_name), String(r.column_type)]));
   for (const need of ['station_id', 'name', 'lat', 'lon', 'elevation']) {
-    if (!cols.has(need)) throw new BuildInputError(`${path}: missing column "${need}"; stations.parquet has station_id, name, lat, lon, elevation (docs/data.md).`);
+    if (!cols.has(need)) throw new BuildError('invalid_input', `${path}: missing column "${need}"; stations.parquet has station_id, name, lat, lon, elevation (docs/data.md).`);
   }
   await con.run(`CREATE OR REPLACE TEMP TABLE idx_stations AS SELECT CAST(station_id AS VARCHAR) AS station_id, CAST(name AS VARCHAR) AS name,
     CAST(lat AS DOUBLE) AS lat, CAST(lon AS DOUBLE) AS lon, CAST(elevation AS DOUBLE) AS elevation, file_row_number + 1 AS row FROM read_parquet(${lit(path)}, file_row_number = true)`);
   const bad = await rows(con, `SELECT row, station_id FROM idx_stations WHERE station_id IS NULL OR station_id = '' OR lat IS NULL OR lon IS NULL
     OR lat NOT BETWEEN -90 AND 90 OR lon NOT BETWEEN -180 AND 180 ORDER BY row LIMIT 1`);
-  if (bad.length) throw new BuildInputError(`${path}: row ${String(bad[0]!.row)} (station "${String(bad[0]!.station_id)}") has an empty station_id or lat/lon missing or out of range.`);
+  if (bad.length) throw new BuildError('invalid_input', `${path}: row ${String(bad[0]!.row)} (station "${String(bad[0]!.station_id)}") has an empty station_id or lat/lon missing or out of range.`);
   const dup = await rows(con, `SELECT station_id, min(row) AS row FROM idx_stations GROUP BY 1 HAVING count(*) > 1 ORDER BY 2 LIMIT 1`);
-  if (dup.length) throw new BuildInputError(`${path}: station_id "${String(dup[0]!.station_id)}" appears more than once.`);
+  if (dup.length) throw new BuildError('invalid_input', `${path}: station_id "${String(dup[0]!.station_id)}" appears more than once.`);
 }
 
 interface FileRow {
@@ -130,14 +125,14 @@ async function checkScale(con: DuckDBConnection, stationsDir: string, prefix: st
   const described = await rows(con, `DESCRIBE SELECT * FROM read_parquet(${list}, union_by_name = true)`);
   const colType = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
   const where = `${join(stationsDir, scale)}${sep}`;
-  if (colType.get('station_id') !== 'VARCHAR') throw new BuildInputError(`${where}: column "station_id" must be text (VARCHAR); got ${colType.get('station_id') ?? 'none'}.`);
+  if (colType.get('station_id') !== 'VARCHAR') throw new BuildError('invalid_input', `${where}: column "station_id" must be text (VARCHAR); got ${colType.get('station_id') ?? 'none'}.`);
   if (!TIME_TYPES[scale].test(colType.get('time') ?? '')) {
-    throw new BuildInputError(`${where}: column "time" must be ${scale === 'hourly' ? 'TIMESTAMP (no time zone)' : 'DATE'} in ${scale} files; got ${colType.get('time') ?? 'none'}.`);
+    throw new BuildError('invalid_input', `${where}: column "time" must be ${scale === 'hourly' ? 'TIMESTAMP (no time zone)' : 'DATE'} in ${scale} files; got ${colType.get('time') ?? 'none'}.`);
   }
   const valueCols = [...colType.keys()].filter((c) => c !== 'station_id' && c !== 'time');
   for (const c of valueCols) {
-    if (!STATION_TYPES[scale].includes(c)) throw new BuildInputError(`${where}: column "${c}" is not a ${scale} data type. Valid: ${STATION_TYPES[scale].join(', ')}.`);
-    if (!NUMERIC.test(colType.get(c)!)) throw new BuildInputError(`${where}: column "${c}" must be numeric (DOUBLE); got ${colType.get(c)}.`);
+    if (!STATION_TYPES[scale].includes(c)) throw new BuildError('invalid_input', `${where}: column "${c}" is not a ${scale} data type. Valid: ${STATION_TYPES[scale].join(', ')}.`);
+    if (!NUMERIC.test(colType.get(c)!)) throw new BuildError('invalid_input', `${where}: column "${c}" must be numeric (DOUBLE); got ${colType.get(c)}.`);
   }
   const perFile = await rows(con, `SELECT filename, count(DISTINCT station_id) AS ids, min(station_id) AS station_id,
       strftime(min(time), '${KEY_FORMAT[scale]}') AS first, strftime(max(time), '${KEY_FORMAT[scale]}') AS last, count(*) AS n
@@ -147,26 +142,26 @@ async function checkScale(con: DuckDBConnection, stationsDir: string, prefix: st
   for (const f of perFile) {
     const name = String(f.filename);
     const id = String(f.station_id);
-    if (Number(f.ids) !== 1) throw new BuildInputError(`${name}: holds ${String(f.ids)} station ids; write one file per station and time scale (e.g. COPY … (PARTITION_BY (station_id))).`);
-    if (seen.has(id)) throw new BuildInputError(`${name}: station "${id}" also has ${seen.get(id)}; write all of a station's ${scale} rows into one file.`);
+    if (Number(f.ids) !== 1) throw new BuildError('invalid_input', `${name}: holds ${String(f.ids)} station ids; write one file per station and time scale (e.g. COPY … (PARTITION_BY (station_id))).`);
+    if (seen.has(id)) throw new BuildError('invalid_input', `${name}: station "${id}" also has ${seen.get(id)}; write all of a station's ${scale} rows into one file.`);
     seen.set(id, name);
     const bytes = (await stat(name)).size;
     out.push({ station_id: id, path: [prefix, ...relative(stationsDir, name).split(sep)].join('/'), bytes, footer: await footerLength(name, bytes), first: String(f.first), last: String(f.last) });
   }
   const orphan = await rows(con, `SELECT DISTINCT filename, station_id FROM ${src} WHERE station_id NOT IN (SELECT station_id FROM idx_stations) LIMIT 1`);
-  if (orphan.length) throw new BuildInputError(`${String(orphan[0]!.filename)}: station_id "${String(orphan[0]!.station_id)}" is not in stations.parquet.`);
+  if (orphan.length) throw new BuildError('invalid_input', `${String(orphan[0]!.filename)}: station_id "${String(orphan[0]!.station_id)}" is not in stations.parquet.`);
   const offGrid = scale === 'hourly' ? `minute(time) <> 0 OR second(time) <> 0 OR microsecond(time) <> 0` : scale === 'monthly' ? `day(time) <> 1` : 'false';
   const bad = await rows(con, `SELECT filename, file_row_number + 1 AS row, CAST(time AS VARCHAR) AS t FROM ${src}
     WHERE time IS NULL OR ${offGrid} OR year(time) NOT BETWEEN ${STATION_YEARS.first} AND ${STATION_YEARS.last} LIMIT 1`);
   if (bad.length) {
     const b = bad[0]!;
-    throw new BuildInputError(`${String(b.filename)}: row ${String(b.row)}, column "time": "${String(b.t)}" is empty, off the ${scale} grid (hours on the hour, months on day 1) or outside the years ${STATION_YEARS.first}–${STATION_YEARS.last}.`);
+    throw new BuildError('invalid_input', `${String(b.filename)}: row ${String(b.row)}, column "time": "${String(b.t)}" is empty, off the ${scale} grid (hours on the hour, months on day 1) or outside the years ${STATION_YEARS.first}–${STATION_YEARS.last}.`);
   }
   const unsorted = await rows(con, `SELECT filename, row, t FROM (SELECT filename, file_row_number + 1 AS row, CAST(time AS VARCHAR) AS t, time,
       lag(time) OVER (PARTITION BY filename ORDER BY file_row_number) AS prev FROM ${src}) WHERE prev >= time ORDER BY filename, row LIMIT 1`);
   if (unsorted.length) {
     const u = unsorted[0]!;
-    throw new BuildInputError(`${String(u.filename)}: row ${String(u.row)}, column "time": "${String(u.t)}" is not after the row before it; sort each file by time, with one row per time.`);
+    throw new BuildError('invalid_input', `${String(u.filename)}: row ${String(u.row)}, column "time": "${String(u.t)}" is not after the row before it; sort each file by time, with one row per time.`);
   }
   const types: string[] = [];
   // The files are decoded once into a table (DuckDB spills it past its memory limit), not once per type.
@@ -209,7 +204,7 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
   try {
     await stat(stationsFile);
   } catch {
-    throw new BuildInputError(`${stationsFile} is missing; a station archive has stations.parquet (station_id, name, lat, lon, elevation) and one folder per time scale (docs/data.md).`);
+    throw new BuildError('invalid_input', `${stationsFile} is missing; a station archive has stations.parquet (station_id, name, lat, lon, elevation) and one folder per time scale (docs/data.md).`);
   }
   const temp = await mkdtemp(join(tmpdir(), 'climate-query-index-'));
   const duck = await openBuildDuckDB(temp);
@@ -239,7 +234,7 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
       app.flushSync();
       app.closeSync();
     }
-    if (!Object.keys(dataTypes).length) throw new BuildInputError(`${stationsDir} has no hourly/, daily/ or monthly/ folder with Parquet files.`);
+    if (!Object.keys(dataTypes).length) throw new BuildError('invalid_input', `${stationsDir} has no hourly/, daily/ or monthly/ folder with Parquet files.`);
 
     // Coverage lines, one per station and scale, streamed in id order; their offsets go back into DuckDB.
     await con.run(`CREATE TEMP TABLE idx_cov (station_id VARCHAR, scale VARCHAR, off BIGINT, len INTEGER)`);

@@ -31,7 +31,7 @@ import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fromFile } from 'geotiff';
-import { ClimateQueryError } from '../contract/errors.ts';
+import { BuildError } from './build-error.ts';
 import type { TimeScale } from '../contract/periods.ts';
 import type { RasterTimeScale } from '../contract/raster-layers.ts';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
@@ -150,7 +150,7 @@ export function rasterFileName(scale: TimeScale | null, key: string): string {
 
 /**
  * Builds one raster layer into `dir` and registers it in catalog.json,
- * replacing any earlier build of the same layer. Throws ClimateQueryError
+ * replacing any earlier build of the same layer. Throws BuildError
  * for bad inputs (unknown layer, undatable bands, values that do not fit
  * the storage step) and Error for GDAL failures.
  */
@@ -163,10 +163,10 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
   const familyScale = (DEFAULT_SCALE as Record<string, number | undefined>)[options.dataType];
   const offset = options.offset ?? 0;
   if ((options.scale !== undefined && !(options.scale > 0)) || !Number.isFinite(offset)) {
-    throw new ClimateQueryError('invalid_field', 'scale must be > 0 and offset finite.', { field: 'scale' });
+    throw new BuildError('invalid_option', 'scale must be > 0 and offset finite.', { option: 'scale' });
   }
   const tileSize = options.tileSize ?? 32;
-  if (options.inputs.length === 0) throw new ClimateQueryError('missing_field', 'No input files.', { field: 'inputs' });
+  if (options.inputs.length === 0) throw new BuildError('invalid_option', 'No input files.', { option: 'inputs' });
 
   const dir = resolve(options.dir);
   await mkdir(dir, { recursive: true });
@@ -184,11 +184,11 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       const host = resolve(path);
       // Before mounting its folder: a missing folder failed there as a bare "FS error".
       const missing = await stat(host).then((st) => (st.isFile() ? null : 'is not a file'), () => 'does not exist');
-      if (missing) throw new ClimateQueryError('dataset_unavailable', `Input ${path} ${missing}.`);
+      if (missing) throw new BuildError('unreadable_input', `Input ${path} ${missing}.`);
       const m = await mountOf(dirname(host));
       const file = `${m.virtual}/${basename(host)}`;
       const opened = await openDataset(file).catch((err: unknown) => {
-        throw new ClimateQueryError('dataset_unavailable', `GDAL cannot read input ${path} (${gdalMessage(err)}). ${unreadableAdvice(path)}`, { cause: err });
+        throw new BuildError('unreadable_input', `GDAL cannot read input ${path} (${gdalMessage(err)}). ${unreadableAdvice(path)}`, { cause: err });
       });
       return { file, ...opened };
     };
@@ -214,7 +214,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       // became 1000° pixels, every query null).
       const hasCrs = Boolean(info.coordinateSystem?.wkt?.trim());
       if (!hasCrs && !options.crs) {
-        throw new ClimateQueryError('invalid_field', `Input ${input.path} has no coordinate reference system. Say which it is with --crs (e.g. --crs EPSG:32734 for UTM 34S, --crs EPSG:4326 for longitude/latitude); the build never guesses one.`, { field: 'crs' });
+        throw new BuildError('invalid_option', `Input ${input.path} has no coordinate reference system. Say which it is with --crs (e.g. --crs EPSG:32734 for UTM 34S, --crs EPSG:4326 for longitude/latitude); the build never guesses one.`, { option: 'crs' });
       }
       const native = hasCrs ? nativeGrid(info) : null;
       if (!native || !grid || !sameGrid(native, grid)) {
@@ -256,16 +256,16 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     const scale = options.scale ?? familyScale ?? fittingScale(ranges, offset);
     for (const r of ranges) {
       if ((r.lo - offset) / scale < -32767 || (r.hi - offset) / scale > 32767) {
-        throw new ClimateQueryError(
-          'invalid_field',
+        throw new BuildError(
+          'invalid_option',
           `${r.where} spans ${r.lo} to ${r.hi}, which does not fit Int16 at scale ${scale}, offset ${offset}; pass a larger --scale (or an --offset near the middle of the values).`,
-          { field: 'scale' },
+          { option: 'scale' },
         );
       }
     }
     const seen = new Map<string, BandSource>();
     for (const s of sources) {
-      if (seen.has(s.key)) throw new ClimateQueryError('invalid_field', `Period ${s.key || '(undated)'} appears in more than one input band.`, { field: 'inputs' });
+      if (seen.has(s.key)) throw new BuildError('invalid_option', `Period ${s.key || '(undated)'} appears in more than one input band.`, { option: 'inputs' });
       seen.set(s.key, s);
     }
 
@@ -386,7 +386,7 @@ function nativeGrid(info: GdalInfo): Grid | null {
 function gridFromTarget(t: TargetGrid): Grid {
   const [rx, ry] = typeof t.resolution === 'number' ? [t.resolution, t.resolution] : t.resolution;
   const [w, s, e, n] = t.bbox;
-  if (!(rx > 0 && ry > 0 && e > w && n > s)) throw new ClimateQueryError('invalid_field', 'grid needs bbox [west, south, east, north] and a positive resolution.', { field: 'grid' });
+  if (!(rx > 0 && ry > 0 && e > w && n > s)) throw new BuildError('invalid_option', 'grid needs bbox [west, south, east, north] and a positive resolution.', { option: 'grid' });
   // Round away tiny float excess so 6.55 / 0.02 gives 328, not 328.00000000000006 → 329.
   return { west: w, north: n, resX: rx, resY: ry, width: Math.ceil((e - w) / rx - 1e-9), height: Math.ceil((n - s) / ry - 1e-9) };
 }

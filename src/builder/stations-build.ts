@@ -22,9 +22,9 @@ import { DAILY_FROM_HOURLY, DAILY_MIN_HOURS, MONTHLY_FROM_DAILY, MONTHLY_MAX_MIS
 import { readCatalogOrEmpty, updateCatalog } from './catalog-writer.ts';
 import { parseUtcOffset, utcOffsetLabel } from '../contract/utc-offset.ts';
 import { buildTimeZone } from './time-zone.ts';
-import { BuildInputError, KEY_FORMAT, STATION_YEARS, ident, indexStationArchive, lit, openBuildDuckDB } from './station-index-build.ts';
+import { BuildError, KEY_FORMAT, STATION_YEARS, ident, indexStationArchive, lit, openBuildDuckDB } from './station-index-build.ts';
 
-export { BuildInputError };
+export { BuildError };
 
 /**
  * Input files of a station build; `stations` and at least one scale are
@@ -146,7 +146,7 @@ function reader(path: string): string {
   const ext = extname(path).toLowerCase();
   if (ext === '.parquet') return `read_parquet(${lit(path)})`;
   if (ext === '.csv' || ext === '.txt') return `read_csv(${lit(path)}, header = true, all_varchar = true)`;
-  throw new BuildInputError(`${path}: unknown file type "${ext}"; use .csv or .parquet.`);
+  throw new BuildError('invalid_input', `${path}: unknown file type "${ext}"; use .csv or .parquet.`);
 }
 
 async function rows(con: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
@@ -160,10 +160,10 @@ async function columnsOf(con: DuckDBConnection, relation: string): Promise<strin
 async function loadStations(con: DuckDBConnection, path: string): Promise<void> {
   const cols = await columnsOf(con, reader(path));
   for (const need of ['station_id', 'name', 'lat', 'lon']) {
-    if (!cols.includes(need)) throw new BuildInputError(`${path}: missing column "${need}"; a stations file has station_id, name, lat, lon and optionally elevation (m).`);
+    if (!cols.includes(need)) throw new BuildError('invalid_input', `${path}: missing column "${need}"; a stations file has station_id, name, lat, lon and optionally elevation (m).`);
   }
   const extra = cols.filter((c) => !['station_id', 'name', 'lat', 'lon', 'elevation'].includes(c));
-  if (extra.length) throw new BuildInputError(`${path}: unknown column(s) ${extra.join(', ')}; a stations file has station_id, name, lat, lon, elevation.`);
+  if (extra.length) throw new BuildError('invalid_input', `${path}: unknown column(s) ${extra.join(', ')}; a stations file has station_id, name, lat, lon, elevation.`);
   const elev = cols.includes('elevation') ? 'elevation' : 'NULL';
   await con.run(`CREATE TEMP TABLE raw_stations AS SELECT row_number() OVER () AS __row, CAST(station_id AS VARCHAR) AS station_id, CAST(name AS VARCHAR) AS name,
     CAST(lat AS VARCHAR) AS lat_t, CAST(lon AS VARCHAR) AS lon_t, CAST(${elev} AS VARCHAR) AS elev_t FROM ${reader(path)}`);
@@ -185,10 +185,10 @@ async function loadStations(con: DuckDBConnection, path: string): Promise<void> 
           : !b.lon_ok
             ? `column "lon" holds "${String(b.lon_t ?? '')}", not a longitude (a number from -180 to 180)`
             : `column "elevation" holds "${String(b.elev_t)}", not a number (metres; leave it empty when unknown)`;
-    throw new BuildInputError(`${where}, ${what}. Fix the row, or remove the station if its position is not known.`);
+    throw new BuildError('invalid_input', `${where}, ${what}. Fix the row, or remove the station if its position is not known.`);
   }
   const dup = await rows(con, `SELECT station_id FROM raw_stations GROUP BY 1 HAVING count(*) > 1 LIMIT 1`);
-  if (dup.length) throw new BuildInputError(`${path}: station_id "${String(dup[0]!.station_id)}" appears more than once.`);
+  if (dup.length) throw new BuildError('invalid_input', `${path}: station_id "${String(dup[0]!.station_id)}" appears more than once.`);
   await con.run(`CREATE TEMP TABLE stations AS SELECT station_id, name, CAST(lat_t AS DOUBLE) AS lat, CAST(lon_t AS DOUBLE) AS lon,
     CAST(NULLIF(trim(elev_t), '') AS DOUBLE) AS elevation FROM raw_stations ORDER BY station_id`);
 }
@@ -250,12 +250,12 @@ async function loadObservations(
   const colType = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
   const cols = [...colType.keys()];
   for (const need of ['station_id', 'time']) {
-    if (!cols.includes(need)) throw new BuildInputError(`${path}: missing column "${need}"; an observation file has station_id, time and ${scale} data-type columns.`);
+    if (!cols.includes(need)) throw new BuildError('invalid_input', `${path}: missing column "${need}"; an observation file has station_id, time and ${scale} data-type columns.`);
   }
   const types = STATION_TYPES[scale];
   const unknown = cols.filter((c) => c !== 'station_id' && c !== 'time' && !types.includes(c));
   if (unknown.length) {
-    throw new BuildInputError(`${path}: column(s) ${unknown.map((u) => `"${u}"`).join(', ')} are not ${scale} data types. Valid: ${types.join(', ')}.`);
+    throw new BuildError('invalid_input', `${path}: column(s) ${unknown.map((u) => `"${u}"`).join(', ')} are not ${scale} data types. Valid: ${types.join(', ')}.`);
   }
   const present = types.filter((t) => cols.includes(t));
   const raw = `raw_${scale}`;
@@ -285,13 +285,13 @@ async function loadObservations(
         : `TRY_CAST(${timeText} AS ${TIME_TYPE[scale]})`;
   const want = { hourly: 'yyyy-mm-dd hh:00:00', daily: 'yyyy-mm-dd', monthly: 'yyyy-mm or yyyy-mm-01' }[scale];
   const badTime = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE time IS NULL OR ${timeExpr} IS NULL ORDER BY __row LIMIT 1`);
-  if (badTime.length) throw new BuildInputError(`${at(badTime[0]!, 'time')}: "${String(badTime[0]!.t)}" is not a ${scale} time (${want}).`);
+  if (badTime.length) throw new BuildError('invalid_input', `${at(badTime[0]!, 'time')}: "${String(badTime[0]!.t)}" is not a ${scale} time (${want}).`);
   const zoned = scale === 'hourly' ? Number((await rows(con, `SELECT count(*) AS n FROM ${raw} WHERE ${zonedRow}`))[0]!.n) : 0;
   if (scale !== 'hourly') {
     // A day is a date of the dataset's local standard time; a zone on it has no one meaning.
     const withZone = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE ${zonedRow} ORDER BY __row LIMIT 1`);
     if (withZone.length) {
-      throw new BuildInputError(`${at(withZone[0]!, 'time')}: "${String(withZone[0]!.t)}" carries a time zone; ${scale} times are dates of the dataset's local standard time (${utcOffsetLabel(zone)}). Write the date alone.`);
+      throw new BuildError('invalid_input', `${at(withZone[0]!, 'time')}: "${String(withZone[0]!.t)}" carries a time zone; ${scale} times are dates of the dataset's local standard time (${utcOffsetLabel(zone)}). Write the date alone.`);
     }
   }
   if (scale !== 'hourly') {
@@ -299,18 +299,18 @@ async function loadObservations(
     const withTime = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw}
       WHERE CAST(TRY_CAST(${timeText} AS TIMESTAMP) AS TIME) <> TIME '00:00:00' ORDER BY __row LIMIT 1`);
     if (withTime.length) {
-      throw new BuildInputError(`${at(withTime[0]!, 'time')}: "${String(withTime[0]!.t)}" has a time of day; ${scale} times are dates (${want}), the day running from 00:00 to 24:00 local standard time. Aggregate sub-daily readings into an hourly file instead.`);
+      throw new BuildError('invalid_input', `${at(withTime[0]!, 'time')}: "${String(withTime[0]!.t)}" has a time of day; ${scale} times are dates (${want}), the day running from 00:00 to 24:00 local standard time. Aggregate sub-daily readings into an hourly file instead.`);
     }
   }
   const outOfYears = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE year(${timeExpr}) NOT BETWEEN ${STATION_YEARS.first} AND ${STATION_YEARS.last} ORDER BY __row LIMIT 1`);
   if (outOfYears.length) {
-    throw new BuildInputError(`${at(outOfYears[0]!, 'time')}: "${String(outOfYears[0]!.t)}" is outside the years ${STATION_YEARS.first}–${STATION_YEARS.last} that queries accept.`);
+    throw new BuildError('invalid_input', `${at(outOfYears[0]!, 'time')}: "${String(outOfYears[0]!.t)}" is outside the years ${STATION_YEARS.first}–${STATION_YEARS.last} that queries accept.`);
   }
   for (const t of present) {
     // Numeric Parquet columns are numbers by construction; text columns (CSV) are checked cell by cell.
     if (NUMERIC_TYPE.test(colType.get(t) ?? '')) continue;
     const nan = await rows(con, `SELECT __row, station_id, ${ident(t)} AS v FROM ${raw} WHERE ${ident(t)} IS NOT NULL AND trim(${ident(t)}) <> '' AND TRY_CAST(${ident(t)} AS DOUBLE) IS NULL ORDER BY __row LIMIT 1`);
-    if (nan.length) throw new BuildInputError(`${at(nan[0]!, t)}: holds "${String(nan[0]!.v)}", which is not a number. Leave a cell empty for a missing value.`);
+    if (nan.length) throw new BuildError('invalid_input', `${at(nan[0]!, t)}: holds "${String(nan[0]!.v)}", which is not a number. Leave a cell empty for a missing value.`);
   }
   // Numeric columns are cast directly (exact); only text columns go through trim and '' → null.
   const valueCols = types.map((t) =>
@@ -326,7 +326,7 @@ async function loadObservations(
   if (off.length) {
     // Real networks report at other minutes (NOAA ISD at hh:51); which hour such a reading belongs to is the data owner's call.
     const fix = scale === 'hourly' ? ' Make readings at other minutes hourly first (average them per hour, or keep the one nearest the hour): the build never moves a reading to another hour. docs/data.md shows one way with DuckDB.' : '';
-    throw new BuildInputError(`${at(off[0]!, 'time')}: "${String(off[0]!.t)}" is not on the ${scale} grid (hours on the hour; months on day 1).${fix}`);
+    throw new BuildError('invalid_input', `${at(off[0]!, 'time')}: "${String(off[0]!.t)}" is not on the ${scale} grid (hours on the hour; months on day 1).${fix}`);
   }
   // Values no instrument can read (humidity 150 %, rain −5 mm): refused, or kept and counted when asked.
   const flagged: ScaleReport['flagged'] = [];
@@ -345,10 +345,10 @@ async function loadObservations(
   }
   // The first in file order, whichever column it is in.
   if (firstBad && !keepImplausible) {
-    throw new BuildInputError(`${firstBad.message} (docs/data.md, "Plausible values"). Correct or empty the cell; or pass --keep-implausible to keep such values and count them in the report.`);
+    throw new BuildError('invalid_input', `${firstBad.message} (docs/data.md, "Plausible values"). Correct or empty the cell; or pass --keep-implausible to keep such values and count them in the report.`);
   }
   const orphan = await rows(con, `SELECT __row, station_id FROM ${raw} WHERE CAST(station_id AS VARCHAR) NOT IN (SELECT station_id FROM stations) OR station_id IS NULL ORDER BY __row LIMIT 1`);
-  if (orphan.length) throw new BuildInputError(`${at(orphan[0]!, 'station_id')}: station_id "${String(orphan[0]!.station_id)}" is not in the stations file.`);
+  if (orphan.length) throw new BuildError('invalid_input', `${at(orphan[0]!, 'station_id')}: station_id "${String(orphan[0]!.station_id)}" is not in the stations file.`);
   await con.run(`INSERT INTO ${scale} SELECT ${fileIndex}, __row, CAST(station_id AS VARCHAR) AS station_id, ${timeExpr} AS time, ${valueCols.join(', ')} FROM ${raw}`);
   await con.run(`DROP TABLE ${raw}`);
   return { flagged, zoned };
@@ -372,9 +372,10 @@ async function checkDuplicates(con: DuckDBConnection, scale: StationTimeScale, f
   const [a, b] = (dup.k as unknown[]).map((k) => ({ file: files[Math.floor(Number(k) / 1e12)]!, row: Number(k) % 1e12 }));
   const id = String(dup.station_id);
   if (a!.file === b!.file) {
-    throw new BuildInputError(`${b!.file}: row ${b!.row} (station "${id}"), column "time": station "${id}" has two rows for time ${String(dup.t)} (rows ${a!.row} and ${b!.row}). Keep one.`);
+    throw new BuildError('invalid_input', `${b!.file}: row ${b!.row} (station "${id}"), column "time": station "${id}" has two rows for time ${String(dup.t)} (rows ${a!.row} and ${b!.row}). Keep one.`);
   }
-  throw new BuildInputError(
+  throw new BuildError(
+    'conflict',
     `${b!.file}: row ${b!.row} (station "${id}"), column "time": station "${id}" has two rows for time ${String(dup.t)}, one in ${a!.file} (row ${a!.row}) and one in ${b!.file} (row ${b!.row}). ` +
       `The ${scale} files overlap: give each (station, ${scale === 'hourly' ? 'hour' : scale === 'daily' ? 'day' : 'month'}) in one file only.`,
   );
@@ -472,7 +473,7 @@ async function readExisting(con: DuckDBConnection, outDir: string, replace: bool
   if (replace || !(await has(dir))) return [];
   if (!(await has(index))) {
     if (!(await readdir(dir)).some((f) => !f.startsWith('.'))) return [];
-    throw new BuildInputError(`${dir} holds a station archive without index.parquet, so this build cannot tell what to keep. Index it first (climate-query index ${outDir}), or pass --replace to drop it.`);
+    throw new BuildError('invalid_input', `${dir} holds a station archive without index.parquet, so this build cannot tell what to keep. Index it first (climate-query index ${outDir}), or pass --replace to drop it.`);
   }
   await con.run(`CREATE TEMP TABLE old_index AS SELECT * FROM read_parquet(${lit(index)})`);
   await con.run(`INSERT INTO stations SELECT CAST(station_id AS VARCHAR), CAST(name AS VARCHAR), CAST(lat AS DOUBLE), CAST(lon AS DOUBLE), CAST(elevation AS DOUBLE)
@@ -544,7 +545,7 @@ async function writeArchive(con: DuckDBConnection, dir: string, have: ReadonlySe
  * records it in catalog.json. Additive unless `options.replace`: the
  * (station, scale) series this build gives or derives are added or replace
  * the dataset's, every other station and series is kept (docs/data.md,
- * section 1b). Throws {@link BuildInputError} on bad input; the dataset's
+ * section 1b). Throws {@link BuildError} on bad input; the dataset's
  * previous station archive, if any, is then left as it was.
  */
 export async function buildStations(inputs: StationInputs, outDir: string, name = 'dataset', options: StationBuildOptions = {}): Promise<StationsSection> {
@@ -560,7 +561,7 @@ export async function buildStationsWithReport(
 ): Promise<{ section: StationsSection; report: StationBuildReport }> {
   const t0 = Date.now();
   if (STATION_TIME_SCALES.every((scale) => filesOf(inputs, scale).length === 0)) {
-    throw new BuildInputError('Give at least one observation file (hourly, daily or monthly) with the stations file.');
+    throw new BuildError('invalid_input', 'Give at least one observation file (hourly, daily or monthly) with the stations file.');
   }
   const temp = await mkdtemp(join(tmpdir(), 'climate-query-build-'));
   const duck = await openBuildDuckDB(temp);
@@ -580,7 +581,7 @@ export async function buildStationsWithReport(
       const files = filesOf(inputs, scale);
       if (!files.length) continue;
       const twice = files.find((f, i) => files.indexOf(f) !== i);
-      if (twice !== undefined) throw new BuildInputError(`${twice}: given twice as a ${scale} file; give each file once.`);
+      if (twice !== undefined) throw new BuildError('invalid_input', `${twice}: given twice as a ${scale} file; give each file once.`);
       await createScaleTable(con, scale);
       const flagged: ScaleReport['flagged'] = [];
       const zoned: number[] = [];

@@ -10,14 +10,14 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { STATION_TIME_SCALES } from '../contract/station-data-types.ts';
 import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
 import { updateCatalog } from './catalog-writer.ts';
-import { BuildInputError, indexStations, lit, openBuildDuckDB } from './station-index-build.ts';
+import { BuildError, indexStations, lit, openBuildDuckDB } from './station-index-build.ts';
 
 /** Reads `dir/catalog.json`, or says there is no dataset there. */
 async function readCatalog(dir: string): Promise<Catalog> {
   try {
     return JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
   } catch (err) {
-    throw new BuildInputError(`No dataset at ${dir} (${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no catalog.json' : 'catalog.json is unreadable'}); pass --data DIR, the folder holding catalog.json.`);
+    throw new BuildError('invalid_input', `No dataset at ${dir} (${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no catalog.json' : 'catalog.json is unreadable'}); pass --data DIR, the folder holding catalog.json.`);
   }
 }
 
@@ -50,10 +50,10 @@ export async function removeRasterLayer(dir: string, dataType: string, subDataTy
   const asked = `${dataType}${subDataType === '-' ? '' : `/${subDataType}`}${extent === undefined ? '' : ` --extent ${extent}`}`;
   if (matches.length === 0) {
     const have = catalog.rasters.map(layerName);
-    throw new BuildInputError(`The dataset at ${dir} has no layer ${asked}; it has ${have.length ? have.join(', ') : 'no raster layers'}.`);
+    throw new BuildError('invalid_input', `The dataset at ${dir} has no layer ${asked}; it has ${have.length ? have.join(', ') : 'no raster layers'}.`);
   }
   if (matches.length > 1) {
-    throw new BuildInputError(`The dataset at ${dir} has ${asked} on ${matches.length} extents (${matches.map((l) => l.extent).join(', ')}); say which with --extent.`);
+    throw new BuildError('invalid_input', `The dataset at ${dir} has ${asked} on ${matches.length} extents (${matches.map((l) => l.extent).join(', ')}); say which with --extent.`);
   }
   const layer = matches[0]!;
   const others = new Set(catalog.rasters.filter((l) => l !== layer).flatMap((l) => [...l.files.map((f) => f.path), ...(l.preview ? [l.preview] : [])]));
@@ -89,7 +89,7 @@ async function removeEmptyParents(dir: string, folder: string): Promise<void> {
  */
 export async function removeStations(dir: string, ids: readonly string[], all = false): Promise<RemoveReport> {
   const catalog = await readCatalog(dir);
-  if (!catalog.stations) throw new BuildInputError(`The dataset at ${dir} has no stations.`);
+  if (!catalog.stations) throw new BuildError('invalid_input', `The dataset at ${dir} has no stations.`);
   const archive = join(dir, 'stations');
   if (all) {
     const count = catalog.stations.count;
@@ -99,7 +99,7 @@ export async function removeStations(dir: string, ids: readonly string[], all = 
     await rm(archive, { recursive: true, force: true });
     return { removed: `all ${count} stations`, files: ['stations/'] };
   }
-  if (!ids.length) throw new BuildInputError('Name the stations to remove (their station_id), or pass --all.');
+  if (!ids.length) throw new BuildError('invalid_input', 'Name the stations to remove (their station_id), or pass --all.');
   const temp = await mkdtemp(join(tmpdir(), 'climate-query-remove-'));
   const duck = await openBuildDuckDB(temp);
   try {
@@ -108,7 +108,7 @@ export async function removeStations(dir: string, ids: readonly string[], all = 
     const idList = ids.map(lit).join(', ');
     const listed = (await con.runAndReadAll(`SELECT * FROM read_parquet(${lit(index)}) WHERE station_id IN (${idList})`)).getRowObjectsJS();
     const unknown = ids.filter((id) => !listed.some((r) => String(r.station_id) === id));
-    if (unknown.length) throw new BuildInputError(`The dataset at ${dir} has no station ${unknown.map((u) => `"${u}"`).join(', ')}; nothing was removed.`);
+    if (unknown.length) throw new BuildError('invalid_input', `The dataset at ${dir} has no station ${unknown.map((u) => `"${u}"`).join(', ')}; nothing was removed.`);
     // stations.parquet without them: written beside, then moved over the old one.
     const stationsFile = join(archive, 'stations.parquet');
     const next = join(archive, '.stations-next.parquet');

@@ -1,0 +1,47 @@
+/**
+ * The one error every build throws (station builds, raster layers, index,
+ * remove): a stable `code`, the file, row and column or the option at fault
+ * where known, and a message that says what to do. The CLI prints it as
+ * "Build error: …" and exits 2; anything else a build throws is a bug or an
+ * I/O failure (exit 1).
+ */
+
+/**
+ * - `invalid_input`: a file's content (a row, a column, a band) cannot be built as it is;
+ * - `invalid_option`: an option is missing, malformed, or contradicts the inputs;
+ * - `unreadable_input`: a file is missing or no reader can open it;
+ * - `conflict`: the inputs disagree with each other or with the dataset (overlaps, another zone).
+ */
+export type BuildErrorCode = 'invalid_input' | 'invalid_option' | 'unreadable_input' | 'conflict';
+
+/** Where a build error lies, when known. */
+export interface BuildErrorDetail {
+  /** The input file. */
+  file?: string;
+  /** Its data row (from 1). */
+  row?: number;
+  /** Its column. */
+  column?: string;
+  /** The option at fault, as the API names it (`scale`, `dates`, `timeZone`). */
+  option?: string;
+  cause?: unknown;
+}
+
+/** A build that cannot go on, with what to do about it. */
+export class BuildError extends Error {
+  readonly code: BuildErrorCode;
+  readonly file?: string;
+  readonly row?: number;
+  readonly column?: string;
+  readonly option?: string;
+
+  constructor(code: BuildErrorCode, message: string, detail: BuildErrorDetail = {}) {
+    super(message, detail.cause === undefined ? undefined : { cause: detail.cause });
+    this.name = 'BuildError';
+    this.code = code;
+    if (detail.file !== undefined) this.file = detail.file;
+    if (detail.row !== undefined) this.row = detail.row;
+    if (detail.column !== undefined) this.column = detail.column;
+    if (detail.option !== undefined) this.option = detail.option;
+  }
+}
