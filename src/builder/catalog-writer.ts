@@ -8,6 +8,7 @@ import { createReadStream } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CATALOG_VERSION, type Catalog, type CatalogFile } from '../dataset/catalog.ts';
+import { BuildError } from './build-error.ts';
 
 /** Reads the catalog in `dir`, or an empty one when there is none. */
 export async function readCatalogOrEmpty(dir: string, name: string): Promise<Catalog> {
@@ -40,7 +41,17 @@ export async function updateCatalog(dir: string, name: string, change: (c: Catal
   }
   const files: CatalogFile[] = [];
   for (const [path, role] of referenced) {
-    files.push({ path, role, bytes: (await stat(join(dir, path))).size, sha256: await sha256OfFile(join(dir, path)) });
+    let bytes: number;
+    try {
+      bytes = (await stat(join(dir, path))).size;
+    } catch (err) {
+      // A catalog naming a file that is gone (a layer's folder deleted by hand): say which and what to do, not ENOENT.
+      const how = role.startsWith('raster')
+        ? 'restore it, or take its layer out with `climate-query layers remove NAME[/SUB] --data DIR`'
+        : 'restore it, or rebuild the stations';
+      throw new BuildError('unreadable_input', `catalog.json in ${dir} lists ${path} (${role}), which is missing there: ${how}. catalog.json was not changed.`, { file: path, cause: err });
+    }
+    files.push({ path, role, bytes, sha256: await sha256OfFile(join(dir, path)) });
   }
   catalog.files = files;
   await writeFile(join(dir, 'catalog.json'), `${JSON.stringify(catalog)}\n`);

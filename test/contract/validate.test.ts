@@ -135,6 +135,21 @@ describe('station requests', () => {
 });
 
 describe('WKT', () => {
+  it('reads numbers as OGC WKT writes them (docs/contract.md): a sign, a bare point, an exponent; nothing else', () => {
+    const at = (wkt: string) => validateNearestStation(station({ wkts: wkt })).geometries[0]!;
+    for (const [wkt, lon, lat] of [
+      ['POINT (+19.3 -33.4)', 19.3, -33.4],
+      ['POINT (19. -33.)', 19, -33],
+      ['POINT (.5 -.5)', 0.5, -0.5],
+      ['POINT (1.93e1 -3.34E+1)', 19.3, -33.4],
+    ] as const) {
+      expect(JSON.stringify(at(wkt)), wkt).toContain(`${lon},${lat}`);
+    }
+    for (const bad of ['POINT (++19 -33)', 'POINT (0x13 -33)', 'POINT (19,5 -33)', 'POINT (Infinity -33)', 'POINT (NaN -33)', 'POINT (19e -33)', 'POINT (1_9 -33)']) {
+      expect(errorOf(() => validateNearestStation(station({ wkts: bad }))), bad).toMatchObject({ code: 'invalid_wkt', field: 'wkts' });
+    }
+  });
+
   it('names the item and what is wrong', () => {
     const e = errorOf(() => validateNearestStation(station({ wkts: 'POINT (18 -33); POINT (18 x)' })));
     expect(e).toMatchObject({ code: 'invalid_wkt', field: 'wkts' });

@@ -304,7 +304,9 @@ for (const name of names) {
     it(`${name}: a. the app opens (no page errors, cqUi.ready resolves, the map is drawn)`, async () => {
       started();
       const t = Date.now();
-      const opened = await openedState(page, () => page.goto(host.url, { timeout: 30_000 }));
+      // 90 s: Vite's dev server transforms the app on its first load, which took over 30 s on a CI
+      // machine whose other core was drawing maps; a built site opens in 15–25 s there.
+      const opened = await openedState(page, () => page.goto(host.url, { timeout: 90_000 }));
       console.log(`[${name}] app opened in ${Date.now() - t} ms: ${JSON.stringify(opened)}`);
       expect(opened, `failed requests:\n${failedRequests.join('\n')}\nconsole errors:\n${consoleErrors.join('\n')}`).toEqual({ status: 200, css: CSS_APPLIED, ready: 'ok', map: 'drawn', pageErrors: [] });
     });

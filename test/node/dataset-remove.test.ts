@@ -76,7 +76,7 @@ describe('climate-query layers remove', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/has no layer temp\/max --extent \w+; it has .*rain/);
     expect(await catalogOf()).toEqual(c1);
-  });
+  }, 300_000);
 });
 
 describe('climate-query stations remove', () => {
@@ -120,5 +120,21 @@ describe('climate-query stations remove', () => {
     expect((await catalogOf()).stations).toBeNull();
     expect(await exists(join(data, 'stations'))).toBe(false);
     expect((await catalogOf()).rasters).toEqual(c0.rasters);
-  });
+  }, 300_000);
+});
+
+describe('climate-query index on a dataset whose catalog names a missing file', () => {
+  it('names the file and what to do, exit 2, no stack (it was a raw ENOENT)', async () => {
+    const copy = join(dir, 'missing');
+    await cp(demo, copy, { recursive: true });
+    const before = await readFile(join(copy, 'catalog.json'), 'utf8');
+    const gone = (JSON.parse(before) as Catalog).rasters[0]!.files[0]!.path;
+    await rm(join(copy, gone));
+    const r = await cli(['index', copy]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`lists ${gone} (raster), which is missing there`);
+    expect(r.stderr).toContain('climate-query layers remove');
+    expect(r.stderr).not.toMatch(/\n\s+at |ENOENT/);
+    expect(await readFile(join(copy, 'catalog.json'), 'utf8')).toBe(before);
+  }, 300_000);
 });

@@ -6,7 +6,7 @@ import { STATION_TYPES, type StationTimeScale } from '../../src/contract/station
 import type { Series } from './oracle.ts';
 
 /** Runs SQL on a fresh native DuckDB and returns the rows. */
-async function sql(query: string): Promise<Record<string, unknown>[]> {
+export async function sql(query: string): Promise<Record<string, unknown>[]> {
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
   try {

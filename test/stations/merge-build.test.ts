@@ -9,14 +9,13 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuildError, buildStations } from '../../src/builder/stations-build.ts';
 import { mulberry32 } from '../../src/builder/prng.ts';
 import type { StationTimeScale } from '../../src/contract/station-data-types.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { allScales, monthlyFromDaily, readSeries, readStations, type Series } from './oracle.ts';
-import { archiveSeries, expectSameSeries } from './archive-series.ts';
+import { archiveSeries, expectSameSeries, sql } from './archive-series.ts';
 import { cli } from '../helpers/cli.ts';
 
 
@@ -31,18 +30,6 @@ async function write(name: string, text: string): Promise<string> {
   const p = join(dir, name);
   await writeFile(p, text);
   return p;
-}
-
-/** Runs SQL on a fresh native DuckDB and returns the rows. */
-async function sql(query: string): Promise<Record<string, unknown>[]> {
-  const db = await DuckDBInstance.create(':memory:');
-  const con = await db.connect();
-  try {
-    return (await con.runAndReadAll(query)).getRowObjectsJS() as Record<string, unknown>[];
-  } finally {
-    con.closeSync();
-    db.closeSync();
-  }
 }
 
 // Paarl, Stellenbosch, Franschhoek and Wellington log hourly; Malmesbury and Ceres bring daily files only.
