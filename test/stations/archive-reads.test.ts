@@ -105,7 +105,7 @@ describe('station reads over HTTP Range', () => {
     expect(server.log.length).toBeGreaterThan(0);
     expect(server.log.filter((e) => e.path.startsWith('/stations/'))).toEqual([]);
     const catalog = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')) as Catalog;
-    expect(Object.keys(catalog.stations!).sort()).toEqual(['count', 'coverage', 'coverageBytes', 'dataTypes', 'index', 'indexBytes', 'layout']);
+    expect(Object.keys(catalog.stations!).sort()).toEqual(['count', 'coverage', 'coverageBytes', 'dataTypes', 'index', 'indexBytes', 'layout', 'utcOffset']);
     await engine.close();
   });
 
