@@ -33,10 +33,11 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fromFile } from 'geotiff';
 import { BuildError } from './build-error.ts';
 import type { TimeScale } from '../contract/periods.ts';
-import type { RasterTimeScale } from '../contract/raster-layers.ts';
+import { NO_SUB_TYPE, RASTER_FAMILIES, contractLayer, type RasterTimeScale } from '../contract/raster-layers.ts';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
 import { readCatalogOrEmpty, updateCatalog } from './catalog-writer.ts';
 import { datesOfInputs, type DatedInput } from './raster-build-dates.ts';
+import { netcdfToGeoTiff, parseNetcdfSyntax, sniffNetcdf } from './netcdf-input.ts';
 import { DEFAULT_SCALE, declareLayer, knownExtents, settleExtent } from './raster-build-declare.ts';
 import { closeDataset, gdalStep, mount, openDataset, unmount, type GdalInfo, type Mount } from './raster-build-gdal.ts';
 import type { GridSpec } from '../rasters/coverage.ts';
@@ -99,6 +100,10 @@ export interface RasterBuildOptions {
    * without a CRS is refused unless this names one: GDAL would take its coordinates as degrees.
    */
   crs?: string;
+  /** NetCDF inputs: the variable to read (CLI --variable); may be left out when a file has one gridded variable. */
+  variable?: string;
+  /** NetCDF inputs: the level to read, by its coordinate value (CLI --level, e.g. 850). */
+  level?: string;
   /** Tile edge in pixels (default 32). */
   tileSize?: number;
   /** Progress lines. */
@@ -157,9 +162,11 @@ export function rasterFileName(scale: TimeScale | null, key: string): string {
 export async function buildRasterLayer(options: RasterBuildOptions): Promise<RasterBuildResult> {
   const started = Date.now();
   const log = options.log ?? (() => undefined);
-  const decl = declareLayer(options);
-  const { subDataType, timeScale } = decl;
-  const label = `${options.dataType}${subDataType === '-' ? '' : `/${subDataType}`}`;
+  // NetCDF inputs may state the unit; the name and time scale are checked before any file is read.
+  const family = (RASTER_FAMILIES as Record<string, { defaultSubType: string } | undefined>)[options.dataType];
+  const statedUnit = options.unit ?? contractLayer(options.dataType, options.subDataType ?? family?.defaultSubType ?? NO_SUB_TYPE)?.unit;
+  const pending = declareLayer({ ...options, unit: statedUnit ?? 'from the files' });
+  const label = `${options.dataType}${pending.subDataType === '-' ? '' : `/${pending.subDataType}`}`;
   const familyScale = (DEFAULT_SCALE as Record<string, number | undefined>)[options.dataType];
   const offset = options.offset ?? 0;
   if ((options.scale !== undefined && !(options.scale > 0)) || !Number.isFinite(offset)) {
@@ -179,7 +186,37 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
   };
   try {
     const workMount = await mountOf(work);
-    const inputs = options.inputs.map((i) => (typeof i === 'string' ? { path: i } : i));
+    // NetCDF inputs (any name; recognised by their first bytes) become GeoTIFFs dated by their CF time axis.
+    const inputs: Array<RasterBuildInput & { shown: string }> = [];
+    let fileUnit: string | undefined;
+    for (const [n, raw] of options.inputs.entries()) {
+      const given = typeof raw === 'string' ? { path: raw } : raw;
+      const { path, variable } = parseNetcdfSyntax(given.path);
+      const missing = await stat(path).then((st) => (st.isFile() ? null : 'is not a file'), () => 'does not exist');
+      if (missing) throw new BuildError('unreadable_input', `Input ${given.path} ${missing}.`, { file: given.path });
+      if (!(await sniffNetcdf(path))) {
+        inputs.push({ ...given, shown: given.path });
+        continue;
+      }
+      const nc = await netcdfToGeoTiff(path, given.path, work, n, {
+        timeScale: pending.timeScale,
+        ...(statedUnit !== undefined ? { unit: statedUnit } : {}),
+        ...(variable ?? options.variable ? { variable: (variable ?? options.variable)! } : {}),
+        ...(options.level !== undefined ? { level: options.level } : {}),
+        ...(options.crs !== undefined ? { crs: options.crs } : {}),
+      });
+      log(`read ${nc.summary}`);
+      if (nc.unit !== undefined && fileUnit !== undefined && nc.unit !== fileUnit) {
+        throw new BuildError('invalid_input', `The NetCDF inputs are in different units (${fileUnit}, ${nc.unit}); a layer has one. Pass --unit to convert them where a rule is known, or convert them first.`, { file: given.path, option: 'unit' });
+      }
+      fileUnit ??= nc.unit;
+      inputs.push({ path: nc.tif, shown: given.path, ...(given.periods ? { periods: given.periods } : {}) });
+    }
+    if (options.level !== undefined && inputs.every((i) => i.shown === i.path)) {
+      throw new BuildError('invalid_option', '--level chooses a level of a NetCDF variable; none of the inputs is NetCDF.', { option: 'level' });
+    }
+    const decl = declareLayer({ ...options, ...(statedUnit === undefined && fileUnit !== undefined ? { unit: fileUnit } : {}) });
+    const { subDataType, timeScale } = decl;
     const open = async (path: string) => {
       const host = resolve(path);
       // Before mounting its folder: a missing folder failed there as a bare "FS error".
@@ -197,7 +234,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     const dated: DatedInput[] = [];
     for (const input of inputs) {
       const { ds, info } = await open(input.path);
-      dated.push({ path: input.path, name: basename(input.path), bands: info.bands.length, descriptions: info.bands.map((b) => b.description ?? ''), ...(input.periods ? { periods: input.periods } : {}) });
+      dated.push({ path: input.shown, name: basename(parseNetcdfSyntax(input.shown).path), bands: info.bands.length, descriptions: info.bands.map((b) => b.description ?? ''), ...(input.periods ? { periods: input.periods } : {}) });
       await closeDataset(ds);
     }
     const periods = datesOfInputs(timeScale, dated, { ...(options.dates ? { dates: options.dates } : {}), ...(options.datePattern ? { datePattern: options.datePattern } : {}) });
@@ -214,7 +251,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       // became 1000° pixels, every query null).
       const hasCrs = Boolean(info.coordinateSystem?.wkt?.trim());
       if (!hasCrs && !options.crs) {
-        throw new BuildError('invalid_option', `Input ${input.path} has no coordinate reference system. Say which it is with --crs (e.g. --crs EPSG:32734 for UTM 34S, --crs EPSG:4326 for longitude/latitude); the build never guesses one.`, { option: 'crs' });
+        throw new BuildError('invalid_option', `Input ${input.shown} has no coordinate reference system. Say which it is with --crs (e.g. --crs EPSG:32734 for UTM 34S, --crs EPSG:4326 for longitude/latitude); the build never guesses one.`, { option: 'crs' });
       }
       const native = hasCrs ? nativeGrid(info) : null;
       if (!native || !grid || !sameGrid(native, grid)) {
@@ -225,13 +262,13 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
           const out = `${workMount.outputName}/warp-${n}`;
           const args = ['-of', 'GTiff', ...(hasCrs ? [] : ['-s_srs', options.crs!]), '-t_srs', 'EPSG:4326', '-r', options.resampling ?? 'bilinear', '-ot', 'Float32', '-dstnodata', 'nan', '-co', 'INTERLEAVE=BAND'];
           if (grid) args.push('-te', ...[grid.west, grid.north - grid.height * grid.resY, grid.west + grid.width * grid.resX, grid.north].map(String), '-ts', String(grid.width), String(grid.height));
-          log(`reprojecting ${input.path} to EPSG:4326${grid ? ' on the layer grid' : ''}`);
-          const warped = await gdalStep(`gdalwarp ${input.path}`, (g) => g.gdalwarp(ds, args, out));
+          log(`reprojecting ${input.shown} to EPSG:4326${grid ? ' on the layer grid' : ''}`);
+          const warped = await gdalStep(`gdalwarp ${input.shown}`, (g) => g.gdalwarp(ds, args, out));
           await closeDataset(ds);
           file = warped.local;
           ({ ds, info } = await openDataset(file));
           grid ??= nativeGrid(info);
-          if (!grid) throw new Error(`gdalwarp of ${input.path} gave no north-up EPSG:4326 grid.`);
+          if (!grid) throw new Error(`gdalwarp of ${input.shown} gave no north-up EPSG:4326 grid.`);
         }
       }
       const nd = info.bands.map((b) => nodataText(b.noDataValue, b.type));
@@ -239,13 +276,13 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
         sources.push({ key, file, band: b + 1, nodata: nd[b] ?? null, inScale: bandScales[b]?.scale ?? 1, inOffset: bandScales[b]?.offset ?? 0 }),
       );
       // Exact min/max per band (reads the data once), to check the values fit Int16 at the storage step.
-      const mm = await gdalStep(`Computing min/max of ${input.path}`, (g) => g.gdalinfo(ds, ['-mm']));
+      const mm = await gdalStep(`Computing min/max of ${input.shown}`, (g) => g.gdalinfo(ds, ['-mm']));
       mm.bands.forEach((b, i) => {
         if (b.computedMin === undefined || b.computedMax === undefined) return;
         const s = bandScales[i]?.scale ?? 1;
         const o = bandScales[i]?.offset ?? 0;
         const [lo, hi] = [b.computedMin * s + o, b.computedMax * s + o].sort((x, y) => x - y) as [number, number];
-        ranges.push({ where: `${input.path} band ${i + 1}${keys[i] ? ` (${keys[i]})` : ''}`, lo, hi });
+        ranges.push({ where: `${input.shown} band ${i + 1}${keys[i] ? ` (${keys[i]})` : ''}`, lo, hi });
       });
       await closeDataset(ds);
     }
@@ -367,9 +404,9 @@ function gdalMessage(err: unknown): string {
 
 /** What to do about an input GDAL cannot open, by its kind. */
 function unreadableAdvice(path: string): string {
-  if (/\.(nc|nc4|cdf|netcdf|h5|hdf5?|he5)$/i.test(path)) {
-    return 'The build\'s GDAL (gdal3.js) has no netCDF or HDF5 driver. Convert the variable to GeoTIFF first, e.g. ' +
-      '`gdal_translate -a_nodata none \'NETCDF:"f.nc":tas\' tas.tif` (keep a NaN fill as NaN; pick bands with -b), then build from the GeoTIFF with --dates (docs/layers.md).';
+  if (/\.(nc|nc4|cdf|netcdf|h5|hdf5?|he5|hdf4?)$/i.test(path)) {
+    return 'NetCDF (classic or NetCDF-4) is read directly, but this file does not start like one (no CDF or HDF5 signature): ' +
+      'it may be HDF4, GRIB or damaged. Check it with `ncdump -h` or `gdalinfo`, and convert it to NetCDF-4 or GeoTIFF first (docs/layers.md).';
   }
   return 'Give a raster GDAL reads (GeoTIFF, GRIB, …; docs/layers.md), or convert it to GeoTIFF first.';
 }

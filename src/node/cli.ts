@@ -95,15 +95,19 @@ Exit codes:
       one zone. It prints a report per scale; --report writes it as JSON too.
   climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE
         [--dates D1,D2,… | --date-pattern PATTERN] [--extent NAME] [--description TEXT]
-        [--attribution TEXT] [--scale S] [--offset O] [--resampling bilinear] [--crs EPSG:…] FILE...
-      Adds (or replaces) one raster layer from GeoTIFFs in any CRS GDAL reads (docs/layers.md).
+        [--attribution TEXT] [--scale S] [--offset O] [--resampling bilinear] [--crs EPSG:…]
+        [--variable NAME] [--level VALUE] FILE...
+      Adds (or replaces) one raster layer from GeoTIFFs in any CRS GDAL reads, or from CF
+      NetCDF files (classic or NetCDF-4) (docs/layers.md).
       SCALE: daily, monthly, annual, calendar_month, or none (one undated grid).
       Dates: --dates (one per band, in file order), --date-pattern 'tmin_{yyyy}{mm}{dd}.tif'
       (single-band files), or else band descriptions that are dates. Never guessed.
       --extent: tc, sa or a name the dataset has (checked against the grid), or a new name
       (takes the grid's bounds). Contract names (temp/min, rain, …) need no --unit/--time-scale.
-      A grid without a CRS is refused unless --crs names it (never guessed). NetCDF/HDF5:
-      convert the variable to GeoTIFF first (docs/layers.md).
+      A grid without a CRS is refused unless --crs names it (never guessed). NetCDF: the
+      dates are the file's CF time axis; --variable names the variable (or NETCDF:"f.nc":tas),
+      --level picks a level by its value (e.g. 850); scale_factor/add_offset, _FillValue
+      and valid ranges are applied, units taken from the file (K → °C for --unit °C).
 
 Options:
   -h, --help       this help
@@ -397,6 +401,8 @@ async function buildCommand(argv: string[]): Promise<number> {
       attribution: { type: 'string' },
       resampling: { type: 'string' },
       crs: { type: 'string' },
+      variable: { type: 'string' },
+      level: { type: 'string' },
       scale: { type: 'string' },
       offset: { type: 'string' },
       out: { type: 'string' },
@@ -444,6 +450,8 @@ async function buildCommand(argv: string[]): Promise<number> {
       ...(offset !== undefined ? { offset } : {}),
       ...(resampling !== undefined ? { resampling: resampling as (typeof RESAMPLING)[number] } : {}),
       ...(values.crs !== undefined ? { crs: values.crs } : {}),
+      ...(values.variable !== undefined ? { variable: values.variable } : {}),
+      ...(values.level !== undefined ? { level: values.level } : {}),
       log: (line) => process.stderr.write(`${line}\n`),
     });
     process.stdout.write(`Built into ${values.out} in ${result.seconds.toFixed(1)} s:\n${layerText(result.layer, result.files)}`);

@@ -65,16 +65,21 @@ describe('the CRS of a grid', () => {
     await Promise.all([ea.close(), eb.close()]);
   });
 
-  it('a missing input and a NetCDF file are named with what to do', async () => {
+  it('a missing input, a damaged NetCDF file and a .nc file that is not NetCDF are named with what to do', async () => {
     await expect(buildRasterLayer({ dir: join(dir, 'm'), dataType: 'temp', subDataType: 'min', inputs: [join(dir, 'no/such.tif')] })).rejects.toThrow(/Input .*no\/such\.tif does not exist\./);
     const nc = join(dir, 'in/tas_monthly_2023.nc');
     await writeFile(nc, Buffer.from('CDF\x01\x00\x00\x00\x00 not really netcdf'));
     const e = await buildRasterLayer({ dir: join(dir, 'n'), dataType: 'temp', subDataType: 'min', inputs: [nc] }).then(() => null, (x: Error) => x);
-    expect(e?.message).toMatch(/GDAL cannot read input .*tas_monthly_2023\.nc .*no netCDF or HDF5 driver.*gdal_translate -a_nodata none/);
+    expect(e?.message).toMatch(/tas_monthly_2023\.nc starts like NetCDF but its header cannot be read .*truncated/);
     expect(e?.message).not.toContain('[object Object]');
+    // HDF4's signature: not NetCDF, so GDAL is tried, and the advice says what it may be.
+    const hdf4 = join(dir, 'in/modis.hdf');
+    await writeFile(hdf4, Buffer.from('\x0e\x03\x13\x01 then nothing useful'));
+    await expect(buildRasterLayer({ dir: join(dir, 'n'), dataType: 'temp', subDataType: 'min', inputs: [hdf4] })).rejects.toThrow(/GDAL cannot read input .*modis\.hdf .*does not start like one .*HDF4/);
     const cli = await promisify(execFile)(process.execPath, [BIN, 'build', '--out', join(dir, 'n2'), '--layer', 'temp/min', nc]).then(() => null, (x: { code: number; stderr: string }) => x);
-    expect(cli?.code).toBeGreaterThan(0);
-    expect(cli?.stderr).toContain('no netCDF or HDF5 driver');
+    expect(cli?.code).toBe(2);
+    expect(cli?.stderr).toContain('Build error: ');
+    expect(cli?.stderr).toContain('header cannot be read');
     expect(cli?.stderr).not.toMatch(/\n\s+at |\[object Object\]/);
   });
 });
