@@ -40,6 +40,8 @@ export interface NetcdfReadOptions {
   unit?: string;
   /** CRS of a projected x/y grid that states none. */
   crs?: string;
+  /** True when the build states the dates (--dates, --date-pattern): the time axis is then not read as dates. */
+  datesStated?: boolean;
 }
 
 /** A NetCDF variable turned into a build input. */
@@ -192,7 +194,8 @@ async function convert(file: NcFile, shown: string, tif: string, o: NetcdfReadOp
       if (size > 1) throw new BuildError('invalid_option', `${shown}: variable ${v.name} has ${size} levels along ${levelAxis.dim} (${listed}); choose one with --level VALUE.`, { option: 'level', file: shown });
     } else {
       const want = Number(o.level);
-      const at = values ? values.findIndex((x) => Math.abs(x - want) <= 1e-6 * Math.max(1, Math.abs(want))) : -1;
+      // Without a coordinate variable the level is its index along the dimension.
+      const at = values ? values.findIndex((x) => Math.abs(x - want) <= 1e-6 * Math.max(1, Math.abs(want))) : Number.isInteger(want) && want >= 0 && want < size ? want : -1;
       if (o.level.trim() === '' || !Number.isFinite(want) || at < 0) {
         throw new BuildError('invalid_option', `${shown}: --level ${o.level} is not a level of ${v.name} along ${levelAxis.dim} (${listed}).`, { option: 'level', file: shown });
       }
@@ -208,7 +211,10 @@ async function convert(file: NcFile, shown: string, tif: string, o: NetcdfReadOp
   const times = timeAxis ? v.shape[v.dims.indexOf(timeAxis.dim)]! : 1;
   let descriptions: string[] = [''];
   let timeNote = '';
-  if (timeAxis) {
+  if (timeAxis && o.datesStated) {
+    descriptions = Array.from({ length: times }, () => '');
+    timeNote = `, ${times} time step${times === 1 ? '' : 's'} (dates as stated)`;
+  } else if (timeAxis) {
     const coord = timeAxis.coord!;
     const units = text(coord.attributes.units);
     if (!units || !/\ssince\s/.test(units)) {

@@ -204,6 +204,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
         ...(variable ?? options.variable ? { variable: (variable ?? options.variable)! } : {}),
         ...(options.level !== undefined ? { level: options.level } : {}),
         ...(options.crs !== undefined ? { crs: options.crs } : {}),
+        datesStated: Boolean(options.dates || options.datePattern || given.periods),
       });
       log(`read ${nc.summary}`);
       if (nc.unit !== undefined && fileUnit !== undefined && nc.unit !== fileUnit) {

@@ -291,6 +291,9 @@ describe.skipIf(!TOOLS)('NetCDF inputs (needs ncgen from netcdf-bin and GDAL fro
       v: { type: 'float', dims: ['time', 'lat', 'lon'], attrs: { units: 'K' }, data: [1, 2, 3, 4] },
     }));
     await refused({ inputs: [months], extent: 'box' }, /"months since" is not a date.*State the dates with --dates/);
+    // … and with the dates stated, the file builds: its time axis is not read.
+    const stated = await buildRasterLayer({ dir: join(root, 'stated'), dataType: 'x', unit: 'K', timeScale: 'monthly', extent: 'box', inputs: [months], dates: ['2000-04'] });
+    expect(stated.layer.files.map((f) => f.periods)).toEqual([['2000-04-01']]);
     const julian = await ncgen(root, 'julian', 'classic', cdl('j', { time: 1, lat: 2, lon: 2 }, {
       time: { type: 'double', dims: ['time'], attrs: { units: 'days since 2000-01-01', calendar: 'julian' }, data: [3] },
       lat: { type: 'double', dims: ['lat'], attrs: { units: 'degrees_north' }, data: [-34, -33] },
