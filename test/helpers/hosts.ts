@@ -558,9 +558,19 @@ export async function startS3(site: string): Promise<HostResult> {
         const f = files[next++]!;
         const key = f.split('/').map(encodeURIComponent).join('/');
         const type = types.get(extname(f));
-        const res = await fetch(base + key, { method: 'PUT', body: await readFile(join(site, f)), headers: type ? { 'Content-Type': type } : {} });
-        if (!res.ok) throw new Error(`S3 PUT ${key}: ${res.status} ${await res.text()}`);
-        await res.arrayBuffer();
+        const body = await readFile(join(site, f));
+        // s3rver on a loaded 2-core CI dropped a connection mid-upload ("fetch failed"): retry, as the AWS CLI does.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const res = await fetch(base + key, { method: 'PUT', body, headers: type ? { 'Content-Type': type } : {} });
+            if (!res.ok) throw new Error(`S3 PUT ${key}: ${res.status} ${await res.text()}`);
+            await res.arrayBuffer();
+            break;
+          } catch (e) {
+            if (attempt >= 4) throw e;
+            await new Promise((r) => setTimeout(r, 500 * attempt));
+          }
+        }
       }
     };
     await Promise.all([put(), put(), put(), put()]);
