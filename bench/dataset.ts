@@ -13,7 +13,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkCatalog, type Catalog, type RasterLayerEntry } from '../src/dataset/catalog.ts';
+import type { Catalog, RasterLayerEntry } from '../src/dataset/catalog.ts';
+import { checkCatalog } from '../src/dataset/catalog-check.ts';
 import { buildDemo } from '../src/node/demo.ts';
 import { closeDataset, gdalStep, mount, openDataset, unmount } from '../src/builder/raster-build-gdal.ts';
 

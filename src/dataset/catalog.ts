@@ -5,9 +5,8 @@
  * Written by `climate-query build`; format described in docs/data.md.
  */
 import type { StationTimeScale } from '../contract/station-data-types.ts';
-import { contractLayer, type RasterLayerDeclaration } from '../contract/raster-layers.ts';
-import { ClimateQueryError } from '../contract/errors.ts';
-import { DEFAULT_UTC_OFFSET, isStoredUtcOffset } from '../contract/utc-offset.ts';
+import type { RasterLayerDeclaration } from '../contract/raster-layers.ts';
+import { DEFAULT_UTC_OFFSET } from '../contract/utc-offset.ts';
 
 /** Current catalog format version. */
 export const CATALOG_VERSION = 1;
@@ -21,6 +20,12 @@ export interface CatalogFile {
   sha256?: string;
   /** What the file is for, "station-index", "station-coverage", "raster", "raster-preview". */
   role: string;
+  /**
+   * A raster file's leading bytes up to its first tile (TIFF header, IFDs, tile index, metadata
+   * with the build's id) and their SHA-256: read anyway when the file is opened, so checking
+   * them costs no request and catches a file rewritten at the same size (docs/reliability.md).
+   */
+  header?: { bytes: number; sha256: string };
 }
 
 /**
@@ -39,6 +44,15 @@ export interface CoverageGroup {
 
 /** Which periods of one station and time scale have a value, grouped by data types that share the same runs. */
 export type StationCoverage = CoverageGroup[];
+
+/**
+ * A station file's footer hash: the first 16 hex digits (64 bits) of the SHA-256 of its footer
+ * and last 8 bytes, recorded in the index and repeated in its coverage line. Enough to tell two
+ * builds of a file apart (not a defence against a host that lies on purpose: that host could
+ * serve any index), at a tenth of what full digests of 2,000 stations × 3 scales would add to
+ * the index every cold station query downloads.
+ */
+export const FOOTER_HASH_DIGITS = 16;
 
 /** Name of the station archive layout this engine reads (docs/data.md, "Station archive"). */
 export const STATION_LAYOUT = 'station-parquet-1';
@@ -136,40 +150,4 @@ export interface Catalog {
   files: CatalogFile[];
   stations: StationsSection | null;
   rasters: RasterLayerEntry[];
-}
-
-/** Checks the parts of a parsed catalog the engine relies on. */
-export function checkCatalog(value: unknown, where: string): Catalog {
-  const c = value as Partial<Catalog> | null;
-  if (!c || c.format !== 'climate-query-dataset') {
-    throw new ClimateQueryError('dataset_unavailable', `${where} is not a climate-query catalog (no "format": "climate-query-dataset"). Build one with \`climate-query build\`.`);
-  }
-  if (c.version !== CATALOG_VERSION) {
-    throw new ClimateQueryError('dataset_unavailable', `${where} has catalog version ${String(c.version)}; this engine reads version ${CATALOG_VERSION}. Rebuild the dataset.`);
-  }
-  if (!Array.isArray(c.files) || !Array.isArray(c.rasters)) {
-    throw new ClimateQueryError('dataset_unavailable', `${where} lacks "files" or "rasters"; rebuild the dataset.`);
-  }
-  if (c.stations && c.stations.utcOffset !== undefined && !isStoredUtcOffset(c.stations.utcOffset)) {
-    throw new ClimateQueryError('dataset_unavailable', `${where}: stations.utcOffset is ${JSON.stringify(c.stations.utcOffset)}, not an offset such as "+02:00"; rebuild the dataset or correct catalog.json.`);
-  }
-  if (c.notice !== undefined && typeof c.notice !== 'string') {
-    throw new ClimateQueryError('dataset_unavailable', `${where}: "notice" must be a string; rebuild the dataset or correct catalog.json.`);
-  }
-  c.rasters = c.rasters.map((l) => completeLayer(l, where));
-  return c as Catalog;
-}
-
-/**
- * A layer entry with every declaration field. Catalogs written before
- * layers declared themselves lack description and extentBbox; their
- * layers can only be the contract's families, whose declarations fill the gap.
- */
-function completeLayer(l: RasterLayerEntry, where: string): RasterLayerEntry {
-  if (typeof l.description === 'string' && Array.isArray(l.extentBbox)) return l;
-  const known = contractLayer(l.dataType, l.subDataType);
-  if (!known || known.extent !== l.extent) {
-    throw new ClimateQueryError('dataset_unavailable', `${where}: raster layer ${l.dataType}/${l.subDataType} lacks its description or extentBbox; rebuild it with \`climate-query build --layer\`.`);
-  }
-  return { ...known, ...l, description: l.description ?? known.description, extentBbox: l.extentBbox ?? known.extentBbox };
 }

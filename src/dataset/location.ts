@@ -11,7 +11,8 @@ import type { ByteSource, ExpectedFile } from '../io/byte-source.ts';
 import { createHttpSource } from '../io/http-source.ts';
 import { describeHostAnswer } from '../io/host-answer.ts';
 import { DEFAULT_READ_TIMEOUTS, DEFAULT_RETRY, markTransient, timedFetch, withRetries, type ReadTimeouts, type RetryPolicy } from '../io/timed-fetch.ts';
-import { checkCatalog, type Catalog } from './catalog.ts';
+import type { Catalog } from './catalog.ts';
+import { checkCatalog } from './catalog-check.ts';
 import { checkDatasetPath, encodeDatasetPath } from './dataset-path.ts';
 
 /** A dataset root. */

@@ -8,7 +8,8 @@
  * downloads whole files, src/rasters/byte-source.ts), so that is a
  * warning, not an error.
  */
-import { checkCatalog, type Catalog } from '../dataset/catalog.ts';
+import type { Catalog } from '../dataset/catalog.ts';
+import { checkCatalog } from '../dataset/catalog-check.ts';
 
 /** A dataset that could not be loaded; `message` is for people and names the URL. */
 export class DatasetLoadError extends Error {

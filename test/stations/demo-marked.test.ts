@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, inject, it } from 'vitest';
-import { checkCatalog } from '../../src/dataset/catalog.ts';
+import { checkCatalog } from '../../src/dataset/catalog-check.ts';
 
 const demo = inject('demoDataset');
 
