@@ -2,11 +2,34 @@
  * Local files as a {@link ByteSource}, for Node (CLI, tests, servers). Kept
  * apart from byte-source.ts so browser bundles never pull in node:fs.
  */
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
+import { relative, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ClimateQueryError } from '../contract/errors.ts';
 import { asSourceError, type ByteSource, type ExpectedFile } from './byte-source.ts';
 import { createHttpSource } from './http-source.ts';
+
+/** Options of {@link createFileSource}. */
+export interface FileSourceOptions {
+  /**
+   * The real path of the dataset folder (symlinks resolved): the file's real path must lie in it,
+   * so a link inside the folder cannot make the engine read a file outside. Absent: not checked.
+   */
+  within?: Promise<string> | string;
+}
+
+/**
+ * The real path of `path` (every symlink resolved), which must lie inside `realRoot`; throws
+ * `dataset_unavailable` for one that leads out, saying how to trust the folder.
+ */
+export async function realPathWithin(path: string, realRoot: Promise<string> | string): Promise<string> {
+  const [root, real] = await Promise.all([realRoot, realpath(path)]);
+  const rel = relative(root, real);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
+    throw new ClimateQueryError('dataset_unavailable', `${path} is a link to ${real}, outside the dataset folder ${root}; the engine reads only files inside it. Copy the file into the folder, or trust its links with --follow-links (fileLocation(dir, { followLinks: true })).`);
+  }
+  return real;
+}
 
 /**
  * A {@link ByteSource} over a local file. The handle is opened on the first
@@ -15,7 +38,7 @@ import { createHttpSource } from './http-source.ts';
  * replaced meanwhile). A file whose size differs from `expected.bytes` fails
  * with `dataset_changed` rather than answer from another version.
  */
-export function createFileSource(pathOrFileUrl: string, expected: ExpectedFile = {}): ByteSource {
+export function createFileSource(pathOrFileUrl: string, expected: ExpectedFile = {}, options: FileSourceOptions = {}): ByteSource {
   const path = pathOrFileUrl.startsWith('file:') ? fileURLToPath(pathOrFileUrl) : pathOrFileUrl;
   let handle: Promise<FileHandle> | null = null;
   // After close(), reads still under way elsewhere (a query that failed on another file keeps
@@ -26,7 +49,7 @@ export function createFileSource(pathOrFileUrl: string, expected: ExpectedFile =
     async read(offset, length, signal) {
       if (signal?.aborted) throw asSourceError(signal.reason ?? new DOMException('aborted', 'AbortError'), path, signal);
       if (closed) throw new ClimateQueryError('aborted', `${path} was closed (the dataset was reloaded) while a read was waiting.`);
-      const opening = (handle ??= open(path, 'r').then(async (fh) => {
+      const opening = (handle ??= (options.within ? realPathWithin(path, options.within) : Promise.resolve(path)).then((real) => open(real, 'r')).then(async (fh) => {
         const { size } = await fh.stat();
         if (expected.bytes !== undefined && size !== expected.bytes) {
           await fh.close().catch(() => undefined);

@@ -28,7 +28,7 @@ type Command = 'query' | 'sql' | 'build' | 'layers' | 'stations' | 'index' | 'se
  * an option touches one place.
  */
 const USAGES: Record<Command, string> = {
-  query: `Usage: climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--timeout SECONDS]
+  query: `Usage: climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--timeout SECONDS] [--follow-links]
 
   Answers one request as the service would and prints the answer JSON.
   endpoint: ${ENDPOINTS.join(', ')}
@@ -37,6 +37,7 @@ const USAGES: Record<Command, string> = {
 Options:
   --data DIR|URL   dataset to query (default: the demo dataset, ${DEFAULT_DATASET})
   --timeout S      give up after S seconds (default 30) with upstream_timeout (504)
+  --follow-links   read files a symlink in the dataset folder leads out of it to (refused by default)
   -h, --help       this help
 
 Exit codes:
@@ -46,7 +47,7 @@ Exit codes:
 `,
   sql: `Usage: climate-query sql <query|-> --stations ID[,ID…] --time-scale hourly|daily|monthly
          --from DATE --to DATE [--types T1,T2,…] [--max-rows N] [--format csv|json]
-         [--data DIR|URL] [--timeout SECONDS]
+         [--data DIR|URL] [--timeout SECONDS] [--follow-links]
 
   Runs one read-only SQL query (DuckDB's dialect) over the chosen stations' records
   (docs/sql.md). The query sees two tables:
@@ -64,6 +65,7 @@ Options:
   --format F       csv (default) or json ({"columns","rows","loaded"})
   --data DIR|URL   dataset (default: the demo dataset, ${DEFAULT_DATASET})
   --timeout S      give up after S seconds (default 30)
+  --follow-links   read files a symlink in the dataset folder leads out of it to (refused by default)
   -h, --help       this help
 
 Example:
@@ -172,6 +174,7 @@ Exit codes:
   2  bad arguments, or the archive does not conform (message names file, row and column)
 `,
   serve: `Usage: climate-query serve [--data DIR|URL] [--static DIR] [--port 8787] [--host 127.0.0.1] [--timeout SECONDS]
+                            [--follow-links]
 
   Serves POST /api/<endpoint>/, GET /api/openapi.json and the dataset's files
   (Range, HEAD, CORS) from one process. Ctrl-C stops it.
@@ -183,6 +186,8 @@ Options:
   --port N         port to listen on (default 8787; 0 picks a free one)
   --host H         address to listen on (default 127.0.0.1, this machine only)
   --timeout S      each query's budget in seconds (default 30); past it, 504 upstream_timeout
+  --follow-links   read and serve files a symlink in the dataset folder leads out of it to
+                   (default: the API refuses them and the static side answers 404)
   -h, --help       this help
 
 Exit codes:
@@ -333,7 +338,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function queryCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('query', args, { data: { type: 'string' }, timeout: { type: 'string' } });
+  const { values, positionals } = parseCommand('query', args, { data: { type: 'string' }, timeout: { type: 'string' }, 'follow-links': { type: 'boolean' } });
   const [endpoint, file] = positionals;
   if (!endpoint || !ENDPOINTS.includes(endpoint as Endpoint) || !file || positionals.length > 2) {
     usageError('query', `needs an endpoint (${ENDPOINTS.join(', ')}) and a request file or -.`);
@@ -345,7 +350,7 @@ async function queryCommand(args: string[]): Promise<number> {
     return 1;
   }
   const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
-  const engine = createNodeEngine(data, { timeoutMs });
+  const engine = createNodeEngine(data, { timeoutMs, followLinks: values['follow-links'] });
   try {
     const res = await engine.handle({ method: 'POST', path: `/api/${endpoint}/`, body: text });
     process.stdout.write(`${JSON.stringify(res.body)}\n`);
@@ -564,6 +569,7 @@ async function sqlCommand(args: string[]): Promise<number> {
     types: { type: 'string' },
     'max-rows': { type: 'string' },
     format: { type: 'string' },
+    'follow-links': { type: 'boolean' },
   });
   const [text] = positionals;
   if (!text || positionals.length > 1) usageError('sql', 'needs the SQL text (quoted, one argument) or - to read it from stdin.');
@@ -594,7 +600,7 @@ async function sqlCommand(args: string[]): Promise<number> {
     ...(values.types !== undefined ? { dataTypes: list(values.types) } : {}),
     ...(maxRows !== undefined ? { maxRows } : {}),
   };
-  const engine = createNodeEngine(data, { timeoutMs });
+  const engine = createNodeEngine(data, { timeoutMs, followLinks: values['follow-links'] });
   try {
     const result = await engine.sql(request);
     process.stdout.write(format === 'json' ? `${JSON.stringify(result)}\n` : sqlResultCsv(result));
@@ -623,7 +629,7 @@ async function demoCommand(args: string[]): Promise<number> {
 }
 
 async function serveCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('serve', args, { data: { type: 'string' }, static: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, timeout: { type: 'string' } });
+  const { values, positionals } = parseCommand('serve', args, { data: { type: 'string' }, static: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, timeout: { type: 'string' }, 'follow-links': { type: 'boolean' } });
   if (positionals.length > 0) usageError('serve', `unexpected argument "${positionals[0]}".`);
   const timeoutMs = timeoutOption('serve', values.timeout);
   const data = values.data ?? DEFAULT_DATASET;
@@ -640,8 +646,14 @@ async function serveCommand(args: string[]): Promise<number> {
     process.stderr.write(`No folder at ${values.static}. Build the site first (npm run build).\n`);
     return 1;
   }
-  const engine = createNodeEngine(data, { timeoutMs });
-  const running = await startServer({ engine, port, host: values.host ?? '127.0.0.1', ...(values.static ? { staticRoot: values.static } : isUrl ? {} : { staticRoot: data }) });
+  const engine = createNodeEngine(data, { timeoutMs, followLinks: values['follow-links'] });
+  const running = await startServer({
+    engine,
+    port,
+    host: values.host ?? '127.0.0.1',
+    ...(values.static ? { staticRoot: values.static } : isUrl ? {} : { staticRoot: data }),
+    followLinks: values['follow-links'] === true,
+  });
   const app = values.static && existsSync(`${values.static}/index.html`) ? `\n  open the app: ${running.url}` : '';
   process.stderr.write(`climate-query serving ${data} at ${running.url} (POST ${running.url}api/<endpoint>/)${app}\n`);
   await new Promise<void>((resolveStop) => {

@@ -9,12 +9,14 @@ import { missingPackageMessage } from './optional-packages.ts';
 export interface NodeEngineOptions {
   /** Overall budget of one query in milliseconds (the engine's default when absent). */
   timeoutMs?: number | undefined;
+  /** Follow symlinks out of a dataset folder (default: refused; see fileLocation). */
+  followLinks?: boolean | undefined;
 }
 
 /** Creates an engine on `dataset` (folder or http(s) URL). */
 export function createNodeEngine(dataset: string, options: NodeEngineOptions = {}): ClimateEngine {
   return createClimateEngine({
-    dataset: locationOf(dataset),
+    dataset: locationOf(dataset, { followLinks: options.followLinks === true }),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     sqlRunner: nativeSqlRunner,
   });

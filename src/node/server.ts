@@ -20,6 +20,8 @@ export interface ServerOptions {
   engine: ClimateEngine;
   /** Folder whose files are served as static files (the dataset); omit for API only. */
   staticRoot?: string;
+  /** Serve files a symlink in `staticRoot` leads out of it to (default: 404, like the engine's refusal). */
+  followLinks?: boolean;
   port?: number;
   /** Default 127.0.0.1: loopback only, unless you choose otherwise. */
   host?: string;
@@ -135,7 +137,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         sendJson(res, answer.status, answer.body);
         return;
       }
-      if ((method === 'GET' || method === 'HEAD') && root && (await serveStatic(root, url.pathname, req, res))) return;
+      if ((method === 'GET' || method === 'HEAD') && root && (await serveStatic(root, url.pathname, req, res, { followLinks: options.followLinks === true }))) return;
       const e = new ClimateQueryError('not_found', `Nothing at ${url.pathname}.`);
       sendJson(res, e.status, e.toBody());
     })().catch((err: unknown) => {

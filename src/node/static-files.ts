@@ -81,13 +81,13 @@ function oneRange(first: string, last: string, size: number): { start: number; e
  * Serves `urlPath` from folder `root` (GET/HEAD); a folder answers its
  * `index.html` (`/dir` is redirected to `/dir/` first). Returns false when the
  * path is not a readable file inside the root (missing, a folder without
- * index.html, a symlink leading out), so the caller can answer 404 its own way; a file that
+ * index.html, a symlink leading out unless `followLinks`), so the caller can answer 404 its own way; a file that
  * exists but cannot be read is answered here, 503 `dataset_unavailable`
  * JSON. Never throws and never lets a file-system race crash the process:
  * the file is opened first and then only its handle is used, so a rename
  * or delete after the open changes nothing, and one before it is a 404.
  */
-export async function serveStatic(root: string, urlPath: string, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+export async function serveStatic(root: string, urlPath: string, req: IncomingMessage, res: ServerResponse, options: { followLinks?: boolean } = {}): Promise<boolean> {
   const missing = false;
   let rel: string;
   try {
@@ -105,7 +105,7 @@ export async function serveStatic(root: string, urlPath: string, req: IncomingMe
     // FIFO placed in the folder must not block a libuv thread forever (it
     // is then refused as not a file); it changes nothing for regular files.
     const [realRoot, realFile] = await Promise.all([realpath(root), realpath(file)]);
-    if (!inside(realRoot, realFile)) return missing;
+    if (!options.followLinks && !inside(realRoot, realFile)) return missing;
     handle = await open(realFile, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     return miss(err, res);
