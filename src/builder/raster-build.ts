@@ -41,6 +41,7 @@ import { netcdfToGeoTiff, parseNetcdfSyntax, sniffNetcdf } from './netcdf-input.
 import { DEFAULT_SCALE, declareLayer, knownExtents, settleExtent } from './raster-build-declare.ts';
 import { closeDataset, gdalStep, mount, openDataset, unmount, type GdalInfo, type Mount } from './raster-build-gdal.ts';
 import type { GridSpec } from '../rasters/coverage.ts';
+import { BUILD_ID_KEY, newBuildId } from './build-id.ts';
 
 /** Stored value meaning "no data" in every built layer. */
 export const STORED_NODATA = -32768;
@@ -318,6 +319,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     const stagingHost = join(work, 'out');
     await mkdir(stagingHost, { recursive: true });
     const fileEntries: RasterLayerEntry['files'] = [];
+    const buildId = newBuildId();
     for (const [name, bands] of groups) {
       const vrtName = `${name}.vrt`;
       await writeFile(join(work, vrtName), stackVrt(grid, bands, scale, offset));
@@ -331,6 +333,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
             '-co', 'TILED=YES', '-co', `BLOCKXSIZE=${tileSize}`, '-co', `BLOCKYSIZE=${tileSize}`,
             '-co', 'INTERLEAVE=PIXEL', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=2',
             '-co', 'BIGTIFF=IF_SAFER', '-co', 'SPARSE_OK=TRUE',
+            '-mo', `${BUILD_ID_KEY.toUpperCase()}=${buildId}`,
           ],
           `${workMount.outputName}/out/${name.replace(/\.tif$/, '')}`,
         ),

@@ -7,6 +7,7 @@
  * size does not bound it; only per-file and per-station summaries pass
  * through JavaScript, one station at a time.
  */
+import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import { join, relative, sep } from 'node:path';
 import { once } from 'node:events';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
-import { STATION_LAYOUT, type CoverageGroup, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
+import { FOOTER_HASH_DIGITS, STATION_LAYOUT, type CoverageGroup, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
 import { updateCatalog } from './catalog-writer.ts';
 import { BuildError } from './build-error.ts';
 import { DEFAULT_UTC_OFFSET } from '../contract/utc-offset.ts';
@@ -79,14 +80,23 @@ async function parquetFiles(dir: string): Promise<string[]> {
     .sort();
 }
 
-/** The length of a Parquet file's footer, from its last 8 bytes ("<length>PAR1"). */
-async function footerLength(path: string, bytes: number): Promise<number> {
+/**
+ * The length of a Parquet file's footer, from its last 8 bytes ("<length>PAR1"), and its hash
+ * (FOOTER_HASH_DIGITS of the SHA-256 of the footer with those 8 bytes): the bytes a reader fetches first, so checking them costs
+ * nothing, and files this build writes carry the build's id in their footer, so a file rewritten
+ * at the same size has another hash (docs/reliability.md).
+ */
+async function footerOf(path: string, bytes: number): Promise<{ footer: number; hash: string }> {
   const fh = await open(path, 'r');
   try {
-    const buf = Buffer.alloc(8);
-    await fh.read(buf, 0, 8, bytes - 8);
-    if (buf.toString('latin1', 4) !== 'PAR1') throw new BuildError('invalid_input', `${path}: not a Parquet file (no PAR1 at the end).`);
-    return buf.readUInt32LE(0);
+    const end = Buffer.alloc(8);
+    await fh.read(end, 0, 8, bytes - 8);
+    if (end.toString('latin1', 4) !== 'PAR1') throw new BuildError('invalid_input', `${path}: not a Parquet file (no PAR1 at the end).`);
+    const footer = end.readUInt32LE(0);
+    if (footer + 12 > bytes) throw new BuildError('invalid_input', `${path}: its footer length (${footer}) does not fit in the file (${bytes} bytes); the file is damaged.`);
+    const tail = Buffer.alloc(footer + 8);
+    await fh.read(tail, 0, tail.length, bytes - tail.length);
+    return { footer, hash: createHash('sha256').update(tail).digest('hex').slice(0, FOOTER_HASH_DIGITS) };
   } finally {
     await fh.close();
   }
@@ -114,6 +124,7 @@ interface FileRow {
   path: string;
   bytes: number;
   footer: number;
+  footerHash: string;
   first: string;
   last: string;
 }
@@ -146,7 +157,8 @@ async function checkScale(con: DuckDBConnection, stationsDir: string, prefix: st
     if (seen.has(id)) throw new BuildError('invalid_input', `${name}: station "${id}" also has ${seen.get(id)}; write all of a station's ${scale} rows into one file.`);
     seen.set(id, name);
     const bytes = (await stat(name)).size;
-    out.push({ station_id: id, path: [prefix, ...relative(stationsDir, name).split(sep)].join('/'), bytes, footer: await footerLength(name, bytes), first: String(f.first), last: String(f.last) });
+    const { footer, hash } = await footerOf(name, bytes);
+    out.push({ station_id: id, path: [prefix, ...relative(stationsDir, name).split(sep)].join('/'), bytes, footer, footerHash: hash, first: String(f.first), last: String(f.last) });
   }
   const orphan = await rows(con, `SELECT DISTINCT filename, station_id FROM ${src} WHERE station_id NOT IN (SELECT station_id FROM idx_stations) LIMIT 1`);
   if (orphan.length) throw new BuildError('invalid_input', `${String(orphan[0]!.filename)}: station_id "${String(orphan[0]!.station_id)}" is not in stations.parquet.`);
@@ -217,7 +229,7 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
     const dataTypes: StationsSection['dataTypes'] = {};
     for (const scale of STATION_TIME_SCALES) {
       const files = await parquetFiles(join(stationsDir, scale));
-      await con.run(`CREATE TEMP TABLE idx_files_${scale} (station_id VARCHAR, path VARCHAR, bytes BIGINT, footer INTEGER, first VARCHAR, last VARCHAR)`);
+      await con.run(`CREATE TEMP TABLE idx_files_${scale} (station_id VARCHAR, path VARCHAR, bytes BIGINT, footer INTEGER, footer_hash VARCHAR, first VARCHAR, last VARCHAR)`);
       if (!files.length) continue;
       const checked = await checkScale(con, stationsDir, prefix, scale, files);
       dataTypes[scale] = checked.types;
@@ -227,6 +239,7 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
         app.appendVarchar(f.path);
         app.appendBigInt(BigInt(f.bytes));
         app.appendInteger(f.footer);
+        app.appendVarchar(f.footerHash);
         app.appendVarchar(f.first);
         app.appendVarchar(f.last);
         app.endRow();
@@ -241,15 +254,17 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
     const offsets = await con.createAppender('idx_cov');
     const out = createWriteStream(tmpCoverage);
     let offset = 0;
-    const files = STATION_TIME_SCALES.map((s) => `SELECT station_id, '${s}' AS scale FROM idx_files_${s}`).join(' UNION ALL ');
-    const result = await con.stream(`SELECT f.station_id, f.scale, r.type, r.runs FROM (${files}) f LEFT JOIN
+    const files = STATION_TIME_SCALES.map((s) => `SELECT station_id, '${s}' AS scale, footer_hash FROM idx_files_${s}`).join(' UNION ALL ');
+    const result = await con.stream(`SELECT f.station_id, f.scale, f.footer_hash, r.type, r.runs FROM (${files}) f LEFT JOIN
         (SELECT station_id, scale, type, CAST(to_json(list([a, b] ORDER BY a)) AS VARCHAR) AS runs FROM idx_runs GROUP BY ALL) r USING (station_id, scale)
       ORDER BY f.scale, f.station_id, r.type`);
     // By scale, then id: the lines one query needs (one scale, nearby ids) are often adjacent and read together.
-    let current: { id: string; scale: StationTimeScale; byType: Map<string, string> } | null = null;
+    let current: { id: string; scale: StationTimeScale; footer: string; byType: Map<string, string> } | null = null;
     const flush = async () => {
       if (!current) return;
-      const line = `${JSON.stringify({ id: current.id, scale: current.scale, groups: groupCoverage(current.byType, current.scale) })}\n`;
+      // The line names the file it describes (its footer's hash), so a coverage
+      // file of another version is refused rather than read against this index.
+      const line = `${JSON.stringify({ id: current.id, scale: current.scale, footer: current.footer, groups: groupCoverage(current.byType, current.scale) })}\n`;
       const length = Buffer.byteLength(line);
       offsets.appendVarchar(current.id);
       offsets.appendVarchar(current.scale);
@@ -260,10 +275,10 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
       if (!out.write(line)) await once(out, 'drain');
     };
     for await (const chunk of result.yieldRowsJs()) {
-      for (const [id, scale, type, runs] of chunk as Array<[string, StationTimeScale, string | null, string | null]>) {
+      for (const [id, scale, footer, type, runs] of chunk as Array<[string, StationTimeScale, string, string | null, string | null]>) {
         if (!current || current.id !== id || current.scale !== scale) {
           await flush();
-          current = { id, scale, byType: new Map() };
+          current = { id, scale, footer, byType: new Map() };
         }
         if (type && runs) current.byType.set(type, runs);
       }
@@ -275,7 +290,7 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
     offsets.closeSync();
 
     const scaleCols = STATION_TIME_SCALES.map(
-      (s) => `${s}.path AS ${s}_path, ${s}.bytes AS ${s}_bytes, ${s}.footer AS ${s}_footer, ${s}.first AS ${s}_first, ${s}.last AS ${s}_last, c_${s}.off AS ${s}_coverage_offset, c_${s}.len AS ${s}_coverage_length`,
+      (s) => `${s}.path AS ${s}_path, ${s}.bytes AS ${s}_bytes, ${s}.footer AS ${s}_footer, ${s}.footer_hash AS ${s}_footer_hash, ${s}.first AS ${s}_first, ${s}.last AS ${s}_last, c_${s}.off AS ${s}_coverage_offset, c_${s}.len AS ${s}_coverage_length`,
     ).join(',\n');
     const joins = STATION_TIME_SCALES.map((s) => `LEFT JOIN idx_files_${s} ${s} USING (station_id) LEFT JOIN (SELECT * FROM idx_cov WHERE scale = '${s}') c_${s} USING (station_id)`).join('\n');
     await con.run(`COPY (SELECT st.station_id, st.name, st.lat, st.lon, st.elevation,

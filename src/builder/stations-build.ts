@@ -23,6 +23,7 @@ import { readCatalogOrEmpty, updateCatalog } from './catalog-writer.ts';
 import { parseUtcOffset, utcOffsetLabel } from '../contract/utc-offset.ts';
 import { buildTimeZone } from './time-zone.ts';
 import { BuildError, KEY_FORMAT, STATION_YEARS, ident, indexStationArchive, lit, openBuildDuckDB } from './station-index-build.ts';
+import { BUILD_ID_KEY, newBuildId } from './build-id.ts';
 
 export { BuildError };
 
@@ -506,6 +507,7 @@ async function readExisting(con: DuckDBConnection, outDir: string, replace: bool
  */
 async function writeArchive(con: DuckDBConnection, dir: string, have: ReadonlySet<StationTimeScale>, derived: Record<StationTimeScale, Set<string>>, kept: ExistingSeries[]): Promise<void> {
   await con.run(`COPY (SELECT station_id, name, lat, lon, elevation FROM stations ORDER BY station_id) TO ${lit(join(dir, 'stations.parquet'))} (FORMAT parquet, COMPRESSION zstd)`);
+  const buildId = newBuildId();
   for (const scale of STATION_TIME_SCALES) {
     if (!have.has(scale)) continue;
     const cols = STATION_TYPES[scale].map(ident).join(', ');
@@ -528,7 +530,7 @@ async function writeArchive(con: DuckDBConnection, dir: string, have: ReadonlySe
       await mkdir(folder, { recursive: true });
       const source = derived[scale].has(id) ? 'derived' : 'given';
       await con.run(`COPY (SELECT station_id, time${cols.map((k) => `, ${k}`).join('')} FROM sorted_${scale} WHERE station_id = ${lit(id)} ORDER BY time)
-        TO ${lit(join(folder, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2, ROW_GROUP_SIZE ${ROW_GROUP_SIZE[scale]}, KV_METADATA {${SOURCE_KEY}: '${source}'})`);
+        TO ${lit(join(folder, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2, ROW_GROUP_SIZE ${ROW_GROUP_SIZE[scale]}, KV_METADATA {${SOURCE_KEY}: '${source}', ${BUILD_ID_KEY}: '${buildId}'})`);
     }
     await con.run(`DROP TABLE sorted_${scale}`);
   }

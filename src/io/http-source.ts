@@ -5,6 +5,7 @@
  */
 import { ClimateQueryError } from '../contract/errors.ts';
 import { asSourceError, type ByteSource, type ExpectedFile } from './byte-source.ts';
+import { sha256Hex } from './digest.ts';
 import { describeHostAnswer, isPageAnswer, looksLikePage, PAGE_INSTEAD_OF_FILE } from './host-answer.ts';
 import { DEFAULT_READ_TIMEOUTS, DEFAULT_RETRY, markTransient, timedFetch, withRetries, type ReadTimeouts, type RetryPolicy } from './timed-fetch.ts';
 
@@ -43,9 +44,10 @@ export interface HttpSourceOptions {
  * Every request is bounded in time and retried when the fault may pass
  * (timed-fetch.ts). Every answer is checked before its bytes are used: a
  * 206 must start where asked, be as long as its Content-Range says, and
- * name the total size the catalog lists; the ETag must stay the one first
- * seen. A file that no longer matches fails with
- * `dataset_changed`, so bytes of two versions are never mixed.
+ * name the total size the catalog lists, and end where asked unless the
+ * file ends first; the ETag and Last-Modified must stay the ones first
+ * seen. A file that no longer matches fails with `dataset_changed`, so
+ * bytes of two versions are never mixed.
  *
  * A server that ignores Range and answers 200 with the whole file is
  * tolerated: the body is kept (after checking its length, and its SHA-256
@@ -59,6 +61,7 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
   const expected = options.expected ?? {};
   let size: number | null = expected.bytes ?? null;
   let etag: string | null = null;
+  let modified: string | null = null;
   let whole: Uint8Array | null = null;
 
   const slice = (bytes: Uint8Array, offset: number, length: number) =>
@@ -74,6 +77,13 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
     if (tag) {
       if (etag && tag !== etag) throw changed(`ETag ${etag} became ${tag}`);
       etag ??= tag;
+    }
+    // Hosts without ETags (Python's http.server, some WebDAV shares) still say when the file last
+    // changed: a different date is a different file, even of the same size.
+    const date = response.headers.get('Last-Modified');
+    if (date) {
+      if (modified && date !== modified) throw changed(`Last-Modified ${modified} became ${date}`);
+      modified ??= date;
     }
     if (total !== null) {
       if (size !== null && total !== size) throw changed(`${size} bytes expected, the server has ${total}`);
@@ -108,6 +118,12 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
       const want = range.end - range.start + 1;
       if (bytes.length < want) throw markTransient(new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: the body ended after ${bytes.length} of ${want} bytes.`));
       if (bytes.length > want) throw new ClimateQueryError('dataset_unavailable', `${url} sent ${bytes.length} bytes for a range of ${want}; the server's Range support is broken.`);
+      // Fewer bytes than asked are only right at the end of the file: a shorter answer before it
+      // (headers that match a cut body) would be taken as the end, and zeros read past it.
+      const total = range.total ?? size;
+      if (want < length && total !== null && range.end + 1 < total) {
+        throw markTransient(new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: asked for bytes ${offset}–${offset + length - 1}, the server sent only up to ${range.end} of a ${total}-byte file.`));
+      }
       return { bytes: bytes.length > length ? bytes.subarray(0, length) : bytes, whole: false };
     }
     if (response.status === 416) {
@@ -134,10 +150,7 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
         throw markTransient(new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: the body ended after ${bytes.length} of ${declared} bytes.`));
       }
       if (size !== null && bytes.length !== size) throw changed(`${size} bytes expected, the server sent ${bytes.length}`);
-      if (expected.sha256) {
-        const digest = await sha256Hex(bytes);
-        if (digest !== null && digest !== expected.sha256) throw changed('its SHA-256 differs from the catalog');
-      }
+      if (expected.sha256 && (await sha256Hex(bytes)) !== expected.sha256) throw changed('its SHA-256 differs from the catalog');
       size ??= bytes.length;
       return { bytes, whole: true };
     }
@@ -174,12 +187,4 @@ interface ContentRange {
 function parseContentRange(header: string | null): ContentRange | null {
   const m = header ? /^bytes\s+(\d+)-(\d+)\/(\d+|\*)$/i.exec(header.trim()) : null;
   return m ? { start: Number(m[1]), end: Number(m[2]), total: m[3] === '*' ? null : Number(m[3]) } : null;
-}
-
-/** Hex SHA-256 with Web Crypto; null where it is missing (insecure origins), so the check is skipped, not failed. */
-async function sha256Hex(bytes: Uint8Array): Promise<string | null> {
-  const subtle = globalThis.crypto?.subtle;
-  if (!subtle) return null;
-  const digest = new Uint8Array(await subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
-  return [...digest].map((b) => b.toString(16).padStart(2, '0')).join('');
 }

@@ -97,6 +97,14 @@ export class BlockCachedSource {
     return slices.map((s) => this.assemble(s, got));
   }
 
+  /**
+   * Drops every block held (reads in flight finish, uncached), so the next
+   * read of the file goes to the source: for bytes that failed to decode.
+   */
+  dropBlocks(): void {
+    this.blocks.clear();
+  }
+
   /** Drops all blocks and closes the underlying source. */
   async close(): Promise<void> {
     this.lifetime.abort();

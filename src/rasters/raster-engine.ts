@@ -48,7 +48,7 @@ export interface RasterEngine {
 /** Creates a raster engine over `catalog`'s layers. */
 export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
   // What the catalog says of each file: a byte source checks every answer against it.
-  const listed = new Map(options.catalog.files.map((f) => [f.path, { bytes: f.bytes, ...(f.sha256 ? { sha256: f.sha256 } : {}) }]));
+  const listed = new Map(options.catalog.files.map((f) => [f.path, f]));
   const opened = new Map<string, Promise<RasterFile>>();
   // Opens are shared by all queries, so no query's signal cancels them; closing the engine does.
   const lifetime = new AbortController();
@@ -64,7 +64,9 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
     const url = options.dataset.resolve(entry.path);
     let p = opened.get(url);
     if (!p) {
-      p = openRasterFile(options.dataset.open(entry.path, listed.get(entry.path) ?? {}), options.cache, lifetime.signal).then((f) => {
+      const known = listed.get(entry.path);
+      const expected = known ? { bytes: known.bytes, ...(known.sha256 ? { sha256: known.sha256 } : {}) } : {};
+      p = openRasterFile(options.dataset.open(entry.path, expected), options.cache, lifetime.signal, known?.header).then((f) => {
         if (f.width !== layer.width || f.height !== layer.height || f.bands < entry.periods.length) {
           throw new ClimateQueryError(
             'dataset_unavailable',

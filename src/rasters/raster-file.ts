@@ -10,6 +10,7 @@ import { ClimateQueryError } from '../contract/errors.ts';
 import type { ByteSource } from '../io/byte-source.ts';
 import { BlockCachedSource, type BlockCacheOptions } from './cached-source.ts';
 import { asSourceError } from '../io/byte-source.ts';
+import { sha256Hex } from '../io/digest.ts';
 
 /** A decoded tile window: `data[(row * width + col) * samples + s]`, rows and cols relative to `x0`, `y0`. */
 export interface TileData {
@@ -37,11 +38,21 @@ export interface RasterFile {
   close(): Promise<void>;
 }
 
-/** Opens `source` as a tiled GeoTIFF and preloads its tile index. */
-export async function openRasterFile(source: ByteSource, cache: BlockCacheOptions = {}, signal?: AbortSignal): Promise<RasterFile> {
+/**
+ * Opens `source` as a tiled GeoTIFF and preloads its tile index. With
+ * `header` (from the catalog), the file's leading bytes are checked first:
+ * the same blocks geotiff.js reads next, so the check costs no request.
+ */
+export async function openRasterFile(source: ByteSource, cache: BlockCacheOptions = {}, signal?: AbortSignal, header?: { bytes: number; sha256: string }): Promise<RasterFile> {
   const cached = new BlockCachedSource(source, cache);
   const url = source.url;
   try {
+    if (header) {
+      const [bytes] = await cached.fetch([{ offset: 0, length: header.bytes }], signal);
+      if ((await sha256Hex(new Uint8Array(bytes!))) !== header.sha256) {
+        throw new ClimateQueryError('dataset_changed', `${url} is not the file the catalog records: the SHA-256 of its first ${header.bytes} bytes (header and tile index) differs, so it is another version. If a redeploy is under way, ask again in a moment; otherwise copy the dataset to the host again, whole.`);
+      }
+    }
     const tiff = await GeoTIFF.fromSource(cached as unknown as Parameters<typeof GeoTIFF.fromSource>[0], {}, signal);
     const image = await tiff.getImage(0);
     if (!image.isTiled) {
@@ -66,12 +77,26 @@ export async function openRasterFile(source: ByteSource, cache: BlockCacheOption
         const y0 = ty * tileHeight;
         const x1 = Math.min(x0 + tileWidth, width);
         const y1 = Math.min(y0 + tileHeight, height);
+        const decode = async () => (await image.readRasters({ window: [x0, y0, x1, y1], samples: [...bands], interleave: true, signal: sig })) as TypedArray;
+        const aborted = (err: unknown) => err instanceof ClimateQueryError || sig?.aborted || (err as { name?: unknown })?.name === 'AbortError';
+        let data: TypedArray;
         try {
-          const data = (await image.readRasters({ window: [x0, y0, x1, y1], samples: [...bands], interleave: true, signal: sig })) as TypedArray;
-          return { x0, y0, width: x1 - x0, height: y1 - y0, samples: bands.length, data };
+          data = await decode();
         } catch (err) {
-          throw asSourceError(err, url, sig);
+          if (aborted(err)) throw asSourceError(err, url, sig);
+          // Bytes that would not decode may be a host's fault (a cut or shifted answer): they must
+          // not stay cached, and a fresh read may heal. Once; a second failure is the file's own.
+          cached.dropBlocks();
+          try {
+            data = await decode();
+          } catch (again) {
+            if (aborted(again)) throw asSourceError(again, url, sig);
+            cached.dropBlocks();
+            const detail = again instanceof Error ? again.message : String(again);
+            throw new ClimateQueryError('dataset_unavailable', `${url}: tile ${tx},${ty} could not be decoded (${detail}); the file is damaged, or the host sends other bytes than asked for.`, { cause: again });
+          }
         }
+        return { x0, y0, width: x1 - x0, height: y1 - y0, samples: bands.length, data };
       },
       close: () => cached.close(),
     };

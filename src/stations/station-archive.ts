@@ -14,9 +14,10 @@ import { compressors } from 'hyparquet-compressors';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { PeriodValues } from '../contract/types.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
-import { STATION_LAYOUT, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
+import { FOOTER_HASH_DIGITS, STATION_LAYOUT, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
 import { abortable } from '../io/abortable.ts';
+import { sha256Hex } from '../io/digest.ts';
 import { Lru } from '../io/lru.ts';
 import { RangeCache } from '../io/range-cache.ts';
 import { DecodedCache } from './decoded-cache.ts';
@@ -147,6 +148,15 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
   const unreadable = (path: string, detail: string, cause?: unknown) =>
     new ClimateQueryError('dataset_unavailable', `${location.resolve(path)} ${detail}; the dataset changed or is damaged. Rebuild it, or rerun \`climate-query index\`.`, cause === undefined ? {} : { cause });
 
+  /**
+   * Drops an open file whose bytes failed a check or a decode, with its footer and blocks, so
+   * the next read fetches it afresh: bytes that were wrong once (a truncated or shifted answer)
+   * must not be served from the cache after the host heals.
+   */
+  const forget = (path: string, f: OpenFile) => {
+    if (files.delete(path, f)) void f.cached.close();
+  };
+
   const metadataOf = (path: string, file: StationFile, signal?: AbortSignal): Promise<FileMetaData> => {
     const f = open(path, file.bytes);
     f.metadata ??= (async () => {
@@ -157,6 +167,10 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       if (bytes.length !== tail || view.getUint32(tail - 4, true) !== 0x31524150 || view.getUint32(tail - 8, true) !== file.footer) {
         throw unreadable(path, `does not end with the ${file.footer}-byte Parquet footer the index records (file of ${file.bytes} bytes)`);
       }
+      // Same size, another build: the footer (which carries the build's id) tells them apart.
+      if (file.footerHash !== undefined && (await sha256Hex(bytes)).slice(0, FOOTER_HASH_DIGITS) !== file.footerHash) {
+        throw new ClimateQueryError('dataset_changed', `${location.resolve(path)} is not the file the station index records: its footer's hash differs (same size, another version). If a redeploy is under way, ask again in a moment; otherwise copy the dataset to the host again, whole, or rerun \`climate-query index\`.`);
+      }
       try {
         return parquetMetadata(bytes.slice().buffer);
       } catch (cause) {
@@ -164,9 +178,128 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       }
     })().catch((err: unknown) => {
       f.metadata = undefined;
+      forget(path, f);
       throw err;
     });
     return abortable(f.metadata, signal);
+  };
+
+  /** Errors of bytes that would not decode: worth one fresh read of the file. */
+  const decodeFailures = new WeakSet<object>();
+
+  const readRows = async (station: IndexedStation, scale: StationTimeScale, types: readonly string[], first: string, last: string, signal?: AbortSignal): Promise<StationRows> => {
+    const out: StationRows = new Map();
+    const file = station.files[scale];
+    if (!file || file.first > last || file.last < first) return out;
+    const metadata = await metadataOf(file.path, file, signal);
+    const f = open(file.path, file.bytes);
+    const names = new Set(metadata.schema.map((e) => e.name));
+    const present = types.filter((t) => names.has(t));
+    if (!names.has('time')) throw unreadable(file.path, 'has no "time" column');
+    // Row groups whose time statistics overlap [first, last]; sorted files make them contiguous.
+    const timeIndex = metadata.row_groups[0]?.columns.findIndex((c) => c.meta_data?.path_in_schema[0] === 'time') ?? -1;
+    let rowStart = Infinity;
+    let rowEnd = 0;
+    let groupStart = 0;
+    for (const rg of metadata.row_groups) {
+      const n = Number(rg.num_rows);
+      const stats = timeIndex >= 0 ? rg.columns[timeIndex]?.meta_data?.statistics : undefined;
+      const lo = keyOfTime(scale, stats?.min_value);
+      const hi = keyOfTime(scale, stats?.max_value);
+      // No statistics: the group must be read to know.
+      if (lo === null || hi === null || (lo <= last && hi >= first)) {
+        rowStart = Math.min(rowStart, groupStart);
+        rowEnd = groupStart + n;
+      }
+      groupStart += n;
+    }
+    if (rowStart >= rowEnd) return out;
+    // The selected row groups, each decoded once per column and kept (decoded-cache.ts).
+    const columns = ['time', ...present];
+    const groups: Array<{ index: number; start: number; rows: number }> = [];
+    let at = 0;
+    metadata.row_groups.forEach((rg, index) => {
+      const n = Number(rg.num_rows);
+      if (at + n > rowStart && at < rowEnd) groups.push({ index, start: at, rows: n });
+      at += n;
+    });
+    const keyOf = (g: number, column: string) => `${file.path}\u0000${file.bytes}\u0000${file.footerHash ?? ''}\u0000${g}\u0000${column}`;
+    // Plan the reads: the chunks not decoded already, merged across small gaps, each merged range one exact request, all sent at once.
+    const wanted: Array<[number, number]> = [];
+    for (const g of groups) {
+      for (const c of metadata.row_groups[g.index]!.columns) {
+        const m = c.meta_data;
+        const column = m?.path_in_schema[0];
+        if (!m || !column || !columns.includes(column) || decodedChunks.has(keyOf(g.index, column))) continue;
+        const start = Number(m.dictionary_page_offset || m.data_page_offset);
+        wanted.push([start, start + Number(m.total_compressed_size)]);
+      }
+    }
+    f.cached.prefetch(mergeRanges(wanted, MERGE_GAP));
+    const asyncBuffer: AsyncBuffer = { byteLength: file.bytes, slice: (start, end = file.bytes) => read(f, start, end) };
+    // hyparquet asks for exactly each column chunk of the group, all already cached. Its
+    // chunks are taken as columns (onChunk), not turned into one array per row (onComplete):
+    // that made 12,000 small arrays per column and group, and a quarter of a cold query's time
+    // went to collecting them.
+    const decode = async (column: string, g: { start: number; rows: number }): Promise<unknown[]> => {
+      const values = new Array<unknown>(g.rows);
+      let filled = 0;
+      await parquetRead({
+        file: asyncBuffer,
+        metadata,
+        columns: [column],
+        rowStart: g.start,
+        rowEnd: g.start + g.rows,
+        compressors,
+        parsers: TIME_AS_MS,
+        onChunk: ({ columnData, rowStart: at }) => {
+          const offset = at - g.start;
+          for (let i = 0; i < columnData.length; i++) {
+            if (offset + i >= 0 && offset + i < g.rows) {
+              values[offset + i] = columnData[i];
+              filled++;
+            }
+          }
+        },
+      });
+      if (filled !== g.rows) throw new Error(`column "${column}" gave ${filled} of the ${g.rows} values of row group at row ${g.start}`);
+      return values;
+    };
+    let decoded: Array<Array<readonly unknown[]>>;
+    try {
+      decoded = await abortable(Promise.all(
+        groups.map((g) =>
+          Promise.all(
+            columns.map((column) =>
+              decodedChunks.get(keyOf(g.index, column), g.rows, () =>
+                // Times are kept as period keys: the comparison below needs nothing else.
+                column === 'time' ? decode(column, g).then((t) => t.map((v) => keyOfTime(scale, v))) : decode(column, g),
+              ),
+            ),
+          ),
+        ),
+      ), signal);
+    } catch (err) {
+      if (err instanceof ClimateQueryError) throw err;
+      const failure = unreadable(file.path, `could not be decoded (${(err as Error).message})`, err);
+      decodeFailures.add(failure);
+      throw failure;
+    }
+    // Per asked type, its column among those read (-1: the file has none).
+    const columnOf = types.map((t) => present.indexOf(t));
+    for (const [times, ...valueColumns] of decoded as Array<[readonly (string | null)[], ...Array<readonly unknown[]>]>) {
+      for (let i = 0; i < times.length; i++) {
+        const key = times[i];
+        if (key === null || key === undefined || key < first || key > last) continue;
+        const values: PeriodValues = {};
+        for (let t = 0; t < types.length; t++) {
+          const c = columnOf[t]!;
+          values[types[t]!] = c < 0 ? null : toNumberOrNull(valueColumns[c]![i]);
+        }
+        out.set(key, values);
+      }
+    }
+    return out;
   };
 
   return {
@@ -194,13 +327,17 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
           const [offset, length] = file.coverageAt;
           const missing = (cause?: unknown) => unreadable(section.coverage, `has no ${scale} coverage line for station "${s.id}" at byte ${offset}`, cause);
           p = read(f, offset, offset + length).then((buf) => {
-            let parsed: { id?: unknown; scale?: unknown; groups?: StationCoverage };
+            let parsed: { id?: unknown; scale?: unknown; footer?: unknown; groups?: StationCoverage };
             try {
               parsed = JSON.parse(new TextDecoder().decode(buf)) as typeof parsed;
             } catch (cause) {
               throw missing(cause);
             }
             if (parsed.id !== s.id || parsed.scale !== scale || !Array.isArray(parsed.groups)) throw missing();
+            // The line must describe the file the index records, not a version of it from another build.
+            if (file.footerHash !== undefined && parsed.footer !== file.footerHash) {
+              throw new ClimateQueryError('dataset_changed', `${location.resolve(section.coverage)} describes another version of station "${s.id}"'s ${scale} file than the index records. If a redeploy is under way, ask again in a moment; otherwise rerun \`climate-query index\`.`);
+            }
             return parsed.groups;
           });
           p.catch(() => coverageCache.delete(key));
@@ -212,116 +349,17 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     },
 
     async rows(station, scale, types, first, last, signal) {
-      const out: StationRows = new Map();
-      const file = station.files[scale];
-      if (!file || file.first > last || file.last < first) return out;
-      const metadata = await metadataOf(file.path, file, signal);
-      const f = open(file.path, file.bytes);
-      const names = new Set(metadata.schema.map((e) => e.name));
-      const present = types.filter((t) => names.has(t));
-      if (!names.has('time')) throw unreadable(file.path, 'has no "time" column');
-      // Row groups whose time statistics overlap [first, last]; sorted files make them contiguous.
-      const timeIndex = metadata.row_groups[0]?.columns.findIndex((c) => c.meta_data?.path_in_schema[0] === 'time') ?? -1;
-      let rowStart = Infinity;
-      let rowEnd = 0;
-      let groupStart = 0;
-      for (const rg of metadata.row_groups) {
-        const n = Number(rg.num_rows);
-        const stats = timeIndex >= 0 ? rg.columns[timeIndex]?.meta_data?.statistics : undefined;
-        const lo = keyOfTime(scale, stats?.min_value);
-        const hi = keyOfTime(scale, stats?.max_value);
-        // No statistics: the group must be read to know.
-        if (lo === null || hi === null || (lo <= last && hi >= first)) {
-          rowStart = Math.min(rowStart, groupStart);
-          rowEnd = groupStart + n;
-        }
-        groupStart += n;
-      }
-      if (rowStart >= rowEnd) return out;
-      // The selected row groups, each decoded once per column and kept (decoded-cache.ts).
-      const columns = ['time', ...present];
-      const groups: Array<{ index: number; start: number; rows: number }> = [];
-      let at = 0;
-      metadata.row_groups.forEach((rg, index) => {
-        const n = Number(rg.num_rows);
-        if (at + n > rowStart && at < rowEnd) groups.push({ index, start: at, rows: n });
-        at += n;
-      });
-      const keyOf = (g: number, column: string) => `${file.path}\u0000${file.bytes}\u0000${g}\u0000${column}`;
-      // Plan the reads: the chunks not decoded already, merged across small gaps, each merged range one exact request, all sent at once.
-      const wanted: Array<[number, number]> = [];
-      for (const g of groups) {
-        for (const c of metadata.row_groups[g.index]!.columns) {
-          const m = c.meta_data;
-          const column = m?.path_in_schema[0];
-          if (!m || !column || !columns.includes(column) || decodedChunks.has(keyOf(g.index, column))) continue;
-          const start = Number(m.dictionary_page_offset || m.data_page_offset);
-          wanted.push([start, start + Number(m.total_compressed_size)]);
-        }
-      }
-      f.cached.prefetch(mergeRanges(wanted, MERGE_GAP));
-      const asyncBuffer: AsyncBuffer = { byteLength: file.bytes, slice: (start, end = file.bytes) => read(f, start, end) };
-      // hyparquet asks for exactly each column chunk of the group, all already cached. Its
-      // chunks are taken as columns (onChunk), not turned into one array per row (onComplete):
-      // that made 12,000 small arrays per column and group, and a quarter of a cold query's time
-      // went to collecting them.
-      const decode = async (column: string, g: { start: number; rows: number }): Promise<unknown[]> => {
-        const values = new Array<unknown>(g.rows);
-        let filled = 0;
-        await parquetRead({
-          file: asyncBuffer,
-          metadata,
-          columns: [column],
-          rowStart: g.start,
-          rowEnd: g.start + g.rows,
-          compressors,
-          parsers: TIME_AS_MS,
-          onChunk: ({ columnData, rowStart: at }) => {
-            const offset = at - g.start;
-            for (let i = 0; i < columnData.length; i++) {
-              if (offset + i >= 0 && offset + i < g.rows) {
-                values[offset + i] = columnData[i];
-                filled++;
-              }
-            }
-          },
-        });
-        if (filled !== g.rows) throw new Error(`column "${column}" gave ${filled} of the ${g.rows} values of row group at row ${g.start}`);
-        return values;
-      };
-      let decoded: Array<Array<readonly unknown[]>>;
       try {
-        decoded = await abortable(Promise.all(
-          groups.map((g) =>
-            Promise.all(
-              columns.map((column) =>
-                decodedChunks.get(keyOf(g.index, column), g.rows, () =>
-                  // Times are kept as period keys: the comparison below needs nothing else.
-                  column === 'time' ? decode(column, g).then((t) => t.map((v) => keyOfTime(scale, v))) : decode(column, g),
-                ),
-              ),
-            ),
-          ),
-        ), signal);
+        return await readRows(station, scale, types, first, last, signal);
       } catch (err) {
-        if (err instanceof ClimateQueryError) throw err;
-        throw unreadable(file.path, `could not be decoded (${(err as Error).message})`, err);
+        if (!decodeFailures.has(err as object)) throw err;
+        // Bytes that did not decode may be a fault of the host (a cut or shifted answer): read
+        // the file afresh once; a second failure is the file's own.
+        const file = station.files[scale]!;
+        const f = files.get(file.path);
+        if (f) forget(file.path, f);
+        return readRows(station, scale, types, first, last, signal);
       }
-      // Per asked type, its column among those read (-1: the file has none).
-      const columnOf = types.map((t) => present.indexOf(t));
-      for (const [times, ...valueColumns] of decoded as Array<[readonly (string | null)[], ...Array<readonly unknown[]>]>) {
-        for (let i = 0; i < times.length; i++) {
-          const key = times[i];
-          if (key === null || key === undefined || key < first || key > last) continue;
-          const values: PeriodValues = {};
-          for (let t = 0; t < types.length; t++) {
-            const c = columnOf[t]!;
-            values[types[t]!] = c < 0 ? null : toNumberOrNull(valueColumns[c]![i]);
-          }
-          out.set(key, values);
-        }
-      }
-      return out;
     },
     async close() {
       const all = files.values();

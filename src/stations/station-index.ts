@@ -8,8 +8,9 @@
 import { parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { ClimateQueryError } from '../contract/errors.ts';
+import { truncate } from '../contract/quote.ts';
 import { STATION_TIME_SCALES, type StationTimeScale } from '../contract/station-data-types.ts';
-import type { StationCoverage } from '../dataset/catalog.ts';
+import { FOOTER_HASH_DIGITS, type StationCoverage } from '../dataset/catalog.ts';
 
 /** The Parquet file holding one station's rows of one time scale. */
 export interface StationFile {
@@ -19,6 +20,12 @@ export interface StationFile {
   bytes: number;
   /** Length of the Parquet footer (the 4-byte length before the closing "PAR1"). */
   footer: number;
+  /**
+   * The footer's hash ({@link FOOTER_HASH_DIGITS} hex digits of the SHA-256 of the footer and its
+   * last 8 bytes), checked when the file is first opened: a file of the same size from another
+   * build is `dataset_changed`. Absent in indexes written before it.
+   */
+  footerHash?: string;
   /** First and last period keys (response format) of the file's rows. */
   first: string;
   last: string;
@@ -45,7 +52,7 @@ export const INDEX_COLUMNS = [
   'lat',
   'lon',
   'elevation',
-  ...STATION_TIME_SCALES.flatMap((s) => [`${s}_path`, `${s}_bytes`, `${s}_footer`, `${s}_first`, `${s}_last`, `${s}_coverage_offset`, `${s}_coverage_length`]),
+  ...STATION_TIME_SCALES.flatMap((s) => [`${s}_path`, `${s}_bytes`, `${s}_footer`, `${s}_footer_hash`, `${s}_first`, `${s}_last`, `${s}_coverage_offset`, `${s}_coverage_length`]),
 ] as const;
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === 'bigint' ? Number(v) : Number(v));
@@ -81,6 +88,7 @@ export async function parseStationIndex(bytes: ArrayBuffer, where: string, cover
         path,
         bytes: num(r[`${scale}_bytes`]) ?? NaN,
         footer: num(r[`${scale}_footer`]) ?? NaN,
+        ...(r[`${scale}_footer_hash`] === null || r[`${scale}_footer_hash`] === undefined ? {} : { footerHash: r[`${scale}_footer_hash`] as string }),
         first: String(r[`${scale}_first`]),
         last: String(r[`${scale}_last`]),
         coverageAt: [num(r[`${scale}_coverage_offset`]) ?? NaN, num(r[`${scale}_coverage_length`]) ?? NaN],
@@ -101,13 +109,16 @@ export async function parseStationIndex(bytes: ArrayBuffer, where: string, cover
  */
 function checkFile(f: StationFile, scale: StationTimeScale, id: string, where: string, coverageBytes: number): void {
   const bad = (column: string, value: unknown, rule: string) =>
-    new ClimateQueryError('dataset_unavailable', `${where}: station "${id}" has ${column} = ${String(value)}, which ${rule}; the index is damaged. Rebuild it with \`climate-query index\`.`);
+    new ClimateQueryError('dataset_unavailable', `${where}: station "${id}" has ${column} = ${truncate(String(value))}, which ${rule}; the index is damaged. Rebuild it with \`climate-query index\`.`);
   const whole = (v: number) => Number.isSafeInteger(v) && v >= 0;
   if (!whole(f.bytes) || f.bytes < 13) throw bad(`${scale}_bytes`, f.bytes, 'is not the size of a Parquet file');
   if (!whole(f.footer) || f.footer < 1 || f.footer + 12 > f.bytes) throw bad(`${scale}_footer`, f.footer, `is not a footer length inside a file of ${f.bytes} bytes`);
   const [offset, length] = f.coverageAt;
   if (!whole(offset) || !whole(length) || length < 1 || offset + length > coverageBytes) {
     throw bad(`${scale}_coverage_offset/length`, `${offset}/${length}`, `does not lie inside the coverage file${Number.isFinite(coverageBytes) ? ` of ${coverageBytes} bytes` : ''}`);
+  }
+  if (f.footerHash !== undefined && !(typeof f.footerHash === 'string' && f.footerHash.length === FOOTER_HASH_DIGITS && /^[0-9a-f]+$/.test(f.footerHash))) {
+    throw bad(`${scale}_footer_hash`, f.footerHash, `is not ${FOOTER_HASH_DIGITS} lower-case hex digits`);
   }
   if (!(f.first <= f.last)) throw bad(`${scale}_first/last`, `${f.first}/${f.last}`, 'is not a period range');
 }

@@ -1,7 +1,8 @@
 /**
  * A static HTTP server with Range support that misbehaves on request, the
  * way real hosts and links do: it stalls before or after the headers,
- * resets or truncates bodies, ignores Range, lies in Content-Range, drips
+ * resets, truncates or shortens bodies, sends bytes from elsewhere,
+ * ignores Range, lies in Content-Range, drips
  * bytes slowly, and can switch the folder it serves mid-query (a redeploy).
  * Each fault applies to the next `times` matching requests, then the server
  * heals, so tests can check recovery too. Loopback only; every stalled
@@ -20,6 +21,8 @@ export type Fault =
   | 'truncate' // a Content-Length and body half as long as the Content-Range says
   | 'ignore-range' // 200 with the whole file
   | 'wrong-start' // Content-Range and bytes from 16 bytes later than asked
+  | 'short' // a 206 for only the first half of the range, its Content-Range and Content-Length saying so
+  | 'shifted' // the Content-Range asked for, with the bytes from 4 KiB later (a proxy's cache gone wrong)
   | 'wrong-total' // Content-Range names a total size 1,000 bytes larger
   | 'drip'; // the right bytes, 64 at a time every 40 ms
 
@@ -117,6 +120,14 @@ export async function startFaultServer(root: string): Promise<FaultServer> {
         start += 16;
         end = Math.min(size - 1, end + 16);
         body = bytes.subarray(start, end + 1);
+      }
+      if (fault === 'short' && status === 206 && end > start) {
+        end = start + Math.floor((end - start) / 2);
+        body = bytes.subarray(start, end + 1);
+      }
+      if (fault === 'shifted' && status === 206) {
+        const from = Math.min(size, start + 4096);
+        body = Buffer.concat([bytes.subarray(from, from + body.length), Buffer.alloc(Math.max(0, body.length - (size - from)))]);
       }
       const total = fault === 'wrong-total' ? size + 1000 : size;
       if (status === 206) headers['Content-Range'] = `bytes ${start}-${end}/${total}`;

@@ -101,7 +101,7 @@ async function run(engine: ClimateEngine): Promise<{ outcomes: Array<unknown>; m
   return { outcomes, ms: performance.now() - t0 };
 }
 
-const FAULTS: Fault[] = ['stall-headers', 'stall-body', 'reset', 'truncate', 'ignore-range', 'wrong-start', 'wrong-total', 'drip'];
+const FAULTS: Fault[] = ['stall-headers', 'stall-body', 'reset', 'truncate', 'short', 'shifted', 'ignore-range', 'wrong-start', 'wrong-total', 'drip'];
 
 describe('faults on the layer file', () => {
   for (const fault of FAULTS) {
