@@ -138,12 +138,20 @@ async function mapDrawn(page: Page): Promise<{ land: number; labels: number; can
   } catch {
     return 'the map did not finish loading its style and tiles within 20 s';
   }
-  await page.waitForTimeout(300);
-  return page.evaluate(() => {
-    const map = (window as unknown as Ui).cqUi.view!.map;
-    const c = document.querySelector('#map canvas') as HTMLCanvasElement | null;
-    return { land: map.queryRenderedFeatures({ layers: ['land'] }).length, labels: map.queryRenderedFeatures({ layers: ['place-labels'] }).length, canvas: c ? c.width * c.height : 0 };
-  });
+  // Labels are placed over later frames, once their glyphs have loaded: on a loaded 2-core machine
+  // that outlasted a fixed 300 ms wait (land drawn, 0 labels). Sample until both show, for up to 10 s.
+  const sample = () =>
+    page.evaluate(() => {
+      const map = (window as unknown as Ui).cqUi.view!.map;
+      const c = document.querySelector('#map canvas') as HTMLCanvasElement | null;
+      return { land: map.queryRenderedFeatures({ layers: ['land'] }).length, labels: map.queryRenderedFeatures({ layers: ['place-labels'] }).length, canvas: c ? c.width * c.height : 0 };
+    });
+  let drawn = await sample();
+  for (let waited = 0; waited < 10_000 && !(drawn.land > 0 && drawn.labels > 0 && drawn.canvas > 0); waited += 250) {
+    await page.waitForTimeout(250);
+    drawn = await sample();
+  }
+  return drawn;
 }
 
 /** What the header and body look like when style.css applied. */
