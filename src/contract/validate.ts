@@ -22,17 +22,21 @@ export const LIMITS = {
   polygonAreaM2: MAX_POLYGON_AREA_M2,
 } as const;
 
-type Json = Record<string, unknown>;
+/** A parsed JSON object. */
+export type Json = Record<string, unknown>;
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** True for a JSON object (not null, not an array). */
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const list = (xs: readonly string[]) => xs.map((x) => `"${x}"`).join(', ');
 
-function requireObject(body: unknown): Json {
+/** The body as an object, or `invalid_json`. */
+export function requireObject(body: unknown): Json {
   if (!isObject(body)) throw new ClimateQueryError('invalid_json', 'The request body must be a JSON object.');
   return body;
 }
 
-function rejectUnknown(obj: Json, allowed: readonly string[], prefix: string): void {
+/** Refuses any key of `obj` not in `allowed` (`unknown_field`, named with `prefix`). */
+export function rejectUnknown(obj: Json, allowed: readonly string[], prefix: string): void {
   for (const key of Object.keys(obj)) {
     if (!allowed.includes(key)) {
       // A hostile key may be a megabyte long: name it by a short piece.
@@ -42,12 +46,14 @@ function rejectUnknown(obj: Json, allowed: readonly string[], prefix: string): v
   }
 }
 
-function requireField(obj: Json, key: string, prefix = ''): unknown {
+/** The value of a required field, or `missing_field`. */
+export function requireField(obj: Json, key: string, prefix = ''): unknown {
   if (!(key in obj) || obj[key] === undefined) throw fieldError('missing_field', prefix + key, `${prefix + key} is required.`);
   return obj[key];
 }
 
-function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: string, context = ''): T {
+/** `value` when it is one of `allowed`, else `invalid_field` listing them. */
+export function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: string, context = ''): T {
   if (typeof value !== 'string' || !allowed.includes(value as T)) {
     throw fieldError('invalid_field', field, `${field} must be one of ${list(allowed)}${context}; got ${quote(value)}.`);
   }
