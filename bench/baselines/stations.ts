@@ -16,7 +16,7 @@ import { sqlTimeOf } from '../../src/contract/periods.ts';
 import type { NearestStationResponse, PeriodValues, PolyAggregateResponse, StationQuery } from '../../src/contract/types.ts';
 import type { StationCoverage } from '../../src/dataset/catalog.ts';
 import type { StationTimeScale } from '../../src/contract/station-data-types.ts';
-import { assembleNearest, planNearest, rankStations } from '../../src/stations/nearest-station.ts';
+import { assembleNearest, needOf, planNearest, rankStations } from '../../src/stations/nearest-station.ts';
 import { assemblePolyAggregate, candidatesInside, contributing } from '../../src/stations/poly-aggregate.ts';
 import { toNumberOrNull, type StationRows } from '../../src/stations/station-archive.ts';
 import { parseStationIndex, type IndexedStation } from '../../src/stations/station-index.ts';
@@ -93,7 +93,7 @@ export async function nativeNearestStation(
   coverage: Record<StationTimeScale, ReadonlyMap<string, StationCoverage>>,
 ): Promise<NearestStationResponse> {
   const ranked = q.geometries.map((g) => (g.kind === 'point' ? rankStations(stations, g.position) : null));
-  const plan = planNearest(q, ranked, coverage[q.timeScale]);
+  const plan = planNearest(needOf(q), ranked, coverage[q.timeScale]);
   if (!('choices' in plan)) throw new Error('every coverage is loaded; the plan cannot need more');
   const byId = new Map(stations.map((s) => [s.id, s]));
   return assembleNearest(q, plan.choices, await stationRows(con, stationsDir, q, plan.ids.map((id) => byId.get(id)!)));

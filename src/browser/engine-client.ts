@@ -126,6 +126,7 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     polyAggregate: (b, o) => query('poly-aggregate', b, o),
     point: (b, o) => query('point', b, o),
     polygon: (b, o) => query('polygon', b, o),
+    stationIndices: (b, o) => query('station-indices', b, o),
     query,
     handle,
     handleJson,

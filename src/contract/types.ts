@@ -7,11 +7,12 @@ import type { StationTimeScale } from './station-data-types.ts';
 import type { AggregationMethod } from './raster-layers.ts';
 import type { PeriodRange, TimeScale } from './periods.ts';
 import type { ParsedGeometry } from './wkt.ts';
+import type { StationIndicesRequest, StationIndicesResponse } from './station-indices.ts';
 
-/** The four endpoints, named as in their paths. */
-export type Endpoint = 'nearest-station' | 'poly-aggregate' | 'point' | 'polygon';
-/** Every endpoint, in contract order. */
-export const ENDPOINTS: readonly Endpoint[] = ['nearest-station', 'poly-aggregate', 'point', 'polygon'];
+/** The endpoints, named as in their paths: the contract's four, then the extension `station-indices` (docs/indices.md). */
+export type Endpoint = 'nearest-station' | 'poly-aggregate' | 'point' | 'polygon' | 'station-indices';
+/** Every endpoint, in contract order, the extension last. */
+export const ENDPOINTS: readonly Endpoint[] = ['nearest-station', 'poly-aggregate', 'point', 'polygon', 'station-indices'];
 
 /** Body of POST /api/nearest-station/ and /api/poly-aggregate/. */
 export interface StationRequest {
@@ -67,6 +68,7 @@ export interface ResponseOf {
   'poly-aggregate': PolyAggregateResponse;
   point: RasterResponse;
   polygon: RasterResponse;
+  'station-indices': StationIndicesResponse;
 }
 
 /** Request of each endpoint. */
@@ -75,6 +77,7 @@ export interface RequestOf {
   'poly-aggregate': StationRequest;
   point: PointRequest;
   polygon: PolygonRequest;
+  'station-indices': StationIndicesRequest;
 }
 
 /** A validated station query. */

@@ -12,6 +12,7 @@ import { parseWkts, type ParsedGeometry } from './wkt.ts';
 import { quote, truncate } from './quote.ts';
 import { areaM2 } from './geodesic.ts';
 import type { Endpoint, RasterQuery, StationQuery } from './types.ts';
+import { validateStationIndices, type StationIndicesQuery } from './station-indices.ts';
 
 /** Limits of contract section 8. */
 export const LIMITS = {
@@ -150,10 +151,11 @@ export function validatePolygon(body: unknown, layers: readonly RasterLayerDecla
   return rasterQuery(body, 'polygon', layers);
 }
 
-/** The validator of each endpoint. */
-export const VALIDATORS: { [E in Endpoint]: (body: unknown) => E extends 'point' | 'polygon' ? RasterQuery : StationQuery } = {
+/** The validator of each endpoint (raster ones against the contract's six layer families). */
+export const VALIDATORS: { [E in Endpoint]: (body: unknown) => StationQuery | RasterQuery | StationIndicesQuery } = {
   'nearest-station': validateNearestStation,
   'poly-aggregate': validatePolyAggregate,
   point: validatePoint,
   polygon: validatePolygon,
+  'station-indices': validateStationIndices,
 };

@@ -19,6 +19,8 @@ import { loadCatalog, urlLocation, withOpener, type DatasetLocation } from '../d
 import { checkCatalogPaths } from '../dataset/dataset-path.ts';
 import { nearestStation } from '../stations/nearest-station.ts';
 import { polyAggregate } from '../stations/poly-aggregate.ts';
+import { stationIndices } from '../stations/station-indices.ts';
+import { validateStationIndices } from '../contract/station-indices.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import { openStationArchive, type StationArchive } from '../stations/station-archive.ts';
 import { createRasterEngine, type RasterEngine } from '../rasters/raster-engine.ts';
@@ -55,6 +57,8 @@ export interface ClimateQueries {
   polyAggregate(body: RequestOf['poly-aggregate'], options?: CallOptions): Promise<ResponseOf['poly-aggregate']>;
   point(body: RequestOf['point'], options?: CallOptions): Promise<ResponseOf['point']>;
   polygon(body: RequestOf['polygon'], options?: CallOptions): Promise<ResponseOf['polygon']>;
+  /** The extension /api/station-indices/: chill and heat indices from station temperatures (docs/indices.md). */
+  stationIndices(body: RequestOf['station-indices'], options?: CallOptions): Promise<ResponseOf['station-indices']>;
   /** Runs one endpoint on an unvalidated body (any JSON value); rejects with ClimateQueryError. */
   query<E extends Endpoint>(endpoint: E, body: unknown, options?: CallOptions): Promise<ResponseOf[E]>;
   /** Answers an HTTP-like request: never rejects; errors become their status and JSON. */
@@ -181,6 +185,10 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
           rasters ??= createRasterEngine({ catalog: c, dataset: location });
           return (await rasters.query(q, signal)) as ResponseOf[E];
         }
+        case 'station-indices': {
+          const q = validateStationIndices(body);
+          return (await stationIndices(q, await stationArchive(signal), signal)) as ResponseOf[E];
+        }
         default:
           throw new ClimateQueryError('not_found', `Unknown endpoint "${String(endpoint)}".`);
       }
@@ -200,6 +208,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     polyAggregate: (body, o) => query('poly-aggregate', body, o),
     point: (body, o) => query('point', body, o),
     polygon: (body, o) => query('polygon', body, o),
+    stationIndices: (body, o) => query('station-indices', body, o),
     query,
     handle: (request, o = {}) => routeRequest(request, (endpoint, body) => query(endpoint, body, o)),
     catalog: (o = {}) => catalog(o.signal),

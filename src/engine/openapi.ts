@@ -16,6 +16,7 @@ import { MAX_PERIODS, dateFormatOf, type TimeScale } from '../contract/periods.t
 import { DEFAULT_UTC_OFFSET, utcOffsetLabel } from '../contract/utc-offset.ts';
 import { MAX_VERTICES } from '../contract/wkt.ts';
 import { LIMITS, VALIDATORS } from '../contract/validate.ts';
+import { CROP_GDD_BASE, INDEX_DEFAULTS, MAX_FILL_HOURS, MAX_INDEX_DAYS, MAX_INDICES, STATION_INDEX_NAMES } from '../contract/station-indices.ts';
 import { MAX_BODY_BYTES } from './router.ts';
 
 type Schema = Record<string, unknown>;
@@ -156,7 +157,114 @@ const RESPONSES: Record<Endpoint, Schema> = {
   },
   point: rasterResponse(),
   polygon: rasterResponse(),
+  'station-indices': stationIndicesResponse(),
 };
+
+/** The extension's answer: per point (keyed by WKT) station metadata and indices, or for one polygon the stations and mean indices. */
+function stationIndicesResponse(): Schema {
+  const count = { type: 'integer', minimum: 0 };
+  const period: Schema = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['value', 'hours_expected', 'hours_used', 'hours_missing', 'hours_filled'],
+    properties: {
+      value: { ...nullableNumber, description: 'The index over the period; null when too few hours are known (see reason).' },
+      reason: { type: 'string', description: 'Why value is null.' },
+      hours_expected: count,
+      hours_used: { ...count, description: 'Hours with a temperature, measured, filled or reconstructed.' },
+      hours_missing: count,
+      hours_filled: { ...count, description: 'Hours filled by linear interpolation across a short gap (options.maxGapHours).' },
+      months: { type: 'object', description: 'Frost indices: the value per month (yyyy-mm).', additionalProperties: nullableNumber },
+      station_count: { ...count, description: 'Polygons: stations whose value is in the mean.' },
+    },
+  };
+  const indices: Schema = {
+    type: 'object',
+    description: 'Index name → unit and periods ("yyyy-mm-dd/yyyy-mm-dd": the window, or each season inside it).',
+    additionalProperties: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['unit', 'periods'],
+      properties: { unit: { type: 'string' }, periods: { type: 'object', additionalProperties: period } },
+    },
+  };
+  const hoursFrom = { enum: ['hourly', 'daily'], description: 'hourly: measured hours; daily: hours reconstructed from daily minimum and maximum (docs/indices.md).' };
+  const points: Schema = {
+    type: 'object',
+    description: 'Points: keyed by each point WKT as sent (trimmed).',
+    additionalProperties: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['metadata', 'indices'],
+      properties: {
+        metadata: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['station_lat', 'station_lon', 'station_elevation', 'distance_from_point_m', 'actual_nearest', 'hours_from'],
+          properties: {
+            station_lat: { type: 'number' },
+            station_lon: { type: 'number' },
+            station_elevation: nullableNumber,
+            distance_from_point_m: { type: 'number', minimum: 0 },
+            actual_nearest: { type: 'boolean' },
+            hours_from: { ...hoursFrom, enum: ['hourly', 'daily', null], description: `${hoursFrom.description} null when no station has temperatures in the window.` },
+          },
+        },
+        indices,
+      },
+    },
+  };
+  const polygon: Schema = {
+    type: 'object',
+    additionalProperties: false,
+    required: ['stations_metadata', 'indices'],
+    properties: {
+      stations_metadata: {
+        type: 'object',
+        description: 'The stations inside with temperatures, keyed "0", "1", … in ascending station id order.',
+        additionalProperties: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['station_lat', 'station_lon', 'station_elevation', 'hours_from'],
+          properties: { station_lat: { type: 'number' }, station_lon: { type: 'number' }, station_elevation: nullableNumber, hours_from: hoursFrom },
+        },
+      },
+      indices,
+    },
+  };
+  return { oneOf: [polygon, { ...points, not: { required: ['stations_metadata', 'indices'] } }] };
+}
+
+/** The extension's request (docs/indices.md). */
+function stationIndicesRequest(utcOffset: string): Schema {
+  const season = (d: string) => ({ type: 'string', pattern: '^\\d{2}-\\d{2}/\\d{2}-\\d{2}$', description: `mm-dd/mm-dd; default "${d}". An end before the start wraps into the next year.` });
+  const date = { type: 'string', format: 'date', description: `yyyy-mm-dd, inclusive, local standard time (UTC${utcOffset}).` };
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['wkts', 'indices', 'startDate', 'endDate'],
+    properties: {
+      wkts: { type: 'string', description: `1 to ${LIMITS.pointsPerQuery} POINTs joined by ";" (each: the nearest station with temperatures), or one POLYGON (the stations inside, averaged).` },
+      indices: { type: 'array', minItems: 1, maxItems: MAX_INDICES, uniqueItems: true, items: { enum: STATION_INDEX_NAMES } },
+      startDate: date,
+      endDate: { ...date, description: `${date.description} At most ${MAX_INDEX_DAYS} days after startDate.` },
+      options: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          by: { enum: ['window', 'season'], description: 'window (default): one value over startDate–endDate; season: one per season overlapping it, clipped to it.' },
+          chillSeason: season(INDEX_DEFAULTS.chillSeason),
+          heatSeason: season(INDEX_DEFAULTS.heatSeason),
+          frostSeason: season(INDEX_DEFAULTS.frostSeason),
+          crop: { enum: Object.keys(CROP_GDD_BASE), description: 'Sets gddBase: ' + Object.entries(CROP_GDD_BASE).map(([c, b]) => `${c} ${b} °C`).join(', ') + '.' },
+          gddBase: { type: 'number', minimum: -10, maximum: 30, description: `Base of gdd, °C; default ${INDEX_DEFAULTS.gddBase}.` },
+          maxGapHours: { type: 'integer', minimum: 0, maximum: MAX_FILL_HOURS, description: `Longest gap filled by linear interpolation; default ${INDEX_DEFAULTS.maxGapHours}.` },
+          minCompleteness: { type: 'number', minimum: 0.5, maximum: 1, description: `Share of a period's hours that must be known for a value; default ${INDEX_DEFAULTS.minCompleteness}.` },
+        },
+      },
+    },
+  };
+}
 
 function rasterResponse(): Schema {
   return {
@@ -198,6 +306,16 @@ export const REQUEST_EXAMPLES: Record<Endpoint, Record<string, { summary: string
       value: { wkts: 'POINT (19.31 -33.37);POINT (10 -33)', dataType: 'windspeed', options: { subDataType: '50', dataExtent: 'sa' } },
     },
   },
+  'station-indices': {
+    chill: {
+      summary: 'Chill portions and daily positive Utah chill units of each winter at a point',
+      value: { wkts: 'POINT (19.31 -33.37)', indices: ['chill_portions', 'dpcu'], startDate: '2023-04-01', endDate: '2024-08-31', options: { by: 'season' } },
+    },
+    heat: {
+      summary: 'Growing degree days for apples and frost over a window, averaged over a farm',
+      value: { wkts: 'POLYGON ((18.5 -34.2, 19.5 -34.2, 19.5 -33.2, 18.5 -33.2, 18.5 -34.2))', indices: ['gdd', 'frost_hours'], startDate: '2024-01-01', endDate: '2024-03-31', options: { crop: 'apples' } },
+    },
+  },
   polygon: {
     gdd: {
       summary: 'Mean growing degree days for citrus over a field',
@@ -226,6 +344,20 @@ const RESPONSE_EXAMPLES: Record<Endpoint, unknown> = {
   },
   point: { 'POINT (19.31 -33.37)': { '2024-01-01': 27.8, '2024-01-02': 30.1 }, 'POINT (10 -33)': null },
   polygon: { 'POLYGON ((19.0312 -34.1501, 19.0398 -34.1501, 19.0398 -34.1442, 19.0312 -34.1442, 19.0312 -34.1501))': { '2023': 1850.5, '2024': 1912.25 } },
+  'station-indices': {
+    'POINT (19.31 -33.37)': {
+      metadata: { station_lat: -33.29, station_lon: 19.14, station_elevation: 160, distance_from_point_m: 18433.052, actual_nearest: true, hours_from: 'hourly' },
+      indices: {
+        chill_portions: {
+          unit: 'chill portions',
+          periods: {
+            '2023-04-01/2023-08-31': { value: 58.4127, hours_expected: 3672, hours_used: 3660, hours_missing: 12, hours_filled: 5 },
+            '2024-04-01/2024-08-31': { value: null, reason: 'Only 2904 of 3672 hours (79 %) have a temperature; an answer needs 90 % (options.minCompleteness).', hours_expected: 3672, hours_used: 2904, hours_missing: 768, hours_filled: 0 },
+          },
+        },
+      },
+    },
+  },
 };
 
 /**
@@ -306,13 +438,14 @@ function errorResponse(codes: ErrorCode[], status: number): Schema {
 }
 
 function operation(endpoint: Endpoint): Schema {
-  const station = endpoint === 'nearest-station' || endpoint === 'poly-aggregate';
+  const station = endpoint === 'nearest-station' || endpoint === 'poly-aggregate' || endpoint === 'station-indices';
   const statuses = [...new Set(ERROR_CODES.map((c) => ERROR_STATUS[c]))].sort((a, b) => a - b);
   const summaries: Record<Endpoint, string> = {
     'nearest-station': 'Station records of the nearest station with data, per point',
     'poly-aggregate': 'Station records averaged over the stations inside a polygon',
     point: 'Climate-layer values at points',
     polygon: 'Climate-layer values aggregated over polygons (each ≤ 2 km²)',
+    'station-indices': 'Extension: chill and heat indices from station temperatures (docs/indices.md)',
   };
   return {
     post: {
@@ -369,7 +502,7 @@ export function openApiDocument(version: string, utcOffset: string = DEFAULT_UTC
     },
   };
   for (const e of ENDPOINTS) {
-    schemas[`${schemaName(e)}Request`] = e === 'point' || e === 'polygon' ? rasterRequest(e) : stationRequest(e, utcOffset);
+    schemas[`${schemaName(e)}Request`] = e === 'point' || e === 'polygon' ? rasterRequest(e) : e === 'station-indices' ? stationIndicesRequest(utcOffset) : stationRequest(e, utcOffset);
     schemas[`${schemaName(e)}Response`] = RESPONSES[e];
   }
   return {

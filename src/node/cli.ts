@@ -18,9 +18,11 @@ import { startServer } from './server.ts';
 import { missingPackageMessage } from './optional-packages.ts';
 import { packageVersion } from './package-version.ts';
 import { sqlResultCsv } from '../sql/sql-csv.ts';
+import { CROP_GDD_BASE, INDEX_DEFAULTS, STATION_INDEX_NAMES } from '../contract/station-indices.ts';
+import { LIMITS } from '../contract/validate.ts';
 
 /** The CLI's commands. */
-type Command = 'query' | 'sql' | 'build' | 'layers' | 'stations' | 'index' | 'serve' | 'demo';
+type Command = 'query' | 'indices' | 'sql' | 'build' | 'layers' | 'stations' | 'index' | 'serve' | 'demo';
 
 /**
  * Usage of each command, printed by `climate-query <command> --help` (exit
@@ -44,6 +46,35 @@ Exit codes:
   0  the answer is on stdout
   1  the dataset is missing, unreadable or changed since it was built (dataset_changed), the query timed out, or an internal error (error JSON on stdout)
   2  a bad request (error JSON {"error":{...}} on stdout) or bad arguments (usage on stderr)
+`,
+  indices: `Usage: climate-query indices <WKT> --indices NAME[,NAME…] --from yyyy-mm-dd --to yyyy-mm-dd
+         [--by window|season] [--crop ${Object.keys(CROP_GDD_BASE).join('|')} | --gdd-base C]
+         [--chill-season mm-dd/mm-dd] [--heat-season mm-dd/mm-dd] [--frost-season mm-dd/mm-dd]
+         [--max-gap-hours N] [--min-completeness F] [--data DIR|URL] [--timeout SECONDS] [--follow-links]
+
+  Chill and heat indices from station temperatures (docs/indices.md): the request
+  POST /api/station-indices/ takes, built from the options, answered as the service
+  answers it (the same JSON). WKT: up to ${LIMITS.pointsPerQuery} POINTs joined by ";" (each: the nearest
+  station with temperatures), or one POLYGON (the stations inside, averaged).
+  NAME: ${STATION_INDEX_NAMES.join(', ')}
+
+Options:
+  --indices N,…        the indices, comma-separated
+  --from, --to         the window, inclusive, local standard time
+  --by season          one value per season inside the window (default: one for the window)
+  --chill-season S     default ${INDEX_DEFAULTS.chillSeason}; --heat-season ${INDEX_DEFAULTS.heatSeason}; --frost-season ${INDEX_DEFAULTS.frostSeason}
+  --crop C             degree-day base of the crop (${Object.entries(CROP_GDD_BASE).map(([c, b]) => `${c} ${b} °C`).join(', ')}); or --gdd-base C
+  --max-gap-hours N    longest gap filled linearly (default ${INDEX_DEFAULTS.maxGapHours})
+  --min-completeness F share of hours needed for a value (default ${INDEX_DEFAULTS.minCompleteness})
+  --data DIR|URL       dataset (default: the demo dataset, ${DEFAULT_DATASET})
+  --timeout S          give up after S seconds (default 30)
+  --follow-links       read files a symlink in the dataset folder leads out of it to (refused by default)
+  -h, --help           this help
+
+Example:
+  climate-query indices "POINT (19.31 -33.37)" --indices chill_portions,dpcu --from 2020-04-01 --to 2024-08-31 --by season
+
+Exit codes: as query.
 `,
   sql: `Usage: climate-query sql <query|-> --stations ID[,ID…] --time-scale hourly|daily|monthly
          --from DATE --to DATE [--types T1,T2,…] [--max-rows N] [--format csv|json]
@@ -216,6 +247,8 @@ const USAGE = `climate-query: climate-data queries on a static dataset, with no 
 Usage:
   climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--timeout SECONDS]
       point and polygon ask for a raster layer the dataset declares: see \`climate-query layers\`.
+  climate-query indices <WKT> --indices chill_portions,… --from D --to D [--by season]
+      chill, heat and frost indices from station temperatures (docs/indices.md).
   climate-query sql <query|-> --stations ID,… --time-scale S --from D --to D [--data DIR|URL]
       read-only SQL over station records (DuckDB).
   climate-query layers [--data DIR|URL]       (layers remove NAME[/SUB]: take one out)
@@ -286,6 +319,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'query':
         return await queryCommand(rest);
+      case 'indices':
+        return await indicesCommand(rest);
       case 'sql':
         return await sqlCommand(rest);
       case 'build':
@@ -343,13 +378,41 @@ async function queryCommand(args: string[]): Promise<number> {
   if (!endpoint || !ENDPOINTS.includes(endpoint as Endpoint) || !file || positionals.length > 2) {
     usageError('query', `needs an endpoint (${ENDPOINTS.join(', ')}) and a request file or -.`);
   }
-  const timeoutMs = timeoutOption('query', values.timeout);
+  // Arguments first: a bad --timeout is a usage error even when the file is missing too.
+  timeoutOption('query', values.timeout);
+  const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
+  return answer('query', endpoint as Endpoint, text, values);
+}
+
+/** `climate-query indices`: the station-indices request built from options, answered as `query` answers it. */
+async function indicesCommand(args: string[]): Promise<number> {
+  const text = { type: 'string' } as const;
+  const { values, positionals } = parseCommand('indices', args, {
+    indices: text, from: text, to: text, by: text, crop: text, 'gdd-base': text, 'chill-season': text, 'heat-season': text, 'frost-season': text,
+    'max-gap-hours': text, 'min-completeness': text, data: text, timeout: text, 'follow-links': { type: 'boolean' },
+  });
+  if (positionals.length !== 1) usageError('indices', 'needs one WKT argument (quote it: "POINT (19.31 -33.37)").');
+  if (!values.indices || !values.from || !values.to) usageError('indices', 'needs --indices, --from and --to.');
+  // Numbers go to the validator as numbers when they parse, as text otherwise, so it names the option at fault.
+  const num = (v: string | undefined) => (v === undefined ? undefined : v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
+  const options = Object.fromEntries(
+    Object.entries({
+      by: values.by, crop: values.crop, gddBase: num(values['gdd-base']), chillSeason: values['chill-season'], heatSeason: values['heat-season'], frostSeason: values['frost-season'],
+      maxGapHours: num(values['max-gap-hours']), minCompleteness: num(values['min-completeness']),
+    }).filter(([, v]) => v !== undefined),
+  );
+  const body = { wkts: positionals[0], indices: values.indices.split(',').map((s) => s.trim()), startDate: values.from, endDate: values.to, ...(Object.keys(options).length ? { options } : {}) };
+  return answer('indices', 'station-indices', JSON.stringify(body), values);
+}
+
+/** Answers one request body on the dataset the options name and prints the answer or error JSON; returns the exit status. */
+async function answer(command: Command, endpoint: Endpoint, text: string, values: { data?: string; timeout?: string; 'follow-links'?: boolean }): Promise<number> {
+  const timeoutMs = timeoutOption(command, values.timeout);
   const data = values.data ?? DEFAULT_DATASET;
   if (!values.data && !existsSync(data)) {
     process.stderr.write(`No dataset at ${data}. Run \`climate-query demo\` first, or pass --data DIR|URL.\n`);
     return 1;
   }
-  const text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
   const engine = createNodeEngine(data, { timeoutMs, followLinks: values['follow-links'] });
   try {
     const res = await engine.handle({ method: 'POST', path: `/api/${endpoint}/`, body: text });

@@ -89,6 +89,21 @@ export function rankStations(stations: readonly IndexedStation[], point: [number
   return new StationRanking(stations, point);
 }
 
+/** What a station must hold to be chosen: values of one of `dataTypes` at `timeScale` between two periods (keys and ordinals, inclusive). */
+export interface StationNeed {
+  timeScale: StationQuery['timeScale'];
+  dataTypes: readonly string[];
+  first: string;
+  last: string;
+  start: number;
+  end: number;
+}
+
+/** The need of a station query: its types over its whole range. */
+export function needOf(q: StationQuery): StationNeed {
+  return { timeScale: q.timeScale, dataTypes: q.dataTypes, first: q.range.keys[0]!, last: q.range.keys[q.range.keys.length - 1]!, start: q.range.start, end: q.range.end };
+}
+
 /**
  * Picks the station for a point from its ranking. The first with data wins;
  * `actualNearest` is false only when a strictly closer station was passed
@@ -98,11 +113,10 @@ export function rankStations(stations: readonly IndexedStation[], point: [number
  */
 export function chooseStation(
   ranked: StationRanking,
-  q: StationQuery,
+  q: StationNeed,
   coverage: ReadonlyMap<string, StationCoverage>,
 ): NearestChoice | { need: string[] } | null {
-  const first = q.range.keys[0]!;
-  const last = q.range.keys[q.range.keys.length - 1]!;
+  const { first, last } = q;
   const nearest = ranked.at(0);
   if (!nearest) return null;
   for (let i = 0, r: RankedStation | undefined = nearest; r; r = ranked.at(++i)) {
@@ -117,7 +131,7 @@ export function chooseStation(
       }
       return { need };
     }
-    if (hasDataIn(cov, q.dataTypes, q.range.start, q.range.end)) return { station: r.station, distanceM: r.d, actualNearest: r.d <= nearest.d, hasData: true };
+    if (hasDataIn(cov, q.dataTypes, q.start, q.end)) return { station: r.station, distanceM: r.d, actualNearest: r.d <= nearest.d, hasData: true };
   }
   return { station: nearest.station, distanceM: nearest.d, actualNearest: true, hasData: false };
 }
@@ -126,7 +140,7 @@ export function chooseStation(
 export type NearestPlan = { choices: Array<NearestChoice | null>; ids: string[]; need: [] } | { need: string[] };
 
 /** The chosen station of each point and the ids of those with data to read (each once), or the coverage still needed. */
-export function planNearest(q: StationQuery, ranked: ReadonlyArray<StationRanking | null>, coverage: ReadonlyMap<string, StationCoverage>): NearestPlan {
+export function planNearest(q: StationNeed, ranked: ReadonlyArray<StationRanking | null>, coverage: ReadonlyMap<string, StationCoverage>): NearestPlan {
   const choices: Array<NearestChoice | null> = [];
   const need = new Set<string>();
   for (const r of ranked) {
@@ -176,22 +190,35 @@ export function assembleNearest(q: StationQuery, choices: ReadonlyArray<NearestC
   return out;
 }
 
+/**
+ * Each ranked point's station for `need` (null for an unranked geometry),
+ * fetching coverage only for the candidates the plan asks about, round by
+ * round, and the ids of the chosen stations with data.
+ */
+export async function chooseStations(
+  need: StationNeed,
+  ranked: ReadonlyArray<StationRanking | null>,
+  archive: StationArchive,
+  byId: ReadonlyMap<string, IndexedStation>,
+  signal?: AbortSignal,
+): Promise<{ choices: Array<NearestChoice | null>; ids: string[] }> {
+  const coverage = new Map<string, StationCoverage>();
+  for (;;) {
+    const plan = planNearest(need, ranked, coverage);
+    if (plan.need.length === 0 && 'choices' in plan) return plan;
+    for (const [id, c] of await archive.coverage(plan.need.map((id) => byId.get(id)!), need.timeScale, signal)) coverage.set(id, c);
+  }
+}
+
 /** Answers a validated nearest-station query from the archive. */
 export async function nearestStation(q: StationQuery, archive: StationArchive, signal?: AbortSignal): Promise<NearestStationResponse> {
   const stations = await archive.stations(signal);
   const ranked = q.geometries.map((g) => (g.kind === 'point' ? rankStations(stations, g.position) : null));
   const byId = new Map(stations.map((s) => [s.id, s]));
-  const coverage = new Map<string, StationCoverage>();
-  for (;;) {
-    const plan = planNearest(q, ranked, coverage);
-    if (plan.need.length === 0 && 'choices' in plan) {
-      const first = q.range.keys[0]!;
-      const last = q.range.keys[q.range.keys.length - 1]!;
-      // One abort listener for all reads (not one per station: browsers warn past ten on one signal).
-      const read = await abortable(Promise.all(plan.ids.map(async (id) => [id, await archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, first, last)] as const)), signal);
-      throwIfAborted(signal);
-      return assembleNearest(q, plan.choices, new Map(read));
-    }
-    for (const [id, c] of await archive.coverage(plan.need.map((id) => byId.get(id)!), q.timeScale, signal)) coverage.set(id, c);
-  }
+  const need = needOf(q);
+  const plan = await chooseStations(need, ranked, archive, byId, signal);
+  // One abort listener for all reads (not one per station: browsers warn past ten on one signal).
+  const read = await abortable(Promise.all(plan.ids.map(async (id) => [id, await archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, need.first, need.last)] as const)), signal);
+  throwIfAborted(signal);
+  return assembleNearest(q, plan.choices, new Map(read));
 }

@@ -20,6 +20,9 @@ export function parityRequests(stationsCsv: string): ParityRequest[] {
     { path: '/api/poly-aggregate/', body: { wkts: `MULTIPOLYGON (((18 -34.6, 19 -34.6, 19 -33.6, 18 -34.6)), ((19.5 -33.5, 21 -33.5, 21 -32, 19.5 -33.5)))`, dataTypes: ['rain_sum'], options: { timeScale: 'monthly' }, startDate: '2023-12', endDate: '2024-04' } },
     { path: '/api/nearest-station/', body: { wkts: 'POINT (30 -25)', dataTypes: ['rain'], options: { timeScale: 'hourly' }, startDate: '2031-01-01T00:00:00', endDate: '2031-01-01T02:00:00' } },
     { path: '/api/poly-aggregate/', body: { wkts: 'POLYGON ((30 -25, 30.1 -25, 30.1 -24.9, 30 -25))', dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-05' } },
+    // The extension: chill, heat and frost per point by season, and over a polygon.
+    { path: '/api/station-indices/', body: { wkts: pts, indices: ['chill_portions', 'dpcu', 'gdh', 'gdd', 'frost_days'], startDate: '2024-01-01', endDate: '2024-03-31', options: { by: 'season', chillSeason: '03-01/05-31', heatSeason: '01-01/02-15' } } },
+    { path: '/api/station-indices/', body: { wkts: box, indices: ['utah_chill_units', 'winkler', 'frost_hours'], startDate: '2024-01-05', endDate: '2024-03-20', options: { maxGapHours: 24 } } },
   ];
 }
 

@@ -28,6 +28,10 @@ export const BASE_REQUESTS: Record<Endpoint, Record<string, unknown>[]> = {
     { wkts: 'POLYGON ((19.3105 -33.3702, 19.3191 -33.3702, 19.3150 -33.3640, 19.3105 -33.3702))', dataType: 'frost', options: { timeScale: 'monthly', dataExtent: 'tc', aggregationMethod: 'max' }, startDate: '2024-05', endDate: '2024-07' },
     { wkts: 'POLYGON ((19.0312 -34.1501, 19.0398 -34.1501, 19.0398 -34.1442, 19.0312 -34.1501))', dataType: 'windspeed', options: { subDataType: '150', dataExtent: 'sa', aggregationMethod: 'mean' } },
   ],
+  'station-indices': [
+    { wkts: 'POINT (19.03 -34.15);POINT (19.3 -33.4)', indices: ['chill_portions', 'utah_chill_units', 'frost_days'], startDate: '2024-05-01', endDate: '2024-06-30', options: { by: 'season', chillSeason: '05-01/06-15' } },
+    { wkts: 'POLYGON ((18.2 -34.5, 20.5 -34.5, 20.5 -32.5, 18.2 -32.5, 18.2 -34.5))', indices: ['gdd', 'winkler'], startDate: '2024-01-01', endDate: '2024-01-20', options: { crop: 'apples', maxGapHours: 3 } },
+  ],
 };
 
 type Rand = () => number;
