@@ -60,17 +60,23 @@ export function measuredSeries(firstDay: number, values: Float64Array, maxGap: n
 
 /**
  * A series reconstructed from daily extremes (NaN where unknown; a day
- * needs both). Days missing one extreme are filled linearly when the gap is
+ * needs both). Missing extremes are filled linearly when the gap is
  * at most `maxGapDays` days, as chillR's `fix_weather` does for any length;
  * each run of known days is reconstructed on its own, so a long gap never
  * bends the hours beside it. Hours of filled days count as filled.
  */
 export function reconstructedSeries(firstDay: number, tmin: Float64Array, tmax: Float64Array, latitude: number, maxGapDays: number): HourSeries {
   const days = tmin.length;
-  const lo = Float64Array.from(tmin, (v, i) => (Number.isNaN(tmax[i]!) ? NaN : v));
-  const hi = Float64Array.from(tmax, (v, i) => (Number.isNaN(tmin[i]!) ? NaN : v));
-  const dayFilled = fillGaps(lo, maxGapDays);
-  fillGaps(hi, maxGapDays);
+  // Each extreme is filled on its own, as fix_weather does: a day missing only its minimum keeps its maximum.
+  const lo = Float64Array.from(tmin);
+  const hi = Float64Array.from(tmax);
+  const loFilled = fillGaps(lo, maxGapDays);
+  const hiFilled = fillGaps(hi, maxGapDays);
+  for (let i = 0; i < days; i++) {
+    if (Number.isNaN(hi[i]!)) lo[i] = NaN;
+    if (Number.isNaN(lo[i]!)) hi[i] = NaN;
+  }
+  const dayFilled = Uint8Array.from(loFilled, (f, i) => f | hiFilled[i]!);
   const values = new Float64Array(days * 24).fill(NaN);
   const filled = new Uint8Array(days * 24);
   let d = 0;
