@@ -18,7 +18,7 @@ export const STATION_INDICES = {
   chilling_hours: { unit: 'hours', family: 'chill', words: 'Chilling hours (0–7.2 °C)' },
   gdh: { unit: '°C·h', family: 'heat', words: 'Growing degree hours' },
   gdd: { unit: '°C·d', family: 'heat', words: 'Growing degree days' },
-  winkler: { unit: '°C·d', family: 'heat', words: 'Winkler index (base 10 °C)' },
+  winkler: { unit: '°C·d', family: 'winkler', words: 'Winkler index (base 10 °C, 1 October – 30 April)' },
   frost_hours: { unit: 'hours', family: 'frost', words: 'Hours below 0 °C' },
   frost_days: { unit: 'days', family: 'frost', words: 'Days with a minimum below 0 °C' },
   frost_days_1: { unit: 'days', family: 'frost', words: 'Days with a minimum below −1 °C' },
@@ -33,23 +33,26 @@ export const STATION_INDEX_NAMES = Object.keys(STATION_INDICES) as StationIndexN
 export type SeasonFamily = (typeof STATION_INDICES)[StationIndexName]['family'];
 
 /** Base temperatures (°C) of growing degree days per crop (docs/indices.md gives the sources). */
-export const CROP_GDD_BASE = { grapes: 10, apples: 5 } as const;
+export const CROP_GDD_BASE = { grapes: 10, apples: 4.5 } as const;
 /** A crop with a documented degree-day base. */
 export type Crop = keyof typeof CROP_GDD_BASE;
 
 /** Defaults of `options` (docs/indices.md says why each). */
 export const INDEX_DEFAULTS = {
   by: 'window',
-  /** Southern-hemisphere chill season, as the South African deciduous fruit industry accumulates it (April–August). */
-  chillSeason: '04-01/08-31',
-  /** Southern-hemisphere growing season of the Winkler index. */
-  heatSeason: '10-01/04-30',
+  /** Southern-hemisphere winter chill season, as the demo's chill layers accumulate it. */
+  chillSeason: '05-01/08-31',
+  /** The fruit and vine growing season, as the demo's gdd layers accumulate it. */
+  heatSeason: '09-01/03-31',
   /** Winter and spring, blossom included. */
   frostSeason: '05-01/10-31',
   gddBase: CROP_GDD_BASE.grapes,
   maxGapHours: 6,
   minCompleteness: 0.9,
 } as const;
+
+/** The Winkler index's own season in the southern hemisphere: 1 October – 30 April. */
+export const WINKLER_SEASON: SeasonWindow = { start: [10, 1], end: [4, 30] };
 
 /** Most days one request may span: twenty years. */
 export const MAX_INDEX_DAYS = 7305;
@@ -206,6 +209,8 @@ export function validateStationIndices(body: unknown): StationIndicesQuery {
       chill: seasonWindow(o.chillSeason ?? INDEX_DEFAULTS.chillSeason, 'options.chillSeason'),
       heat: seasonWindow(o.heatSeason ?? INDEX_DEFAULTS.heatSeason, 'options.heatSeason'),
       frost: seasonWindow(o.frostSeason ?? INDEX_DEFAULTS.frostSeason, 'options.frostSeason'),
+      // The Winkler index is defined on its season (Amerine & Winkler 1944, southern-hemisphere dates).
+      winkler: WINKLER_SEASON,
     },
     gddBase,
     maxGapHours: o.maxGapHours === undefined ? INDEX_DEFAULTS.maxGapHours : numberIn(o.maxGapHours, 'options.maxGapHours', 0, MAX_FILL_HOURS, true),
