@@ -48,6 +48,7 @@ const FULL: Record<string, Runs> = {
   'geoblaze (undated)': { '0': { cold: 5, warm: 5 }, '40': { cold: 5, warm: 5 } },
   'engine-chromium (raster)': { '40': { cold: 3, warm: 5 } },
   'engine-chromium (station)': { '0': { cold: 2, warm: 5 }, '40': { cold: 5, warm: 5 } },
+  'engine-chromium (indices)': { '40': { cold: 5, warm: 3 } },
   'naive-chromium': { '40': { cold: 3, warm: 5 } },
   'duckdb-native': { local: { cold: 5, warm: 5 } },
   'engine-node-native': { local: { cold: 1, warm: 5 } },
@@ -181,6 +182,9 @@ async function main(): Promise<void> {
           ? { note: 'geoblaze averages whole pixels with equal weight, the ones its own selection rules pick (for an axis-aligned rectangle, the bounding box snapped to the pixel grid); the engine weights every pixel the polygon touches by the exact fraction it covers (exactextract). Every benchmark polygon (1.9 km²) is smaller than one pixel (0.02° ≈ 4.1 km² on the temp grid, 0.05° on the windspeed grid), so both come down to one to four neighbouring pixels and the differences stay small; where the polygon sits symmetrically on a pixel corner (Ceres) the two rules agree exactly.' }
           : {}),
       });
+    } else if (s.family === 'indices') {
+      // Compared with each other (bench/report.ts), not with baselines: no other tool computes these indices.
+      result.methods.push(await chromiumRuns(s, 'engine', RUNS['engine-chromium (indices)']!));
     } else {
       result.methods.push(await chromiumRuns(s, 'engine', RUNS['engine-chromium (station)']!));
       result.methods.push(await chromiumRuns(s, 'naive', RUNS['naive-chromium']!));

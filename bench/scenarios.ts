@@ -9,12 +9,15 @@
  * - nearest-station: 10 points × 5 data types × one year, hourly, daily
  *   and monthly;
  * - poly-aggregate: one polygon holding ≥ 20 stations × 5 types × one
- *   year daily.
+ *   year daily;
+ * - station-indices: every chill, heat and frost index by season for one
+ *   point over the demo's whole hourly record (2023–2024: the seasons it
+ *   holds), against nearest-station reading the same hours.
  */
 import type { Endpoint } from '../src/contract/types.ts';
 
-/** Where the answers come from. */
-export type ScenarioFamily = 'raster' | 'station';
+/** Where the answers come from; `indices` is the station-indices extension and the nearest-station query that reads the same hours. */
+export type ScenarioFamily = 'raster' | 'station' | 'indices';
 
 /** One benchmarked request. */
 export interface Scenario {
@@ -184,6 +187,26 @@ export const SCENARIOS: readonly Scenario[] = [
       startDate: '2024-01-01',
       endDate: '2024-12-31',
     },
+  },
+  {
+    id: 'indices-seasons',
+    title: 'station-indices: 1 point × 10 indices by season over 17,544 hours (2023–2024)',
+    family: 'indices',
+    endpoint: 'station-indices',
+    body: {
+      wkts: 'POINT (19.31 -33.37)',
+      indices: ['chill_portions', 'utah_chill_units', 'dpcu', 'chilling_hours', 'gdh', 'gdd', 'winkler', 'frost_hours', 'frost_days', 'frost_days_2'],
+      startDate: '2023-01-01',
+      endDate: '2024-12-31',
+      options: { by: 'season' },
+    },
+  },
+  {
+    id: 'indices-same-hours',
+    title: 'nearest-station: the same point × temperature_mean × 17,544 hours (2023–2024)',
+    family: 'indices',
+    endpoint: 'nearest-station',
+    body: { wkts: 'POINT (19.31 -33.37)', dataTypes: ['temperature_mean'], options: { timeScale: 'hourly' }, startDate: '2023-01-01T00:00:00', endDate: '2024-12-31T23:00:00' },
   },
 ];
 
