@@ -96,6 +96,10 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   let log: LoggedRequest[] = [];
 
   const server = createServer((req, res) => void handle(req, res));
+  // Node closes an idle keep-alive socket after 5 s; a client that picks that socket for its next
+  // request at the same moment gets "other side closed" (undici does not retry it). Queued behind the
+  // 6-request gate, geotiff.js's 366-file baseline hit that race: keep idle sockets a minute, as CDNs do.
+  server.keepAliveTimeout = 60_000;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
