@@ -12,17 +12,17 @@ import { parseWkts, type ParsedGeometry } from './wkt.ts';
 
 /** The indices a request can name, with their unit and the season family whose window `by: "season"` uses. */
 export const STATION_INDICES = {
-  chill_portions: { unit: 'chill portions', family: 'chill', words: 'Chill portions (Dynamic Model)' },
-  utah_chill_units: { unit: 'chill units', family: 'chill', words: 'Utah chill units' },
-  dpcu: { unit: 'chill units', family: 'chill', words: 'Daily positive Utah chill units' },
-  chilling_hours: { unit: 'hours', family: 'chill', words: 'Chilling hours (0–7.2 °C)' },
-  gdh: { unit: '°C·h', family: 'heat', words: 'Growing degree hours' },
-  gdd: { unit: '°C·d', family: 'heat', words: 'Growing degree days' },
-  winkler: { unit: '°C·d', family: 'winkler', words: 'Winkler index (base 10 °C, 1 October – 30 April)' },
-  frost_hours: { unit: 'hours', family: 'frost', words: 'Hours below 0 °C' },
-  frost_days: { unit: 'days', family: 'frost', words: 'Days with a minimum below 0 °C' },
-  frost_days_1: { unit: 'days', family: 'frost', words: 'Days with a minimum below −1 °C' },
-  frost_days_2: { unit: 'days', family: 'frost', words: 'Days with a minimum below −2 °C' },
+  chill_portions: { unit: 'chill portions', family: 'chill', words: 'Chill portions (Dynamic Model)', definition: 'Fishman and Erez\'s Dynamic Model, hour by hour, with chillR\'s constants: chill builds up between about 0 and 13 °C and warm spells undo only the part not yet fixed as a portion.' },
+  utah_chill_units: { unit: 'chill units', family: 'chill', words: 'Utah chill units', definition: 'Richardson\'s Utah model: each hour counts from −1 to 1 by temperature (best 2.5–9.1 °C; above 15.9 °C it subtracts).' },
+  dpcu: { unit: 'chill units', family: 'chill', words: 'Daily positive Utah chill units', definition: 'Linsley-Noakes\'s South African variant: each day\'s Utah sum, set to zero when negative, so a warm day cancels only its own chill.' },
+  chilling_hours: { unit: 'hours', family: 'chill', words: 'Chilling hours (0–7.2 °C)', definition: 'Hours from 0 to 7.2 °C.' },
+  gdh: { unit: '°C·h', family: 'heat', words: 'Growing degree hours', definition: 'Anderson\'s growing degree hours: heat above 4 °C, most at 25 °C, none above 36 °C.' },
+  gdd: { unit: '°C·d', family: 'heat', words: 'Growing degree days', definition: 'Each day\'s mean of minimum and maximum above the base (10 °C for grapes, 4.5 °C for apples), summed.' },
+  winkler: { unit: '°C·d', family: 'winkler', words: 'Winkler index (base 10 °C, 1 October – 30 April)', definition: 'Growing degree days above 10 °C from 1 October to 30 April, the wine regions\' scale.' },
+  frost_hours: { unit: 'hours', family: 'frost', words: 'Hours below 0 °C', definition: 'Hours below 0 °C.' },
+  frost_days: { unit: 'days', family: 'frost', words: 'Days with a minimum below 0 °C', definition: 'Days whose lowest temperature is below 0 °C.' },
+  frost_days_1: { unit: 'days', family: 'frost', words: 'Days with a minimum below −1 °C', definition: 'Days whose lowest temperature is below −1 °C.' },
+  frost_days_2: { unit: 'days', family: 'frost', words: 'Days with a minimum below −2 °C', definition: 'Days whose lowest temperature is below −2 °C.' },
 } as const;
 
 /** One index name. */

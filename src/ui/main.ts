@@ -32,6 +32,7 @@ import { createSavedList, type SavedList } from './saved-list.ts';
 import type { SavedAnswer } from './saved-store.ts';
 import { savedTimeLabel } from './saved-summary.ts';
 import { createSeasonView, type SeasonView } from './season-view.ts';
+import { createIndicesView, type IndicesView } from './indices-view.ts';
 import { boundsOf, readShapeText } from './shape-text.ts';
 import {
   DEFAULT_FORM, MONTHS, areaOf, buildRequest, decimalsOf, decodeState, decodeView, encodeState, encodeView, endpointFor, formatValue, isSum, isTimeAxis, periodLabel, toCsv, toTable, xOf,
@@ -64,6 +65,7 @@ interface UiHandle {
   saved?: SavedList;
   /** The year against the other years, under the chart. */
   season?: SeasonView;
+  indices?: IndicesView;
   /** Settles once the service worker controls the page and has kept the dataset's start files. */
   offline?: Promise<unknown>;
 }
@@ -223,6 +225,7 @@ function clearResults(): void {
   ui.chartData = undefined;
   ui.chart = undefined;
   ui.season?.clear();
+  ui.indices?.clear();
 }
 
 /** Shows an error next to the control its field names (or under Run). */
@@ -492,6 +495,7 @@ function renderResults(endpoint: Endpoint, body: Record<string, unknown>, answer
   renderTable(table);
   renderMetadata(endpoint, answer);
   ui.season?.offer(endpoint, body, answer);
+  ui.indices?.offer(endpoint, body);
   $<HTMLButtonElement>('download-csv').disabled = false;
   $<HTMLButtonElement>('download-json').disabled = false;
 }
@@ -767,6 +771,7 @@ async function start(): Promise<void> {
   renderForm(ui.form);
   // Before the map: its first moveend rewrites the URL, which must not happen between here and applyHash.
   ui.season = createSeasonView($('metadata'), engine, () => ({ catalog, stations: stationList }));
+  ui.indices = createIndicesView($('season'), engine, () => stationList);
   ui.saved = await createSavedList($('results'), datasetUrl, openSaved, (dataType, sub) => {
     const layer = layers().find((l) => l.dataType === dataType && l.subDataType === sub);
     return layer ? `${layer.description}${sub !== '-' ? `, ${subTypeName(dataType, sub)}` : ''}` : `${dataType}, ${subTypeName(dataType, sub)}`;
