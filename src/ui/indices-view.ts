@@ -13,6 +13,7 @@ import { INDEX_DEFAULTS, STATION_INDICES } from '../contract/station-indices.ts'
 import type { Endpoint } from '../contract/types.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import { heldRange } from './dataset-info.ts';
+import { followUpError } from './words.ts';
 import { arrangeIndices, formatIndex, planIndices, SHOWN, type FamilyTable, type HeldDays, type IndicesPlan } from './indices-model.ts';
 
 /** Anything that answers the routes (the engine client). */
@@ -123,11 +124,7 @@ export function createIndicesView(anchor: HTMLElement, engine: Engine, stations:
       if (mine !== asked) return;
       run.disabled = false;
       if (res.status !== 200) {
-        const { error } = res.body as ErrorBody;
-        message.textContent =
-          navigator.onLine === false && (error.code === 'dataset_unavailable' || error.code === 'upstream_timeout')
-            ? 'Could not compute chill and heat: this browser is offline. Connect and try again.'
-            : `Could not compute chill and heat: ${error.message}`;
+        message.textContent = followUpError('compute chill and heat', (res.body as ErrorBody).error);
         return;
       }
       message.textContent = '';

@@ -12,6 +12,7 @@ import type { Endpoint } from '../contract/types.ts';
 import type { Catalog } from '../dataset/catalog.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import { heldRange } from './dataset-info.ts';
+import { followUpError } from './words.ts';
 import { decimalsOf, formatValue, isSum, toTable, type ResultTable } from './query-model.ts';
 import { planSeason, seasonOf, yearsLabel, type HeldSpan, type Season, type SeasonPlan } from './season-model.ts';
 
@@ -205,12 +206,7 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
       if (mine !== asked) return;
       run.disabled = false;
       if (res.status !== 200) {
-        // Offline, the engine can only say a file was unreachable; the grower needs the cause.
-        const { error } = res.body as ErrorBody;
-        message.textContent =
-          navigator.onLine === false && (error.code === 'dataset_unavailable' || error.code === 'upstream_timeout')
-            ? 'Could not get the other years: this browser is offline, and only the answers saved here can be shown. Connect and try again.'
-            : `Could not get the other years: ${error.message}`;
+        message.textContent = followUpError('get the other years', (res.body as ErrorBody).error, 'Only the answers saved here can be shown. Connect and try again.');
         return;
       }
       const { catalog } = dataset();

@@ -182,3 +182,13 @@ export function askText(endpoint: string | null, count: number): string {
     default: return 'Draw a point (nearest station, or a layer value) or a field (station average, or a layer statistic).';
   }
 }
+
+/**
+ * The sentence for a follow-up request that failed: offline, the engine can
+ * only say a file was unreachable, so the grower is told the cause instead.
+ */
+export function followUpError(what: string, error: { code: string; message: string }, offlineHint = 'Connect and try again.'): string {
+  return navigator.onLine === false && (error.code === 'dataset_unavailable' || error.code === 'upstream_timeout')
+    ? `Could not ${what}: this browser is offline. ${offlineHint}`
+    : `Could not ${what}: ${error.message}`;
+}

@@ -4,51 +4,20 @@
 // number on screen is the Node engine's own answer to the same request at
 // the shown precision; blanks carry their reason, the latest season is
 // marked, the definitions open with one click. Screenshots go to screens/.
-import { mkdir } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { createNodeEngine } from '../../src/node/node-engine.ts';
-import type { ClimateEngine } from '../../src/engine/engine.ts';
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import type { IndexAnswer } from '../../src/contract/station-indices.ts';
-import { drawPoint, drawPolygon, mapIdle, networkOff, runAndWait, zoomTo } from '../helpers/app-page.ts';
-import { launchChromium } from '../helpers/browser.ts';
-import { buildSite, type BuiltSite } from '../helpers/built-site.ts';
-import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
+import { drawPoint, drawPolygon, runAndWait, zoomTo } from '../helpers/app-page.ts';
+import { useServedApp } from '../helpers/served-app.ts';
 
 const demo = inject('demoDataset');
 const SCREENS = new URL('../../screens/', import.meta.url).pathname;
-let built: BuiltSite;
-let serve: ServeProcess;
-let browser: Browser;
-let engine: ClimateEngine;
+const served = useServedApp(demo, SCREENS);
 
 type State = { request: { path: string; body: Record<string, unknown> }; answer: unknown };
 type IndicesUi = { cqUi: { ready: Promise<void>; indices: { state(): State | null } } };
 
-beforeAll(async () => {
-  await mkdir(SCREENS, { recursive: true });
-  built = await buildSite(demo);
-  serve = await startServeProcess(built.dataset, ['--static', built.site]);
-  browser = await launchChromium();
-  engine = createNodeEngine(demo);
-}, 300_000);
-
-afterAll(async () => {
-  await browser?.close();
-  serve?.child.kill();
-  await engine?.close();
-  await built?.remove();
-});
-
-async function openApp(size = { width: 1280, height: 800 }): Promise<Page> {
-  const page = await browser.newPage({ viewport: size });
-  await networkOff(page);
-  await page.goto(`${serve.url}index.html?sw=0`);
-  await page.waitForFunction(() => 'cqUi' in window);
-  await page.evaluate(() => (window as unknown as IndicesUi).cqUi.ready);
-  await mapIdle(page);
-  return page;
-}
+const openApp = (size?: { width: number; height: number }): Promise<Page> => served.app.open(size);
 
 /** Clicks "Chill and heat" and waits (bounded) for the tables. */
 async function chillAndHeat(page: Page): Promise<State> {
@@ -81,7 +50,7 @@ describe('chill and heat in the app', () => {
     expect(state.request.path).toBe('/api/station-indices/');
     expect(state.request.body).toMatchObject({ wkts: 'POINT (19.31 -33.37)', startDate: '2023-01-01', endDate: '2024-12-31', options: { by: 'season' } });
     // The independent side: the Node engine asked the same request.
-    const direct = (await engine.stationIndices(state.request.body as never)) as Record<string, { indices: Record<string, IndexAnswer> }>;
+    const direct = (await served.app.engine.stationIndices(state.request.body as never)) as Record<string, { indices: Record<string, IndexAnswer> }>;
     expect(state.answer).toEqual(direct);
     const indices = direct['POINT (19.31 -33.37)']!.indices;
     const tables = await shown(page);
@@ -135,7 +104,7 @@ describe('chill and heat in the app', () => {
     const wkt = String(state.request.body.wkts);
     expect(wkt).toMatch(/^POINT \(19\.03\d+ -34\.14\d+\)$/);
     expect(await page.locator('#indices-body').textContent()).toContain("From the nearest station to the field's centre.");
-    expect(state.answer).toEqual(await engine.stationIndices(state.request.body as never));
+    expect(state.answer).toEqual(await served.app.engine.stationIndices(state.request.body as never));
     await page.locator('#indices').scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SCREENS}indices-field-390x844.png`, fullPage: true });
     await page.close();

@@ -3,51 +3,19 @@
 // equal an independent computation from the Node engine asked one year at a
 // time; a one-year layer says so and draws nothing. Screenshots go to
 // screens/ (not committed).
-import { mkdir } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { createNodeEngine } from '../../src/node/node-engine.ts';
-import type { ClimateEngine } from '../../src/engine/engine.ts';
-import { drawPoint, mapIdle, networkOff, runAndWait } from '../helpers/app-page.ts';
-import { launchChromium } from '../helpers/browser.ts';
-import { buildSite, type BuiltSite } from '../helpers/built-site.ts';
-import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { drawPoint, runAndWait } from '../helpers/app-page.ts';
+import { useServedApp } from '../helpers/served-app.ts';
 
 const demo = inject('demoDataset');
 const SCREENS = new URL('../../screens/', import.meta.url).pathname;
-let built: BuiltSite;
-let serve: ServeProcess;
-let browser: Browser;
-let engine: ClimateEngine;
+const served = useServedApp(demo, SCREENS);
 
 type State = { reused: boolean; series: string; unit: string; request: { path: string; body: Record<string, unknown> }; chartData: Array<Array<number | null>>; labels: string[]; season: { year: string; otherYears: string[] } | null };
 type SeasonUi = { cqUi: { ready: Promise<void>; season: { state(): State | null } } };
 
-beforeAll(async () => {
-  await mkdir(SCREENS, { recursive: true });
-  built = await buildSite(demo);
-  serve = await startServeProcess(built.dataset, ['--static', built.site]);
-  browser = await launchChromium();
-  engine = createNodeEngine(demo);
-}, 300_000);
-
-afterAll(async () => {
-  await browser?.close();
-  serve?.child.kill();
-  await engine?.close();
-  await built?.remove();
-});
-
-async function openApp(size = { width: 1280, height: 800 }): Promise<Page> {
-  // ?sw=0: these tests are about the comparison, not the service worker (offline.test.ts covers it).
-  const page = await browser.newPage({ viewport: size });
-  await networkOff(page);
-  await page.goto(`${serve.url}index.html?sw=0`);
-  await page.waitForFunction(() => 'cqUi' in window);
-  await page.evaluate(() => (window as unknown as SeasonUi).cqUi.ready);
-  await mapIdle(page);
-  return page;
-}
+const openApp = (size?: { width: number; height: number }): Promise<Page> => served.app.open(size);
 
 /** Clicks "Compare with other years" and waits (bounded) for the drawn state. */
 async function compare(page: Page): Promise<State> {
@@ -78,7 +46,7 @@ describe('a season against normal', () => {
     const wkts = String(ui.lastRequest!.body.wkts);
     const value: Record<string, number> = {};
     for (const y of years) {
-      const a = (await engine.point({ ...ui.lastRequest!.body, startDate: y, endDate: y } as never)) as Record<string, Record<string, number>>;
+      const a = (await served.app.engine.point({ ...ui.lastRequest!.body, startDate: y, endDate: y } as never)) as Record<string, Record<string, number>>;
       value[y] = a[wkts]![y]!;
       expect(typeof value[y]).toBe('number');
     }
@@ -135,7 +103,7 @@ describe('a season against normal', () => {
     const perYear: Record<string, Record<string, Record<string, number | null>>> = {};
     const stationOf: string[] = [];
     for (const y of ['2023', '2024']) {
-      const a = (await engine.nearestStation({ ...body, startDate: `${y}-01`, endDate: `${y}-12` } as never)) as Record<string, { data: Record<string, Record<string, number | null>>; metadata: { station_lat: number; station_lon: number } }>;
+      const a = (await served.app.engine.nearestStation({ ...body, startDate: `${y}-01`, endDate: `${y}-12` } as never)) as Record<string, { data: Record<string, Record<string, number | null>>; metadata: { station_lat: number; station_lon: number } }>;
       const only = Object.values(a)[0]!;
       perYear[y] = only.data;
       stationOf.push(`${only.metadata.station_lat},${only.metadata.station_lon}`);
