@@ -91,7 +91,8 @@ export function createIndicesView(anchor: HTMLElement, engine: Engine, stations:
       fig.append(el('figcaption', `${t.title}, ${t.window}`));
       const table = el('table');
       const head = el('tr');
-      head.append(el('th', 'Season'), ...t.indices.map((c) => el('th', `${c.words} (${c.unit})`)), el('th', 'Hours known'));
+      // The unit only where the words do not already say it ("Chill portions (Dynamic Model)", not "… (chill portions)").
+      head.append(el('th', 'Season'), ...t.indices.map((c) => el('th', c.words.toLowerCase().includes(c.unit) ? c.words : `${c.words} (${c.unit})`)), el('th', 'Hours known'));
       table.append(head);
       t.rows.forEach((r, i) => {
         const tr = el('tr');

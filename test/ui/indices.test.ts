@@ -57,6 +57,12 @@ describe('chill and heat in the app', () => {
     expect(tables.map((t) => t.family)).toEqual(['chill', 'heat', 'frost']);
     expect(tables[0]!.caption).toBe('Winter chill, 1 May – 31 August');
     expect(tables[1]!.caption).toBe('Growing-season heat, 1 September – 31 March');
+    // Headers in words, each unit said once.
+    expect(tables.map((t) => t.head)).toEqual([
+      ['Season', 'Chill portions (Dynamic Model)', 'Daily positive Utah chill units', 'Hours known'],
+      ['Season', 'Growing degree days (°C·d)', 'Growing degree hours (°C·h)', 'Hours known'],
+      ['Season', 'Days with a minimum below 0 °C', 'Hours below 0 °C', 'Hours known'],
+    ]);
     const order = { chill: ['chill_portions', 'dpcu'], heat: ['gdd', 'gdh'], frost: ['frost_days', 'frost_hours'] } as const;
     let checked = 0;
     for (const t of tables) {
