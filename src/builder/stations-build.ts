@@ -18,7 +18,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
 import type { StationsSection } from '../dataset/catalog.ts';
 import { plausibleBounds } from '../contract/station-bounds.ts';
-import { DAILY_FROM_HOURLY, DAILY_MIN_HOURS, MONTHLY_FROM_DAILY, MONTHLY_MAX_MISSING_DAYS, type DeriveRule } from './derive-rules.ts';
+import { derivedDecimals, roundValueSql } from '../contract/station-type-info.ts';
+import { DAILY_FROM_HOURLY, DAILY_MIN_HOURS, MONTHLY_FROM_DAILY, MONTHLY_MAX_MISSING_DAYS, type DeriveRule } from '../contract/derive-rules.ts';
 import { readCatalogOrEmpty, updateCatalog } from './catalog-writer.ts';
 import { parseUtcOffset, utcOffsetLabel } from '../contract/utc-offset.ts';
 import { buildTimeZone } from './time-zone.ts';
@@ -382,7 +383,7 @@ async function checkDuplicates(con: DuckDBConnection, scale: StationTimeScale, f
   );
 }
 
-function aggExpr(rule: DeriveRule, minCount: string, fullCount: string): string {
+function aggExpr(rule: DeriveRule, to: StationTimeScale, minCount: string, fullCount: string): string {
   const x = ident(rule.src);
   const base = {
     mean: `avg(${x})`,
@@ -396,7 +397,8 @@ function aggExpr(rule: DeriveRule, minCount: string, fullCount: string): string 
     circmedian: `(median((${x} - ${ident(`cm__${rule.src}`)} + 540) % 360) + any_value(${ident(`cm__${rule.src}`)}) + 540) % 360`,
   }[rule.agg];
   const scaled = rule.factor === undefined ? base : `(${base}) * ${rule.factor}`;
-  return `CASE WHEN count(${x}) >= ${rule.complete ? fullCount : minCount} THEN ${scaled} END AS ${ident(rule.out)}`;
+  // Written one decimal finer than a reading (contract/station-type-info.ts): 5.4, not 5.3999999999999995.
+  return `CASE WHEN count(${x}) >= ${rule.complete ? fullCount : minCount} THEN ${roundValueSql(scaled, derivedDecimals(to, rule.out))} END AS ${ident(rule.out)}`;
 }
 
 function deriveSql(rules: DeriveRule[], from: StationTimeScale, to: StationTimeScale, stations: string): string {
@@ -410,7 +412,7 @@ function deriveSql(rules: DeriveRule[], from: StationTimeScale, to: StationTimeS
   return `WITH src AS (SELECT *, ${period} AS p FROM ${from} WHERE station_id IN ${stations}),
     cm AS (SELECT station_id, p${cm.length ? ', ' : ''}${cm.join(', ')} FROM src GROUP BY station_id, p),
     j AS (SELECT src.*${circ.map((c) => `, cm.${ident(`cm__${c}`)}`).join('')} FROM src JOIN cm USING (station_id, p))
-    SELECT station_id, p AS time, ${rules.map((r) => aggExpr(r, min, full)).join(',\n')}
+    SELECT station_id, p AS time, ${rules.map((r) => aggExpr(r, to, min, full)).join(',\n')}
     ${missing.map((m) => `, CAST(NULL AS DOUBLE) AS ${ident(m)}`).join('')}
     FROM j GROUP BY station_id, p`;
 }
@@ -456,7 +458,7 @@ WITH i AS (
 )
 SELECT station_id, time,
   CASE WHEN tx IS NULL OR tn IS NULL OR rhx IS NULL OR rhn IS NULL OR u2 IS NULL OR rs IS NULL OR z IS NULL THEN NULL
-       ELSE (0.408 * delta * rn + gamma * 900 / (t + 273) * u2 * (es - ea)) / (delta + gamma * (1 + 0.34 * u2)) END AS et0
+       ELSE ${roundValueSql('(0.408 * delta * rn + gamma * 900 / (t + 273) * u2 * (es - ea)) / (delta + gamma * (1 + 0.34 * u2))', derivedDecimals('daily', 'et0'))} END AS et0
 FROM d`;
 
 /**

@@ -5,10 +5,12 @@
  *
  * Deterministic by construction (docs/contract.md): each mean is summed in
  * JavaScript doubles in ascending station-id order and divided once by the
- * count, so every adapter and every run gives the same bits.
+ * count, so every adapter and every run gives the same bits; the mean is
+ * answered two decimals finer than a reading (contract/station-type-info.ts).
  */
 import type { PeriodValues, PolyAggregateResponse, StationQuery } from '../contract/types.ts';
 import { throwIfAborted } from '../contract/errors.ts';
+import { roundValue, stationMeanDecimals } from '../contract/station-type-info.ts';
 import { containsPoint } from './point-in-polygon.ts';
 import { abortable } from '../io/abortable.ts';
 import type { StationArchive, StationRows } from './station-archive.ts';
@@ -56,7 +58,7 @@ export function assemblePolyAggregate(q: StationQuery, inside: readonly IndexedS
         sum += v;
         count++;
       }
-      values[t] = count > 0 ? sum / count : null;
+      values[t] = count > 0 ? roundValue(sum / count, stationMeanDecimals(q.timeScale, t)) : null;
       values[`${t}_station_count`] = count;
     }
     aggregated_data[key] = values;

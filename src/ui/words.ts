@@ -13,6 +13,7 @@
 import { CHILL_SEASON, GDD_BASE, GDD_SEASON } from '../builder/demo-rasters-agro.ts';
 import { RASTER_FAMILIES } from '../contract/raster-layers.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
+import { stationTypeInfo } from '../contract/station-type-info.ts';
 
 /** A plain name and the unit of its values. */
 export interface Words {
@@ -20,73 +21,16 @@ export interface Words {
   unit: string;
 }
 
-// Per data type: [plain name, unit], and per-scale overrides where the same
-// contract name means another thing hourly, daily or monthly (docs/data.md).
-type Entry = { name: string; unit: string; hourly?: Partial<Words>; monthly?: Partial<Words> };
-const T = (what: string): Entry => ({ name: `Air temperature, ${what}`, unit: '°C' });
-
-/** Every station data type of contract table 2.4 (all three scales), as a person reads it. */
-const STATION_WORDS: Record<string, Entry> = {
-  temperature_mean: { ...T('daily mean'), hourly: { name: 'Air temperature, hourly mean' }, monthly: { name: 'Air temperature, monthly mean' } },
-  temperature_min: { ...T('daily minimum'), hourly: { name: 'Air temperature, hourly minimum' }, monthly: { name: 'Air temperature, lowest of the month' } },
-  temperature_max: { ...T('daily maximum'), hourly: { name: 'Air temperature, hourly maximum' }, monthly: { name: 'Air temperature, highest of the month' } },
-  temperature_median: { ...T('daily median'), monthly: { name: 'Air temperature, monthly median' } },
-  rain: { name: 'Rainfall', unit: 'mm' },
-  rain_sum: { name: 'Rainfall, daily total', unit: 'mm', monthly: { name: 'Rainfall, monthly total' } },
-  rain_mean: { name: 'Rainfall, mean per hour', unit: 'mm', monthly: { name: 'Rainfall, mean per day' } },
-  rain_min: { name: 'Rainfall, driest hour', unit: 'mm', monthly: { name: 'Rainfall, driest day' } },
-  rain_max: { name: 'Rainfall, wettest hour', unit: 'mm', monthly: { name: 'Rainfall, wettest day' } },
-  solar_radation: { name: 'Solar radiation, hourly mean', unit: 'W/m²' },
-  solar_radiation_sum: { name: 'Solar radiation, daily total', unit: 'MJ/m²', monthly: { name: 'Solar radiation, monthly total' } },
-  solar_rad_std_sum: { name: 'Solar radiation, sum of hourly readings', unit: 'W/m²' },
-  solar_rad_std_mean: { name: 'Solar radiation, mean of hourly readings', unit: 'W/m²' },
-  solar_rad_std_min: { name: 'Solar radiation, lowest hourly reading', unit: 'W/m²' },
-  solar_rad_std_max: { name: 'Solar radiation, highest hourly reading', unit: 'W/m²' },
-  solar_rad_std: { name: 'Solar radiation, day-to-day variation (std. dev.)', unit: 'MJ/m²' },
-  sunshine_duration: { name: 'Sunshine', unit: 'min' },
-  sunshine_duration_sum: { name: 'Sunshine, daily total', unit: 'h', monthly: { name: 'Sunshine, monthly total' } },
-  wind_direction: { name: 'Wind direction', unit: '° from north' },
-  wind_direction_mean: { name: 'Wind direction, mean', unit: '° from north' },
-  wind_direction_median: { name: 'Wind direction, median', unit: '° from north' },
-  leaf_wetness: { name: 'Leaf wetness', unit: 'min wet/h' },
-  leaf_wetness_mean: { name: 'Leaf wetness, mean', unit: 'min wet/h' },
-  leaf_wetness_median: { name: 'Leaf wetness, median', unit: 'min wet/h' },
-  leaf_wetnes_min: { name: 'Leaf wetness, lowest', unit: 'min wet/h' },
-  leaf_wetness_max: { name: 'Leaf wetness, highest', unit: 'min wet/h' },
-  wind_speed: { name: 'Wind speed', unit: 'm/s' },
-  wind_speed_max: { name: 'Wind speed, strongest gust', unit: 'm/s' },
-  wind_speed_mean: { name: 'Wind speed, mean', unit: 'm/s' },
-  wind_speed_min: { name: 'Wind speed, lowest', unit: 'm/s' },
-  evaporation: { name: 'Evaporation (pan)', unit: 'mm' },
-  evaporation_sum: { name: 'Evaporation (pan), daily total', unit: 'mm', monthly: { name: 'Evaporation (pan), monthly total' } },
-  dew_point: { name: 'Dew point', unit: '°C' },
-  dew_point_mean: { name: 'Dew point, mean', unit: '°C' },
-  dew_point_median: { name: 'Dew point, median', unit: '°C' },
-  dew_point_min: { name: 'Dew point, lowest', unit: '°C' },
-  dew_point_max: { name: 'Dew point, highest', unit: '°C' },
-  humidity: { name: 'Relative humidity', unit: '%' },
-  humidity_min: { name: 'Relative humidity, lowest', unit: '%' },
-  humidity_max: { name: 'Relative humidity, highest', unit: '%' },
-  humidity_mean: { name: 'Relative humidity, mean', unit: '%' },
-  humidity_median: { name: 'Relative humidity, median', unit: '%' },
-  et0: { name: 'Reference evapotranspiration (ET₀, FAO-56)', unit: 'mm' },
-};
-
-/** A station data type at a time scale as a person reads it; an unknown name is shown as it is, without a unit. */
+/** A station data type at a time scale as a person reads it (the contract's table, src/contract/station-type-info.ts). */
 export function stationWords(scale: StationTimeScale | string, type: string): Words {
-  const e = STATION_WORDS[type];
-  if (!e) return { name: type, unit: '' };
-  const over = scale === 'hourly' ? e.hourly : scale === 'monthly' ? e.monthly : undefined;
-  return { name: over?.name ?? e.name, unit: over?.unit ?? e.unit };
+  const { name, unit } = stationTypeInfo(scale, type);
+  return { name, unit };
 }
 
 /** "Name (unit)", or the name alone when there is no unit. */
 export function withUnit(w: Words): string {
   return w.unit ? `${w.name} (${w.unit})` : w.name;
 }
-
-/** Every station data type the table names (the tests check it covers the contract's table 2.4). */
-export const STATION_WORD_NAMES: readonly string[] = Object.keys(STATION_WORDS);
 
 const SEASON_MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 const day = (m: number, d: number) => `${d} ${SEASON_MONTHS[m - 1]}`;

@@ -6,6 +6,7 @@ import { createNodeEngine } from '../../src/node/node-engine.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
 import { STATION_TYPES, type StationTimeScale } from '../../src/contract/station-data-types.ts';
 import { parseRange } from '../../src/contract/periods.ts';
+import { roundValue, stationMeanDecimals } from '../../src/contract/station-type-info.ts';
 import { mulberry32 as rng } from '../../src/builder/prng.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
 import { allScales, distance, insideOrOn, readHourly, readStations, type OStation, type Series } from './oracle.ts';
@@ -29,6 +30,15 @@ afterAll(async () => {
   await server.close();
 });
 
+
+/**
+ * No number in an answer carries binary float noise (5.3999999999999995): at most three decimals, the
+ * finest the precision rule gives (a mean over stations of a 0.1 °C type), as JSON writes it.
+ */
+function expectNoFloatNoise(answer: unknown): void {
+  const noisy = JSON.stringify(answer ?? null).match(/-?\d+\.\d{4,}/g);
+  if (noisy) throw new Error(`values with float noise in the answer: ${noisy.slice(0, 5).join(', ')}`);
+}
 
 /** Deep equality with a relative tolerance on numbers; key order must match too. */
 function expectClose(actual: unknown, expected: unknown, path = '$'): void {
@@ -170,7 +180,8 @@ function oraclePoly(req: Req): unknown {
     const v: Record<string, number | null> = {};
     for (const t of req.dataTypes) {
       const xs = inside.map((s) => series[req.options.timeScale].get(s.id)?.get(k)?.[t] ?? null).filter((x): x is number => x !== null);
-      v[t] = xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null;
+      // Answered two decimals finer than a reading (docs/data.md, "Units and precision").
+      v[t] = xs.length ? roundValue(xs.reduce((a, b) => a + b, 0) / xs.length, stationMeanDecimals(req.options.timeScale, t)) : null;
       v[`${t}_station_count`] = xs.length;
     }
     aggregated_data[k] = v;
@@ -200,6 +211,7 @@ describe.each(['http', 'file'] as const)('station endpoints read over %s equal t
       const got = await engines[backend].nearestStation(req);
       const want = oracleNearest(req) as Record<string, { metadata: { actual_nearest: boolean }; data: object }>;
       expectClose(got, want, JSON.stringify(req).slice(0, 160));
+      expectNoFloatNoise(Object.values(got).map((v) => v.data));
       for (const v of Object.values(want)) {
         if (!v.metadata.actual_nearest) passedOver++;
         periods += Object.keys(v.data).length;
@@ -217,6 +229,7 @@ describe.each(['http', 'file'] as const)('station endpoints read over %s equal t
       const got = await engines[backend].polyAggregate(req);
       const want = oraclePoly(req) as { stations_metadata: object; aggregated_data: Record<string, Record<string, number | null>> };
       expectClose(got, want, JSON.stringify(req).slice(0, 160));
+      expectNoFloatNoise(got.aggregated_data);
       const nStations = Object.keys(want.stations_metadata).length;
       if (nStations > 0) withStations++;
       for (const v of Object.values(want.aggregated_data)) {

@@ -4,8 +4,9 @@
 // type comes from which finer type (and its unit factor) is shared, and
 // tests below check a few of those mappings by hand.
 import { readFileSync } from 'node:fs';
-import { DAILY_FROM_HOURLY, DAILY_MIN_HOURS, MONTHLY_FROM_DAILY, MONTHLY_MAX_MISSING_DAYS, type DeriveRule } from '../../src/builder/derive-rules.ts';
+import { DAILY_FROM_HOURLY, DAILY_MIN_HOURS, MONTHLY_FROM_DAILY, MONTHLY_MAX_MISSING_DAYS, type DeriveRule } from '../../src/contract/derive-rules.ts';
 import { STATION_TYPES, type StationTimeScale } from '../../src/contract/station-data-types.ts';
+import { derivedDecimals, roundValue } from '../../src/contract/station-type-info.ts';
 
 export interface OStation {
   id: string;
@@ -82,7 +83,7 @@ export function readSeries(paths: string | string[], scale: StationTimeScale): S
 
 /** Monthly values derived from a daily series (given or derived), as the build's rules say. */
 export function monthlyFromDaily(daily: Series): Series {
-  return derive(daily, MONTHLY_FROM_DAILY, (k) => `${k.slice(0, 7)}-01`, daysIn, (p) => daysIn(p) - MONTHLY_MAX_MISSING_DAYS);
+  return derive(daily, MONTHLY_FROM_DAILY, 'monthly', (k) => `${k.slice(0, 7)}-01`, daysIn, (p) => daysIn(p) - MONTHLY_MAX_MISSING_DAYS);
 }
 
 const median = (xs: number[]) => {
@@ -98,7 +99,7 @@ const circMean = (xs: number[]) => {
   return (deg(Math.atan2(s, c)) + 360) % 360;
 };
 
-function aggregate(rule: DeriveRule, xs: number[], full: number, min: number): number | null {
+function aggregate(rule: DeriveRule, to: StationTimeScale, xs: number[], full: number, min: number): number | null {
   if (xs.length < (rule.complete ? full : min)) return null;
   let v: number;
   switch (rule.agg) {
@@ -119,10 +120,11 @@ function aggregate(rule: DeriveRule, xs: number[], full: number, min: number): n
       break;
     }
   }
-  return rule.factor === undefined ? v : v * rule.factor;
+  // The documented precision of a derived value (docs/data.md, "Units and precision").
+  return roundValue(rule.factor === undefined ? v : v * rule.factor, derivedDecimals(to, rule.out));
 }
 
-function derive(src: Series, rules: DeriveRule[], periodOf: (key: string) => string, full: (period: string) => number, min: (period: string) => number): Series {
+function derive(src: Series, rules: DeriveRule[], to: StationTimeScale, periodOf: (key: string) => string, full: (period: string) => number, min: (period: string) => number): Series {
   const out: Series = new Map();
   for (const [id, rows] of src) {
     const groups = new Map<string, Values[]>();
@@ -137,7 +139,7 @@ function derive(src: Series, rules: DeriveRule[], periodOf: (key: string) => str
       const values: Values = {};
       for (const rule of rules) {
         const xs = vs.map((v) => v[rule.src]).filter((x): x is number => x !== null && x !== undefined);
-        values[rule.out] = aggregate(rule, xs, full(p), min(p));
+        values[rule.out] = aggregate(rule, to, xs, full(p), min(p));
       }
       m.set(p, values);
     }
@@ -167,20 +169,20 @@ export function et0(d: Values, elevation: number | null, latDeg: number, dateKey
   const Rns = 0.77 * rs;
   const Rnl = 4.903e-9 * (((tx + 273.16) ** 4 + (tn + 273.16) ** 4) / 2) * (0.34 - 0.14 * Math.sqrt(ea)) * (1.35 * Math.min(1, rs / Rso) - 0.35);
   const Rn = Rns - Rnl;
-  return (0.408 * delta * Rn + ((gamma * 900) / (T + 273)) * u2 * (es - ea)) / (delta + gamma * (1 + 0.34 * u2));
+  return roundValue((0.408 * delta * Rn + ((gamma * 900) / (T + 273)) * u2 * (es - ea)) / (delta + gamma * (1 + 0.34 * u2)), derivedDecimals('daily', 'et0'));
 }
 
 const daysIn = (monthKey: string) => new Date(Date.UTC(Number(monthKey.slice(0, 4)), Number(monthKey.slice(5, 7)), 0)).getUTCDate();
 
 /** All three scales, derived in TypeScript from the hourly input. */
 export function allScales(stations: OStation[], hourly: Series): Record<StationTimeScale, Series> {
-  const daily = derive(hourly, DAILY_FROM_HOURLY, (k) => k.slice(0, 10), () => 24, () => DAILY_MIN_HOURS);
+  const daily = derive(hourly, DAILY_FROM_HOURLY, 'daily', (k) => k.slice(0, 10), () => 24, () => DAILY_MIN_HOURS);
   const byId = new Map(stations.map((s) => [s.id, s]));
   for (const [id, rows] of daily) {
     const s = byId.get(id)!;
     for (const [day, v] of rows) v.et0 = et0(v, s.elevation, s.lat, day);
   }
-  const monthly = derive(daily, MONTHLY_FROM_DAILY, (k) => `${k.slice(0, 7)}-01`, daysIn, (p) => daysIn(p) - MONTHLY_MAX_MISSING_DAYS);
+  const monthly = derive(daily, MONTHLY_FROM_DAILY, 'monthly', (k) => `${k.slice(0, 7)}-01`, daysIn, (p) => daysIn(p) - MONTHLY_MAX_MISSING_DAYS);
   return { hourly, daily, monthly };
 }
 

@@ -15,7 +15,8 @@ import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { STATION_TYPES } from '../../src/contract/station-data-types.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 import { RASTER_FAMILIES } from '../../src/contract/raster-layers.ts';
-import { STATION_WORD_NAMES, layerDefinition } from '../../src/ui/words.ts';
+import { layerDefinition } from '../../src/ui/words.ts';
+import { STATION_TYPE_INFO_NAMES } from '../../src/contract/station-type-info.ts';
 import { drawPoint, drawPolygon, openAppPage, runAndWait, zoomTo, type Ui } from '../helpers/app-page.ts';
 import { launchChromium, startVite } from '../helpers/browser.ts';
 
@@ -45,7 +46,7 @@ const JARGON = /\/api\/|POST |wkts|solar_radation|leaf_wetnes_min|temperature_ma
 describe('plain words for data types and layers', () => {
   it('every station data type of the contract has a plain name', () => {
     const all = new Set(Object.values(STATION_TYPES).flat());
-    expect([...all].filter((t) => !STATION_WORD_NAMES.includes(t))).toEqual([]);
+    expect([...all].filter((t) => !STATION_TYPE_INFO_NAMES.includes(t))).toEqual([]);
   });
 
   it('station data types are offered by name and unit, the contract name only as a tooltip', async () => {

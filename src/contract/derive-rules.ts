@@ -2,8 +2,9 @@
  * How daily values are derived from hourly ones, and monthly from daily,
  * when a user brings no table for that scale (docs/data.md explains each
  * rule). Declarative, so the build's SQL and the documentation come from
- * one list.
+ * one list; the app reads them too, to carry a chosen type across time scales.
  */
+import { STATION_TYPES, type StationTimeScale } from './station-data-types.ts';
 
 /** Aggregations a rule can use. `circmean`/`circmedian` are for directions in degrees. */
 export type Agg = 'mean' | 'min' | 'max' | 'median' | 'sum' | 'std' | 'circmean' | 'circmedian';
@@ -98,3 +99,43 @@ export const MONTHLY_FROM_DAILY: DeriveRule[] = [
   { out: 'humidity_max', agg: 'max', src: 'humidity_max' },
   { out: 'humidity_median', agg: 'median', src: 'humidity_mean' },
 ];
+
+/** The rules that make `to`'s values from the next finer scale's ("daily" from "hourly", "monthly" from "daily"). */
+function rulesInto(to: 'daily' | 'monthly'): DeriveRule[] {
+  return to === 'daily' ? DAILY_FROM_HOURLY : MONTHLY_FROM_DAILY;
+}
+
+// A coarser type standing for a finer one: its total first (rain → rain_sum), then its mean.
+const PREFERENCE: Agg[] = ['sum', 'mean', 'circmean', 'median', 'circmedian', 'max', 'min', 'std'];
+
+/** One step along the scales: hourly ↔ daily or daily ↔ monthly. */
+function counterpartStep(from: StationTimeScale, to: StationTimeScale, type: string): string | null {
+  if (STATION_TYPES[to].includes(type)) return type;
+  if (SCALE_ORDER.indexOf(to) > SCALE_ORDER.indexOf(from)) {
+    const made = rulesInto(to as 'daily' | 'monthly').filter((r) => r.src === type);
+    made.sort((x, y) => PREFERENCE.indexOf(x.agg) - PREFERENCE.indexOf(y.agg));
+    return made[0]?.out ?? null;
+  }
+  return rulesInto(from as 'daily' | 'monthly').find((r) => r.out === type)?.src ?? null;
+}
+
+const SCALE_ORDER: readonly StationTimeScale[] = ['hourly', 'daily', 'monthly'];
+
+/**
+ * The data type at `to` that stands for `type` at `from`, for a form that
+ * switches time scale: the same name where `to` has it, else the type the
+ * derive rules connect it with (hourly `rain` ↔ daily `rain_sum`; daily
+ * `temperature_median` → hourly `temperature_mean`), step by step across
+ * two scales; null when there is none (daily `et0` has no hourly values).
+ */
+export function counterpartType(from: StationTimeScale, to: StationTimeScale, type: string): string | null {
+  let t: string | null = type;
+  let at = SCALE_ORDER.indexOf(from);
+  const goal = SCALE_ORDER.indexOf(to);
+  while (t !== null && at !== goal) {
+    const next = at + Math.sign(goal - at);
+    t = counterpartStep(SCALE_ORDER[at]!, SCALE_ORDER[next]!, t);
+    at = next;
+  }
+  return t !== null && STATION_TYPES[to].includes(t) ? t : null;
+}
