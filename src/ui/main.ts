@@ -10,9 +10,10 @@ import { createEngineClient } from '../browser/engine-client.ts';
 import { keepForOffline } from '../browser/keep-offline.ts';
 import { registerClimateServiceWorker } from '../browser/service-worker-client.ts';
 import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
-import { parseRange, type TimeScale } from '../contract/periods.ts';
+import { MAX_PERIODS, parseRange, type TimeScale } from '../contract/periods.ts';
 import { MAX_POLYGON_AREA_M2 } from '../contract/raster-layers.ts';
 import { STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
+import { switchScale, type ScaleSwitch } from './scale-switch.ts';
 import type { Endpoint } from '../contract/types.ts';
 import { VALIDATORS, validatePoint, validatePolygon } from '../contract/validate.ts';
 import { stationsUtcOffset, type Catalog, type RasterLayerEntry } from '../dataset/catalog.ts';
@@ -79,6 +80,27 @@ const serviceWorker: Promise<ServiceWorkerRegistration | undefined> | null =
   'serviceWorker' in navigator && params.get('sw') !== '0'
     ? registerClimateServiceWorker({ scriptUrl: new URL('./sw.js', location.href).href, engine }).catch(() => undefined)
     : null;
+
+// Both forms answer Enter from the first paint: a native submit before start() finished reloaded
+// the page to "index.html?" and lost what was typed. Until the app is ready the request waits.
+let started = false;
+let findWaiting = false;
+$('controls').addEventListener('submit', (e) => {
+  e.preventDefault();
+  if (started) void run();
+  else {
+    $('status').textContent = 'The app is still loading; the query runs as soon as it is ready.';
+    void ui.ready.then(() => run(), () => undefined);
+  }
+});
+$('find').addEventListener('submit', (e) => {
+  e.preventDefault();
+  if (started) return;
+  findWaiting = true;
+  $('find-message').textContent = 'Finding it as soon as the map has loaded…';
+});
+// Enter pressed before this script ran at all: the page's inline handler kept the page and noted it.
+if ($('find').dataset.waiting) findWaiting = true;
 
 let catalog: Catalog;
 /** The weather stations, from the station index (empty when the dataset has none). */
@@ -187,6 +209,13 @@ function defaultForm(): FormState {
     ...(catalog.stations ? {} : { source: 'raster' as const }),
   };
   return { ...form, ...defaultDates(form) };
+}
+
+/** `form` with the dates a person typed before the app was ready (the fields are there from the first paint). */
+function withTypedDates(form: FormState): FormState {
+  const scale = currentScale(form);
+  const typed = (['startDate', 'endDate'] as const).map((id) => fromDateInput(scale, $<HTMLInputElement>(id).value));
+  return { ...form, ...(typed[0] ? { startDate: typed[0] } : {}), ...(typed[1] ? { endDate: typed[1] } : {}) };
 }
 
 /** Sensible dates when the scale or layer changes: the last month (or year) the data holds. */
@@ -308,18 +337,69 @@ function renderRequest(): void {
   }
 }
 
+// Nothing moves under a pressed pointer: a field's change (its error line appearing or going on
+// blur) that happens while a mouse button or finger is down waits for the release, so the press
+// ends on the control it began on. Without this, "Run query" moved 51 px between mouse-down and
+// mouse-up when a From error vanished, and the click was lost.
+let pressed = false;
+let pendingChange: { ev?: Event } | null = null;
+document.addEventListener('pointerdown', () => (pressed = true), true);
+for (const type of ['pointerup', 'pointercancel'] as const) {
+  document.addEventListener(type, () => {
+    pressed = false;
+    // After the click this release makes (run() flushes first when that click is Run).
+    if (pendingChange) setTimeout(flushFormChange, 0);
+  }, true);
+}
+
+/** Applies a form change held back while the pointer was down. */
+function flushFormChange(): void {
+  const p = pendingChange;
+  pendingChange = null;
+  if (p) applyFormChange(p.ev);
+}
+
 function onFormChange(ev?: Event): void {
+  if (pressed) {
+    pendingChange = { ev };
+    return;
+  }
+  applyFormChange(ev);
+}
+
+function applyFormChange(ev?: Event): void {
   const before = ui.form;
   const form = readForm();
   const target = ev?.target as HTMLElement | undefined;
   if (target?.id === 'dataType') form.subDataType = layers().find((l) => l.dataType === form.dataType)?.subDataType ?? '-';
-  if (target?.id === 'timeScale') form.dataTypes = before.dataTypes.filter((t) => STATION_TYPES[form.timeScale].includes(t));
-  const datesChange = target && ['timeScale', 'dataType', 'subDataType'].includes(target.id) || (target as HTMLInputElement | undefined)?.name === 'source';
+  let scaleNote = '';
+  if (target?.id === 'timeScale' && before.timeScale !== form.timeScale) {
+    // The chosen types and dates come along (scale-switch.ts); what cannot is named.
+    const sw = switchScale(before.timeScale, form.timeScale, before.dataTypes, before, catalog.stations?.dataTypes[form.timeScale]);
+    form.dataTypes = sw.dataTypes;
+    Object.assign(form, sw.dates ?? defaultDates(form));
+    scaleNote = scaleSwitchNote(before.timeScale, form.timeScale, sw);
+  }
+  $('scale-note').textContent = scaleNote;
+  const datesChange = target && ['dataType', 'subDataType'].includes(target.id) || (target as HTMLInputElement | undefined)?.name === 'source';
   if (datesChange) Object.assign(form, defaultDates(form));
   ui.form = form;
-  if (datesChange || target?.id === 'timeScale' || target?.id === 'dataType' || (target as HTMLInputElement | undefined)?.name === 'source') renderForm(form);
+  if (datesChange || target?.id === 'timeScale') renderForm(form);
   renderGeometries();
   writeUrl();
+}
+
+/** What a time-scale switch could not carry over, in words ("" when it carried everything). */
+function scaleSwitchNote(from: StationTimeScale, to: StationTimeScale, sw: ScaleSwitch): string {
+  const parts: string[] = [];
+  if (sw.dropped.length) {
+    const names = sw.dropped.map((t) => stationWords(from, t).name).join('; ');
+    parts.push(`${names}: no ${to} counterpart in this dataset, so ${sw.dropped.length === 1 ? 'it was' : 'they were'} left out.`);
+  }
+  if (!sw.dates) parts.push(`The dates were not valid ${from} dates, so the latest ${to} records are chosen instead.`);
+  if (sw.shortened) parts.push(`One request holds at most ${MAX_PERIODS.toLocaleString('en-ZA')} ${to} periods, so the To date was moved to ${sw.dates!.endDate.replace('T', ' ')}.`);
+  if (!sw.dataTypes.length) parts.push('Choose what to show.');
+  return parts.join(' ');
 }
 
 /** The URL holds the query, the geometries and the map view, so a shared link shows the same thing. */
@@ -349,10 +429,14 @@ function applyHash(hash: string): void {
 // ---------- running ----------
 
 async function run(): Promise<void> {
+  // What is typed now is what runs: a change held back during the press, or not yet fired (Enter), first.
+  pendingChange = null;
+  applyFormChange();
   renderRequest();
   const req = buildRequest(ui.form, view.geometries(), layers());
   if (!req) {
     showError({ field: 'wkts', message: 'Draw at least one point or field on the map first.' });
+    $('status').textContent = 'Not run: draw a point or field on the map first.';
     return;
   }
   try {
@@ -360,6 +444,8 @@ async function run(): Promise<void> {
   } catch (e) {
     if (e instanceof ClimateQueryError) {
       showError(e);
+      // Beside Run too: a click on Run always runs or says why not.
+      $('status').textContent = `Not run: ${plainError(e.message, endpointFor(ui.form, view.geometries())?.used[0]?.kind ?? null)}`;
       return;
     }
     throw e;
@@ -740,12 +826,17 @@ function setUpFind(places: readonly Place[]): void {
     if (e.key === 'ArrowDown') items[Math.min(i + 1, items.length - 1)]?.focus();
     if (e.key === 'ArrowUp') (i <= 0 ? input : items[i - 1])?.focus();
   });
-  $('find').addEventListener('submit', (e) => {
-    e.preventDefault();
+  const find = () => {
     suggest();
     if (found[0]) go(found[0]);
     else message.textContent = input.value.trim() ? `No town called "${input.value.trim()}" in the bundled list, and not coordinates. Try a nearby town, or type latitude, longitude (e.g. -33.93, 18.87).` : '';
+  };
+  // The early listener (top of this module) only keeps the page; from now on Enter finds.
+  $('find').addEventListener('submit', (e) => {
+    e.preventDefault();
+    find();
   });
+  if (findWaiting) find();
 }
 
 // ---------- start ----------
@@ -767,7 +858,7 @@ async function start(): Promise<void> {
   (document.querySelector('input[name=source][value=raster]') as HTMLInputElement).disabled = dataTypes.length === 0;
   (document.querySelector('input[name=source][value=stations]') as HTMLInputElement).disabled = !catalog.stations;
   const restored = decodeState(location.hash);
-  ui.form = restored?.form ?? defaultForm();
+  ui.form = restored?.form ?? withTypedDates(defaultForm());
   renderForm(ui.form);
   // Before the map: its first moveend rewrites the URL, which must not happen between here and applyHash.
   ui.season = createSeasonView($('metadata'), engine, () => ({ catalog, stations: stationList }));
@@ -815,10 +906,6 @@ async function start(): Promise<void> {
   $('delete-selected').addEventListener('click', () => view.deleteSelected());
   $('clear-all').addEventListener('click', () => view.clear());
   $('controls').addEventListener('change', onFormChange);
-  $('controls').addEventListener('submit', (e) => {
-    e.preventDefault();
-    void run();
-  });
   $('cancel').addEventListener('click', () => running?.abort());
   $('preview').addEventListener('click', () => void preview());
   setUpCopyButtons();
@@ -839,6 +926,7 @@ async function start(): Promise<void> {
       columns: (scale) => (catalog.stations?.dataTypes[scale] ?? []).map((t): [string, string] => [t, withUnit(stationWords(scale, t))]),
     });
   }
+  started = true;
   if (location.hash) applyHash(location.hash);
   else renderGeometries();
   if (serviceWorker) {

@@ -1,0 +1,165 @@
+// The app never loses what a person did (issue: "no lost input"), tried in
+// Chromium on Vite's dev server as a grower's adviser clicks: a date fixed
+// after an error, then Run pressed with the mouse (nothing may move between
+// mouse-down and mouse-up); a time-scale switch that keeps the chosen types
+// and dates; Enter in the place search and in the form before the app has
+// loaded (no reload to "index.html?", the text kept, the place found).
+import type { Browser, Page } from 'playwright-core';
+import type { ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { drawPoint, mapIdle, networkOff, openAppPage, zoomTo, type Ui } from '../helpers/app-page.ts';
+import { launchChromium, startVite } from '../helpers/browser.ts';
+
+const demo = inject('demoDataset');
+let browser: Browser;
+let vite: { server: ViteDevServer; url: string };
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  vite = await startVite({ 'data/demo': demo });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await vite?.server.close();
+});
+
+const form = (page: Page) => page.evaluate(() => (window as unknown as { cqUi: { form: Record<string, unknown> } }).cqUi.form);
+const status = (page: Page) => page.locator('#status').textContent();
+
+/** Types into a field as a person does: click, select all, type. */
+async function retype(page: Page, selector: string, text: string): Promise<void> {
+  await page.click(selector);
+  await page.keyboard.press('ControlOrMeta+A');
+  await page.keyboard.type(text);
+}
+
+/** Presses the mouse on Run, reports where Run was before and while pressed, releases, and waits for the answer. */
+async function pressRun(page: Page): Promise<{ before: { x: number; y: number }; pressed: { x: number; y: number } }> {
+  const run = page.getByRole('button', { name: 'Run query' });
+  await run.scrollIntoViewIfNeeded();
+  const b = (await run.boundingBox())!;
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+  await page.mouse.down();
+  // What a person's hand gives the page: a moment between press and release.
+  await page.waitForTimeout(150);
+  const p = (await run.boundingBox())!;
+  await page.mouse.up();
+  await page.waitForFunction(() => /Answered|Failed|No values/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 60_000 });
+  return { before: { x: b.x, y: b.y }, pressed: { x: p.x, y: p.y } };
+}
+
+describe('no lost clicks', () => {
+  it('a From date fixed after an error, then Run pressed with the mouse: Run stays put and the query runs', async () => {
+    const page = await openAppPage(browser, `${vite.url}index.html`);
+    await zoomTo(page, [18.8668, -33.9346], 11);
+    await drawPoint(page, [18.87, -33.93]);
+    await retype(page, '#startDate', '2024-06');
+    await page.keyboard.press('Tab');
+    await expect.poll(() => page.locator('#error-startDate').textContent()).toMatch(/From date "2024-06" is not in the right format/);
+    await retype(page, '#startDate', '2024-06-01');
+    await retype(page, '#endDate', '2024-06-07');
+    // Focus is in To: the press on Run blurs it, which fires its change.
+    const moved = await pressRun(page);
+    expect(moved.pressed).toEqual(moved.before);
+    expect(await status(page)).toMatch(/^Answered/);
+    const req = await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.lastRequest!);
+    expect(req.body).toMatchObject({ startDate: '2024-06-01', endDate: '2024-06-07' });
+    await page.close();
+  });
+
+  it('an error that appears on blur while Run is pressed does not move Run either, and Run says why it did not run', async () => {
+    const page = await openAppPage(browser, `${vite.url}index.html`);
+    await zoomTo(page, [18.8668, -33.9346], 11);
+    await drawPoint(page, [18.87, -33.93]);
+    await retype(page, '#startDate', '2024-06-01');
+    await retype(page, '#endDate', '2024-6-7');
+    const run = page.getByRole('button', { name: 'Run query' });
+    const b = (await run.boundingBox())!;
+    await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
+    await page.mouse.down();
+    await page.waitForTimeout(150);
+    expect((await run.boundingBox())!.y).toBe(b.y);
+    await page.mouse.up();
+    await expect.poll(() => page.locator('#error-endDate').textContent()).toMatch(/To date "2024-6-7" is not in the right format/);
+    expect(await status(page)).toMatch(/Not run/);
+    await page.close();
+  });
+
+  it('switching daily → hourly keeps rain and temperature (rain_sum → rain) and the same days as hours; hourly → daily brings them back', async () => {
+    const page = await openAppPage(browser, `${vite.url}index.html`);
+    await retype(page, '#startDate', '2024-07-01');
+    await retype(page, '#endDate', '2024-07-07');
+    await page.keyboard.press('Tab');
+    expect(await form(page)).toMatchObject({ timeScale: 'daily', dataTypes: ['temperature_max', 'rain_sum'], startDate: '2024-07-01', endDate: '2024-07-07' });
+    await page.getByLabel('Time scale').selectOption('hourly');
+    expect(await form(page)).toMatchObject({ timeScale: 'hourly', dataTypes: ['temperature_max', 'rain'], startDate: '2024-07-01T00:00:00', endDate: '2024-07-07T23:00:00' });
+    const checked = await page.locator('#dataTypes input:checked').evaluateAll((bs) => bs.map((b) => (b as HTMLInputElement).value));
+    expect(checked.sort()).toEqual(['rain', 'temperature_max']);
+    expect(await page.inputValue('#startDate')).toBe('2024-07-01 00:00');
+    expect(await page.locator('#error-dataTypes').textContent()).toBe('');
+    await page.getByLabel('Time scale').selectOption('daily');
+    expect(await form(page)).toMatchObject({ timeScale: 'daily', dataTypes: ['temperature_max', 'rain_sum'], startDate: '2024-07-01', endDate: '2024-07-07' });
+    await page.close();
+  });
+
+  it('a type with no counterpart is named when the scale switches, not silently unticked', async () => {
+    const page = await openAppPage(browser, `${vite.url}index.html`);
+    await page.locator('#dataTypes input[value=et0]').check();
+    await page.getByLabel('Time scale').selectOption('hourly');
+    expect((await form(page)).dataTypes).toEqual(['temperature_max', 'rain']);
+    expect(await page.locator('#scale-note').textContent()).toMatch(/Reference evapotranspiration .*no hourly counterpart.*left out/);
+    await page.close();
+  });
+});
+
+describe('Enter from the first paint', () => {
+  /** Opens the app with `path` (a module or data file) held back `ms`, so the page is up before the app is. */
+  async function openSlow(pattern: RegExp, ms: number): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await networkOff(page);
+    await page.route(pattern, async (route) => {
+      await new Promise((r) => setTimeout(r, ms));
+      await route.continue();
+    });
+    await page.goto(`${vite.url}index.html`, { waitUntil: 'domcontentloaded' });
+    return page;
+  }
+
+  for (const [what, pattern] of [
+    ['before the app script has loaded', /\/src\/ui\/main\.ts/],
+    ['while the app loads its dataset', /catalog\.json/],
+  ] as const) {
+    it(`a town typed and Enter pressed ${what}: no reload, the text kept, the town found once the map is up`, async () => {
+      const page = await openSlow(pattern, 2500);
+      await page.locator('#find-input').fill('Ceres');
+      await page.locator('#find-input').press('Enter');
+      await page.waitForTimeout(300);
+      expect(page.url()).not.toMatch(/\?/);
+      expect(await page.inputValue('#find-input')).toBe('Ceres');
+      await page.waitForFunction(() => 'cqUi' in window, undefined, { timeout: 30_000 });
+      await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.ready);
+      await mapIdle(page);
+      await expect.poll(() => page.locator('#find-message').textContent(), { timeout: 10_000 }).toMatch(/Showing Ceres/);
+      const c = await page.evaluate(() => (window as unknown as { cqUi: { view: { map: { getCenter(): { lng: number; lat: number } } } } }).cqUi.view.map.getCenter());
+      expect(Math.abs(c.lng - 19.31)).toBeLessThan(0.1);
+      expect(Math.abs(c.lat + 33.37)).toBeLessThan(0.1);
+      await page.close();
+    });
+  }
+
+  it('Enter in a date field before the app is ready keeps the page and the typed date', async () => {
+    const page = await openSlow(/\/src\/ui\/main\.ts/, 2500);
+    await page.locator('#startDate').fill('2024-06-01');
+    await page.locator('#startDate').press('Enter');
+    await page.waitForTimeout(300);
+    expect(page.url()).not.toMatch(/\?/);
+    expect(await page.inputValue('#startDate')).toBe('2024-06-01');
+    // And the app, once up, takes the typed date rather than its default.
+    await page.waitForFunction(() => 'cqUi' in window, undefined, { timeout: 30_000 });
+    await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.ready);
+    expect((await form(page)).startDate).toBe('2024-06-01');
+    expect(await page.inputValue('#startDate')).toBe('2024-06-01');
+    await page.close();
+  });
+});
