@@ -116,3 +116,23 @@ export function sqlDefaultDays(stations: readonly IndexedStation[], scale: strin
   const from = day(first) < range[0].slice(0, 10) ? range[0].slice(0, 10) : day(first);
   return { from, to: day(last) };
 }
+
+/** Distance (km) beyond which a nearest station is said to be far: farther than a farm's weather is alike. */
+export const FAR_STATION_KM = 100;
+
+/**
+ * A warning for a point outside the dataset's area (`bounds`, from
+ * {@link datasetBounds}, widened by half a degree): when the point with
+ * longitude and latitude swapped lies inside, it says so and gives the
+ * swapped WKT ("POINT (-33.93 18.86)" for Stellenbosch answered from a
+ * station 7,717 km away); otherwise that the point lies outside. Null
+ * inside the area.
+ */
+export function placeWarning(lon: number, lat: number, bounds: readonly [number, number, number, number]): string | null {
+  const [w, s, e, n] = bounds;
+  const inside = (x: number, y: number) => x >= w - 0.5 && x <= e + 0.5 && y >= s - 0.5 && y <= n + 0.5;
+  if (inside(lon, lat)) return null;
+  const at = `${lat.toFixed(4)}, ${lon.toFixed(4)} (latitude, longitude)`;
+  if (inside(lat, lon)) return `The point at ${at} lies outside this dataset's area, but with its two numbers swapped it would lie inside: WKT is longitude first, so perhaps you meant POINT (${lat} ${lon}).`;
+  return `The point at ${at} lies outside this dataset's area (longitude ${w.toFixed(1)} to ${e.toFixed(1)}, latitude ${s.toFixed(1)} to ${n.toFixed(1)}).`;
+}

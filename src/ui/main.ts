@@ -13,7 +13,7 @@ import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
 import { MAX_PERIODS, parseRange, type TimeScale } from '../contract/periods.ts';
 import { MAX_POLYGON_AREA_M2 } from '../contract/raster-layers.ts';
 import { STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
-import { switchScale, type ScaleSwitch } from './scale-switch.ts';
+import { clipToHeld, switchScale, type ScaleSwitch } from './scale-switch.ts';
 import type { Endpoint } from '../contract/types.ts';
 import { VALIDATORS, validatePoint, validatePolygon } from '../contract/validate.ts';
 import { stationsUtcOffset, type Catalog, type RasterLayerEntry } from '../dataset/catalog.ts';
@@ -21,7 +21,7 @@ import { utcOffsetLabel } from '../contract/utc-offset.ts';
 import { urlLocation } from '../dataset/location.ts';
 import { parseStationIndex, type IndexedStation } from '../stations/station-index.ts';
 import { ONLINE_BASEMAPS, basemapFromUrl, loadPlaces, type OnlineBasemap, type Place } from './basemap.ts';
-import { answeringStations, datasetBounds, defaultStationDates, heldRange, sqlDefaultDays } from './dataset-info.ts';
+import { FAR_STATION_KM, answeringStations, datasetBounds, defaultStationDates, heldRange, placeWarning, sqlDefaultDays } from './dataset-info.ts';
 import { mountSqlPanel } from './sql-panel.ts';
 import { fetchChecked, loadCatalog, rangeWarning } from './dataset-load.ts';
 import { renderDeveloperPanel, setUpCopyButtons, showRawError } from './developer-panel.ts';
@@ -36,7 +36,7 @@ import { createSeasonView, type SeasonView } from './season-view.ts';
 import { createIndicesView, type IndicesView } from './indices-view.ts';
 import { boundsOf, readShapeText } from './shape-text.ts';
 import {
-  DEFAULT_FORM, MONTHS, areaOf, buildRequest, decimalsOf, decodeState, decodeView, encodeState, encodeView, endpointFor, formatValue, isSum, isTimeAxis, periodLabel, toCsv, toTable, xOf,
+  DEFAULT_FORM, MONTHS, areaOf, buildRequest, decodeState, seriesDecimals, decodeView, encodeState, encodeView, endpointFor, formatValue, isSum, isTimeAxis, periodLabel, toCsv, toTable, xOf, downloadName, seriesHeading,
   type FormState, type ResultTable,
 } from './query-model.ts';
 
@@ -160,7 +160,9 @@ function renderForm(form: FormState): void {
     }),
   );
   $<HTMLSelectElement>('dataType').value = form.dataType;
-  const subTypes = layers().filter((l) => l.dataType === form.dataType).map((l) => l.subDataType);
+  // Numbers in number order (wind heights 20, 50, 100, 150, not 100, 150, 20, 50).
+  const subTypes = layers().filter((l) => l.dataType === form.dataType).map((l) => l.subDataType)
+    .sort((a, b) => (/^\d+(\.\d+)?$/.test(a) && /^\d+(\.\d+)?$/.test(b) ? Number(a) - Number(b) : 0));
   $<HTMLSelectElement>('subDataType').replaceChildren(...subTypes.map((s) => new Option(subTypeName(form.dataType, s), s, false, s === form.subDataType)));
   $<HTMLSelectElement>('aggregationMethod').value = form.aggregationMethod;
   const layer = formLayer(form);
@@ -181,7 +183,8 @@ function heldText(form: FormState): string {
   const layer = formLayer(form);
   if (!layer || layer.timeScale === null) return '';
   const periods = layer.files.flatMap((f) => f.periods);
-  return `; holds ${periods[0]} to ${periods[periods.length - 1]}`;
+  // As the table writes periods ("Jan 2024", not "2024-01-01").
+  return `; holds ${periodLabel(periods[0]!, layer.timeScale)} to ${periodLabel(periods[periods.length - 1]!, layer.timeScale)}`;
 }
 
 function readForm(): FormState {
@@ -284,6 +287,11 @@ function renderGeometries(): void {
       if (g.kind === 'point') {
         const [lon, lat] = g.coordinates as [number, number];
         li.textContent = `${name}: point ${lat.toFixed(4)}, ${lon.toFixed(4)}`;
+        const warn = placeWarning(lon, lat, datasetBounds(catalog, stationList));
+        if (warn) {
+          li.classList.add('over');
+          li.textContent += ` — ${warn}`;
+        }
       } else {
         const a = areaOf(g);
         const tooLarge = a > MAX_POLYGON_AREA_M2;
@@ -377,7 +385,7 @@ function applyFormChange(ev?: Event): void {
     // The chosen types and dates come along (scale-switch.ts); what cannot is named.
     const sw = switchScale(before.timeScale, form.timeScale, before.dataTypes, before, catalog.stations?.dataTypes[form.timeScale]);
     form.dataTypes = sw.dataTypes;
-    Object.assign(form, sw.dates ?? defaultDates(form));
+    Object.assign(form, sw.dates ? clipToHeld(form.timeScale, sw.dates, heldRange(stationList, form.timeScale)) : defaultDates(form));
     scaleNote = scaleSwitchNote(before.timeScale, form.timeScale, sw);
   }
   $('scale-note').textContent = scaleNote;
@@ -485,7 +493,8 @@ async function run(): Promise<void> {
   ui.lastRequest = req;
   ui.lastAnswer = res.body;
   renderResults(req.endpoint, req.body, res.body);
-  const empty = !ui.table || ui.table.series.every((s) => s.values.every((v) => v === null));
+  // Station counts of 0 are not values: a field with no station inside is empty too.
+  const empty = !ui.table || ui.table.series.every((s) => s.unit === 'stations' || s.values.every((v) => v === null));
   $('status').textContent = empty ? `No values for these dates (${seconds} s).` : `Answered in ${seconds} s.`;
   if (empty) {
     // Nothing to read in a table of empty rows: the message says what the data holds.
@@ -534,7 +543,11 @@ function explainEmpty(endpoint: Endpoint, body: Record<string, unknown>, answer:
   const when = (d: unknown) => String(d ?? '').replace(/T(\d{2}:\d{2}):\d{2}$/, ' $1');
   const asked = `${when(body.startDate)} to ${when(body.endDate)}`;
   let fix: { startDate: string; endDate: string } | null = null;
-  if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') {
+  const noneInside = endpoint === 'poly-aggregate' && Object.keys((answer as { stations_metadata: object }).stations_metadata).length === 0;
+  if (noneInside) {
+    // The reason is the field, not the dates: no date would help.
+    p.textContent = 'No weather station with records for these dates lies inside this field. Draw a point instead to get the nearest station\'s records, or draw a field around a station (the map marks them).';
+  } else if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') {
     const scale = (body.options as { timeScale: string }).timeScale;
     const meta = endpoint === 'nearest-station' ? Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number } }>)[0]?.metadata : undefined;
     const st = meta ? stationList.find((s) => s.lat === meta.station_lat && s.lon === meta.station_lon) : undefined;
@@ -565,7 +578,9 @@ function explainEmpty(endpoint: Endpoint, body: Record<string, unknown>, answer:
     });
     box.append(b);
   }
-  // No empty chart under the message.
+  // No empty chart under the message, and nothing to compare or compute from it.
+  ui.season?.clear();
+  ui.indices?.clear();
   chart?.destroy();
   chart = null;
   $('chart').replaceChildren();
@@ -620,7 +635,14 @@ function renderChart(table: ResultTable, data: Array<Array<number | null>>): voi
   const every = Math.max(1, Math.ceil(table.rows.length / Math.max(1, Math.floor(width / 70))));
   const slotSplits = () => table.rows.map((_, i) => i + 1).filter((i) => (i - 1) % every === 0);
   const bars = uPlot.paths.bars!({ size: [0.7 / Math.max(1, shown.filter(({ s }) => isSum(s.label, table.timeScale)).length), 60] });
-  const decimals = shown.map(({ s }) => decimalsOf(s.values));
+  const decimals = shown.map(({ s }) => seriesDecimals(s));
+  // Bars start at zero: a year 5 % lower must look 5 % shorter, not like a sliver.
+  const barUnits = new Set(shown.filter(({ s }) => isSum(s.label, table.timeScale)).map(({ s }) => s.unit || 'value'));
+  const zeroBased = (_u: uPlot, min: number | null, max: number | null): uPlot.Range.MinMax => {
+    const lo = Math.min(0, min ?? 0);
+    const hi = Math.max(0, max ?? 0);
+    return [lo, hi === lo ? lo + 1 : hi + (hi - lo) * 0.05];
+  };
   const rowOf = (v: number) => (timeAxis ? data[0]!.indexOf(v) : v - 1);
   chart = new uPlot(
     {
@@ -628,7 +650,10 @@ function renderChart(table: ResultTable, data: Array<Array<number | null>>): voi
       height: 260,
       // Dates are drawn in UTC: see xOf and timeTicks.
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'),
-      scales: { x: timeAxis ? { time: true } : { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] } },
+      scales: {
+        x: timeAxis ? { time: true } : { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] },
+        ...Object.fromEntries([...barUnits].map((u) => [u, { range: zeroBased }])),
+      },
       axes: [
         timeAxis ? { values: (_u, splits, _ax, _space, incr) => timeTicks(splits, incr) } : { splits: slotSplits, values: (_u, ticks) => ticks.map((t) => labels[t - 1] ?? '') },
         ...units.map((u, k) => ({ scale: u || 'value', label: u, side: k === 0 ? 3 : 1, grid: { show: k === 0 } })),
@@ -638,7 +663,7 @@ function renderChart(table: ResultTable, data: Array<Array<number | null>>): voi
         ...shown.map(({ s }, k) => {
           const sum = isSum(s.label, table.timeScale);
           return {
-            label: seriesTitle(s),
+            label: seriesHeading(s),
             scale: s.unit || 'value',
             stroke: PALETTE[k % PALETTE.length],
             fill: sum ? `${PALETTE[k % PALETTE.length]}99` : undefined,
@@ -659,21 +684,17 @@ function renderChart(table: ResultTable, data: Array<Array<number | null>>): voi
 
 const MAX_TABLE_ROWS = 2000;
 
-/** A column's heading for people: its plain title (query-model's toTable) with the unit. */
-function seriesTitle(s: ResultTable['series'][number]): string {
-  return withUnit({ name: s.title ?? s.label, unit: s.unit });
-}
-
 function renderTable(t: ResultTable): void {
   const table = $<HTMLTableElement>('table');
   const head = document.createElement('tr');
-  for (const h of ['period', ...t.series.map(seriesTitle)]) {
+  // The first column holds times, or G1, G2… for a layer without dates.
+  for (const h of [t.temporal || t.timeScale !== null ? 'Period' : 'Point or field', ...t.series.map(seriesHeading)]) {
     const th = document.createElement('th');
     th.scope = 'col';
     th.textContent = h;
     head.append(th);
   }
-  const dec = t.series.map((s) => decimalsOf(s.values));
+  const dec = t.series.map(seriesDecimals);
   const rows = t.rows.slice(0, MAX_TABLE_ROWS).map((r, i) => {
     const tr = document.createElement('tr');
     const th = document.createElement('td');
@@ -697,35 +718,88 @@ function renderTable(t: ResultTable): void {
   }
 }
 
+/** Which station answered at `lat`, `lon` (the index's name). */
+function stationNameAt(lat: number, lon: number): string {
+  return stationList.find((s) => s.lat === lat && s.lon === lon)?.name ?? 'station';
+}
+
+type StationMeta = { station_lat: number; station_lon: number; station_elevation: number | null; distance_from_point_m: number; actual_nearest: boolean };
+
+/** What an answer says beyond its values, as sentences: the page lists them under the chart and the CSV writes them in its header. */
+function answerNotes(endpoint: Endpoint, answer: unknown): string[] {
+  const notes: string[] = [];
+  if (endpoint === 'nearest-station') {
+    Object.values(answer as Record<string, { metadata: StationMeta }>).forEach((v, i) => {
+      const m = v.metadata;
+      notes.push(`${geometryLabel(i)}: ${stationNameAt(m.station_lat, m.station_lon)} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation === null ? 'elevation unknown' : `${m.station_elevation} m`}, ${(m.distance_from_point_m / 1000).toFixed(2)} km away${m.actual_nearest ? ', the nearest station' : '; a closer station had no data for this request'}`);
+      if (m.distance_from_point_m > FAR_STATION_KM * 1000) notes.push(`Warning: ${geometryLabel(i)} is ${Math.round(m.distance_from_point_m / 1000).toLocaleString('en-ZA')} km from this station, too far for its weather to stand for the point's.`);
+    });
+  } else if (endpoint === 'poly-aggregate') {
+    const meta = Object.values((answer as { stations_metadata: Record<string, Omit<StationMeta, 'distance_from_point_m' | 'actual_nearest'>> }).stations_metadata);
+    notes.push(meta.length ? `${meta.length} station(s) inside the field contribute; per-period counts are in the table:` : 'No station with data lies inside the field.');
+    for (const m of meta) notes.push(`${stationNameAt(m.station_lat, m.station_lon)} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation === null ? 'elevation unknown' : `${m.station_elevation} m`}`);
+  } else {
+    notes.push('A value is left empty where a point or field lies outside the layer or on the sea (the layer has no data there).');
+  }
+  if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') {
+    // A blank total has a rule behind it that the person should not have to find in the docs.
+    const rows: Array<Record<string, number | null>> = endpoint === 'nearest-station'
+      ? Object.values(answer as Record<string, { data: Record<string, Record<string, number | null>> }>).flatMap((v) => Object.values(v.data))
+      : Object.values((answer as { aggregated_data: Record<string, Record<string, number | null>> }).aggregated_data);
+    const blankTotals = [...new Set(rows.flatMap((r) => Object.keys(r).filter((t) => /_sum$/.test(t) && r[t] === null && Object.entries(r).some(([k, v]) => v !== null && !k.endsWith('_station_count')))))];
+    const scale = (ui.lastRequest?.body.options as { timeScale?: string } | undefined)?.timeScale;
+    if (blankTotals.length) notes.push(`Blank ${blankTotals.map((t) => stationWords(scale ?? 'daily', t).name.toLowerCase()).join(', ')}: a total is given only when every ${scale === 'monthly' ? 'day of the month' : 'hour of the day'} has a value (a total with gaps would be too small).`);
+  }
+  if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') notes.push(`Times are the dataset's local standard time, ${utcOffsetLabel(stationsUtcOffset(catalog))} all year (no daylight saving).`);
+  return notes;
+}
+
 function renderMetadata(endpoint: Endpoint, answer: unknown): void {
   const box = $('metadata');
   const ul = document.createElement('ul');
-  const add = (text: string) => {
-    const li = document.createElement('li');
-    li.textContent = text;
-    ul.append(li);
-  };
-  const stationName = (lat: number, lon: number) => stationList.find((s) => s.lat === lat && s.lon === lon)?.name ?? 'station';
   if (endpoint === 'nearest-station') {
     const used = endpointFor(ui.form, view.geometries())?.used ?? [];
     view.showAnswer(
-      Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number } }>).flatMap((v, i) =>
+      Object.values(answer as Record<string, { metadata: StationMeta }>).flatMap((v, i) =>
         used[i] ? [{ from: used[i].coordinates as [number, number], station: [v.metadata.station_lon, v.metadata.station_lat] as [number, number] }] : [],
       ),
     );
-    Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number; station_elevation: number | null; distance_from_point_m: number; actual_nearest: boolean } }>).forEach((v, i) => {
-      const m = v.metadata;
-      add(`${geometryLabel(i)}: ${stationName(m.station_lat, m.station_lon)} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation === null ? 'elevation unknown' : `${m.station_elevation} m`}, ${(m.distance_from_point_m / 1000).toFixed(2)} km away${m.actual_nearest ? ', the nearest station' : '; a closer station had no data for this request'}`);
-    });
-  } else if (endpoint === 'poly-aggregate') {
-    const meta = Object.values((answer as { stations_metadata: Record<string, { station_lat: number; station_lon: number; station_elevation: number | null }> }).stations_metadata);
-    add(meta.length ? `${meta.length} station(s) inside the field contribute; per-period counts are in the table:` : 'No station with data lies inside the field.');
-    for (const m of meta) add(`${stationName(m.station_lat, m.station_lon)} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation === null ? 'elevation unknown' : `${m.station_elevation} m`}`);
-  } else {
-    add('A value is left empty where a point or field lies outside the layer or on the sea (the layer has no data there).');
   }
-  if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') add(`Times are the dataset's local standard time, ${utcOffsetLabel(stationsUtcOffset(catalog))} all year (no daylight saving).`);
+  for (const text of answerNotes(endpoint, answer)) {
+    const li = document.createElement('li');
+    li.textContent = text;
+    ul.append(li);
+  }
   box.replaceChildren(ul);
+}
+
+/** The CSV of the answer on screen: a file name from place, data and dates, and a header block saying what it holds. */
+function answerCsv(): { name: string; text: string } | null {
+  const req = ui.lastRequest;
+  if (!ui.table || !req) return null;
+  const body = req.body;
+  const station = req.endpoint === 'nearest-station' || req.endpoint === 'poly-aggregate';
+  const wkts = String(body.wkts ?? '').split(';').map((w) => w.trim()).filter(Boolean);
+  const geometries = endpointFor(ui.form, view.geometries())?.used ?? [];
+  const opts = (body.options ?? {}) as Record<string, unknown>;
+  const first = req.endpoint === 'nearest-station' ? Object.values(ui.lastAnswer as Record<string, { metadata: StationMeta }>)[0]?.metadata : undefined;
+  const place = first ? stationNameAt(first.station_lat, first.station_lon) : (geometries[0]?.name ?? (wkts[0]?.startsWith('POINT') ? 'point' : 'field'));
+  const what = station ? (body.dataTypes as string[]).join(' ') : `${String(body.dataType)} ${opts.subDataType && opts.subDataType !== '-' ? String(opts.subDataType) : ''}`;
+  const layer = station ? undefined : layers().find((l) => l.dataType === body.dataType && l.subDataType === opts.subDataType);
+  const about = [
+    `climate-query export, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    `Dataset: ${catalog.name ?? 'unnamed'} (${datasetUrl})${catalog.notice ? `. ${catalog.notice}` : ''}`,
+    `Query: POST ${new URL(`.${req.path}`, location.href).href} ${JSON.stringify(body)}`,
+    ...wkts.map((w, i) => `${geometryLabel(i)}${geometries[i]?.name ? ` (${geometries[i]!.name})` : ''}: ${w}`),
+    ...(req.endpoint === 'polygon' ? [`Pixels of each field combined by ${String(opts.aggregationMethod ?? 'mean')}, weighted by the share of each pixel inside the field.`] : []),
+    ...(req.endpoint === 'poly-aggregate' ? ['Values are the mean of the stations inside the field that have a value that period; the station_count columns say how many.'] : []),
+    ...(layer ? [`Layer: ${layer.description}${layer.subDataType !== '-' ? `, ${subTypeName(layer.dataType, layer.subDataType)}` : ''}; ${layer.attribution ?? ''}`.replace(/; $/, '')] : []),
+    ...answerNotes(req.endpoint, ui.lastAnswer).filter((n) => !/^A value is left empty/.test(n)),
+    'Empty cells: no value (missing, incomplete, or outside the layer).',
+  ];
+  const zone = station ? `Period (${utcOffsetLabel(stationsUtcOffset(catalog))})` : ui.table.temporal || ui.table.timeScale !== null ? 'Period' : 'Point or field';
+  const dates = body.startDate === undefined ? [] : [String(body.startDate), String(body.endDate)];
+  return { name: downloadName([place, what, ...dates], 'csv'), text: toCsv(ui.table, zone, about) };
 }
 
 function download(name: string, type: string, text: string): void {
@@ -910,12 +984,10 @@ async function start(): Promise<void> {
   $('preview').addEventListener('click', () => void preview());
   setUpCopyButtons();
   $('download-csv').addEventListener('click', () => {
-    if (!ui.table) return;
-    // Station periods are local times: the file says which zone, as the page does.
-    const station = ui.lastRequest?.endpoint === 'nearest-station' || ui.lastRequest?.endpoint === 'poly-aggregate';
-    download('climate-query.csv', 'text/csv', toCsv(ui.table, station ? `period (${utcOffsetLabel(stationsUtcOffset(catalog))})` : 'period'));
+    const csv = answerCsv();
+    if (csv) download(csv.name, 'text/csv', csv.text);
   });
-  $('download-json').addEventListener('click', () => download('climate-query.json', 'application/json', JSON.stringify(ui.lastAnswer, null, 1)));
+  $('download-json').addEventListener('click', () => download(answerCsv()?.name.replace(/\.csv$/, '.json') ?? 'climate-query.json', 'application/json', JSON.stringify(ui.lastAnswer, null, 1)));
   if (catalog.stations) {
     mountSqlPanel($('results'), {
       run: (body, o) => engine.sql(body, o),

@@ -9,6 +9,7 @@ import type { StationTimeScale } from '../contract/station-data-types.ts';
 import type { Endpoint } from '../contract/types.ts';
 import { areaM2 } from '../contract/geodesic.ts';
 import type { PolygonCoords, Position } from '../contract/wkt.ts';
+import { stationTypeInfo } from '../contract/station-type-info.ts';
 import { stationWords, subTypeName } from './words.ts';
 
 /** A geometry drawn on the map. */
@@ -72,8 +73,12 @@ export function endpointFor(form: FormState, geometries: readonly DrawnGeometry[
   return { endpoint, used };
 }
 
-/** What the UI needs of a raster layer: a catalog entry (the dataset declares its layers), or the contract's declaration. */
-export type LayerInfo = Pick<RasterLayerDeclaration, 'dataType' | 'subDataType' | 'extent' | 'timeScale' | 'unit' | 'description'>;
+/**
+ * What the UI needs of a raster layer: a catalog entry (the dataset declares its layers), or the
+ * contract's declaration. `scale` (stored value × scale = value) gives the layer's step, so values
+ * are shown at the precision the layer stores them (0.1 °C; whole chill units).
+ */
+export type LayerInfo = Pick<RasterLayerDeclaration, 'dataType' | 'subDataType' | 'extent' | 'timeScale' | 'unit' | 'description'> & { scale?: number };
 
 /** The layer `dataType`/`subDataType` names among `layers`, if the dataset has it. */
 export function layerOf(layers: readonly LayerInfo[], dataType: string, subDataType: string | undefined): LayerInfo | undefined {
@@ -108,9 +113,21 @@ export function buildRequest(form: FormState, geometries: readonly DrawnGeometry
   return { endpoint: target.endpoint, path: `/api/${target.endpoint}/`, body };
 }
 
-/** Unit of a station data type (docs/data.md), for axis labels; the words table (words.ts) holds it. */
+/** Unit of a station data type (docs/data.md), for axis labels; the contract's table holds it. */
 export function stationUnit(type: string): string {
   return stationWords('daily', type).unit;
+}
+
+/** Decimals of a layer's step: 0.1 → 1, 1 → 0, 0.25 → 2; null when the step is unknown (at most 6). */
+export function stepDecimals(step: number | undefined): number | null {
+  if (step === undefined || !Number.isFinite(step) || step === 0) return null;
+  for (let d = 0; d <= 6; d++) if (Math.abs(step * 10 ** d - Math.round(step * 10 ** d)) < 1e-9 * 10 ** d) return d;
+  return 6;
+}
+
+/** Decimals a series is shown at, the same in chart, table, summary and CSV: its own step, else what its values need. */
+export function seriesDecimals(s: Pick<Series, 'decimals' | 'values'>): number {
+  return s.decimals ?? decimalsOf(s.values);
 }
 
 /** One column of results: a label, its unit and a value per row. */
@@ -120,6 +137,8 @@ export interface Series {
   /** The same in plain words ("G1 Air temperature, daily maximum"), for the chart and the table. */
   title?: string;
   unit: string;
+  /** The step of the values (a station type's or a layer's); absent when unknown, then the values decide. */
+  decimals?: number;
   values: Array<number | null>;
 }
 
@@ -146,7 +165,7 @@ export function toTable(endpoint: Endpoint, request: Record<string, unknown>, an
     const keys = Object.keys(res);
     const rows = keys.length ? Object.keys(res[keys[0]!]!.data) : [];
     const scale = (request.options as { timeScale: string }).timeScale;
-    const series = keys.flatMap((k, i) => types.map((t) => ({ label: `G${i + 1} ${t}`, title: `G${i + 1} ${stationWords(scale, t).name}`, unit: stationUnit(t), values: rows.map((r) => res[k]!.data[r]?.[t] ?? null) })));
+    const series = keys.flatMap((k, i) => types.map((t) => ({ label: `G${i + 1} ${t}`, title: `G${i + 1} ${stationWords(scale, t).name}`, unit: stationUnit(t), decimals: stationTypeInfo(scale, t).decimals, values: rows.map((r) => res[k]!.data[r]?.[t] ?? null) })));
     return { rows, series, temporal: true, timeScale: scale };
   }
   if (endpoint === 'poly-aggregate') {
@@ -155,8 +174,8 @@ export function toTable(endpoint: Endpoint, request: Record<string, unknown>, an
     const rows = Object.keys(res.aggregated_data);
     const scale = (request.options as { timeScale: string }).timeScale;
     const series = types.flatMap((t) => [
-      { label: `G1 ${t}`, title: `G1 ${stationWords(scale, t).name}`, unit: stationUnit(t), values: rows.map((r) => res.aggregated_data[r]?.[t] ?? null) },
-      { label: `G1 ${t}_station_count`, title: `G1 ${stationWords(scale, t).name}: stations`, unit: 'stations', values: rows.map((r) => res.aggregated_data[r]?.[`${t}_station_count`] ?? null) },
+      { label: `G1 ${t}`, title: `G1 ${stationWords(scale, t).name}, mean of the stations inside`, unit: stationUnit(t), decimals: stationTypeInfo(scale, t).decimals, values: rows.map((r) => res.aggregated_data[r]?.[t] ?? null) },
+      { label: `G1 ${t}_station_count`, title: `G1 ${stationWords(scale, t).name}: stations`, unit: 'stations', decimals: 0, values: rows.map((r) => res.aggregated_data[r]?.[`${t}_station_count`] ?? null) },
     ]);
     return { rows, series, temporal: true, timeScale: scale };
   }
@@ -165,13 +184,18 @@ export function toTable(endpoint: Endpoint, request: Record<string, unknown>, an
   const sub = (request.options as { subDataType?: string }).subDataType;
   const family = layerOf(layers, String(request.dataType), sub) ?? { dataType: String(request.dataType), unit: '', timeScale: null, description: String(request.dataType) };
   const label = `${family.dataType} ${sub ?? ''}`.trim();
-  // Plain: the catalog's description, and the variant's name where there is one to tell apart.
-  const title = sub && sub !== '-' ? `${family.description}, ${subTypeName(family.dataType, sub)}` : family.description;
+  // Plain: the catalog's description, the variant's name where there is one to tell apart, and for a
+  // field how its pixels were combined (the chart must say whether it shows the min, mean or max).
+  const how = endpoint === 'polygon' ? `, ${String((request.options as { aggregationMethod?: string }).aggregationMethod ?? 'mean')} over the field` : '';
+  // Mid-sentence the variant reads in lower case ("Daily air temperature, daily maximum"); acronyms stay ("DPCU").
+  const variant = (name: string) => (/^[A-Z][a-z]/.test(name) ? name.charAt(0).toLowerCase() + name.slice(1) : name);
+  const title = `${sub && sub !== '-' ? `${family.description}, ${variant(subTypeName(family.dataType, sub))}` : family.description}${how}`;
+  const decimals = stepDecimals((family as LayerInfo).scale) ?? undefined;
   if (family.timeScale === null) {
-    return { rows: keys.map((_, i) => `G${i + 1}`), series: [{ label, title, unit: family.unit, values: keys.map((k) => res[k] as number | null) }], temporal: false, timeScale: null };
+    return { rows: keys.map((_, i) => `G${i + 1}`), series: [{ label, title, unit: family.unit, decimals, values: keys.map((k) => res[k] as number | null) }], temporal: false, timeScale: null };
   }
   const rows = keys.length ? Object.keys(res[keys[0]!] as Values) : [];
-  const series = keys.map((k, i) => ({ label: `G${i + 1} ${label}`, title: `G${i + 1} ${title}`, unit: family.unit, values: rows.map((r) => (res[k] as Values)[r] ?? null) }));
+  const series = keys.map((k, i) => ({ label: `G${i + 1} ${label}`, title: `G${i + 1} ${title}`, unit: family.unit, decimals, values: rows.map((r) => (res[k] as Values)[r] ?? null) }));
   return { rows, series, temporal: family.timeScale !== 'calendar_month', timeScale: family.timeScale };
 }
 
@@ -237,13 +261,37 @@ export function isSum(label: string, timeScale: string | null): boolean {
   return timeScale === 'annual' || timeScale === 'calendar_month' || /rain|sunshine|evaporation|et0|_sum\b/.test(label);
 }
 
-/** The table as CSV (RFC 4180), empty cells for null, values at the data's precision; `periodHeader` heads the first column (station answers name their zone there). */
-export function toCsv(t: ResultTable, periodHeader = 'period'): string {
+/** A column's heading for people: its plain title with the unit ("G1 Air temperature, daily maximum (°C)"). */
+export function seriesHeading(s: Pick<Series, 'label' | 'title' | 'unit'>): string {
+  const name = s.title ?? s.label;
+  return s.unit ? `${name} (${s.unit})` : name;
+}
+
+/**
+ * The table as CSV (RFC 4180) a person can file: `about` lines first, each
+ * as "# …" (what was asked, of which station or field, in which time zone,
+ * from which dataset; pandas reads past them with `comment='#'`), then
+ * headings in words with units, then values at each series' own step,
+ * empty cells for null. `periodHeader` heads the first column.
+ */
+export function toCsv(t: ResultTable, periodHeader = 'Period', about: readonly string[] = []): string {
   const q = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-  const head = [periodHeader, ...t.series.map((s) => (s.unit ? `${s.label} (${s.unit})` : s.label))].map(q).join(',');
-  const dec = t.series.map((s) => decimalsOf(s.values));
+  const pre = about.map((l) => `# ${l.replace(/\r?\n/g, ' ')}`);
+  const head = [periodHeader, ...t.series.map(seriesHeading)].map(q).join(',');
+  const dec = t.series.map(seriesDecimals);
   const lines = t.rows.map((r, i) => [q(r), ...t.series.map((s, k) => formatValue(s.values[i], dec[k]!))].join(','));
-  return `${[head, ...lines].join('\n')}\n`;
+  return `${[...pre, head, ...lines].join('\n')}\n`;
+}
+
+/**
+ * A file name that says what a download holds: place, data and dates, e.g.
+ * "paarl_temperature-max-rain-sum_2024-06-01_2024-06-30.csv"; letters,
+ * digits and "-" only, at most 120 characters before the extension.
+ */
+export function downloadName(parts: ReadonlyArray<string | null | undefined>, ext: string): string {
+  const slug = (x: string) => x.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const name = parts.map((p) => slug(p ?? '')).filter(Boolean).join('_').slice(0, 120).replace(/[-_]+$/, '');
+  return `${name || 'climate-query'}.${ext}`;
 }
 
 /** Encodes the form and geometries for the URL hash. */

@@ -88,3 +88,17 @@ export function convertRange(from: StationTimeScale, to: StationTimeScale, range
   if (shortened) end = start + MAX_PERIODS - 1;
   return { startDate: requestDate(to, periodKey(to as TimeScale, start)), endDate: requestDate(to, periodKey(to as TimeScale, end)), shortened };
 }
+
+/**
+ * The converted range cut to what the records hold at the new scale (`held`:
+ * first and last period key, from the station index) when the two overlap:
+ * June as days, for records of 3–23 June, becomes 3–23 June, never a start
+ * before the data begin. A range that misses the records is kept as typed
+ * (the answer then says what the records hold).
+ */
+export function clipToHeld(scale: StationTimeScale, dates: { startDate: string; endDate: string }, held: readonly [string, string] | null): { startDate: string; endDate: string } {
+  if (!held) return dates;
+  const [first, last] = held.map((k) => requestDate(scale, k)) as [string, string];
+  if (dates.endDate < first || dates.startDate > last) return dates;
+  return { startDate: dates.startDate < first ? first : dates.startDate, endDate: dates.endDate > last ? last : dates.endDate };
+}

@@ -13,8 +13,11 @@ import type { Catalog } from '../dataset/catalog.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import { heldRange } from './dataset-info.ts';
 import { followUpError } from './words.ts';
-import { decimalsOf, formatValue, isSum, toTable, type ResultTable } from './query-model.ts';
+import { formatValue, isSum, seriesDecimals, toTable, type ResultTable } from './query-model.ts';
 import { planSeason, seasonOf, yearsLabel, type HeldSpan, type Season, type SeasonPlan } from './season-model.ts';
+
+/** Other years a comparison needs before it says whether a year is usual (one or two are shown, without a verdict). */
+export const MIN_OTHER_YEARS = 3;
 
 /** Anything that answers the contract's requests (the engine client). */
 interface Engine {
@@ -138,17 +141,22 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
     const season = seasonOf(plan.scale, table.rows, s.values, year.value);
     state = { season, series: s.label, unit: s.unit, request: { path: plan.path, body: plan.body }, reused, chartData: [], labels: [] };
     if (!season) {
-      message.textContent = `No other year has values for ${s.label} here, so there is no normal to compare ${year.value} with.`;
+      message.textContent = `No other year has values for ${s.title ?? s.label} here, so there is no normal to compare ${year.value} with.`;
       summary.textContent = '';
       return;
     }
     const others = yearsLabel(season.otherYears);
     const one = season.otherYears.length === 1;
-    message.textContent = one ? `Only one other year (${others}) has values: the band and the mean are that year alone.` : '';
-    const dec = decimalsOf([...season.chosen, ...season.others, ...season.min, ...season.max]);
-    // Values at the data's precision; means and differences one decimal finer.
+    // Fewer than three other years cannot say what is usual: the chart shows them, the words claim nothing.
+    const few = season.otherYears.length < MIN_OTHER_YEARS;
+    const name = s.title ?? s.label;
+    message.textContent = few
+      ? `Only ${one ? 'one other year' : `${season.otherYears.length} other years`} (${others}) ${one ? 'has' : 'have'} values: too few to say what is usual here, so ${season.year} is shown beside ${one ? 'it' : 'them'} without a verdict.`
+      : '';
+    // Every number at the series' own step (whole chill units and degree days, 0.1 °C), means and differences too.
+    const dec = seriesDecimals(s);
     const f = (v: number | null) => (v === null ? '–' : formatValue(v, dec));
-    const fm = (v: number | null) => (v === null ? '–' : formatValue(v, Math.max(dec, 1)));
+    const fm = f;
     const unit = s.unit ? ` ${s.unit}` : '';
     const annual = season.scale === 'annual';
     const bars = uPlot.paths.bars!({ size: [annual ? 0.6 : 0.5, 60] });
@@ -164,7 +172,11 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
       {
         width,
         height: 240,
-        scales: { x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] }, y: { range: (_u, min, max) => [min - (max - min) * 0.15 - 1e-9, max + (max - min) * 0.1 + 1e-9] } },
+        // Totals (bars) start at zero, so a 5 % lower year looks 5 % shorter; lines keep a fitted axis.
+        scales: {
+          x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] },
+          y: { range: (_u, min, max) => (sum ? [Math.min(0, min), Math.max(0, max) * 1.1 + 1e-9] : [min - (max - min) * 0.15 - 1e-9, max + (max - min) * 0.1 + 1e-9]) },
+        },
         // Names only: a value under each name would repeat the summary below the chart.
         legend: { live: false },
         // Month initials where three letters would run together (a phone).
@@ -185,12 +197,13 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
     if (annual) {
       const v = season.chosen.find((x) => x !== null) ?? null;
       const m = season.mean[0]!;
-      const diff = v === null ? '' : ` That is ${fm(Math.abs(v - m))}${unit} ${v >= m ? 'above' : 'below'} the mean${m !== 0 ? ` (${v >= m ? '+' : '−'}${Math.abs(((v - m) / m) * 100).toFixed(0)} %)` : ''}${v < season.min[0]! ? ', lower than any other year' : v > season.max[0]! ? ', higher than any other year' : ''}.`;
-      summary.textContent = `${s.label}:${stationNote(s.label)} ${season.year} ${v === null ? 'has no value' : `${f(v)}${unit}`}. Other years (${others}): mean ${fm(m)}${unit}, lowest ${f(season.min[0]!)}, highest ${f(season.max[0]!)}.${diff}`;
+      const diff = v === null || few ? '' : ` That is ${fm(Math.abs(v - m))}${unit} ${v >= m ? 'above' : 'below'} the mean${m !== 0 ? ` (${v >= m ? '+' : '−'}${Math.abs(((v - m) / m) * 100).toFixed(0)} %)` : ''}${v < season.min[0]! ? ', lower than any other year' : v > season.max[0]! ? ', higher than any other year' : ''}.`;
+      summary.textContent = `${name}:${stationNote(s.label)} ${season.year} ${v === null ? 'has no value' : `${f(v)}${unit}`}. Other years (${others}): mean ${fm(m)}${unit}, lowest ${f(season.min[0]!)}, highest ${f(season.max[0]!)}.${diff}`;
     } else {
       const outside = season.chosen.flatMap((v, i) => (v !== null && season.min[i] !== null && (v < season.min[i]! || v > season.max[i]!) ? [season.slots[i]!] : []));
       const missing = season.chosen.filter((v) => v === null).length;
-      summary.textContent = `${s.label}, ${season.year} month by month against ${one ? others : `the mean and range of ${others}`}.${stationNote(s.label)}${outside.length ? ` Outside the other years' range in ${outside.join(', ')}.` : ` Within the other years' range in every month with values.`}${missing ? ` ${missing} month(s) of ${season.year} have no value.` : ''}`;
+      const verdict = few ? '' : outside.length ? ` Outside the other years' range in ${outside.join(', ')}.` : ` Within the other years' range in every month with values.`;
+      summary.textContent = `${name}, ${season.year} month by month against ${one ? others : `the mean and range of ${others}`}.${stationNote(s.label)}${verdict}${missing ? ` ${missing} month(s) of ${season.year} have no value.` : ''}`;
     }
   };
 
@@ -215,7 +228,7 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
       answer = res.body;
       table = toTable(endpoint, p.body, res.body, catalog.rasters);
       const shown = table.series.map((s, i) => ({ s, i })).filter(({ s }) => s.unit !== 'stations');
-      series.replaceChildren(...shown.map(({ s, i }) => new Option(s.unit ? `${s.label} (${s.unit})` : s.label, String(i))));
+      series.replaceChildren(...shown.map(({ s, i }) => new Option(s.unit ? `${s.title ?? s.label} (${s.unit})` : s.title ?? s.label, String(i))));
       yearLabel.hidden = year.hidden = false;
       seriesLabel.hidden = series.hidden = shown.length < 2;
       draw();

@@ -47,7 +47,7 @@ const SUB_WORDS: Record<string, Record<string, string>> = {
   gdd: Object.fromEntries(Object.entries(GDD_BASE).map(([k, b]) => [k, `${k[0]!.toUpperCase()}${k.slice(1)} (base ${b} °C)`])),
   temp: { min: 'Daily minimum', mean: 'Daily mean', max: 'Daily maximum' },
   rain: { monthly_median: 'Median for each calendar month' },
-  windspeed: { 20: 'At 20 m above ground', 50: 'At 50 m above ground', 100: 'At 100 m above ground', 150: 'At 150 m above ground' },
+  windspeed: { 20: '20 m above ground', 50: '50 m above ground', 100: '100 m above ground', 150: '150 m above ground' },
 };
 
 /** A layer's sub-type as a person reads it: "Daily Positive Chill Units, DPCU …"; "—" for a layer without one; else the code itself. */

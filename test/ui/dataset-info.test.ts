@@ -1,6 +1,6 @@
 // The dates the app offers first: always inside what the dataset holds, so a first query is never empty.
 import { describe, expect, it } from 'vitest';
-import { defaultStationDates } from '../../src/ui/dataset-info.ts';
+import { defaultStationDates, placeWarning } from '../../src/ui/dataset-info.ts';
 import type { IndexedStation } from '../../src/stations/station-index.ts';
 
 const station = (scale: 'hourly' | 'daily' | 'monthly', first: string, last: string): IndexedStation => ({
@@ -30,5 +30,19 @@ describe('default station dates', () => {
 
   it('nothing held: null', () => {
     expect(defaultStationDates([], 'daily')).toBeNull();
+  });
+});
+
+describe('a point outside the dataset gets a warning', () => {
+  const sa: [number, number, number, number] = [16.5, -34.8, 32.9, -22.2];
+  it('inside the area (or within half a degree of it): none', () => {
+    expect(placeWarning(18.86, -33.93, sa)).toBeNull();
+    expect(placeWarning(16.2, -34.9, sa)).toBeNull();
+  });
+  it('a latitude typed first (POINT (-33.93 18.86), off Brazil) is named as swapped, with the WKT meant', () => {
+    expect(placeWarning(-33.93, 18.86, sa)).toBe('The point at 18.8600, -33.9300 (latitude, longitude) lies outside this dataset\'s area, but with its two numbers swapped it would lie inside: WKT is longitude first, so perhaps you meant POINT (18.86 -33.93).');
+  });
+  it('a point far away that swapping does not fix says it lies outside, and where the area is', () => {
+    expect(placeWarning(2.35, 48.85, sa)).toMatch(/^The point at 48\.8500, 2\.3500 \(latitude, longitude\) lies outside this dataset's area \(longitude 16\.5 to 32\.9, latitude -34\.8 to -22\.2\)\.$/);
   });
 });

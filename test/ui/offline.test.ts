@@ -195,10 +195,12 @@ describe('offline after the first visit', () => {
 
     // Export works offline: the CSV has one line per year with the engine's values at the data's precision.
     const [csvDownload] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click('#download-csv')]);
-    const csv = (await readFile((await csvDownload.path())!, 'utf8')).trim().split('\n');
-    const catalog = JSON.parse(await readFile(`${demo}/catalog.json`, 'utf8')) as { rasters: Array<{ dataType: string; subDataType: string; unit: string }> };
-    const unit = catalog.rasters.find((l) => l.dataType === 'gdd' && l.subDataType === 'grapes')!.unit;
-    expect(csv[0]).toBe(`period,G1 gdd grapes (${unit})`);
+    // The header block ("# …") says what the file holds; then headings in words with the unit.
+    const csv = (await readFile((await csvDownload.path())!, 'utf8')).trim().split('\n').filter((l) => !l.startsWith('# '));
+    const catalog = JSON.parse(await readFile(`${demo}/catalog.json`, 'utf8')) as { rasters: Array<{ dataType: string; subDataType: string; unit: string; description: string }> };
+    const layer = catalog.rasters.find((l) => l.dataType === 'gdd' && l.subDataType === 'grapes')!;
+    expect(csv[0]).toBe(`Period,"G1 ${layer.description}, grapes (base 10 °C) (${layer.unit})"`);
+    expect(csvDownload.suggestedFilename()).toBe('point_gdd-grapes_2019_2024.csv');
     expect(csv.slice(1).map((l) => l.split(',')[0])).toEqual(years);
     csv.slice(1).forEach((l, i) => expect(Math.abs(Number(l.split(',')[1]) - fromEngine['POINT (19.31 -33.37)']![years[i]!]!)).toBeLessThanOrEqual(0.5));
     const [jsonDownload] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click('#download-json')]);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { counterpartType } from '../../src/contract/derive-rules.ts';
 import { MAX_PERIODS } from '../../src/contract/periods.ts';
 import { STATION_TIME_SCALES, STATION_TYPES } from '../../src/contract/station-data-types.ts';
-import { convertRange, switchScale } from '../../src/ui/scale-switch.ts';
+import { clipToHeld, convertRange, switchScale } from '../../src/ui/scale-switch.ts';
 
 describe('counterpart types', () => {
   it('maps the pairs a grower switches between', () => {
@@ -65,5 +65,15 @@ describe('switchScale', () => {
   it('dates that do not parse (a half-typed From) give null, so the form offers its defaults', () => {
     expect(switchScale('daily', 'hourly', ['rain_sum'], { startDate: '2024-06', endDate: '2024-06-30' }).dates).toBeNull();
     expect(switchScale('daily', 'hourly', ['rain_sum'], { startDate: '2024-06-30', endDate: '2024-06-01' }).dates).toBeNull();
+  });
+});
+
+describe('clipToHeld', () => {
+  it('cuts a converted range to the records it overlaps, and keeps one that misses them', () => {
+    expect(clipToHeld('daily', { startDate: '2024-06-01', endDate: '2024-06-30' }, ['2024-06-03', '2024-06-23'])).toEqual({ startDate: '2024-06-03', endDate: '2024-06-23' });
+    expect(clipToHeld('monthly', { startDate: '2023-01', endDate: '2024-12' }, ['2024-02-01', '2024-06-01'])).toEqual({ startDate: '2024-02', endDate: '2024-06' });
+    expect(clipToHeld('hourly', { startDate: '2024-06-01T00:00:00', endDate: '2024-06-02T23:00:00' }, ['2024-06-02T05:00:00', '2024-09-01T00:00:00'])).toEqual({ startDate: '2024-06-02T05:00:00', endDate: '2024-06-02T23:00:00' });
+    expect(clipToHeld('daily', { startDate: '2020-01-01', endDate: '2020-01-31' }, ['2024-06-03', '2024-06-23'])).toEqual({ startDate: '2020-01-01', endDate: '2020-01-31' });
+    expect(clipToHeld('daily', { startDate: '2024-06-01', endDate: '2024-06-30' }, null)).toEqual({ startDate: '2024-06-01', endDate: '2024-06-30' });
   });
 });

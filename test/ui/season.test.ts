@@ -3,7 +3,10 @@
 // equal an independent computation from the Node engine asked one year at a
 // time; a one-year layer says so and draws nothing. Screenshots go to
 // screens/ (not committed).
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import type { Catalog } from '../../src/dataset/catalog.ts';
 import type { Page } from 'playwright-core';
 import { drawPoint, runAndWait } from '../helpers/app-page.ts';
 import { useServedApp } from '../helpers/served-app.ts';
@@ -67,7 +70,11 @@ describe('a season against normal', () => {
     expect(legend).toContain('Mean of 2019–2023');
     expect(legend).toContain('2024');
     const summary = (await page.locator('#season-summary').textContent())!;
-    expect(summary).toContain(`mean ${mean(others).toFixed(1)}`);
+    // Every number at the layer's own step (its catalog scale: whole degree days for the demo's GDD).
+    const layer = (JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')) as Catalog).rasters.find((l) => l.dataType === 'gdd' && l.subDataType === 'grapes')!;
+    const step = String(layer.scale).split('.')[1]?.length ?? 0;
+    expect(summary).toContain(`mean ${mean(others).toFixed(step)}`);
+    expect(summary).not.toMatch(/\d\.\d{3}/);
     // The chosen year's value as printed, read back: within half a unit of its last decimal.
     const printed = /: 2024 (-?\d+(?:\.\d+)?) /.exec(summary)![1]!;
     expect(Math.abs(Number(printed) - value['2024']!)).toBeLessThanOrEqual(0.5 * 10 ** -(printed.split('.')[1]?.length ?? 0));
@@ -128,6 +135,8 @@ describe('a season against normal', () => {
       expect(chosen![m - 1]).toBe(month('2024', m));
     }
     expect(await page.locator('#season-message').textContent()).toContain('Only one other year (2023)');
+    // One other year cannot say what is usual: no "outside the range" verdict (three are needed).
+    expect(await page.locator('#season-summary').textContent()).not.toMatch(/range in|Within the other years/);
     // Both data types asked for can be compared.
     expect(await page.locator('#season-series option').count()).toBe((body.dataTypes as string[]).length);
     await page.locator('#season').scrollIntoViewIfNeeded();

@@ -227,7 +227,7 @@ describe('the contract stays in the developer panel', () => {
     expect(await visibleText(page)).not.toMatch(JARGON);
     // Table headings in words too.
     const head = await page.locator('#table thead th').allTextContents();
-    expect(head).toEqual(['period', ...(ui.lastRequest!.body.dataTypes as string[]).map((t) => ({ temperature_max: 'G1 Air temperature, daily maximum (°C)', rain_sum: 'G1 Rainfall, daily total (mm)' })[t])]);
+    expect(head).toEqual(['Period', ...(ui.lastRequest!.body.dataTypes as string[]).map((t) => ({ temperature_max: 'G1 Air temperature, daily maximum (°C)', rain_sum: 'G1 Rainfall, daily total (mm)' })[t])]);
     await page.screenshot({ path: `${SHOTS}point-answer-1280.png` });
 
     expect(await page.locator('#developer').getAttribute('open')).toBeNull();

@@ -1,0 +1,63 @@
+// Every blank has a reason a person can read next to it, in Chromium on
+// Vite's dev server: swapped coordinates are named before anything is sent
+// and the answer from a station thousands of kilometres away is flagged; a
+// field with no station inside says so (no empty chart, nothing offered to
+// compare); a blank monthly total says which rule left it blank.
+import type { Browser } from 'playwright-core';
+import type { ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createNodeEngine } from '../../src/node/node-engine.ts';
+import { drawPolygon, openAppPage, zoomTo } from '../helpers/app-page.ts';
+import { launchChromium, startVite } from '../helpers/browser.ts';
+
+const demo = inject('demoDataset');
+let browser: Browser;
+let vite: { server: ViteDevServer; url: string };
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  vite = await startVite({ 'data/demo': demo });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await vite?.server.close();
+});
+
+const waitForEnd = (page: import('playwright-core').Page) =>
+  page.waitForFunction(() => /Answered|Failed|No values|Not run/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 60_000 });
+
+describe('blanks and doubtful places have reasons', () => {
+  it('swapped coordinates: a warning by the point before running, and by the far station after', async () => {
+    const page = await openAppPage(browser, `${vite.url}index.html`);
+    await page.locator('#shape-text-box summary').click();
+    await page.fill('#shape-text', 'POINT (-33.93 18.86)');
+    await page.click('#add-shape');
+    const item = (await page.locator('#geometry-list li').first().textContent())!;
+    expect(item).toContain('with its two numbers swapped it would lie inside');
+    expect(item).toContain('POINT (18.86 -33.93)');
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await waitForEnd(page);
+    const notes = (await page.locator('#metadata').textContent())!;
+    expect(notes).toMatch(/Warning: G1 is [\d\s,]+ km from this station, too far/);
+    await page.close();
+  });
+
+  it('a field with no station inside: one sentence why, no empty chart, no comparison offered', async () => {
+    const ring: Array<[number, number]> = [[22.0, -31.5], [22.01, -31.5], [22.01, -31.49], [22.0, -31.49]];
+    // Independently: the Node engine finds no station in it.
+    const engine = createNodeEngine(demo);
+    const res = await engine.polyAggregate({ wkts: `POLYGON ((${[...ring, ring[0]!].map(([x, y]) => `${x} ${y}`).join(', ')}))`, dataTypes: ['temperature_max'], options: { timeScale: 'daily' }, startDate: '2024-06-01', endDate: '2024-06-30' });
+    await engine.close();
+    expect(Object.keys(res.stations_metadata)).toHaveLength(0);
+    const page = await openAppPage(browser, `${vite.url}index.html`);
+    await zoomTo(page, [22.005, -31.495], 13);
+    await drawPolygon(page, ring);
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await waitForEnd(page);
+    expect(await page.locator('#no-data').textContent()).toContain('No weather station with records for these dates lies inside this field');
+    expect(await page.locator('#chart').innerHTML()).toBe('');
+    expect(await page.getByRole('button', { name: 'Compare with other years' }).isVisible()).toBe(false);
+    await page.close();
+  });
+});

@@ -1,0 +1,110 @@
+// A CSV a person can file, and numbers at the data's precision, in
+// Chromium on Vite's dev server: the file is named from the place, the data
+// and the dates; its header block says which station (name, position,
+// elevation, distance), which shape (WKT), which time zone, which dataset
+// and which query; its headings are words with units; and every value is
+// the engine's (Node, asked independently) at the type's own step, as the
+// table on screen shows it.
+import { readFile } from 'node:fs/promises';
+import type { Browser } from 'playwright-core';
+import type { ViteDevServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createNodeEngine } from '../../src/node/node-engine.ts';
+import { stationTypeInfo } from '../../src/contract/station-type-info.ts';
+import { drawPoint, drawPolygon, openAppPage, runAndWait, tableCells, zoomTo } from '../helpers/app-page.ts';
+import { launchChromium, startVite } from '../helpers/browser.ts';
+
+const demo = inject('demoDataset');
+let browser: Browser;
+let vite: { server: ViteDevServer; url: string };
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  vite = await startVite({ 'data/demo': demo });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await vite?.server.close();
+});
+
+type Meta = { station_lat: number; station_lon: number; station_elevation: number | null; distance_from_point_m: number };
+
+describe('CSV export', () => {
+  it('nearest-station daily: named file, header block, headings in words, values at each type\'s step', async () => {
+    const page = await openAppPage(browser, `${vite.url}index.html`);
+    await zoomTo(page, [18.8668, -33.9346], 11);
+    await page.fill('#startDate', '2024-06-01');
+    await page.fill('#endDate', '2024-06-10');
+    await page.locator('#endDate').dispatchEvent('change');
+    await page.locator('#dataTypes input[value=temperature_mean]').check();
+    await drawPoint(page, [18.87, -33.93]);
+    const ui = await runAndWait(page);
+    const body = ui.lastRequest!.body;
+    const engine = createNodeEngine(demo);
+    const want = (await engine.nearestStation(body as never)) as Record<string, { metadata: Meta; data: Record<string, Record<string, number | null>> }>;
+    await engine.close();
+    const [wkt, answer] = Object.entries(want)[0]!;
+    const index = JSON.parse(await readFile(`${demo}/catalog.json`, 'utf8')) as { name: string };
+
+    const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click('#download-csv')]);
+    const m = answer.metadata;
+    const first = (await page.locator('#metadata li').first().textContent())!;
+    const station = first.slice('G1: '.length, first.indexOf(` (${m.station_lat}, ${m.station_lon})`));
+    const slug = station.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    expect(dl.suggestedFilename()).toBe(`${slug}_${(body.dataTypes as string[]).map((t) => t.replace(/_/g, '-')).join('-')}_2024-06-01_2024-06-10.csv`);
+    const lines = (await readFile((await dl.path())!, 'utf8')).trimEnd().split('\n');
+    const about = lines.filter((l) => l.startsWith('# ')).join('\n');
+    expect(about).toContain(`Dataset: ${index.name} (${vite.url}data/demo/)`);
+    expect(about).toContain(`Query: POST ${vite.url}api/nearest-station/ ${JSON.stringify(body)}`);
+    expect(about).toContain(`G1: ${wkt}`);
+    expect(about).toContain(`${station} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation} m, ${(m.distance_from_point_m / 1000).toFixed(2)} km away`);
+    expect(about).toMatch(/local standard time, UTC\+02:00/);
+    const rows = lines.filter((l) => !l.startsWith('# '));
+    const types = body.dataTypes as string[];
+    expect(rows[0]).toBe(['Period (UTC+02:00)', ...types.map((t) => `"G1 ${stationTypeInfo('daily', t).name} (${stationTypeInfo('daily', t).unit})"`.replace(/^"([^,]*)"$/, '$1'))].join(','));
+    const keys = Object.keys(answer.data);
+    expect(rows.slice(1).map((r) => r.split(',')[0])).toEqual(keys);
+    // Each value at its type's step, and within half a step of the engine's.
+    const screen = await tableCells(page);
+    rows.slice(1).forEach((r, i) => {
+      const cells = r.split(',').slice(1);
+      types.forEach((t, k) => {
+        const v = answer.data[keys[i]!]![t] ?? null;
+        const d = stationTypeInfo('daily', t).decimals;
+        if (v === null) expect(cells[k]).toBe('');
+        else {
+          expect(cells[k]).toBe(v.toFixed(d));
+          expect(cells[k]!.split('.')[1]?.length ?? 0).toBe(d);
+        }
+        // The table on screen shows the same text.
+        expect(screen.rows[i]![k + 1]).toBe(cells[k]);
+      });
+    });
+    await page.close();
+  });
+
+  it('a field over a climate layer: the file says how pixels were combined, and the chart caption too', async () => {
+    const page = await openAppPage(browser, `${vite.url}index.html`);
+    await page.check('input[name=source][value=raster]');
+    await page.selectOption('#dataType', 'temp');
+    await page.selectOption('#subDataType', 'max');
+    await page.selectOption('#aggregationMethod', 'max');
+    await page.fill('#startDate', '2024-01-01');
+    await page.fill('#endDate', '2024-01-05');
+    await page.locator('#endDate').dispatchEvent('change');
+    await zoomTo(page, [19.0, -33.6], 13);
+    await drawPolygon(page, [[18.995, -33.6], [19.005, -33.6], [19.005, -33.592], [18.995, -33.592]]);
+    const ui = await runAndWait(page);
+    expect(ui.lastRequest!.endpoint).toBe('polygon');
+    const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click('#download-csv')]);
+    expect(dl.suggestedFilename()).toBe('field_temp-max_2024-01-01_2024-01-05.csv');
+    const text = await readFile((await dl.path())!, 'utf8');
+    expect(text).toContain('# Pixels of each field combined by max');
+    expect(text).toMatch(/\nPeriod,"G1 Daily air temperature, daily maximum, max over the field \(°C\)"\n/);
+    expect(await page.locator('#chart .u-legend').textContent()).toContain('max over the field');
+    // Temperatures at 0.1 °C in every cell.
+    for (const row of text.trimEnd().split('\n').filter((l) => /^\d{4}-/.test(l))) expect(row.split(',')[1]).toMatch(/^-?\d+\.\d$/);
+    await page.close();
+  });
+});
