@@ -11,6 +11,7 @@
 import { ERROR_STATUS, toClimateQueryError, type ErrorCode } from '../contract/errors.ts';
 import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
 import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
+import { stationTypeInfo } from '../contract/station-type-info.ts';
 import { AGGREGATION_METHODS, RASTER_DATA_TYPES, RASTER_FAMILIES, type RasterDataType } from '../contract/raster-layers.ts';
 import { MAX_PERIODS, dateFormatOf, type TimeScale } from '../contract/periods.ts';
 import { DEFAULT_UTC_OFFSET, utcOffsetLabel } from '../contract/utc-offset.ts';
@@ -62,7 +63,8 @@ function stationRequest(endpoint: 'nearest-station' | 'poly-aggregate', zone: st
           minItems: 1,
           maxItems: LIMITS.dataTypesPerQuery,
           uniqueItems: true,
-          items: { type: 'string', enum: [...STATION_TYPES[scale]] },
+          // Names with their plain words, unit and step (contract/station-type-info.ts), for people reading the document.
+          items: { type: 'string', enum: [...STATION_TYPES[scale]], 'x-enum-descriptions': STATION_TYPES[scale].map((t) => typeDescription(scale, t)) },
         },
         options: { type: 'object', additionalProperties: false, required: ['timeScale'], properties: { timeScale: { const: scale } } },
         startDate: dateSchema(scale, zone),
@@ -70,6 +72,12 @@ function stationRequest(endpoint: 'nearest-station' | 'poly-aggregate', zone: st
       },
     })),
   };
+}
+
+/** "Air temperature, daily maximum (°C, step 0.1)": how the document describes one station data type. */
+function typeDescription(scale: StationTimeScale, type: string): string {
+  const t = stationTypeInfo(scale, type);
+  return `${t.name} (${t.unit}, step ${(10 ** -t.decimals).toFixed(t.decimals)})`;
 }
 
 /** One raster request schema per layer family (docs/contract.md, "Raster options"). */
