@@ -358,10 +358,10 @@ function missedNotes(r: BenchResults, targets: TargetRow[]): string[] {
     );
   }
   if (missed.some((t) => t.target.includes('geoblaze'))) {
-    out.push('**Rasters vs geoblaze (≥ 30×).** ' + missed.filter((t) => t.target.includes('geoblaze')).map((t) => `${t.target}: ${t.measured}`).join('; ') + '. See the raster tables for where the time goes.', '');
+    out.push(`**Rasters vs geoblaze (≥ 30×).** ${missed.filter((t) => t.target.includes('geoblaze')).map((t) => `${t.target}: ${t.measured}`).join('; ')}. See the raster tables for where the time goes.`, '');
   }
   if (missed.some((t) => t.target.includes('beyond the header'))) {
-    out.push('**Requests per geometry.** ' + missed.filter((t) => t.target.includes('beyond the header')).map((t) => `${t.target}: ${t.measured}`).join('; ') + '.', '');
+    out.push(`**Requests per geometry.** ${missed.filter((t) => t.target.includes('beyond the header')).map((t) => `${t.target}: ${t.measured}`).join('; ')}.`, '');
   }
   if (missed.some((t) => t.target.includes('DuckDB-WASM'))) out.push('**First raster answer.** DuckDB-WASM was downloaded before the first raster answer; nothing in the engine should load it any more.', '');
   if (missed.some((t) => t.target.includes('10 minutes'))) out.push(`**Run time.** The run took ${(r.durationS / 60).toFixed(1)} minutes; the load average was ${r.environment.loadAverage.start} at the start (other work on the machine). Fewer runs of the slow baselines (bench/run.ts, FULL) would bring it down.`, '');

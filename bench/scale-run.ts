@@ -356,7 +356,7 @@ export async function runScaleBench(options: { size: 'full' | 'small'; quick: bo
   };
   const full = options.size === 'full' && !options.quick;
   const outDir = options.out ?? (full ? join(REPO, 'bench') : join(cache, 'scale-out'));
-  const json = `${JSON.stringify(results, (k, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(6)) : v), 1)}\n`;
+  const json = `${JSON.stringify(results, (_k, v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Number(v.toPrecision(6)) : v), 1)}\n`;
   await writeFile(join(outDir, 'scale-results.json'), json).catch(async () => {
     await (await import('node:fs/promises')).mkdir(outDir, { recursive: true });
     await writeFile(join(outDir, 'scale-results.json'), json);

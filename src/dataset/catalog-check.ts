@@ -110,6 +110,7 @@ function completeLayer(l: RasterLayerEntry, where: string): RasterLayerEntry {
 }
 
 /** Fields of the result are checked one by one, so they may be read as anything. */
+// biome-ignore lint/suspicious/noExplicitAny: each field is checked before it is used, one by one.
 function isObject(v: unknown): v is Record<string, any> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -264,7 +264,7 @@ function stationIndicesRequest(utcOffset: string): Schema {
           chillSeason: season(INDEX_DEFAULTS.chillSeason),
           heatSeason: season(INDEX_DEFAULTS.heatSeason),
           frostSeason: season(INDEX_DEFAULTS.frostSeason),
-          crop: { enum: Object.keys(CROP_GDD_BASE), description: 'Sets gddBase: ' + Object.entries(CROP_GDD_BASE).map(([c, b]) => `${c} ${b} °C`).join(', ') + '.' },
+          crop: { enum: Object.keys(CROP_GDD_BASE), description: `Sets gddBase: ${Object.entries(CROP_GDD_BASE).map(([c, b]) => `${c} ${b} °C`).join(', ')}.` },
           gddBase: { type: 'number', minimum: -10, maximum: 30, description: `Base of gdd, °C; default ${INDEX_DEFAULTS.gddBase}.` },
           maxGapHours: { type: 'integer', minimum: 0, maximum: MAX_FILL_HOURS, description: `Longest gap filled by linear interpolation; default ${INDEX_DEFAULTS.maxGapHours}.` },
           minCompleteness: { type: 'number', minimum: 0.5, maximum: 1, description: `Share of a period's hours that must be known for a value; default ${INDEX_DEFAULTS.minCompleteness}.` },

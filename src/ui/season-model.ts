@@ -80,15 +80,15 @@ export function seasonOf(scale: SeasonScale, rows: readonly string[], values: Re
   if (!otherYears.length) return null;
   if (scale === 'annual') {
     const slots = [...new Set(rows.map(yearOf))].sort();
-    const valueOf = (y: string) => {
+    const valueIn = (y: string) => {
       const i = rows.findIndex((r) => yearOf(r) === y);
       return i >= 0 && has(i) ? values[i]! : null;
     };
-    const s = stats(otherYears.map(valueOf).filter((v): v is number => v !== null))!;
+    const s = stats(otherYears.map(valueIn).filter((v): v is number => v !== null))!;
     return {
       scale, year, otherYears, slots,
-      chosen: slots.map((y) => (y === year ? valueOf(y) : null)),
-      others: slots.map((y) => (y === year ? null : valueOf(y))),
+      chosen: slots.map((y) => (y === year ? valueIn(y) : null)),
+      others: slots.map((y) => (y === year ? null : valueIn(y))),
       mean: slots.map(() => s.mean), min: slots.map(() => s.min), max: slots.map(() => s.max),
       count: slots.map(() => otherYears.length),
     };

@@ -282,7 +282,7 @@ for (const name of names) {
           const req = res.request();
           if (!DATA_FILE.test(req.url())) return;
           const h = req.headers();
-          seen.push({ url: req.url(), status: res.status(), range: h['range'] ?? null, contentRange: res.headers()['content-range'] ?? null, bySw: req.serviceWorker() !== null });
+          seen.push({ url: req.url(), status: res.status(), range: h.range ?? null, contentRange: res.headers()['content-range'] ?? null, bySw: req.serviceWorker() !== null });
         });
         page = await context.newPage();
         page.on('requestfailed', (r) => failedRequests.push(`${r.url()}: ${r.failure()?.errorText}`));

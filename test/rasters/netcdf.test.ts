@@ -75,7 +75,7 @@ function gdalValues(file: string, variable: string, band: number, coords: Array<
   const ds = `NETCDF:"${file}":${variable}`;
   const info = JSON.parse(execFileSync('gdalinfo', ['-json', ds], { encoding: 'utf8' })) as { bands: Array<{ noDataValue?: number | string; scale?: number; offset?: number }> };
   const b = info.bands[band - 1]!;
-  const out = execFileSync('gdallocationinfo', ['-valonly', '-geoloc', '-b', String(band), ds], { input: coords.map(([x, y]) => `${x} ${y}`).join('\n') + '\n', encoding: 'utf8' });
+  const out = execFileSync('gdallocationinfo', ['-valonly', '-geoloc', '-b', String(band), ds], { input: `${coords.map(([x, y]) => `${x} ${y}`).join('\n')}\n`, encoding: 'utf8' });
   return out.trimEnd().split('\n').map((line) => {
     const z = Number(line.trim());
     if (line.trim() === '' || Number.isNaN(z)) return null;

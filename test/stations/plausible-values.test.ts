@@ -24,14 +24,14 @@ beforeAll(async () => {
   await writeFile(stations, 'station_id,name,lat,lon,elevation\nA,Alpha,-33.9,18.9,100\nB,Beta,-33.5,19.2,\n');
   await writeFile(
     hourly,
-    [
+    `${[
       'station_id,time,temperature_mean,rain,humidity',
       'A,2024-03-01T00:00:00,14.2,0.0,81',
       'A,2024-03-01T01:00:00,13.9,0.2,150',
       'A,2024-03-01T02:00:00,13.5,,88',
       'B,2024-03-01T00:00:00,15.1,-5,70',
       'B,2024-03-01T01:00:00,14.8,0.0,101',
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
