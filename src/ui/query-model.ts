@@ -264,7 +264,8 @@ export function isSum(label: string, timeScale: string | null): boolean {
 /** A column's heading for people: its plain title with the unit ("G1 Air temperature, daily maximum (°C)"). */
 export function seriesHeading(s: Pick<Series, 'label' | 'title' | 'unit'>): string {
   const name = s.title ?? s.label;
-  return s.unit ? `${name} (${s.unit})` : name;
+  // A default layer description carries its unit already ("et0 (mm)"): once is enough.
+  return s.unit && !name.endsWith(`(${s.unit})`) ? `${name} (${s.unit})` : name;
 }
 
 /**

@@ -64,9 +64,12 @@ export interface LayerText {
   unit: string;
 }
 
-/** A layer's name for the layer list: the catalog's description and unit, e.g. "Winter chill per season (chill units)". */
+/**
+ * A layer's name for the layer list: the catalog's description and unit, e.g. "Winter chill per season (chill
+ * units)"; a description that already ends with its unit (a build's default, "et0 (mm)") is not given it twice.
+ */
 export function layerName(layer: Pick<LayerText, 'description' | 'unit'>): string {
-  return withUnit({ name: layer.description, unit: layer.unit });
+  return layer.unit && layer.description.endsWith(`(${layer.unit})`) ? layer.description : withUnit({ name: layer.description, unit: layer.unit });
 }
 
 /**
