@@ -3,33 +3,20 @@
 // and the answer from a station thousands of kilometres away is flagged; a
 // field with no station inside says so (no empty chart, nothing offered to
 // compare); a blank monthly total says which rule left it blank.
-import type { Browser } from 'playwright-core';
-import type { ViteDevServer } from 'vite';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { drawPolygon, openAppPage, zoomTo } from '../helpers/app-page.ts';
-import { launchChromium, startVite } from '../helpers/browser.ts';
+import { useViteApp } from '../helpers/vite-app.ts';
 
 const demo = inject('demoDataset');
-let browser: Browser;
-let vite: { server: ViteDevServer; url: string };
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  vite = await startVite({ 'data/demo': demo });
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await vite?.server.close();
-});
+const app = useViteApp({ 'data/demo': demo });
 
 const waitForEnd = (page: import('playwright-core').Page) =>
   page.waitForFunction(() => /Answered|Failed|No values|Not run/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 60_000 });
 
 describe('blanks and doubtful places have reasons', () => {
   it('swapped coordinates: a warning by the point before running, and by the far station after', async () => {
-    const page = await openAppPage(browser, `${vite.url}index.html`);
+    const page = await openAppPage(app.browser, `${app.url}index.html`);
     await page.locator('#shape-text-box summary').click();
     await page.fill('#shape-text', 'POINT (-33.93 18.86)');
     await page.click('#add-shape');
@@ -50,7 +37,7 @@ describe('blanks and doubtful places have reasons', () => {
     const res = await engine.polyAggregate({ wkts: `POLYGON ((${[...ring, ring[0]!].map(([x, y]) => `${x} ${y}`).join(', ')}))`, dataTypes: ['temperature_max'], options: { timeScale: 'daily' }, startDate: '2024-06-01', endDate: '2024-06-30' });
     await engine.close();
     expect(Object.keys(res.stations_metadata)).toHaveLength(0);
-    const page = await openAppPage(browser, `${vite.url}index.html`);
+    const page = await openAppPage(app.browser, `${app.url}index.html`);
     await zoomTo(page, [22.005, -31.495], 13);
     await drawPolygon(page, ring);
     await page.getByRole('button', { name: 'Run query' }).click();

@@ -6,33 +6,20 @@
 // the engine's (Node, asked independently) at the type's own step, as the
 // table on screen shows it.
 import { readFile } from 'node:fs/promises';
-import type { Browser } from 'playwright-core';
-import type { ViteDevServer } from 'vite';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { stationTypeInfo } from '../../src/contract/station-type-info.ts';
 import { drawPoint, drawPolygon, openAppPage, runAndWait, tableCells, zoomTo } from '../helpers/app-page.ts';
-import { launchChromium, startVite } from '../helpers/browser.ts';
+import { useViteApp } from '../helpers/vite-app.ts';
 
 const demo = inject('demoDataset');
-let browser: Browser;
-let vite: { server: ViteDevServer; url: string };
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  vite = await startVite({ 'data/demo': demo });
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await vite?.server.close();
-});
+const app = useViteApp({ 'data/demo': demo });
 
 type Meta = { station_lat: number; station_lon: number; station_elevation: number | null; distance_from_point_m: number };
 
 describe('CSV export', () => {
   it('nearest-station daily: named file, header block, headings in words, values at each type\'s step', async () => {
-    const page = await openAppPage(browser, `${vite.url}index.html`);
+    const page = await openAppPage(app.browser, `${app.url}index.html`);
     await zoomTo(page, [18.8668, -33.9346], 11);
     await page.fill('#startDate', '2024-06-01');
     await page.fill('#endDate', '2024-06-10');
@@ -55,8 +42,8 @@ describe('CSV export', () => {
     expect(dl.suggestedFilename()).toBe(`${slug}_${(body.dataTypes as string[]).map((t) => t.replace(/_/g, '-')).join('-')}_2024-06-01_2024-06-10.csv`);
     const lines = (await readFile((await dl.path())!, 'utf8')).trimEnd().split('\n');
     const about = lines.filter((l) => l.startsWith('# ')).join('\n');
-    expect(about).toContain(`Dataset: ${index.name} (${vite.url}data/demo/)`);
-    expect(about).toContain(`Query: POST ${vite.url}api/nearest-station/ ${JSON.stringify(body)}`);
+    expect(about).toContain(`Dataset: ${index.name} (${app.url}data/demo/)`);
+    expect(about).toContain(`Query: POST ${app.url}api/nearest-station/ ${JSON.stringify(body)}`);
     expect(about).toContain(`G1: ${wkt}`);
     expect(about).toContain(`${station} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation} m, ${(m.distance_from_point_m / 1000).toFixed(2)} km away`);
     expect(about).toMatch(/local standard time, UTC\+02:00/);
@@ -85,7 +72,7 @@ describe('CSV export', () => {
   });
 
   it('a field over a climate layer: the file says how pixels were combined, and the chart caption too', async () => {
-    const page = await openAppPage(browser, `${vite.url}index.html`);
+    const page = await openAppPage(app.browser, `${app.url}index.html`);
     await page.check('input[name=source][value=raster]');
     await page.selectOption('#dataType', 'temp');
     await page.selectOption('#subDataType', 'max');

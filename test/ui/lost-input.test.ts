@@ -4,25 +4,13 @@
 // mouse-down and mouse-up); a time-scale switch that keeps the chosen types
 // and dates; Enter in the place search and in the form before the app has
 // loaded (no reload to "index.html?", the text kept, the place found).
-import type { Browser, Page } from 'playwright-core';
-import type { ViteDevServer } from 'vite';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, inject, it } from 'vitest';
 import { drawPoint, mapIdle, networkOff, openAppPage, zoomTo, type Ui } from '../helpers/app-page.ts';
-import { launchChromium, startVite } from '../helpers/browser.ts';
+import { useViteApp } from '../helpers/vite-app.ts';
 
 const demo = inject('demoDataset');
-let browser: Browser;
-let vite: { server: ViteDevServer; url: string };
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  vite = await startVite({ 'data/demo': demo });
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await vite?.server.close();
-});
+const app = useViteApp({ 'data/demo': demo });
 
 const form = (page: Page) => page.evaluate(() => (window as unknown as { cqUi: { form: Record<string, unknown> } }).cqUi.form);
 const status = (page: Page) => page.locator('#status').textContent();
@@ -51,7 +39,7 @@ async function pressRun(page: Page): Promise<{ before: { x: number; y: number };
 
 describe('no lost clicks', () => {
   it('a From date fixed after an error, then Run pressed with the mouse: Run stays put and the query runs', async () => {
-    const page = await openAppPage(browser, `${vite.url}index.html`);
+    const page = await openAppPage(app.browser, `${app.url}index.html`);
     await zoomTo(page, [18.8668, -33.9346], 11);
     await drawPoint(page, [18.87, -33.93]);
     await retype(page, '#startDate', '2024-06');
@@ -69,7 +57,7 @@ describe('no lost clicks', () => {
   });
 
   it('an error that appears on blur while Run is pressed does not move Run either, and Run says why it did not run', async () => {
-    const page = await openAppPage(browser, `${vite.url}index.html`);
+    const page = await openAppPage(app.browser, `${app.url}index.html`);
     await zoomTo(page, [18.8668, -33.9346], 11);
     await drawPoint(page, [18.87, -33.93]);
     await retype(page, '#startDate', '2024-06-01');
@@ -87,7 +75,7 @@ describe('no lost clicks', () => {
   });
 
   it('switching daily → hourly keeps rain and temperature (rain_sum → rain) and the same days as hours; hourly → daily brings them back', async () => {
-    const page = await openAppPage(browser, `${vite.url}index.html`);
+    const page = await openAppPage(app.browser, `${app.url}index.html`);
     await retype(page, '#startDate', '2024-07-01');
     await retype(page, '#endDate', '2024-07-07');
     await page.keyboard.press('Tab');
@@ -104,7 +92,7 @@ describe('no lost clicks', () => {
   });
 
   it('a type with no counterpart is named when the scale switches, not silently unticked', async () => {
-    const page = await openAppPage(browser, `${vite.url}index.html`);
+    const page = await openAppPage(app.browser, `${app.url}index.html`);
     await page.locator('#dataTypes input[value=et0]').check();
     await page.getByLabel('Time scale').selectOption('hourly');
     expect((await form(page)).dataTypes).toEqual(['temperature_max', 'rain']);
@@ -116,13 +104,13 @@ describe('no lost clicks', () => {
 describe('Enter from the first paint', () => {
   /** Opens the app with `path` (a module or data file) held back `ms`, so the page is up before the app is. */
   async function openSlow(pattern: RegExp, ms: number): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const page = await app.browser.newPage({ viewport: { width: 1280, height: 800 } });
     await networkOff(page);
     await page.route(pattern, async (route) => {
       await new Promise((r) => setTimeout(r, ms));
       await route.continue();
     });
-    await page.goto(`${vite.url}index.html`, { waitUntil: 'domcontentloaded' });
+    await page.goto(`${app.url}index.html`, { waitUntil: 'domcontentloaded' });
     return page;
   }
 
