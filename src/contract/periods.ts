@@ -5,28 +5,21 @@
  * (the long-term rain layers) `--mm`. All arithmetic is on calendar fields in
  * UTC, so there is no daylight-saving ambiguity: station times are local
  * standard time (SAST, UTC+2, which has no DST) written without a zone.
+ * The scales themselves (formats, examples, calendars) are described in
+ * time-scales.ts; the arithmetic here follows each scale's calendar.
  */
 import { fieldError } from './errors.ts';
 import { quote } from './quote.ts';
+import { TIME_SCALES, type StationTimeScale, type TimeScale } from './time-scales.ts';
 
-/** Every time scale a request can name. */
-export type TimeScale = 'hourly' | 'daily' | 'monthly' | 'annual' | 'calendar_month';
+export type { TimeScale } from './time-scales.ts';
 
 /** Most periods one request may enumerate (docs/contract.md). Two leap years of hours fit. */
 export const MAX_PERIODS = 17_568;
 
-const FORMATS: Record<TimeScale, { re: RegExp; example: string }> = {
-  hourly: { re: /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/, example: '2024-01-31T13:00:00' },
-  daily: { re: /^(\d{4})-(\d{2})-(\d{2})$/, example: '2024-01-31' },
-  monthly: { re: /^(\d{4})-(\d{2})$/, example: '2024-01' },
-  annual: { re: /^(\d{4})$/, example: '2024' },
-  // "--06" (the response key form) is accepted too, so keys can be sent back.
-  calendar_month: { re: /^(?:--)?(\d{2})$/, example: '06' },
-};
-
 /** The format of a time scale's dates, for messages and the UI. */
 export function dateFormatOf(scale: TimeScale): string {
-  return { hourly: 'yyyy-mm-ddThh:00:00', daily: 'yyyy-mm-dd', monthly: 'yyyy-mm', annual: 'yyyy', calendar_month: 'mm' }[scale];
+  return TIME_SCALES[scale].format;
 }
 
 /**
@@ -41,30 +34,31 @@ function daysInMonth(y: number, m: number): number {
 
 /** Parses `text` as a date of `scale`; throws `invalid_date` naming `field`. */
 export function parseDate(scale: TimeScale, text: unknown, field: string): Ordinal {
+  const spec = TIME_SCALES[scale];
   if (typeof text !== 'string') {
-    throw fieldError('invalid_date', field, `${field} must be a string like "${FORMATS[scale].example}" for timeScale "${scale}".`);
+    throw fieldError('invalid_date', field, `${field} must be a string like "${spec.example}" for timeScale "${scale}".`);
   }
-  const m = FORMATS[scale].re.exec(text);
+  const g = spec.parse.exec(text)?.groups;
   const bad = (why: string) =>
-    fieldError('invalid_date', field, `${field} ${quote(text)} ${why} (timeScale "${scale}" wants ${dateFormatOf(scale)}, e.g. "${FORMATS[scale].example}").`);
-  if (!m) throw bad('is not in the right format');
-  const n = m.slice(1).map(Number);
-  if (scale === 'calendar_month') {
-    const month = n[0]!;
+    fieldError('invalid_date', field, `${field} ${quote(text)} ${why} (timeScale "${scale}" wants ${spec.format}, e.g. "${spec.example}").`);
+  if (!g) throw bad('is not in the right format');
+  const n = (name: string) => Number(g[name] ?? 0);
+  if (spec.calendar === 'month_of_year') {
+    const month = n('month');
     if (month < 1 || month > 12) throw bad('is not a month 01–12');
     return month;
   }
-  const year = n[0]!;
+  const year = n('year');
   if (year < 1800 || year > 2200) throw bad('has a year outside 1800–2200');
-  if (scale === 'annual') return year;
-  const month = n[1]!;
+  if (spec.calendar === 'year') return year;
+  const month = n('month');
   if (month < 1 || month > 12) throw bad('has a month outside 01–12');
-  if (scale === 'monthly') return (year - 1970) * 12 + (month - 1);
-  const day = n[2]!;
+  if (spec.calendar === 'month') return (year - 1970) * 12 + (month - 1);
+  const day = n('day');
   if (day < 1 || day > daysInMonth(year, month)) throw bad(`has no day ${String(day).padStart(2, '0')} in that month`);
   const days = Date.UTC(year, month - 1, day) / 86_400_000;
-  if (scale === 'daily') return days;
-  const [hour, minute, second] = [n[3]!, n[4]!, n[5]!];
+  if (spec.calendar === 'day') return days;
+  const [hour, minute, second] = [n('hour'), n('minute'), n('second')];
   if (hour > 23) throw bad('has an hour outside 00–23');
   if (minute !== 0 || second !== 0) throw bad('must have minutes and seconds 00:00');
   return days * 24 + hour;
@@ -74,20 +68,20 @@ const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
 /** The response key of the period at `ordinal`. */
 export function periodKey(scale: TimeScale, ordinal: Ordinal): string {
-  switch (scale) {
-    case 'calendar_month':
+  switch (TIME_SCALES[scale].calendar) {
+    case 'month_of_year':
       // ISO 8601's "--MM" (a month of any year). Plain "10".."12" would be
       // integer-like object keys, which JavaScript always orders first.
       return `--${pad(ordinal)}`;
-    case 'annual':
+    case 'year':
       return String(ordinal);
-    case 'monthly': {
+    case 'month': {
       const y = 1970 + Math.floor(ordinal / 12);
       return `${pad(y, 4)}-${pad((ordinal % 12 + 12) % 12 + 1)}-01`;
     }
-    case 'daily':
+    case 'day':
       return new Date(ordinal * 86_400_000).toISOString().slice(0, 10);
-    case 'hourly':
+    case 'hour':
       return new Date(ordinal * 3_600_000).toISOString().slice(0, 19);
   }
 }
@@ -99,7 +93,7 @@ export function periodKey(scale: TimeScale, ordinal: Ordinal): string {
  */
 export function enumeratePeriods(scale: TimeScale, start: Ordinal, end: Ordinal, maxPeriods = MAX_PERIODS): Ordinal[] {
   const out: Ordinal[] = [];
-  if (scale === 'calendar_month') {
+  if (TIME_SCALES[scale].calendar === 'month_of_year') {
     for (let m = start; ; m = (m % 12) + 1) {
       out.push(m);
       if (m === end) break;
@@ -130,7 +124,8 @@ export interface PeriodRange {
 export function parseRange(scale: TimeScale, startDate: unknown, endDate: unknown): PeriodRange {
   const start = parseDate(scale, startDate, 'startDate');
   const end = parseDate(scale, endDate, 'endDate');
-  if (scale !== 'calendar_month' && start > end) {
+  // Months of any year wrap (11 → 02); every other range runs forward.
+  if (TIME_SCALES[scale].calendar !== 'month_of_year' && start > end) {
     throw fieldError('invalid_date_range', 'startDate', `startDate ${quote(startDate)} is after endDate ${quote(endDate)}.`);
   }
   const keys = enumeratePeriods(scale, start, end).map((o) => periodKey(scale, o));
@@ -138,7 +133,7 @@ export function parseRange(scale: TimeScale, startDate: unknown, endDate: unknow
 }
 
 /** The SQL literal form of an ordinal for station tables (TIMESTAMP or DATE text). */
-export function sqlTimeOf(scale: 'hourly' | 'daily' | 'monthly', ordinal: Ordinal): string {
+export function sqlTimeOf(scale: StationTimeScale, ordinal: Ordinal): string {
   const key = periodKey(scale, ordinal);
-  return scale === 'hourly' ? key.replace('T', ' ') : key;
+  return TIME_SCALES[scale].calendar === 'hour' ? key.replace('T', ' ') : key;
 }

@@ -6,16 +6,16 @@
  * declarations the demo dataset writes and the defaults a build takes when
  * a user builds a layer under one of their names.
  */
+import type { RasterTimeScale } from './time-scales.ts';
 
 /** Raster data types (contract 4.3). */
 export const RASTER_DATA_TYPES = ['temp', 'gdd', 'chill', 'frost', 'rain', 'windspeed'] as const;
 /** One raster data type. */
 export type RasterDataType = (typeof RASTER_DATA_TYPES)[number];
 
-/** Time scales a raster layer can have (raster layers are never hourly). */
-export const RASTER_TIME_SCALES = ['daily', 'monthly', 'annual', 'calendar_month'] as const;
-/** One raster time scale; a layer's `timeScale` is this or null (undated). */
-export type RasterTimeScale = (typeof RASTER_TIME_SCALES)[number];
+// Time scales a raster layer can have (never hourly), from the scales' one description; a layer's
+// `timeScale` is one of them or null (undated).
+export { RASTER_TIME_SCALES, type RasterTimeScale } from './time-scales.ts';
 
 /** [west, south, east, north] in degrees. */
 export type Bbox = [number, number, number, number];

@@ -14,6 +14,7 @@ import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../co
 import { stationTypeInfo } from '../contract/station-type-info.ts';
 import { AGGREGATION_METHODS, RASTER_DATA_TYPES, RASTER_FAMILIES, type RasterDataType } from '../contract/raster-layers.ts';
 import { MAX_PERIODS, dateFormatOf, type TimeScale } from '../contract/periods.ts';
+import { TIME_SCALES } from '../contract/time-scales.ts';
 import { DEFAULT_UTC_OFFSET, utcOffsetLabel } from '../contract/utc-offset.ts';
 import { MAX_VERTICES } from '../contract/wkt.ts';
 import { LIMITS, VALIDATORS } from '../contract/validate.ts';
@@ -22,18 +23,12 @@ import { MAX_BODY_BYTES } from './router.ts';
 
 type Schema = Record<string, unknown>;
 
-/** Date patterns per time scale: the shape only; the validators also check the calendar and the range. */
-const DATE_PATTERN: Record<TimeScale, string> = {
-  hourly: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:00:00$',
-  daily: '^\\d{4}-\\d{2}-\\d{2}$',
-  monthly: '^\\d{4}-\\d{2}$',
-  annual: '^\\d{4}$',
-  calendar_month: '^(--)?\\d{2}$',
-};
-
+// Each scale's date pattern (the shape only; the validators also check the calendar and the range),
+// format and example come from the scales' one description.
 const dateSchema = (scale: TimeScale, zone?: string): Schema => ({
   type: 'string',
-  pattern: DATE_PATTERN[scale],
+  pattern: TIME_SCALES[scale].pattern,
+  examples: [TIME_SCALES[scale].example],
   description: `${scale} date, ${dateFormatOf(scale)}${zone ? `, in the dataset's local standard time ${utcOffsetLabel(zone)} (all year, no daylight saving); answers key periods in it too` : ''}`,
 });
 
