@@ -6,12 +6,12 @@
 import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
 import type { Endpoint, ResponseOf } from '../contract/types.ts';
 import type { ApiJsonResponse, ApiRequest, ApiResponse } from '../engine/router.ts';
-import type { CallOptions, ClimateQueries } from '../engine/engine.ts';
-import type { FromWorker, ToWorker } from '../worker/protocol.ts';
-import { runStationSql, type SqlRunner, type StationSqlResult, type StationTable, type StationTableRequest } from '../sql/station-sql.ts';
+import type { CallOptions, ClimateQueries, DatasetViews } from '../engine/engine.ts';
+import type { FromWorker, ToWorker, WorkerCall, WorkerCalls } from '../worker/protocol.ts';
+import { runStationSql, type SqlRunner, type StationSqlResult } from '../sql/station-sql.ts';
 
-/** The page side of the engine worker. */
-export interface EngineClient extends ClimateQueries {
+/** The page side of the engine worker: the routes, and the dataset's catalog, stations and layer grids, all read in the Worker. */
+export interface EngineClient extends ClimateQueries, DatasetViews {
   /**
    * Read-only SQL over chosen stations' records (docs/sql.md): the worker
    * reads the rows, the page's DuckDB-WASM (`sqlRunner`) runs the query.
@@ -50,34 +50,35 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
   worker.postMessage({ type: 'init', dataset } satisfies ToWorker);
   let nextId = 1;
   const pending = new Map<number, (m: Extract<FromWorker, { type: 'response' }>) => void>();
-  const tables = new Map<number, (m: Extract<FromWorker, { type: 'table' }>) => void>();
+  const calls = new Map<number, (m: Extract<FromWorker, { type: 'result' }>) => void>();
   worker.addEventListener('message', (ev: MessageEvent<FromWorker>) => {
     const m = ev.data;
     if (m?.type === 'response') {
       pending.get(m.id)?.(m);
       pending.delete(m.id);
-    } else if (m?.type === 'table') {
-      tables.get(m.id)?.(m);
-      tables.delete(m.id);
+    } else if (m?.type === 'result') {
+      calls.get(m.id)?.(m);
+      calls.delete(m.id);
     }
   });
 
-  function stationTable(request: StationTableRequest, signal?: AbortSignal): Promise<StationTable> {
+  /** Calls one engine method in the worker; rejects with its ClimateQueryError. */
+  function call<M extends WorkerCall>(method: M, args: WorkerCalls[M]['args'], signal?: AbortSignal): Promise<WorkerCalls[M]['result']> {
     const id = nextId++;
-    return new Promise<StationTable>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(new ClimateQueryError('aborted', 'The request was aborted.'));
       const onAbort = () => {
         worker.postMessage({ type: 'abort', id } satisfies ToWorker);
-        tables.delete(id);
+        calls.delete(id);
         reject(new ClimateQueryError('aborted', 'The request was aborted.'));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      tables.set(id, (m) => {
+      calls.set(id, (m) => {
         signal?.removeEventListener('abort', onAbort);
-        if ('table' in m) resolve(m.table);
+        if ('value' in m) resolve(m.value as WorkerCalls[M]['result']);
         else reject(new ClimateQueryError(m.error.code, m.error.message, m.error.field === undefined ? {} : { field: m.error.field }));
       });
-      worker.postMessage({ type: 'table', id, request } satisfies ToWorker);
+      worker.postMessage({ type: 'call', id, method, args } as ToWorker);
     });
   }
 
@@ -130,10 +131,14 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     query,
     handle,
     handleJson,
+    catalog: (o = {}) => call('catalog', [], o.signal),
+    stations: (o = {}) => call('stations', [], o.signal),
+    layerGrid: (request, o = {}) => call('layerGrid', [request], o.signal),
+    rangeSupport: (o = {}) => call('rangeSupport', [], o.signal),
     sql(body, o = {}) {
       const runner = options.sqlRunner;
       if (!runner) return Promise.reject(new ClimateQueryError('sql_unavailable', 'This engine client was created without a SQL runner: pass `sqlRunner` (createDuckDbWasmRunner from climate-query/sql-wasm).'));
-      return runStationSql(body, (request, signal) => stationTable(request, signal), runner, o.signal);
+      return runStationSql(body, (request, signal) => call('stationTable', [request], signal), runner, o.signal);
     },
     terminate: () => worker.terminate(),
   };

@@ -27,8 +27,14 @@ export interface DatasetLocation {
   resolve(path: string): string;
   /** Opens a listed file for reading, told what the dataset records of it (a file that disagrees is refused). */
   open(path: string, expected?: ExpectedFile): ByteSource;
-  /** Reads a small text file (catalog.json). */
-  readText(path: string, signal?: AbortSignal): Promise<string>;
+  /** Reads a small text file (catalog.json); `what` names it in messages ("The dataset's catalog"). */
+  readText(path: string, signal?: AbortSignal, what?: string): Promise<string>;
+  /**
+   * Whether the host answers a Range request for one byte of `path` with 206
+   * (true) or with the whole file (false); null when it could not be told.
+   * Absent where reads are not HTTP (a local folder).
+   */
+  probeRange?(path: string, signal?: AbortSignal): Promise<boolean | null>;
 }
 
 /** Time limits and retries of a {@link urlLocation}'s reads. */
@@ -64,7 +70,7 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
     base: root.href,
     resolve,
     open: (path, expected = {}) => openSource(resolve(path), expected),
-    async readText(path, signal) {
+    async readText(path, signal, what = 'The file') {
       const url = resolve(path);
       const bytes = await withRetries(
         async () => {
@@ -72,7 +78,8 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
           const { response } = answer;
           if (!response.ok) {
             await answer.discard();
-            const error = new ClimateQueryError('dataset_unavailable', `Cannot fetch ${url}: ${describeHostAnswer(response)}. Is the dataset served there?`);
+            const why = response.status === 404 ? 'was not found (HTTP 404)' : `could not be read: the server answered ${describeHostAnswer(response).replace(': ', '. The ')}`;
+            const error = new ClimateQueryError('dataset_unavailable', `${what} ${url} ${why}.`);
             throw response.status >= 500 || response.status === 429 ? markTransient(error) : error;
           }
           return answer.body();
@@ -82,28 +89,43 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
       );
       return new TextDecoder().decode(bytes);
     },
+    async probeRange(path, signal) {
+      try {
+        // One range is a CORS-safelisted header: no preflight, so this works cross-origin as the reads do.
+        const answer = await timedFetch(doFetch, resolve(path), { headers: { Range: 'bytes=0-0' }, cache: 'no-store' }, timeouts, signal);
+        await answer.discard();
+        return answer.response.status === 206 ? true : answer.response.status === 200 ? false : null;
+      } catch {
+        return null;
+      }
+    },
   };
 }
 
 /** The same location with files opened by `open` (a resolved URL or path in, a byte source out): for callers that count or wrap reads. */
 export function withOpener(location: DatasetLocation, open: (resolved: string, expected?: ExpectedFile) => ByteSource): DatasetLocation {
-  return { base: location.base, resolve: (p) => location.resolve(p), readText: (p, s) => location.readText(p, s), open: (p, e) => open(location.resolve(p), e) };
+  return {
+    base: location.base,
+    resolve: (p) => location.resolve(p),
+    readText: (p, s, w) => location.readText(p, s, w),
+    open: (p, e) => open(location.resolve(p), e),
+    ...(location.probeRange ? { probeRange: (p: string, s?: AbortSignal) => location.probeRange!(p, s) } : {}),
+  };
 }
 
 /** Reads and checks catalog.json at the root of `location`. */
 export async function loadCatalog(location: DatasetLocation, signal?: AbortSignal): Promise<Catalog> {
-  const text = await location.readText('catalog.json', signal);
+  const text = await location.readText('catalog.json', signal, "The dataset's catalog");
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (cause) {
-    const head = text.trimStart().slice(0, 15).toLowerCase();
-    const html = head.startsWith('<!doctype html') || head.startsWith('<html');
+    const url = location.resolve('catalog.json');
     throw new ClimateQueryError(
       'dataset_unavailable',
-      html
-        ? `${location.resolve('catalog.json')} is an HTML page, not the dataset's catalog: the dataset is not at that address, or the host answers index.html for unknown paths.`
-        : `${location.resolve('catalog.json')} is not JSON; rebuild the dataset.`,
+      /^\s*<(!doctype|html|head|body)/i.test(text)
+        ? `${url} is a web page (HTML), not a dataset catalog (JSON); the server may answer every address with its home page.`
+        : `${url} is not a dataset catalog: it is not JSON (${(cause as Error).message}); rebuild the dataset.`,
       { cause },
     );
   }

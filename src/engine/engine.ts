@@ -23,7 +23,7 @@ import { stationIndices } from '../stations/station-indices.ts';
 import { validateStationIndices } from '../contract/station-indices.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import { openStationArchive, type StationArchive } from '../stations/station-archive.ts';
-import { createRasterEngine, type RasterEngine } from '../rasters/raster-engine.ts';
+import { createRasterEngine, type LayerGrid, type LayerGridRequest, type RasterEngine } from '../rasters/raster-engine.ts';
 import type { ByteSource, ExpectedFile } from '../io/byte-source.ts';
 import { DEFAULT_QUERY_BUDGET_MS, isAbortedError, isDatasetChange, withBudget } from './query-budget.ts';
 import { routeRequest, type ApiRequest, type ApiResponse } from './router.ts';
@@ -65,12 +65,23 @@ export interface ClimateQueries {
   handle(request: ApiRequest, options?: CallOptions): Promise<ApiResponse>;
 }
 
-/** An engine over one dataset in this thread. */
-export interface ClimateEngine extends ClimateQueries {
+/**
+ * What an app shows of the dataset besides answers, read by the engine (the
+ * page asks the engine Worker for these and never reads dataset files itself).
+ */
+export interface DatasetViews {
   /** The dataset's catalog (loads it if needed). */
   catalog(options?: CallOptions): Promise<Catalog>;
   /** Every station of the dataset's index, sorted by id (downloads the index once; for maps and lists). */
   stations(options?: CallOptions): Promise<IndexedStation[]>;
+  /** Every pixel of one date of a layer, in its unit: a map preview reads the whole band. */
+  layerGrid(request: LayerGridRequest, options?: CallOptions): Promise<LayerGrid>;
+  /** Whether the host answers Range requests (true), sends whole files (false), or could not be told (null); true for a folder. */
+  rangeSupport(options?: CallOptions): Promise<boolean | null>;
+}
+
+/** An engine over one dataset in this thread. */
+export interface ClimateEngine extends ClimateQueries, DatasetViews {
   /** The rows station SQL loads (validated request), read like the endpoints read them. */
   stationTable(request: StationTableRequest, options?: CallOptions): Promise<StationTable>;
   /**
@@ -213,6 +224,14 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     handle: (request, o = {}) => routeRequest(request, (endpoint, body) => query(endpoint, body, o)),
     catalog: (o = {}) => catalog(o.signal),
     stations: async (o = {}) => (await stationArchive(o.signal)).stations(o.signal),
+    async layerGrid(request, o = {}) {
+      const c = await catalog(o.signal);
+      rasters ??= createRasterEngine({ catalog: c, dataset: location });
+      return rasters.grid(request, o.signal).catch((err: unknown) => {
+        throw toClimateQueryError(err);
+      });
+    },
+    rangeSupport: async (o = {}) => (location.probeRange ? location.probeRange('catalog.json', o.signal) : true),
     stationTable,
     async sql(body, o = {}) {
       const runner = options.sqlRunner;

@@ -41,8 +41,33 @@ export interface RasterEngineOptions {
 export interface RasterEngine {
   /** Runs a validated point or polygon query. Throws ClimateQueryError. */
   query(q: RasterQuery, signal?: AbortSignal): Promise<RasterResponse>;
+  /** Every pixel of one date of a layer, in its unit (for a map preview). Throws ClimateQueryError. */
+  grid(request: LayerGridRequest, signal?: AbortSignal): Promise<LayerGrid>;
   /** Closes every opened file (file handles in Node). */
   close(): Promise<void>;
+}
+
+/** Which layer and date {@link RasterEngine.grid} reads. */
+export interface LayerGridRequest {
+  dataType: string;
+  subDataType: string;
+  /** The layer's extent; default the first layer of that type and variant. */
+  extent?: string;
+  /** A period key of the layer (`2024-01-01`, `--06`), or '' for an undated layer. */
+  period: string;
+}
+
+/** One date of a layer, whole: row-major values in the layer's unit, NaN where there is no data. */
+export interface LayerGrid {
+  width: number;
+  height: number;
+  values: Float32Array;
+  /** [west, south, east, north] of the grid. */
+  bbox: [number, number, number, number];
+  /** Smallest and largest value (NaN when every pixel is empty). */
+  min: number;
+  max: number;
+  unit: string;
 }
 
 /** Creates a raster engine over `catalog`'s layers. */
@@ -163,8 +188,49 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
     return out;
   }
 
+  /**
+   * Reads every tile of one band. The whole file's tiles for that date are read (a daily layer's year
+   * of tiles, ~5 MB), so it is only done when a person asks to see the layer on the map.
+   */
+  async function grid(request: LayerGridRequest, signal?: AbortSignal): Promise<LayerGrid> {
+    const sameKind = options.catalog.rasters.find((l) => l.dataType === request.dataType && l.subDataType === request.subDataType);
+    const layer = findLayer(options.catalog, { ...request, extent: request.extent ?? sameKind?.extent ?? '' });
+    const fileIndex = layer.files.findIndex((f) => f.periods.includes(request.period));
+    if (fileIndex < 0) {
+      throw new ClimateQueryError('invalid_date_range', `The ${layer.dataType} ${layer.subDataType} layer has no ${request.period ? `${request.period} band` : 'undated band'}.`, { field: 'startDate' });
+    }
+    const band = layer.files[fileIndex]!.periods.indexOf(request.period);
+    const f = await file(layer, fileIndex, signal);
+    const decode = valueDecoder(layer);
+    const values = new Float32Array(f.width * f.height).fill(Number.NaN);
+    const jobs: Array<() => Promise<void>> = [];
+    for (let ty = 0; ty * f.tileHeight < f.height; ty++) {
+      for (let tx = 0; tx * f.tileWidth < f.width; tx++) {
+        jobs.push(async () => {
+          const t = await f.readTile(tx, ty, [band], signal);
+          for (let r = 0; r < t.height; r++) {
+            for (let c = 0; c < t.width; c++) {
+              const v = t.data[r * t.width + c]!;
+              if (layer.nodata !== null && v === layer.nodata) continue;
+              values[(t.y0 + r) * f.width + t.x0 + c] = decode(v, false);
+            }
+          }
+        });
+      }
+    }
+    await runLimited(jobs, concurrency);
+    let min = Number.POSITIVE_INFINITY;
+    let max = Number.NEGATIVE_INFINITY;
+    for (const v of values) {
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+    return { width: f.width, height: f.height, values, bbox: layer.bbox, min: min > max ? Number.NaN : min, max: min > max ? Number.NaN : max, unit: layer.unit };
+  }
+
   return {
     query,
+    grid,
     async close() {
       lifetime.abort();
       const files = [...opened.values()];

@@ -118,6 +118,25 @@ export async function dropOldShells(): Promise<void> {
   for (const name of await caches.keys()) if (name.startsWith(SHELL_CACHE_PREFIX) && name !== keep) await caches.delete(name);
 }
 
+/**
+ * The kept files' URLs, known synchronously once loaded: a fetch handler must
+ * decide at once whether to answer, and Range reads of every other dataset file
+ * are left to the browser (answering them here would route each through the
+ * worker). Null until the cache's keys have been read.
+ */
+let keptUrls: Set<string> | null = null;
+/** Reads the kept URLs from the data cache (once per worker start). */
+export const keptLoaded: Promise<Set<string>> = (typeof caches === 'undefined' ? Promise.resolve([] as readonly Request[]) : caches.open(DATA_CACHE).then((c) => c.keys()))
+  .then((keys) => (keptUrls = new Set(keys.map((k) => k.url))))
+  .catch(() => (keptUrls = new Set()));
+
+/** Whether `url` (without its hash) is a kept dataset file; null while not yet known. */
+export function isKept(url: string): boolean | null {
+  if (!keptUrls) return null;
+  const u = new URL(url);
+  return keptUrls.has(`${u.origin}${u.pathname}${u.search}`);
+}
+
 /** Stores the dataset files a page names, fetched fresh; answers on the message's port. */
 export async function keepFiles(message: KeepRequest, port: MessagePort | undefined): Promise<void> {
   const cache = await caches.open(DATA_CACHE);
@@ -129,6 +148,7 @@ export async function keepFiles(message: KeepRequest, port: MessagePort | undefi
       if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
       await cache.put(url, await storable(res));
       kept.push(url);
+      (await keptLoaded).add(new URL(url).href.replace(/#.*$/, ''));
     } catch {
       failed.push(url);
     }
@@ -138,14 +158,17 @@ export async function keepFiles(message: KeepRequest, port: MessagePort | undefi
 
 /**
  * Answers a GET from the offline caches when it should be, else returns
- * null (the browser then fetches as usual). Range requests always go to
- * the network: partial responses are not cacheable and are never stored.
+ * null (the browser then fetches as usual). The shell never answers a Range
+ * request; a kept dataset file does, sliced from its whole cached copy when
+ * the network fails (the engine reads the station index by range). Partial
+ * responses are never stored.
  */
 export async function offlineAnswer(request: Request): Promise<Response | null> {
-  if (request.method !== 'GET' || request.headers.has('Range')) return null;
+  if (request.method !== 'GET') return null;
+  const range = request.headers.get('Range');
   const m = manifest();
   const url = new URL(request.url);
-  if (m) {
+  if (m && !range) {
     const scope = new URL(self.registration.scope);
     const cache = await caches.open(shellCache());
     // The app's own page, however it is opened (scope root, index.html, any ?data= or ?basemap=).
@@ -155,12 +178,12 @@ export async function offlineAnswer(request: Request): Promise<Response | null> 
   }
   const data = await caches.open(DATA_CACHE);
   const key = `${url.origin}${url.pathname}${url.search}`;
-  if (await data.match(key, { ignoreVary: true })) return networkFirst(request, data, key);
+  if (await data.match(key, { ignoreVary: true })) return networkFirst(request, data, key, range);
   return null;
 }
 
-/** The network's answer within {@link NETWORK_FIRST_TIMEOUT_MS} (stored when whole), else the cached copy. */
-async function networkFirst(request: Request, cache: Cache, key: string): Promise<Response> {
+/** The network's answer within {@link NETWORK_FIRST_TIMEOUT_MS} (stored when whole), else the cached copy (sliced to `range`). */
+async function networkFirst(request: Request, cache: Cache, key: string, range: string | null): Promise<Response> {
   const network = fetch(request).then(async (res) => {
     if (res.status === 200) await cache.put(key, await storable(res.clone()));
     return res;
@@ -170,5 +193,25 @@ async function networkFirst(request: Request, cache: Cache, key: string): Promis
   // An HTTP error from a live server is its answer (the dataset is gone or moved); only no answer falls back.
   if (first) return first;
   network.catch(() => undefined);
-  return (await cache.match(key, { ignoreVary: true })) ?? network;
+  const kept = await cache.match(key, { ignoreVary: true });
+  if (!kept) return network;
+  return range ? sliceResponse(kept, range) : kept;
+}
+
+/**
+ * A 206 of `bytes=a-b` (or `a-`) cut from a whole response; a range it cannot
+ * serve is a 416, as a host would answer, so the reader fails clearly.
+ */
+export async function sliceResponse(whole: Response, range: string): Promise<Response> {
+  const body = new Uint8Array(await whole.arrayBuffer());
+  const m = /^bytes=(\d+)-(\d*)$/.exec(range.trim());
+  const start = m ? Number(m[1]) : Number.NaN;
+  const end = m && m[2] !== '' ? Math.min(Number(m[2]), body.length - 1) : body.length - 1;
+  if (!m || start > end || start >= body.length) {
+    return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${body.length}` } });
+  }
+  const headers = new Headers(whole.headers);
+  headers.set('Content-Range', `bytes ${start}-${end}/${body.length}`);
+  headers.set('Content-Length', String(end - start + 1));
+  return new Response(body.slice(start, end + 1), { status: 206, headers });
 }

@@ -11,7 +11,7 @@
 import { ClimateQueryError } from '../contract/errors.ts';
 import { preflight, type ApiJsonResponse, type ApiResponse } from '../engine/router.ts';
 import { relayedAnswer, type RelayReply, type RelayRequest } from '../worker/protocol.ts';
-import { dropOldShells, hasShell, keepFiles, offlineAnswer, precacheShell, type KeepRequest } from './offline-cache.ts';
+import { dropOldShells, hasShell, isKept, keepFiles, keptLoaded, offlineAnswer, precacheShell, type KeepRequest } from './offline-cache.ts';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -34,7 +34,12 @@ self.addEventListener('fetch', (event) => {
   const apiRoot = `${new URL(self.registration.scope).pathname}api/`;
   if (url.origin !== self.location.origin || !url.pathname.startsWith(apiRoot)) {
     // Only a built app has offline caches. respondWith must be called now, so a miss is fetched as the page asked.
-    if (hasShell() && event.request.method === 'GET' && !event.request.headers.has('Range')) event.respondWith(offlineAnswer(event.request).then((r) => r ?? fetch(event.request)));
+    if (!hasShell() || event.request.method !== 'GET') return;
+    // A Range read is answered here only for a kept file (the station index); until the kept list is read, ask it.
+    const kept = event.request.headers.has('Range') ? isKept(event.request.url) : true;
+    if (kept === false) return;
+    const offline = kept === null ? keptLoaded.then(() => (isKept(event.request.url) ? offlineAnswer(event.request) : null)) : offlineAnswer(event.request);
+    event.respondWith(offline.then((r) => r ?? fetch(event.request)));
     return;
   }
   event.respondWith(answer(event));

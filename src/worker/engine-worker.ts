@@ -7,7 +7,7 @@
 import { createClimateEngine, type ClimateEngine } from '../engine/engine.ts';
 import { ClimateQueryError, toClimateQueryError } from '../contract/errors.ts';
 import type { ApiResponse } from '../engine/router.ts';
-import type { FromWorker, ToWorker } from './protocol.ts';
+import { WORKER_CALLS, type FromWorker, type ToWorker, type WorkerCall } from './protocol.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -36,17 +36,24 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
       return;
     }
     void engine.handle(msg.request, { signal: controller.signal }).then(reply);
-  } else if (msg.type === 'table') {
+  } else if (msg.type === 'call') {
     const controller = new AbortController();
     inFlight.set(msg.id, controller);
     const answer = (m: FromWorker) => {
       inFlight.delete(msg.id);
       self.postMessage(m);
     };
-    const work = engine ? engine.stationTable(msg.request, { signal: controller.signal }) : Promise.reject(new ClimateQueryError('engine_unavailable', 'The engine worker was not initialised with a dataset.'));
-    void work.then(
-      (table) => answer({ type: 'table', id: msg.id, table }),
-      (err: unknown) => answer({ type: 'table', id: msg.id, error: toClimateQueryError(err).toBody().error }),
+    void call(msg.method, msg.args, controller.signal).then(
+      (value) => answer({ type: 'result', id: msg.id, value }),
+      (err: unknown) => answer({ type: 'result', id: msg.id, error: toClimateQueryError(err).toBody().error }),
     );
   }
 });
+
+/** Runs one {@link WorkerCall} on the engine. */
+function call(method: WorkerCall, args: unknown[], signal: AbortSignal): Promise<unknown> {
+  if (!engine) return Promise.reject(new ClimateQueryError('engine_unavailable', 'The engine worker was not initialised with a dataset.'));
+  if (!WORKER_CALLS.includes(method)) return Promise.reject(new ClimateQueryError('not_found', `The engine worker has no method "${String(method)}".`));
+  const fn = engine[method] as (...a: unknown[]) => Promise<unknown>;
+  return fn(...args, { signal });
+}

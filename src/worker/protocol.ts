@@ -2,14 +2,36 @@
 import type { ApiJsonResponse, ApiRequest } from '../engine/router.ts';
 import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
 import type { StationTable, StationTableRequest } from '../sql/station-sql.ts';
+import type { Catalog } from '../dataset/catalog.ts';
+import type { IndexedStation } from '../stations/station-index.ts';
+import type { LayerGrid, LayerGridRequest } from '../rasters/raster-engine.ts';
+
+/**
+ * The engine methods a page calls besides the routes, with their arguments
+ * and results: the page shows the dataset only through these, so every file
+ * is read in the Worker, once.
+ */
+export interface WorkerCalls {
+  catalog: { args: []; result: Catalog };
+  stations: { args: []; result: IndexedStation[] };
+  layerGrid: { args: [LayerGridRequest]; result: LayerGrid };
+  rangeSupport: { args: []; result: boolean | null };
+  /** The rows station SQL runs over (the page's DuckDB-WASM runs the query). */
+  stationTable: { args: [StationTableRequest]; result: StationTable };
+}
+
+/** A name of {@link WorkerCalls}. */
+export type WorkerCall = keyof WorkerCalls;
+
+/** The names the worker answers, for checking a message. */
+export const WORKER_CALLS: readonly WorkerCall[] = ['catalog', 'stations', 'layerGrid', 'rangeSupport', 'stationTable'];
 
 /** Page → engine worker. */
 export type ToWorker =
   | { type: 'init'; dataset: string }
   /** `as: 'json'`: answer with the body as JSON text (for relaying it on), else as an object. */
   | { type: 'request'; id: number; request: ApiRequest; as?: 'json' | 'object' }
-  /** The rows station SQL runs over (the page's DuckDB-WASM runs the query). */
-  | { type: 'table'; id: number; request: StationTableRequest }
+  | { [M in WorkerCall]: { type: 'call'; id: number; method: M; args: WorkerCalls[M]['args'] } }[WorkerCall]
   | { type: 'abort'; id: number };
 
 /**
@@ -23,8 +45,8 @@ export type ToWorker =
 export type FromWorker =
   | { type: 'response'; id: number; status: number; body: unknown }
   | { type: 'response'; id: number; status: number; json: string }
-  | { type: 'table'; id: number; table: StationTable }
-  | { type: 'table'; id: number; error: ErrorBody['error'] };
+  | { type: 'result'; id: number; value: unknown }
+  | { type: 'result'; id: number; error: ErrorBody['error'] };
 
 /** Service worker → page: answer this request on `ports[0]`. */
 export interface RelayRequest {
