@@ -13,6 +13,7 @@ import { INDEX_DEFAULTS, STATION_INDICES } from '../contract/station-indices.ts'
 import type { Endpoint } from '../contract/types.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import { heldRange } from './dataset-info.ts';
+import { type Panel, type PanelContext, part } from './panel.ts';
 import { followUpError } from './words.ts';
 import { arrangeIndices, formatIndex, planIndices, SHOWN, type FamilyTable, type HeldDays, type IndicesPlan } from './indices-model.ts';
 
@@ -152,5 +153,20 @@ export function createIndicesView(anchor: HTMLElement, engine: Engine, stations:
       section.hidden = true;
     },
     state: () => state,
+  };
+}
+
+/** Chill and heat as a panel of `#results`, after the season view: offered for each answer shown, hidden for none or an empty one. */
+export function indicesPanel(ctx: PanelContext): Panel {
+  const view = createIndicesView(part(ctx.root, 'season'), ctx.engine, () => ctx.store.get().dataset?.stations ?? []);
+  ctx.expose('indices', () => view);
+  return {
+    update(state, previous) {
+      if (state.shown === previous.shown && state !== previous) return;
+      const shown = state.shown;
+      if (shown && !shown.empty) view.offer(shown.request.endpoint, shown.request.body);
+      else view.clear();
+    },
+    dispose: () => view.clear(),
   };
 }

@@ -1,22 +1,11 @@
 /**
- * A map preview of one date of a raster layer: every tile of the layer's
- * file read through the engine's own tiled reader, one band decoded, scale
- * and offset applied, and painted with a colour ramp. It reads the whole
- * file once (for a daily layer, a year of tiles, ~5 MB), so it is only done
- * on request; point and polygon queries read single tiles.
+ * A map preview of one date of a raster layer: the engine Worker reads the
+ * band whole (`EngineClient.layerGrid`, the same tiled reader as point and
+ * polygon queries) and this paints it with a colour ramp. It reads the whole
+ * file's tiles for that date (for a daily layer, ~5 MB), so it is only done on
+ * request; point and polygon queries read single tiles.
  */
-import { urlLocation } from '../dataset/location.ts';
-import { openRasterFile } from '../rasters/raster-file.ts';
-import type { RasterLayerEntry } from '../dataset/catalog.ts';
-
-/** A painted preview with its legend range. */
-export interface Preview {
-  canvas: HTMLCanvasElement;
-  bbox: [number, number, number, number];
-  min: number;
-  max: number;
-  unit: string;
-}
+import type { LayerGrid } from '../rasters/raster-engine.ts';
 
 // A perceptually even ramp (viridis-like), low to high.
 const RAMP: Array<[number, number, number]> = [
@@ -35,35 +24,9 @@ export function rampColor(t: number): [number, number, number] {
 /** CSS gradient of the ramp, for the legend. */
 export const RAMP_CSS = `linear-gradient(to right, ${RAMP.map((c) => `rgb(${c.join(',')})`).join(', ')})`;
 
-/** Reads band `period` of `layer` (a period key, or '' for undated layers) and paints it. */
-export async function renderPreview(layer: RasterLayerEntry, period: string, datasetUrl: string, signal?: AbortSignal): Promise<Preview> {
-  const fileIndex = layer.files.findIndex((f) => f.periods.includes(period));
-  if (fileIndex < 0) throw new Error(`The ${layer.dataType} ${layer.subDataType} layer has no ${period || 'undated'} band.`);
-  const entry = layer.files[fileIndex]!;
-  const band = entry.periods.indexOf(period);
-  const file = await openRasterFile(urlLocation(datasetUrl).open(entry.path), {}, signal);
-  const { width, height, tileWidth, tileHeight } = file;
-  const values = new Float64Array(width * height).fill(NaN);
-  for (let ty = 0; ty * tileHeight < height; ty++) {
-    for (let tx = 0; tx * tileWidth < width; tx++) {
-      const t = await file.readTile(tx, ty, [band], signal);
-      for (let r = 0; r < t.height; r++) {
-        for (let c = 0; c < t.width; c++) {
-          const v = t.data[r * t.width + c]!;
-          if (layer.nodata !== null && v === layer.nodata) continue;
-          values[(t.y0 + r) * width + t.x0 + c] = v * layer.scale + layer.offset;
-        }
-      }
-    }
-  }
-  await file.close();
-  let min = Infinity;
-  let max = -Infinity;
-  for (const v of values) {
-    if (Number.isNaN(v)) continue;
-    if (v < min) min = v;
-    if (v > max) max = v;
-  }
+/** Paints `grid` with the ramp from its smallest to its largest value; empty pixels stay transparent. */
+export function paintGrid(grid: LayerGrid): HTMLCanvasElement {
+  const { width, height, values, min, max } = grid;
   const canvas = document.createElement('canvas');
   canvas.width = width;
   canvas.height = height;
@@ -76,5 +39,5 @@ export async function renderPreview(layer: RasterLayerEntry, period: string, dat
     img.data.set([r, g, b, 255], i * 4);
   });
   ctx.putImageData(img, 0, 0);
-  return { canvas, bbox: layer.bbox, min, max, unit: layer.unit };
+  return canvas;
 }

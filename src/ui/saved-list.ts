@@ -6,7 +6,10 @@
 import './saved.css';
 import { openSavedStore, SAVED_LIMIT, type SavedAnswer, type SavedStore } from './saved-store.ts';
 import { geometriesLabel, requestSummary, savedTimeLabel } from './saved-summary.ts';
-import type { DrawnGeometry } from './query-model.ts';
+import { endpointFor, type DrawnGeometry } from './query-model.ts';
+import type { Panel, PanelContext } from './panel.ts';
+import { layersOf } from './form-rules.ts';
+import { subTypeName } from './words.ts';
 
 /** What the app hands over to keep an answer. */
 export type NewAnswer = Pick<SavedAnswer, 'form' | 'geometries' | 'request' | 'answer'> & {
@@ -142,6 +145,43 @@ export async function createSavedList(
     },
     unreachable() {
       offline.textContent = `The dataset could not be reached. ${shown.length ? 'The answers saved below open without a connection.' : 'Answers obtained online are kept here for such times.'}`;
+    },
+  };
+}
+
+/**
+ * The saved answers as a panel of `#results`: every answer a query brings is
+ * kept, and when the dataset cannot be reached the same question's saved
+ * answer is shown instead, saying so.
+ */
+export function savedPanel(ctx: PanelContext): Panel {
+  const { store, actions } = ctx;
+  let list: SavedList | undefined;
+  const describe = (dataType: string, sub: string) => {
+    const layer = layersOf(store.get().dataset).find((l) => l.dataType === dataType && l.subDataType === sub);
+    return layer ? `${layer.description}${sub !== '-' ? `, ${subTypeName(dataType, sub)}` : ''}` : `${dataType}, ${subTypeName(dataType, sub)}`;
+  };
+  const ready = createSavedList(ctx.root, store.get().dataset?.url ?? '', (item) => actions.openSaved(item), describe).then((l) => {
+    list = l;
+  });
+  ctx.expose('saved', () => list);
+  return {
+    ready,
+    update(state, previous) {
+      const shown = state.shown;
+      if (shown && shown !== previous.shown && shown.origin === 'run' && !shown.empty) {
+        void list?.save({ form: { ...state.form }, geometries: state.geometries, used: endpointFor(state.form, state.geometries)?.used ?? [], request: shown.request, answer: shown.answer });
+      }
+      const failed = state.unreachable;
+      if (failed && failed !== previous.unreachable) {
+        list?.unreachable();
+        // The same question answered before: show that answer, and say it is the saved one.
+        const kept = list?.find(failed.path, failed.body);
+        if (kept) actions.openSaved(kept, `No connection to the dataset: showing the answer saved on ${savedTimeLabel(kept.savedAt)}.`);
+      }
+    },
+    dispose() {
+      ctx.root.querySelector('#saved')?.remove();
     },
   };
 }

@@ -12,6 +12,7 @@ import type { Endpoint } from '../contract/types.ts';
 import type { Catalog } from '../dataset/catalog.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import { heldRange } from './dataset-info.ts';
+import { type Panel, type PanelContext, part } from './panel.ts';
 import { followUpError } from './words.ts';
 import { formatValue, isSum, seriesDecimals, toTable, type ResultTable } from './query-model.ts';
 import { planSeason, seasonOf, yearsLabel, type HeldSpan, type Season, type SeasonPlan } from './season-model.ts';
@@ -264,5 +265,21 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
       section.hidden = true;
     },
     state: () => state,
+  };
+}
+
+/** The season view as a panel of `#results`: it offers the comparison for each answer shown, and hides for none or an empty one. */
+export function seasonPanel(ctx: PanelContext): Panel {
+  const dataset = () => ctx.store.get().dataset!;
+  const view = createSeasonView(part(ctx.root, 'metadata'), ctx.engine, () => ({ catalog: dataset().catalog, stations: dataset().stations }));
+  ctx.expose('season', () => view);
+  return {
+    update(state, previous) {
+      if (state.shown === previous.shown && state !== previous) return;
+      const shown = state.shown;
+      if (shown && !shown.empty) view.offer(shown.request.endpoint, shown.request.body, shown.answer);
+      else view.clear();
+    },
+    dispose: () => view.clear(),
   };
 }

@@ -9,6 +9,9 @@ import type { StationTimeScale } from '../contract/station-data-types.ts';
 import type { StationSqlResult } from '../sql/station-sql.ts';
 import { sqlResultCsv } from '../sql/sql-csv.ts';
 import { SQL_EXAMPLES } from './sql-examples.ts';
+import { answeringStations, sqlDefaultDays } from './dataset-info.ts';
+import type { Panel, PanelContext } from './panel.ts';
+import { stationWords, withUnit } from './words.ts';
 
 /** What the panel needs from the app. */
 export interface SqlPanelOptions {
@@ -180,4 +183,19 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
   });
   csv.addEventListener('click', () => result && options.download('climate-query-sql.csv', 'text/csv', sqlResultCsv(result)));
   return panel;
+}
+
+/** The SQL panel of `#results`, over the engine client's `sql`; nothing for a dataset without stations. */
+export function sqlPanel(ctx: PanelContext): Panel {
+  const dataset = ctx.store.get().dataset;
+  if (!dataset?.catalog.stations) return { update: () => undefined, dispose: () => undefined };
+  const section = mountSqlPanel(ctx.root, {
+    run: (body, o) => ctx.engine.sql(body, o),
+    stations: () => dataset.stations,
+    suggestedStations: () => answeringStations(dataset.stations, ctx.store.get().shown?.answer),
+    defaultDays: (scale) => sqlDefaultDays(dataset.stations, scale),
+    download: (name, type, text) => ctx.actions.download(name, type, text),
+    columns: (scale) => (dataset.catalog.stations?.dataTypes[scale] ?? []).map((t): [string, string] => [t, withUnit(stationWords(scale, t))]),
+  });
+  return { update: () => undefined, dispose: () => section.remove() };
 }
