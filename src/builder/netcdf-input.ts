@@ -25,6 +25,7 @@ import { isoDate, isRealDate, parseCfTime, type CalendarDate } from './cf-time.t
 import { openNetcdf, sniffNetcdf, type AttributeValue, type NcFile, type NcVariable } from './netcdf-file.ts';
 import { writeInputGeoTiff } from './raster-build-input.ts';
 import type { RasterTimeScale } from '../contract/raster-layers.ts';
+import { TIME_SCALES } from '../contract/time-scales.ts';
 
 export { sniffNetcdf } from './netcdf-file.ts';
 
@@ -148,14 +149,15 @@ function unitConversion(from: string, to: string): { a: number; b: number } | nu
 }
 
 function periodKey(d: CalendarDate, scale: RasterTimeScale | null): string {
-  switch (scale) {
-    case 'daily':
+  // By the scale's calendar unit (contract/time-scales.ts).
+  switch (scale === null ? null : TIME_SCALES[scale].calendar) {
+    case 'day':
       return isoDate(d);
-    case 'monthly':
+    case 'month':
       return isoDate(d).slice(0, 7);
-    case 'annual':
+    case 'year':
       return isoDate(d).slice(0, 4);
-    case 'calendar_month':
+    case 'month_of_year':
       return isoDate(d).slice(5, 7);
     default:
       return '';
@@ -222,7 +224,7 @@ async function convert(file: NcFile, shown: string, tif: string, o: NetcdfReadOp
     }
     const axis = parseCfTime(units, text(coord.attributes.calendar), `${shown} variable ${coord.name}`);
     const dates = Array.from(file.values(coord.name), (t) => axis.dateOf(t));
-    if (o.timeScale === 'daily') {
+    if (o.timeScale !== null && TIME_SCALES[o.timeScale].calendar === 'day') {
       const unreal = dates.findIndex((d) => !isRealDate(d));
       if (unreal >= 0) {
         throw new BuildError('invalid_input', `${shown}: time step ${unreal} is ${isoDate(dates[unreal]!)} in the file's ${axis.calendar} calendar, a day real calendars have not, so a daily layer cannot hold it. Build it monthly, or convert the calendar first (e.g. \`cdo setcalendar\`).`, { file: shown });

@@ -9,6 +9,7 @@
 import { BuildError } from './build-error.ts';
 import { parseDate, periodKey } from '../contract/periods.ts';
 import type { RasterTimeScale } from '../contract/raster-layers.ts';
+import { TIME_SCALES, type Calendar } from '../contract/time-scales.ts';
 
 /** How the dates of a build are stated; at most one of these. */
 export interface DateSource {
@@ -18,35 +19,36 @@ export interface DateSource {
   datePattern?: string;
 }
 
-const EXAMPLE: Record<RasterTimeScale, string> = { daily: '2024-01-31', monthly: '2024-01', annual: '2024', calendar_month: '01' };
-const TOKENS: Record<RasterTimeScale, string[]> = {
-  daily: ['yyyy', 'mm', 'dd'],
-  monthly: ['yyyy', 'mm'],
-  annual: ['yyyy'],
-  calendar_month: ['mm'],
+/** How inputs may write the dates of a scale, by its calendar unit (contract/time-scales.ts): an example, the forms, a file-name pattern's tokens. */
+const INPUT_DATES: Record<Exclude<Calendar, 'hour'>, { example: string; forms: string; tokens: string[] }> = {
+  day: { example: '2024-01-31', forms: 'yyyy-mm-dd or yyyymmdd', tokens: ['yyyy', 'mm', 'dd'] },
+  month: { example: '2024-01', forms: 'yyyy-mm, yyyymm or yyyy-mm-01', tokens: ['yyyy', 'mm'] },
+  year: { example: '2024', forms: 'yyyy', tokens: ['yyyy'] },
+  month_of_year: { example: '01', forms: 'mm or 1–12', tokens: ['mm'] },
 };
+
+/** The calendar unit of a raster scale (raster layers are never hourly). */
+function calendarOf(scale: RasterTimeScale): Exclude<Calendar, 'hour'> {
+  return TIME_SCALES[scale].calendar;
+}
 
 /** The date forms a time scale accepts in inputs (also yyyymmdd, yyyymm, yyyy-mm-01 and 1..12). */
 export function dateFormsOf(scale: RasterTimeScale): string {
-  return {
-    daily: 'yyyy-mm-dd or yyyymmdd',
-    monthly: 'yyyy-mm, yyyymm or yyyy-mm-01',
-    annual: 'yyyy',
-    calendar_month: 'mm or 1–12',
-  }[scale];
+  return INPUT_DATES[calendarOf(scale)].forms;
 }
 
 /** Accepts the date forms people write for a time scale and returns the response key. */
 export function normalisePeriod(scale: RasterTimeScale, text: string, where: string): string {
   let t = text.trim();
-  if (scale === 'daily' && /^\d{8}$/.test(t)) t = `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6)}`;
-  if (scale === 'monthly' && /^\d{6}$/.test(t)) t = `${t.slice(0, 4)}-${t.slice(4)}`;
-  if (scale === 'monthly' && /^\d{4}-\d{2}-01$/.test(t)) t = t.slice(0, 7);
-  if (scale === 'calendar_month' && /^\d$/.test(t)) t = `0${t}`;
+  const calendar = calendarOf(scale);
+  if (calendar === 'day' && /^\d{8}$/.test(t)) t = `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6)}`;
+  if (calendar === 'month' && /^\d{6}$/.test(t)) t = `${t.slice(0, 4)}-${t.slice(4)}`;
+  if (calendar === 'month' && /^\d{4}-\d{2}-01$/.test(t)) t = t.slice(0, 7);
+  if (calendar === 'month_of_year' && /^\d$/.test(t)) t = `0${t}`;
   try {
     return periodKey(scale, parseDate(scale, t, 'inputs'));
   } catch {
-    throw new BuildError('invalid_option', `${where}: "${text}" is not a ${scale} date (${dateFormsOf(scale)}, e.g. ${EXAMPLE[scale]}).`, { option: 'dates' });
+    throw new BuildError('invalid_option', `${where}: "${text}" is not a ${scale} date (${dateFormsOf(scale)}, e.g. ${INPUT_DATES[calendar].example}).`, { option: 'dates' });
   }
 }
 
@@ -59,7 +61,8 @@ export type DatePattern = (fileName: string) => string | null;
  * Throws when the pattern lacks a token the scale needs or has one it does not.
  */
 export function compileDatePattern(pattern: string, scale: RasterTimeScale): DatePattern {
-  const need = TOKENS[scale];
+  const calendar = calendarOf(scale);
+  const need = INPUT_DATES[calendar].tokens;
   const found = [...pattern.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]!);
   const bad = (why: string) =>
     new BuildError('invalid_option', `--date-pattern "${pattern}" ${why}; a ${scale} layer's pattern holds ${need.map((t) => `{${t}}`).join(', ')} (and * for any text), e.g. 'tmin_${need.map((t) => `{${t}}`).join('')}.tif'.`, {
@@ -84,14 +87,14 @@ export function compileDatePattern(pattern: string, scale: RasterTimeScale): Dat
   return (fileName) => {
     const g = re.exec(fileName)?.groups;
     if (!g) return null;
-    switch (scale) {
-      case 'daily':
+    switch (calendar) {
+      case 'day':
         return `${g.yyyy}-${g.mm}-${g.dd}`;
-      case 'monthly':
+      case 'month':
         return `${g.yyyy}-${g.mm}`;
-      case 'annual':
+      case 'year':
         return g.yyyy!;
-      case 'calendar_month':
+      case 'month_of_year':
         return g.mm!;
     }
   };
@@ -192,7 +195,7 @@ function statedDates(scale: RasterTimeScale | null, inputs: readonly DatedInput[
     }
     throw new BuildError(
       'invalid_option',
-      `Cannot tell the dates of ${i.path} (${i.bands} band(s), no band descriptions): pass --dates D1,D2,… (one per band, ${dateFormsOf(scale)}) or --date-pattern with ${TOKENS[scale].map((t) => `{${t}}`).join(', ')} where the file name holds the date (e.g. 'tmin_${TOKENS[scale].map((t) => `{${t}}`).join('')}.tif'), or --time-scale none for an undated layer.`,
+      `Cannot tell the dates of ${i.path} (${i.bands} band(s), no band descriptions): pass --dates D1,D2,… (one per band, ${dateFormsOf(scale)}) or --date-pattern with ${INPUT_DATES[calendarOf(scale)].tokens.map((t) => `{${t}}`).join(', ')} where the file name holds the date (e.g. 'tmin_${INPUT_DATES[calendarOf(scale)].tokens.map((t) => `{${t}}`).join('')}.tif'), or --time-scale none for an undated layer.`,
       { option: 'dates' },
     );
   });

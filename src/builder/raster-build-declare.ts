@@ -11,6 +11,7 @@ import {
   type Bbox, type RasterDataType, type RasterLayerDeclaration, type RasterTimeScale,
 } from '../contract/raster-layers.ts';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
+import { TIME_SCALES } from '../contract/time-scales.ts';
 import type { GridSpec } from '../rasters/coverage.ts';
 
 /** Default storage step of the contract families: value = stored × scale. Int16 holds ±32767 steps. */
@@ -39,6 +40,12 @@ export type PendingDeclaration = Omit<RasterLayerDeclaration, 'extentBbox' | 'ex
 
 const NAME = /^[A-Za-z][A-Za-z0-9_.]*$/;
 const SUB_NAME = /^[A-Za-z0-9][A-Za-z0-9_.]*$/;
+
+/** The raster scales as a person chooses among them: "daily, monthly, annual, calendar_month (long-term monthly values)". */
+function scaleChoices(): string {
+  // A scale whose words are not just "<name> values" says what it is.
+  return RASTER_TIME_SCALES.map((s) => (TIME_SCALES[s].words === `${s} values` ? s : `${s} (${TIME_SCALES[s].words})`)).join(', ');
+}
 
 /** Parses a `--time-scale` value: one of the raster time scales, or "none" for undated. */
 export function parseTimeScale(text: string): RasterTimeScale | null {
@@ -77,7 +84,7 @@ export function declareLayer(s: LayerStatement): PendingDeclaration {
   if (timeScale === undefined) {
     throw new BuildError(
       'invalid_option',
-      `Say what the bands of ${s.dataType} are: pass --time-scale daily, monthly, annual, calendar_month (long-term monthly values), or none (one undated grid, e.g. elevation).`,
+      `Say what the bands of ${s.dataType} are: pass --time-scale ${scaleChoices()}, or none (one undated grid, e.g. elevation).`,
       { option: 'timeScale' },
     );
   }

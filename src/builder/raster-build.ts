@@ -33,6 +33,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fromFile } from 'geotiff';
 import { BuildError } from './build-error.ts';
 import type { TimeScale } from '../contract/periods.ts';
+import { TIME_SCALES } from '../contract/time-scales.ts';
 import { NO_SUB_TYPE, RASTER_FAMILIES, contractLayer, type RasterTimeScale } from '../contract/raster-layers.ts';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
 import { readCatalogOrEmpty, updateCatalog } from './catalog-writer.ts';
@@ -139,16 +140,16 @@ export function rasterLayerDir(dataType: string, subDataType: string): string {
 
 /** Output file name (without folder) holding `key` for a layer of `scale`. */
 export function rasterFileName(scale: TimeScale | null, key: string): string {
-  switch (scale) {
-    case 'daily':
-    case 'monthly':
+  if (scale === null) return 'layer.tif';
+  // By the scale's calendar unit (contract/time-scales.ts): a file per year of days or months, one of years, one of months.
+  switch (TIME_SCALES[scale].calendar) {
+    case 'day':
+    case 'month':
       return `${key.slice(0, 4)}.tif`;
-    case 'annual':
+    case 'year':
       return 'years.tif';
-    case 'calendar_month':
+    case 'month_of_year':
       return 'months.tif';
-    case null:
-      return 'layer.tif';
     default:
       throw new Error(`Raster layers have no ${scale} time scale.`);
   }

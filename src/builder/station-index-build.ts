@@ -15,6 +15,7 @@ import { join, relative, sep } from 'node:path';
 import { once } from 'node:events';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
+import { TIME_SCALES } from '../contract/time-scales.ts';
 import { FOOTER_HASH_DIGITS, STATION_LAYOUT, type CoverageGroup, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
 import { updateCatalog } from './catalog-writer.ts';
 import { BuildError } from './build-error.ts';
@@ -33,15 +34,47 @@ export const STATION_YEARS = { first: 1800, last: 2200 } as const;
  */
 export const BUILD_MEMORY_LIMIT = '1GB';
 
-/** Response-key format of each scale, as strftime patterns. */
-export const KEY_FORMAT: Record<StationTimeScale, string> = { hourly: '%Y-%m-%dT%H:%M:%S', daily: '%Y-%m-%d', monthly: '%Y-%m-01' };
+/** The build's SQL for the periods of a station scale, by the calendar unit its description names (contract/time-scales.ts). */
+export interface PeriodSql {
+  /** Column type of `time` in the build's tables and files. */
+  timeType: 'TIMESTAMP' | 'DATE';
+  /** The Parquet column types of `time` an archive may have, and how a message names them. */
+  archiveTime: RegExp;
+  archiveTimeWords: string;
+  /** Response-key format, as a strftime pattern. */
+  keyFormat: string;
+  /** Period ordinal as src/contract/periods.ts defines it (hours, days, months since 1970-01, UTC calendar). */
+  ordinal: string;
+  /** A `time` off the scale's grid, as a SQL condition. */
+  offGrid: string;
+}
 
-/** Period ordinals as src/contract/periods.ts defines them (hours, days, months since 1970-01, UTC calendar). */
-const ORDINAL: Record<StationTimeScale, string> = {
-  hourly: `CAST(epoch(CAST(time AS TIMESTAMP)) AS BIGINT) // 3600`,
-  daily: `date_diff('day', DATE '1970-01-01', time)`,
-  monthly: `(year(time) - 1970) * 12 + month(time) - 1`,
+const PERIOD_SQL: Record<'hour' | 'day' | 'month', PeriodSql> = {
+  hour: {
+    timeType: 'TIMESTAMP',
+    archiveTime: /^TIMESTAMP(_MS|_NS)?$/,
+    archiveTimeWords: 'TIMESTAMP (no time zone)',
+    keyFormat: '%Y-%m-%dT%H:%M:%S',
+    ordinal: `CAST(epoch(CAST(time AS TIMESTAMP)) AS BIGINT) // 3600`,
+    offGrid: `minute(time) <> 0 OR second(time) <> 0 OR microsecond(time) <> 0`,
+  },
+  day: { timeType: 'DATE', archiveTime: /^DATE$/, archiveTimeWords: 'DATE', keyFormat: '%Y-%m-%d', ordinal: `date_diff('day', DATE '1970-01-01', time)`, offGrid: 'false' },
+  month: { timeType: 'DATE', archiveTime: /^DATE$/, archiveTimeWords: 'DATE', keyFormat: '%Y-%m-01', ordinal: `(year(time) - 1970) * 12 + month(time) - 1`, offGrid: `day(time) <> 1` },
 };
+
+/** The SQL for `scale`'s periods; throws for a station scale whose calendar the build has no SQL for. */
+export function periodSql(scale: StationTimeScale): PeriodSql {
+  const calendar = TIME_SCALES[scale].calendar as string;
+  const sql = (PERIOD_SQL as Record<string, PeriodSql>)[calendar];
+  if (!sql) throw new Error(`Station scale ${scale}: the build has no SQL for periods of calendar "${calendar}".`);
+  return sql;
+}
+
+/** "hourly/, daily/ or monthly/": the station scales' folders. */
+function orFolders(): string {
+  const f = STATION_TIME_SCALES.map((s) => `${s}/`);
+  return f.length > 1 ? `${f.slice(0, -1).join(', ')} or ${f.at(-1)}` : f.join('');
+}
 
 /** SQL string literal. */
 export const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
@@ -102,7 +135,6 @@ async function footerOf(path: string, bytes: number): Promise<{ footer: number; 
   }
 }
 
-const TIME_TYPES: Record<StationTimeScale, RegExp> = { hourly: /^TIMESTAMP(_MS|_NS)?$/, daily: /^DATE$/, monthly: /^DATE$/ };
 const NUMERIC = /^(DOUBLE|FLOAT|REAL|DECIMAL.*|INTEGER|BIGINT|SMALLINT|TINYINT)$/;
 
 async function checkStationsFile(con: DuckDBConnection, path: string): Promise<void> {
@@ -137,8 +169,8 @@ async function checkScale(con: DuckDBConnection, stationsDir: string, prefix: st
   const colType = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
   const where = `${join(stationsDir, scale)}${sep}`;
   if (colType.get('station_id') !== 'VARCHAR') throw new BuildError('invalid_input', `${where}: column "station_id" must be text (VARCHAR); got ${colType.get('station_id') ?? 'none'}.`);
-  if (!TIME_TYPES[scale].test(colType.get('time') ?? '')) {
-    throw new BuildError('invalid_input', `${where}: column "time" must be ${scale === 'hourly' ? 'TIMESTAMP (no time zone)' : 'DATE'} in ${scale} files; got ${colType.get('time') ?? 'none'}.`);
+  if (!periodSql(scale).archiveTime.test(colType.get('time') ?? '')) {
+    throw new BuildError('invalid_input', `${where}: column "time" must be ${periodSql(scale).archiveTimeWords} in ${scale} files; got ${colType.get('time') ?? 'none'}.`);
   }
   const valueCols = [...colType.keys()].filter((c) => c !== 'station_id' && c !== 'time');
   for (const c of valueCols) {
@@ -146,7 +178,7 @@ async function checkScale(con: DuckDBConnection, stationsDir: string, prefix: st
     if (!NUMERIC.test(colType.get(c)!)) throw new BuildError('invalid_input', `${where}: column "${c}" must be numeric (DOUBLE); got ${colType.get(c)}.`);
   }
   const perFile = await rows(con, `SELECT filename, count(DISTINCT station_id) AS ids, min(station_id) AS station_id,
-      strftime(min(time), '${KEY_FORMAT[scale]}') AS first, strftime(max(time), '${KEY_FORMAT[scale]}') AS last, count(*) AS n
+      strftime(min(time), '${periodSql(scale).keyFormat}') AS first, strftime(max(time), '${periodSql(scale).keyFormat}') AS last, count(*) AS n
     FROM ${src} GROUP BY filename ORDER BY filename`);
   const seen = new Map<string, string>();
   const out: FileRow[] = [];
@@ -162,7 +194,7 @@ async function checkScale(con: DuckDBConnection, stationsDir: string, prefix: st
   }
   const orphan = await rows(con, `SELECT DISTINCT filename, station_id FROM ${src} WHERE station_id NOT IN (SELECT station_id FROM idx_stations) LIMIT 1`);
   if (orphan.length) throw new BuildError('invalid_input', `${String(orphan[0]!.filename)}: station_id "${String(orphan[0]!.station_id)}" is not in stations.parquet.`);
-  const offGrid = scale === 'hourly' ? `minute(time) <> 0 OR second(time) <> 0 OR microsecond(time) <> 0` : scale === 'monthly' ? `day(time) <> 1` : 'false';
+  const { offGrid } = periodSql(scale);
   const bad = await rows(con, `SELECT filename, file_row_number + 1 AS row, CAST(time AS VARCHAR) AS t FROM ${src}
     WHERE time IS NULL OR ${offGrid} OR year(time) NOT BETWEEN ${STATION_YEARS.first} AND ${STATION_YEARS.last} LIMIT 1`);
   if (bad.length) {
@@ -178,7 +210,7 @@ async function checkScale(con: DuckDBConnection, stationsDir: string, prefix: st
   const types: string[] = [];
   // The files are decoded once into a table (DuckDB spills it past its memory limit), not once per type.
   const present = STATION_TYPES[scale].filter((t) => colType.has(t));
-  await con.run(`CREATE OR REPLACE TEMP TABLE idx_data AS SELECT station_id, ${ORDINAL[scale]} AS o${present.map((t) => `, ${ident(t)}`).join('')} FROM ${src}`);
+  await con.run(`CREATE OR REPLACE TEMP TABLE idx_data AS SELECT station_id, ${periodSql(scale).ordinal} AS o${present.map((t) => `, ${ident(t)}`).join('')} FROM ${src}`);
   for (const t of present) {
     // Gaps and islands: consecutive periods share (ordinal − row number).
     await con.run(`INSERT INTO idx_runs SELECT '${scale}', station_id, ${lit(t)}, min(o), max(o)
@@ -247,7 +279,7 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
       app.flushSync();
       app.closeSync();
     }
-    if (!Object.keys(dataTypes).length) throw new BuildError('invalid_input', `${stationsDir} has no hourly/, daily/ or monthly/ folder with Parquet files.`);
+    if (!Object.keys(dataTypes).length) throw new BuildError('invalid_input', `${stationsDir} has no ${orFolders()} folder with Parquet files.`);
 
     // Coverage lines, one per station and scale, streamed in id order; their offsets go back into DuckDB.
     await con.run(`CREATE TEMP TABLE idx_cov (station_id VARCHAR, scale VARCHAR, off BIGINT, len INTEGER)`);

@@ -19,11 +19,12 @@ import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../co
 import type { StationsSection } from '../dataset/catalog.ts';
 import { plausibleBounds } from '../contract/station-bounds.ts';
 import { derivedDecimals, roundValueSql } from '../contract/station-type-info.ts';
-import { DAILY_FROM_HOURLY, DAILY_MIN_HOURS, MONTHLY_FROM_DAILY, MONTHLY_MAX_MISSING_DAYS, type DeriveRule } from '../contract/derive-rules.ts';
+import { DAILY_MIN_HOURS, MONTHLY_MAX_MISSING_DAYS, deriveRulesInto, isComputedType, type DeriveRule } from '../contract/derive-rules.ts';
+import { TIME_SCALES, stationScaleSpec } from '../contract/time-scales.ts';
 import { readCatalogOrEmpty, updateCatalog } from './catalog-writer.ts';
 import { parseUtcOffset, utcOffsetLabel } from '../contract/utc-offset.ts';
 import { buildTimeZone } from './time-zone.ts';
-import { BuildError, KEY_FORMAT, STATION_YEARS, ident, indexStationArchive, lit, openBuildDuckDB } from './station-index-build.ts';
+import { BuildError, STATION_YEARS, ident, indexStationArchive, lit, openBuildDuckDB, periodSql } from './station-index-build.ts';
 import { BUILD_ID_KEY, newBuildId } from './build-id.ts';
 
 export { BuildError };
@@ -34,12 +35,7 @@ export { BuildError };
  * file per logger, one per year …): every file is read, and a (station,
  * period) in two of them is refused, naming both.
  */
-export interface StationInputs {
-  stations: string;
-  hourly?: string | readonly string[];
-  daily?: string | readonly string[];
-  monthly?: string | readonly string[];
-}
+export type StationInputs = { stations: string } & Partial<Record<StationTimeScale, string | readonly string[]>>;
 
 /** How a station build treats the dataset it writes into. */
 export interface StationBuildOptions {
@@ -123,6 +119,11 @@ interface ExistingSeries {
   source: 'given' | 'derived';
 }
 
+/** "a, b or c". */
+function orList(xs: readonly string[]): string {
+  return xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs.at(-1)}` : xs.join('');
+}
+
 /** The files given for `scale`, as a list (none, one or several). */
 export function filesOf(inputs: StationInputs, scale: StationTimeScale): string[] {
   const v = inputs[scale];
@@ -135,9 +136,12 @@ export function filesOf(inputs: StationInputs, scale: StationTimeScale): string[
  * quarter of an hourly file. Rows per row group of a station file, per scale: 4,096 hours (≈ 5.6
  * months) so one year of hourly data reads 3–4 row groups of one file;
  * daily and monthly files are small enough for 2,048-row groups (5.6 and
- * 170 years). DuckDB rounds row groups to multiples of 2,048 rows.
+ * 170 years). DuckDB rounds row groups to multiples of 2,048 rows. Each scale's size is in its
+ * description (contract/time-scales.ts).
  */
-export const ROW_GROUP_SIZE: Record<StationTimeScale, number> = { hourly: 4096, daily: 2048, monthly: 2048 };
+export const ROW_GROUP_SIZE: Record<StationTimeScale, number> = Object.fromEntries(
+  STATION_TIME_SCALES.map((s) => [s, stationScaleSpec(s).rowGroupSize]),
+) as unknown as Record<StationTimeScale, number>;
 
 /** A station id as one file-name segment: percent-encoded like Hive partitions (`station_id=b%3Bc`). */
 export function fileSegment(id: string): string {
@@ -195,8 +199,6 @@ async function loadStations(con: DuckDBConnection, path: string): Promise<void> 
     CAST(NULLIF(trim(elev_t), '') AS DOUBLE) AS elevation FROM raw_stations ORDER BY station_id`);
 }
 
-const TIME_TYPE: Record<StationTimeScale, string> = { hourly: 'TIMESTAMP', daily: 'DATE', monthly: 'DATE' };
-
 /** Column types that are numbers by construction (Parquet inputs); CSV columns are text and are checked cell by cell. */
 const NUMERIC_TYPE = /^(DOUBLE|FLOAT|REAL|DECIMAL|INTEGER|BIGINT|SMALLINT|TINYINT|HUGEINT|UBIGINT|UINTEGER|USMALLINT|UTINYINT)/;
 
@@ -231,7 +233,7 @@ async function stationBatches(con: DuckDBConnection, table: string, where = 'tru
 
 /** Creates the empty table of `scale`'s rows: the source file (its index in the inputs) and row, station, time, every type as DOUBLE. */
 async function createScaleTable(con: DuckDBConnection, scale: StationTimeScale, withSource = true): Promise<void> {
-  await con.run(`CREATE TEMP TABLE ${scale} (${withSource ? '__file INTEGER, __row BIGINT, ' : ''}station_id VARCHAR, time ${TIME_TYPE[scale]}, ${STATION_TYPES[scale].map((t) => `${ident(t)} DOUBLE`).join(', ')})`);
+  await con.run(`CREATE TEMP TABLE ${scale} (${withSource ? '__file INTEGER, __row BIGINT, ' : ''}station_id VARCHAR, time ${periodSql(scale).timeType}, ${STATION_TYPES[scale].map((t) => `${ident(t)} DOUBLE`).join(', ')})`);
 }
 
 /** The station ids of a table. */
@@ -279,24 +281,25 @@ async function loadObservations(
   const hourlyExpr = `CASE WHEN ${zonedRow}
       THEN TRY_CAST(regexp_replace(${timeText}, '${ZONE}', '') AS TIMESTAMP) + to_minutes(CAST(${zoneMinutes} - (${rowOffset}) AS BIGINT))
       ELSE TRY_CAST(${timeText} AS TIMESTAMP) END`;
+  const calendar = TIME_SCALES[scale].calendar;
   const timeExpr =
-    scale === 'monthly'
+    calendar === 'month'
       ? `TRY_CAST(CASE WHEN length(${timeText}) = 7 THEN ${timeText} || '-01' ELSE ${timeText} END AS DATE)`
-      : scale === 'hourly'
+      : calendar === 'hour'
         ? hourlyExpr
-        : `TRY_CAST(${timeText} AS ${TIME_TYPE[scale]})`;
-  const want = { hourly: 'yyyy-mm-dd hh:00:00', daily: 'yyyy-mm-dd', monthly: 'yyyy-mm or yyyy-mm-01' }[scale];
+        : `TRY_CAST(${timeText} AS ${periodSql(scale).timeType})`;
+  const want = stationScaleSpec(scale).fileTime;
   const badTime = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE time IS NULL OR ${timeExpr} IS NULL ORDER BY __row LIMIT 1`);
   if (badTime.length) throw new BuildError('invalid_input', `${at(badTime[0]!, 'time')}: "${String(badTime[0]!.t)}" is not a ${scale} time (${want}).`);
-  const zoned = scale === 'hourly' ? Number((await rows(con, `SELECT count(*) AS n FROM ${raw} WHERE ${zonedRow}`))[0]!.n) : 0;
-  if (scale !== 'hourly') {
+  const zoned = calendar === 'hour' ? Number((await rows(con, `SELECT count(*) AS n FROM ${raw} WHERE ${zonedRow}`))[0]!.n) : 0;
+  if (calendar !== 'hour') {
     // A day is a date of the dataset's local standard time; a zone on it has no one meaning.
     const withZone = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE ${zonedRow} ORDER BY __row LIMIT 1`);
     if (withZone.length) {
       throw new BuildError('invalid_input', `${at(withZone[0]!, 'time')}: "${String(withZone[0]!.t)}" carries a time zone; ${scale} times are dates of the dataset's local standard time (${utcOffsetLabel(zone)}). Write the date alone.`);
     }
   }
-  if (scale !== 'hourly') {
+  if (calendar !== 'hour') {
     // One rule (docs/data.md): a day or month is its date; a time of day other than midnight is refused, never cut off.
     const withTime = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw}
       WHERE CAST(TRY_CAST(${timeText} AS TIMESTAMP) AS TIME) <> TIME '00:00:00' ORDER BY __row LIMIT 1`);
@@ -322,12 +325,11 @@ async function loadObservations(
         ? `CAST(${ident(t)} AS DOUBLE) AS ${ident(t)}`
         : `CAST(NULLIF(trim(CAST(${ident(t)} AS VARCHAR)), '') AS DOUBLE) AS ${ident(t)}`,
   );
-  const offGrid =
-    scale === 'hourly' ? `minute(time) <> 0 OR second(time) <> 0 OR microsecond(time) <> 0` : scale === 'monthly' ? `day(time) <> 1` : 'false';
+  const { offGrid } = periodSql(scale);
   const off = await rows(con, `SELECT __row, station_id, CAST(time AS VARCHAR) AS t FROM (SELECT __row, station_id, ${timeExpr} AS time FROM ${raw}) WHERE ${offGrid} ORDER BY __row LIMIT 1`);
   if (off.length) {
     // Real networks report at other minutes (NOAA ISD at hh:51); which hour such a reading belongs to is the data owner's call.
-    const fix = scale === 'hourly' ? ' Make readings at other minutes hourly first (average them per hour, or keep the one nearest the hour): the build never moves a reading to another hour. docs/data.md shows one way with DuckDB.' : '';
+    const fix = calendar === 'hour' ? ' Make readings at other minutes hourly first (average them per hour, or keep the one nearest the hour): the build never moves a reading to another hour. docs/data.md shows one way with DuckDB.' : '';
     throw new BuildError('invalid_input', `${at(off[0]!, 'time')}: "${String(off[0]!.t)}" is not on the ${scale} grid (hours on the hour; months on day 1).${fix}`);
   }
   // Values no instrument can read (humidity 150 %, rain −5 mm): refused, or kept and counted when asked.
@@ -379,7 +381,7 @@ async function checkDuplicates(con: DuckDBConnection, scale: StationTimeScale, f
   throw new BuildError(
     'conflict',
     `${b!.file}: row ${b!.row} (station "${id}"), column "time": station "${id}" has two rows for time ${String(dup.t)}, one in ${a!.file} (row ${a!.row}) and one in ${b!.file} (row ${b!.row}). ` +
-      `The ${scale} files overlap: give each (station, ${scale === 'hourly' ? 'hour' : scale === 'daily' ? 'day' : 'month'}) in one file only.`,
+      `The ${scale} files overlap: give each (station, ${TIME_SCALES[scale].period}) in one file only.`,
   );
 }
 
@@ -401,14 +403,22 @@ function aggExpr(rule: DeriveRule, to: StationTimeScale, minCount: string, fullC
   return `CASE WHEN count(${x}) >= ${rule.complete ? fullCount : minCount} THEN ${roundValueSql(scaled, derivedDecimals(to, rule.out))} END AS ${ident(rule.out)}`;
 }
 
+/** Per calendar unit of a derived scale: its period of a finer time, and how many finer values a full and a usable period hold. */
+const DERIVED_PERIOD: Partial<Record<string, { period: string; full: string; min: string }>> = {
+  // Days from hours.
+  day: { period: `CAST(time AS DATE)`, full: '24', min: String(DAILY_MIN_HOURS) },
+  // Months from days.
+  month: { period: `CAST(date_trunc('month', time) AS DATE)`, full: `day(last_day(min(time)))`, min: `day(last_day(min(time))) - ${MONTHLY_MAX_MISSING_DAYS}` },
+};
+
 function deriveSql(rules: DeriveRule[], from: StationTimeScale, to: StationTimeScale, stations: string): string {
-  const period = to === 'daily' ? `CAST(time AS DATE)` : `CAST(date_trunc('month', time) AS DATE)`;
-  const full = to === 'daily' ? '24' : `day(last_day(min(time)))`;
-  const min = to === 'daily' ? String(DAILY_MIN_HOURS) : `day(last_day(min(time))) - ${MONTHLY_MAX_MISSING_DAYS}`;
+  const p = DERIVED_PERIOD[TIME_SCALES[to].calendar];
+  if (!p) throw new Error(`Station scale ${to}: the build cannot derive periods of calendar "${TIME_SCALES[to].calendar}".`);
+  const { period, full, min } = p;
   const circ = [...new Set(rules.filter((r) => r.agg === 'circmedian').map((r) => r.src))];
   const cm = circ.map((c) => `(degrees(atan2(avg(sin(radians(${ident(c)}))), avg(cos(radians(${ident(c)}))))) + 360) % 360 AS ${ident(`cm__${c}`)}`);
   const present = new Set(rules.map((r) => r.out));
-  const missing = STATION_TYPES[to].filter((t) => !present.has(t) && t !== 'et0');
+  const missing = STATION_TYPES[to].filter((t) => !present.has(t) && !isComputedType(to, t));
   return `WITH src AS (SELECT *, ${period} AS p FROM ${from} WHERE station_id IN ${stations}),
     cm AS (SELECT station_id, p${cm.length ? ', ' : ''}${cm.join(', ')} FROM src GROUP BY station_id, p),
     j AS (SELECT src.*${circ.map((c) => `, cm.${ident(`cm__${c}`)}`).join('')} FROM src JOIN cm USING (station_id, p))
@@ -431,13 +441,13 @@ async function derive(con: DuckDBConnection, table: string, rules: DeriveRule[],
  * FAO-56 Penman–Monteith reference evapotranspiration (mm/day), eqs. 6–50
  * of Allen et al. (1998), from daily Tmax/Tmin (°C), RHmax/RHmin (%), mean
  * wind at 2 m (m/s), solar radiation (MJ/m²), station elevation (m) and
- * latitude. Null when any input is missing.
+ * latitude, over the derived daily values in `table`. Null when any input is missing.
  */
-const ET0_SQL = `
+const et0Sql = (table: string): string => `
 WITH i AS (
   SELECT d.station_id, d.time, d.temperature_max AS tx, d.temperature_min AS tn, d.humidity_max AS rhx, d.humidity_min AS rhn,
     d.wind_speed_mean AS u2, d.solar_radiation_sum AS rs, s.elevation AS z, radians(s.lat) AS phi, dayofyear(d.time) AS j
-  FROM daily_derived d JOIN stations s USING (station_id)
+  FROM ${table} d JOIN stations s USING (station_id)
 ), a AS (
   SELECT *, (tx + tn) / 2 AS t,
     0.6108 * exp(17.27 * tx / (tx + 237.3)) AS eox, 0.6108 * exp(17.27 * tn / (tn + 237.3)) AS eon,
@@ -565,7 +575,7 @@ export async function buildStationsWithReport(
 ): Promise<{ section: StationsSection; report: StationBuildReport }> {
   const t0 = Date.now();
   if (STATION_TIME_SCALES.every((scale) => filesOf(inputs, scale).length === 0)) {
-    throw new BuildError('invalid_input', 'Give at least one observation file (hourly, daily or monthly) with the stations file.');
+    throw new BuildError('invalid_input', `Give at least one observation file (${orList(STATION_TIME_SCALES)}) with the stations file.`);
   }
   const temp = await mkdtemp(join(tmpdir(), 'climate-query-build-'));
   const duck = await openBuildDuckDB(temp);
@@ -607,23 +617,23 @@ export async function buildStationsWithReport(
     // daily rows (given or derived), except where the station's own series of that scale is given:
     // the given rows win for that station (docs/data.md, "Given and derived"), and so does a given
     // series already in the dataset.
-    if (have.has('hourly')) {
-      if (!have.has('daily')) await createScaleTable(con, 'daily', false);
-      await derive(con, 'daily_derived', DAILY_FROM_HOURLY, 'hourly', 'daily',
-        `station_id NOT IN (SELECT DISTINCT station_id FROM daily) AND station_id NOT IN (SELECT station_id FROM old_given WHERE scale = 'daily')`);
-      const order = STATION_TYPES.daily.map((t) => (t === 'et0' ? 'e.et0' : `d.${ident(t)}`));
-      await con.run(`INSERT INTO daily SELECT d.station_id, d.time, ${order.join(', ')}
-        FROM daily_derived d JOIN (${ET0_SQL}) e USING (station_id, time)`);
-      await con.run(`DROP TABLE daily_derived`);
-      have.add('daily');
-    }
-    if (have.has('daily')) {
-      if (!have.has('monthly')) await createScaleTable(con, 'monthly', false);
-      await derive(con, 'monthly_derived', MONTHLY_FROM_DAILY, 'daily', 'monthly',
-        `station_id NOT IN (SELECT DISTINCT station_id FROM monthly) AND station_id NOT IN (SELECT station_id FROM old_given WHERE scale = 'monthly')`);
-      await con.run(`INSERT INTO monthly BY NAME SELECT * FROM monthly_derived`);
-      await con.run(`DROP TABLE monthly_derived`);
-      have.add('monthly');
+    // Finest first (the description's order), so a scale derived from a derived one sees its rows.
+    for (const to of STATION_TIME_SCALES) {
+      const from = stationScaleSpec(to).derivedFrom as StationTimeScale | null;
+      if (from === null || !have.has(from)) continue;
+      if (!have.has(to)) await createScaleTable(con, to, false);
+      await derive(con, `${to}_derived`, deriveRulesInto(to), from, to,
+        `station_id NOT IN (SELECT DISTINCT station_id FROM ${to}) AND station_id NOT IN (SELECT station_id FROM old_given WHERE scale = '${to}')`);
+      if (STATION_TYPES[to].some((t) => isComputedType(to, t))) {
+        // et0, the one computed type (FAO-56 over the derived daily values): its own SQL.
+        const order = STATION_TYPES[to].map((t) => (t === 'et0' ? 'e.et0' : `d.${ident(t)}`));
+        await con.run(`INSERT INTO ${to} SELECT d.station_id, d.time, ${order.join(', ')}
+        FROM ${to}_derived d JOIN (${et0Sql(`${to}_derived`)}) e USING (station_id, time)`);
+      } else {
+        await con.run(`INSERT INTO ${to} BY NAME SELECT * FROM ${to}_derived`);
+      }
+      await con.run(`DROP TABLE ${to}_derived`);
+      have.add(to);
     }
     const built = Object.fromEntries(await Promise.all(STATION_TIME_SCALES.map(async (sc) => [sc, have.has(sc) ? await idsOf(con, sc) : new Set<string>()]))) as Record<StationTimeScale, Set<string>>;
     const derived = Object.fromEntries(STATION_TIME_SCALES.map((sc) => [sc, new Set([...built[sc]].filter((id) => !given[sc].has(id)))])) as Record<StationTimeScale, Set<string>>;
@@ -635,10 +645,10 @@ export async function buildStationsWithReport(
       const keptHere = kept.filter((e) => e.scale === sc).length;
       if (!have.has(sc) && !keptHere) continue;
       const span = have.has(sc)
-        ? (await rows(con, `SELECT count(*) AS n, strftime(min(time), '${KEY_FORMAT[sc]}') AS first, strftime(max(time), '${KEY_FORMAT[sc]}') AS last FROM ${sc}`))[0]!
+        ? (await rows(con, `SELECT count(*) AS n, strftime(min(time), '${periodSql(sc).keyFormat}') AS first, strftime(max(time), '${periodSql(sc).keyFormat}') AS last FROM ${sc}`))[0]!
         : { n: 0, first: null, last: null };
       // Stations this build had the finer series of, whose own series of this scale (given) was used instead.
-      const finer = sc === 'daily' ? 'hourly' : sc === 'monthly' ? 'daily' : null;
+      const finer = stationScaleSpec(sc).derivedFrom as StationTimeScale | null;
       const couldDerive = finer && have.has(finer) ? await idsOf(con, finer) : new Set<string>();
       const givenHere = new Set([...given[sc], ...oldGiven.filter((r) => r.scale === sc).map((r) => String(r.station_id))]);
       const files = fileRows[sc] ?? [];

@@ -14,6 +14,7 @@ import { compressors } from 'hyparquet-compressors';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { PeriodValues } from '../contract/types.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
+import { TIME_SCALES } from '../contract/time-scales.ts';
 import { FOOTER_HASH_DIGITS, STATION_LAYOUT, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
 import { abortable } from '../io/abortable.ts';
@@ -106,8 +107,10 @@ export function keyOfTime(scale: StationTimeScale, value: unknown): string | nul
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : NaN;
   if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return null;
   const ofHour = ms % 3_600_000;
+  // The key's form follows the scale's calendar unit (contract/time-scales.ts), as periodKey's does.
+  const calendar = TIME_SCALES[scale].calendar;
   // Years 1970–9999: toISOString writes "+010000-…" from the year 10000 on.
-  if (scale === 'hourly' && ofHour === 0 && ms >= 0 && ms < 253_402_300_800_000) {
+  if (calendar === 'hour' && ofHour === 0 && ms >= 0 && ms < 253_402_300_800_000) {
     // Built from the day's key and the hour: same text as toISOString, a tenth of its cost.
     const day = Math.floor(ms / DAY_MS);
     let d = dayKeys.get(day);
@@ -119,7 +122,7 @@ export function keyOfTime(scale: StationTimeScale, value: unknown): string | nul
     return d + HOUR_SUFFIX[(ms - day * DAY_MS) / 3_600_000]!;
   }
   const iso = new Date(ms).toISOString();
-  return scale === 'hourly' ? iso.slice(0, 19) : scale === 'daily' ? iso.slice(0, 10) : `${iso.slice(0, 7)}-01`;
+  return calendar === 'hour' ? iso.slice(0, 19) : calendar === 'day' ? iso.slice(0, 10) : `${iso.slice(0, 7)}-01`;
 }
 
 /** Opens the station archive of a dataset. Nothing is read until the first call. */
