@@ -20,6 +20,52 @@ import { packageVersion } from './package-version.ts';
 import { sqlResultCsv } from '../sql/sql-csv.ts';
 import { CROP_GDD_BASE, INDEX_DEFAULTS, STATION_INDEX_NAMES } from '../contract/station-indices.ts';
 import { LIMITS } from '../contract/validate.ts';
+import { RASTER_TIME_SCALES, STATION_TIME_SCALES, TIME_SCALES, TIME_SCALE_NAMES, type StationTimeScale } from '../contract/time-scales.ts';
+import { STATION_TYPES } from '../contract/station-data-types.ts';
+
+/** "a, b or c". */
+const orList = (xs: readonly string[]): string => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs.at(-1)}` : xs.join(''));
+
+/** `items` joined by ", " in lines of at most `width` characters, every line after the first indented by `indent`. */
+function wrapList(items: readonly string[], indent: string, width = 100): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const item of items) {
+    const next = line ? `${line}, ${item}` : item;
+    if (line && indent.length + next.length + 1 > width) {
+      lines.push(`${line},`);
+      line = item;
+    } else line = next;
+  }
+  lines.push(line);
+  return lines.join(`\n${indent}`);
+}
+
+/**
+ * The time scales with how their dates are written, and the station data
+ * types per scale: read from the contract's description of both
+ * (contract/time-scales.ts, contract/station-types.ts), so a scale or type
+ * added there is listed here.
+ */
+function scalesText(): string {
+  const nameWidth = Math.max(...TIME_SCALE_NAMES.map((s) => s.length)) + 2;
+  const formatWidth = Math.max(...TIME_SCALE_NAMES.map((s) => TIME_SCALES[s].format.length)) + 2;
+  const exampleWidth = Math.max(...TIME_SCALE_NAMES.map((s) => TIME_SCALES[s].example.length)) + 7;
+  const scales = TIME_SCALE_NAMES.map((s) => {
+    const t = TIME_SCALES[s];
+    const of = [t.station ? 'station records' : '', t.raster ? 'layers' : ''].filter(Boolean).join(' and ');
+    return `  ${s.padEnd(nameWidth)}${t.format.padEnd(formatWidth)}${`e.g. ${t.example}`.padEnd(exampleWidth)}${t.words} of ${of}`;
+  });
+  const labelWidth = Math.max(...STATION_TIME_SCALES.map((s) => s.length)) + 3;
+  const types = STATION_TIME_SCALES.map((s) => `  ${`${s}:`.padEnd(labelWidth)}${wrapList(STATION_TYPES[s], ' '.repeat(labelWidth + 2))}`);
+  return `Time scales (options.timeScale) and how startDate and endDate are written:
+${scales.join('\n')}
+
+Station data types (dataTypes of nearest-station and poly-aggregate) per time scale
+(their plain names, units and steps: docs/openapi.json):
+${types.join('\n')}
+`;
+}
 
 /** The CLI's commands. */
 type Command = 'query' | 'indices' | 'sql' | 'build' | 'layers' | 'stations' | 'index' | 'serve' | 'demo';
@@ -42,6 +88,7 @@ Options:
   --follow-links   read files a symlink in the dataset folder leads out of it to (refused by default)
   -h, --help       this help
 
+${scalesText()}
 Exit codes:
   0  the answer is on stdout
   1  the dataset is missing, unreadable or changed since it was built (dataset_changed), the query timed out, or an internal error (error JSON on stdout)
@@ -76,7 +123,7 @@ Example:
 
 Exit codes: as query.
 `,
-  sql: `Usage: climate-query sql <query|-> --stations ID[,ID…] --time-scale hourly|daily|monthly
+  sql: `Usage: climate-query sql <query|-> --stations ID[,ID…] --time-scale ${STATION_TIME_SCALES.join('|')}
          --from DATE --to DATE [--types T1,T2,…] [--max-rows N] [--format csv|json]
          [--data DIR|URL] [--timeout SECONDS] [--follow-links]
 
@@ -88,9 +135,9 @@ Exit codes: as query.
 
 Options:
   --stations IDS   station ids, comma-separated (at most 50)
-  --time-scale S   hourly, daily or monthly
+  --time-scale S   ${orList(STATION_TIME_SCALES)}
   --from, --to     first and last period, as the endpoints take them
-                   (2024-06-01T00:00:00, 2024-06-01 or 2024-06)
+                   (${orList(STATION_TIME_SCALES.map((s) => TIME_SCALES[s].example))})
   --types T,…      data type columns to load (default: every type the dataset holds)
   --max-rows N     most result rows (default 10000, at most 100000); more is an error
   --format F       csv (default) or json ({"columns","rows","loaded"})
@@ -111,10 +158,10 @@ Exit codes:
   2  bad SQL or a bad request (error JSON on stdout), or bad arguments (usage on stderr)
 `,
   build: `Usage:
-  climate-query build --out DIR --stations FILE [--hourly FILE...] [--daily FILE...] [--monthly FILE...]
+  climate-query build --out DIR --stations FILE ${STATION_TIME_SCALES.map((s) => `[--${s} FILE...]`).join(' ')}
         [--time-zone ZONE] [--replace] [--keep-implausible] [--report FILE.json] [--name NAME]
       Adds station data to a dataset from CSV or Parquet files (docs/data.md). Each of
-      --hourly/--daily/--monthly takes one or more files and may be repeated; every file
+      ${STATION_TIME_SCALES.map((s) => `--${s}`).join('/')} takes one or more files and may be repeated; every file
       is read, and a station's period in two files is refused. Daily and monthly values
       are derived for every station without its own series of that scale. The build adds
       or replaces the stations and scales it is given and keeps the rest of the dataset;
@@ -132,7 +179,7 @@ Exit codes:
         [--variable NAME] [--level VALUE] FILE...
       Adds (or replaces) one raster layer from GeoTIFFs in any CRS GDAL reads, or from CF
       NetCDF files (classic or NetCDF-4) (docs/layers.md).
-      SCALE: daily, monthly, annual, calendar_month, or none (one undated grid).
+      SCALE: ${RASTER_TIME_SCALES.join(', ')}, or none (one undated grid).
       Dates: --dates (one per band, in file order), --date-pattern 'tmin_{yyyy}{mm}{dd}.tif'
       (single-band files), or else band descriptions that are dates. Never guessed.
       --extent: tc, sa or a name the dataset has (checked against the grid), or a new name
@@ -246,7 +293,8 @@ const USAGE = `climate-query: climate-data queries on a static dataset, with no 
 
 Usage:
   climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--timeout SECONDS]
-      point and polygon ask for a raster layer the dataset declares: see \`climate-query layers\`.
+      point and polygon ask for a raster layer the dataset declares: see \`climate-query layers\`;
+      time scales, date formats and station data types: \`climate-query query --help\`.
   climate-query indices <WKT> --indices chill_portions,… --from D --to D [--by season]
       chill, heat and frost indices from station temperatures (docs/indices.md).
   climate-query sql <query|-> --stations ID,… --time-scale S --from D --to D [--data DIR|URL]
@@ -426,26 +474,23 @@ async function answer(command: Command, endpoint: Endpoint, text: string, values
   }
 }
 
-/** The station scales' options, each taking one or more files. */
-const SCALE_OPTIONS = ['hourly', 'daily', 'monthly'] as const;
-
 /**
  * Takes the files of `--hourly/--daily/--monthly` out of a station build's
  * arguments: each option takes every following argument up to the next
  * option, and may be repeated (`--hourly a.csv b.csv --hourly c.csv`).
  * Returns the other arguments and the files per scale, in the order given.
  */
-function takeScaleFiles(args: string[]): { rest: string[]; files: Record<(typeof SCALE_OPTIONS)[number], string[]> } {
-  const files = { hourly: [] as string[], daily: [] as string[], monthly: [] as string[] };
+function takeScaleFiles(args: string[]): { rest: string[]; files: Record<StationTimeScale, string[]> } {
+  const files = noScaleFiles();
   const rest: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    const m = /^--(hourly|daily|monthly)(?:=(.*))?$/.exec(a);
-    if (!m) {
+    const m = /^--([a-z_]+)(?:=(.*))?$/.exec(a);
+    if (!m || !(STATION_TIME_SCALES as readonly string[]).includes(m[1]!)) {
       rest.push(a);
       continue;
     }
-    const scale = m[1] as (typeof SCALE_OPTIONS)[number];
+    const scale = m[1] as StationTimeScale;
     const before = files[scale].length;
     if (m[2] !== undefined) files[scale].push(m[2]);
     else while (i + 1 < args.length && !args[i + 1]!.startsWith('-')) files[scale].push(args[++i]!);
@@ -454,10 +499,15 @@ function takeScaleFiles(args: string[]): { rest: string[]; files: Record<(typeof
   return { rest, files };
 }
 
+/** No files for any station scale (each scale's option takes them: --hourly, --daily, …). */
+function noScaleFiles(): Record<StationTimeScale, string[]> {
+  return Object.fromEntries(STATION_TIME_SCALES.map((s) => [s, [] as string[]])) as unknown as Record<StationTimeScale, string[]>;
+}
+
 async function buildCommand(argv: string[]): Promise<number> {
   // A raster build's FILE... are positionals; a station build's files follow their scale option.
   const stationBuild = !argv.some((a) => a === '--layer' || a.startsWith('--layer='));
-  const { rest: args, files: scaleFiles } = stationBuild ? takeScaleFiles(argv) : { rest: argv, files: { hourly: [], daily: [], monthly: [] } };
+  const { rest: args, files: scaleFiles } = stationBuild ? takeScaleFiles(argv) : { rest: argv, files: noScaleFiles() };
   const { values, positionals } = parseCommand('build', args, {
       layer: { type: 'string' },
       unit: { type: 'string' },
@@ -480,9 +530,8 @@ async function buildCommand(argv: string[]): Promise<number> {
       'keep-implausible': { type: 'boolean' },
       'time-zone': { type: 'string' },
       report: { type: 'string' },
-      hourly: { type: 'string' },
-      daily: { type: 'string' },
-      monthly: { type: 'string' },
+      // Taken out above for a station build; declared so a raster build names them as misplaced, not unknown.
+      ...Object.fromEntries(STATION_TIME_SCALES.map((s) => [s, { type: 'string' as const }])),
   });
   if (values.layer !== undefined) {
     if (!values.out || positionals.length === 0) usageError('build', '--layer needs --out DIR and at least one FILE.tif.');
@@ -526,7 +575,7 @@ async function buildCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) {
-    usageError('build', `unexpected argument "${positionals[0]}": a station build's files follow --hourly, --daily or --monthly (each takes one or more), a raster build's follow --layer NAME.`);
+    usageError('build', `unexpected argument "${positionals[0]}": a station build's files follow ${orList(STATION_TIME_SCALES.map((s) => `--${s}`))} (each takes one or more), a raster build's follow --layer NAME.`);
   }
   if (!values.out || !values.stations) {
     usageError('build', 'needs --out DIR and either --stations FILE or --layer TYPE/SUBTYPE FILE.tif...');
@@ -537,7 +586,7 @@ async function buildCommand(argv: string[]): Promise<number> {
   let result;
   try {
     result = await buildStationsWithReport(
-      { stations: values.stations, hourly: scaleFiles.hourly, daily: scaleFiles.daily, monthly: scaleFiles.monthly },
+      { stations: values.stations, ...scaleFiles },
       values.out,
       values.name ?? 'dataset',
       { replace, keepImplausible: values['keep-implausible'] ?? false, ...(values['time-zone'] !== undefined ? { timeZone: values['time-zone'] } : {}) },
