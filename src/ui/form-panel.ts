@@ -344,7 +344,7 @@ export function formPanel(ctx: PanelContext): Panel {
 
   return {
     update(state, previous) {
-      if (state.dataset && state.dataset !== previous.dataset) renderOptions(state.dataset);
+      if (state.dataset && (state === previous || state.dataset !== previous.dataset)) renderOptions(state.dataset);
       const drawn = state.form !== written && (state.form !== previous.form || state.dataset !== previous.dataset);
       if (drawn || state === previous) renderForm(state.form);
       if (state === previous || state.form !== previous.form || state.geometries !== previous.geometries || state.dataset !== previous.dataset) {
