@@ -10,7 +10,7 @@
  * for: names of the contract's sub-types and the definitions of chill,
  * growing degree days and frost days as the demo build computes them.
  */
-import { CHILL_SEASON, GDD_BASE, GDD_SEASON } from '../builder/demo-rasters-agro.ts';
+import { CHILL_SEASON, GDD_BASE, GDD_SEASON } from '../contract/agro-seasons.ts';
 import { RASTER_FAMILIES } from '../contract/raster-layers.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 import { stationTypeInfo } from '../contract/station-type-info.ts';
@@ -74,7 +74,7 @@ export function layerName(layer: Pick<LayerText, 'description' | 'unit'>): strin
 
 /**
  * A short definition of a contract index layer, as the demo build computes
- * it (src/builder/demo-rasters-agro.ts; docs/layers.md); null for a layer
+ * it (src/contract/agro-seasons.ts; docs/layers.md); null for a layer
  * that needs none (temperature, rainfall, wind) or that this app does not
  * know. With `description`, only a layer that describes itself as the
  * contract's family does (a user's own "gdd" layer with its own words may
