@@ -144,7 +144,8 @@ export async function keepFiles(message: KeepRequest, port: MessagePort | undefi
   const failed: string[] = [];
   for (const url of message.urls) {
     try {
-      const res = await fetch(url, { cache: 'no-cache' });
+      // no-store: the engine read this file by Range, and the HTTP cache's partial entry must not answer for the whole.
+      const res = await fetch(url, { cache: 'no-store' });
       if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
       await cache.put(url, await storable(res));
       kept.push(url);
