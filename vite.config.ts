@@ -19,7 +19,8 @@ export default defineConfig({
         // MapLibre's worker ships as .mjs; Debian's nginx (and other mime.types lists) have no
         // .mjs type and serve it as octet-stream, which Chromium refuses as a module worker.
         // Every host knows .js.
-        assetFileNames: (asset) => ((asset.names[0] ?? '').endsWith('.mjs') ? 'assets/[name]-[hash].js' : 'assets/[name]-[hash][extname]'),
+        assetFileNames: (asset) =>
+          (asset.names[0] ?? '').endsWith('.mjs') ? 'assets/[name]-[hash].js' : 'assets/[name]-[hash][extname]',
       },
     },
   },

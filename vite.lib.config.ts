@@ -5,7 +5,9 @@ import pkg from './package.json' with { type: 'json' };
 // `climate-query/service-worker`) as plain ES modules. Dependencies and the
 // optional peer dependencies stay external so an app's bundler dedupes them
 // and resolves DuckDB's `?url` assets itself.
-const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)].map((d) => new RegExp(`^${d.replace(/[/.]/g, '\\$&')}(/|$)`));
+const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)].map(
+  (d) => new RegExp(`^${d.replace(/[/.]/g, '\\$&')}(/|$)`),
+);
 
 export default defineConfig({
   publicDir: false,
@@ -16,7 +18,12 @@ export default defineConfig({
     minify: false,
     sourcemap: true,
     lib: {
-      entry: { index: 'src/index.ts', worker: 'src/worker/engine-worker.ts', 'service-worker': 'src/sw/service-worker.ts', 'sql-wasm': 'src/sql/duckdb-wasm-runner.ts' },
+      entry: {
+        index: 'src/index.ts',
+        worker: 'src/worker/engine-worker.ts',
+        'service-worker': 'src/sw/service-worker.ts',
+        'sql-wasm': 'src/sql/duckdb-wasm-runner.ts',
+      },
       formats: ['es'],
     },
     rollupOptions: { external },

@@ -45,7 +45,10 @@ export interface BrowserRunStat extends RunStat {
 }
 
 /** Distinct bytes (per file) and the largest read among the range requests of `log` on paths ending in `suffix`. */
-export function rangeStats(log: readonly LoggedRequest[], suffix: string): { distinctBytes: number; largestBytes: number } {
+export function rangeStats(
+  log: readonly LoggedRequest[],
+  suffix: string,
+): { distinctBytes: number; largestBytes: number } {
   // The station archive is many files: spans are merged per file, never across files.
   const byPath = new Map<string, Array<[number, number]>>();
   let largestBytes = 0;
@@ -83,7 +86,14 @@ export function partOf(path: string): Part {
 
 /** Sums a server log by kind. */
 export function partsOf(log: readonly LoggedRequest[]): Parts {
-  const parts: Parts = { code: { requests: 0, bytes: 0 }, catalog: { requests: 0, bytes: 0 }, index: { requests: 0, bytes: 0 }, data: { requests: 0, bytes: 0 }, raster: { requests: 0, bytes: 0 }, other: { requests: 0, bytes: 0 } };
+  const parts: Parts = {
+    code: { requests: 0, bytes: 0 },
+    catalog: { requests: 0, bytes: 0 },
+    index: { requests: 0, bytes: 0 },
+    data: { requests: 0, bytes: 0 },
+    raster: { requests: 0, bytes: 0 },
+    other: { requests: 0, bytes: 0 },
+  };
   for (const e of log) {
     const p = parts[partOf(e.path)];
     p.requests++;
@@ -145,7 +155,11 @@ export interface ColdStartRun {
 
 interface BenchWindow {
   bench: {
-    run(path: string, body: string, postAnswer?: boolean): Promise<{ status: number; body?: unknown; ms: number; at: number }>;
+    run(
+      path: string,
+      body: string,
+      postAnswer?: boolean,
+    ): Promise<{ status: number; body?: unknown; ms: number; at: number }>;
     first: Promise<{ status: number; body?: unknown; ms: number; at: number }> | null;
   };
 }
@@ -199,10 +213,18 @@ export class BrowserBench {
     cold: number,
     warm: number,
     data = '../data/',
-  ): Promise<{ runs: LatencyRuns & { cold: BrowserRunStat[]; warm: BrowserRunStat[] }; peakRss: number; answer: unknown }> {
+  ): Promise<{
+    runs: LatencyRuns & { cold: BrowserRunStat[]; warm: BrowserRunStat[] };
+    peakRss: number;
+    answer: unknown;
+  }> {
     const url = `${server.url}app/index.html?mode=${mode}&data=${data}`;
     const body = JSON.stringify(s.body);
-    const out: LatencyRuns & { cold: BrowserRunStat[]; warm: BrowserRunStat[] } = { latencyMs: server.latencyMs, cold: [], warm: [] };
+    const out: LatencyRuns & { cold: BrowserRunStat[]; warm: BrowserRunStat[] } = {
+      latencyMs: server.latencyMs,
+      cold: [],
+      warm: [],
+    };
     let answer: unknown;
     let peakRss = 0;
     for (let i = 0; i < Math.max(1, cold); i++) {
@@ -210,10 +232,18 @@ export class BrowserBench {
       try {
         server.reset();
         const r = await query(f.page, pathOf(s), body, i === 0);
-        if (r.status !== 200) throw new Error(`${s.id} (${mode}) answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
+        if (r.status !== 200)
+          throw new Error(`${s.id} (${mode}) answered ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
         if (i === 0) answer = JSON.parse(server.takeAnswer() ?? 'null');
         const c = server.counts();
-        out.cold.push({ ms: r.ms, requests: c.requests, bytes: c.bytes, parts: partsOf(c.log), storeReads: rangeStats(c.log, '.parquet'), log: c.log });
+        out.cold.push({
+          ms: r.ms,
+          requests: c.requests,
+          bytes: c.bytes,
+          parts: partsOf(c.log),
+          storeReads: rangeStats(c.log, '.parquet'),
+          log: c.log,
+        });
         if (i === Math.max(1, cold) - 1) {
           await query(f.page, pathOf(s), body, false);
           for (let w = 0; w < warm; w++) {
@@ -233,7 +263,12 @@ export class BrowserBench {
   }
 
   /** Cold start: a fresh context loads the page, whose script sends `s` at once; `n` times. */
-  async coldStart(server: BenchServer, s: Scenario, n: number, data = '../data/'): Promise<{ runs: ColdStartRun[]; peakRss: number }> {
+  async coldStart(
+    server: BenchServer,
+    s: Scenario,
+    n: number,
+    data = '../data/',
+  ): Promise<{ runs: ColdStartRun[]; peakRss: number }> {
     const hash = encodeURIComponent(JSON.stringify({ path: pathOf(s), body: JSON.stringify(s.body) }));
     const runs: ColdStartRun[] = [];
     let peakRss = 0;
@@ -242,7 +277,9 @@ export class BrowserBench {
       const f = await this.fresh(`${server.url}app/index.html?mode=engine&data=${data}#${hash}`);
       try {
         const r = await f.page.evaluate(() => (window as unknown as BenchWindow).bench.first!);
-        const loadMs = await f.page.evaluate(() => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventEnd);
+        const loadMs = await f.page.evaluate(
+          () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).loadEventEnd,
+        );
         const c = server.counts();
         runs.push({
           loadMs,
@@ -264,7 +301,11 @@ export class BrowserBench {
 }
 
 function query(page: Page, path: string, body: string, postAnswer: boolean) {
-  return page.evaluate(([p, b, k]) => (window as unknown as BenchWindow).bench.run(p, b, k), [path, body, postAnswer] as const);
+  return page.evaluate(([p, b, k]) => (window as unknown as BenchWindow).bench.run(p, b, k), [
+    path,
+    body,
+    postAnswer,
+  ] as const);
 }
 
 /** Peak resident memory (VmHWM) of a process, bytes; 0 when it is gone. */

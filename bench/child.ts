@@ -14,11 +14,22 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { validateNearestStation, validatePoint, validatePolyAggregate, validatePolygon } from '../src/contract/validate.ts';
+import {
+  validateNearestStation,
+  validatePoint,
+  validatePolyAggregate,
+  validatePolygon,
+} from '../src/contract/validate.ts';
 import type { RasterQuery } from '../src/contract/types.ts';
 import { createClimateEngine, type ClimateEngine } from '../src/engine/engine.ts';
 import { createNodeEngine } from '../src/node/node-engine.ts';
-import { clearGeoblazeCache, geoblazePerDate, geotiffPerDate, newGeotiffState, type BaselineFiles } from './baselines/raster.ts';
+import {
+  clearGeoblazeCache,
+  geoblazePerDate,
+  geotiffPerDate,
+  newGeotiffState,
+  type BaselineFiles,
+} from './baselines/raster.ts';
 import { loadLocalIndex, nativeNearestStation, nativePolyAggregate, openNative } from './baselines/stations.ts';
 import { readCatalog, layerOf } from './dataset.ts';
 import type { LatencyRuns, NodeJob, NodeJobResult, RunStat } from './jobs.ts';
@@ -28,7 +39,10 @@ import { remoteCounts, remoteReset } from './server.ts';
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
 
 /** A query run against a server: how long, how many requests and bytes. */
-async function timed(serverUrl: string | null, run: () => Promise<unknown>): Promise<{ stat: RunStat; answer: unknown }> {
+async function timed(
+  serverUrl: string | null,
+  run: () => Promise<unknown>,
+): Promise<{ stat: RunStat; answer: unknown }> {
   if (serverUrl) await remoteReset(serverUrl);
   const t0 = performance.now();
   const answer = await run();
@@ -36,7 +50,6 @@ async function timed(serverUrl: string | null, run: () => Promise<unknown>): Pro
   const counts = serverUrl ? await remoteCounts(serverUrl) : { requests: 0, bytes: 0 };
   return { stat: { ms, requests: counts.requests, bytes: counts.bytes }, answer };
 }
-
 
 /** The body of a query that opens the same layer file but reads no tile: one point in the sea, one date. */
 function primeBody(s: Scenario): Record<string, unknown> {
@@ -140,7 +153,9 @@ async function nativeAnswerer(job: NodeJob, s: Scenario): Promise<Answerer> {
     },
     query(body) {
       const q = s.endpoint === 'nearest-station' ? validateNearestStation(body) : validatePolyAggregate(body);
-      return s.endpoint === 'nearest-station' ? nativeNearestStation(db!.con, dir, q, stations, coverage) : nativePolyAggregate(db!.con, dir, q, stations);
+      return s.endpoint === 'nearest-station'
+        ? nativeNearestStation(db!.con, dir, q, stations, coverage)
+        : nativePolyAggregate(db!.con, dir, q, stations);
     },
     close: async () => db?.close(),
   };
@@ -165,11 +180,17 @@ async function main(): Promise<void> {
   const jobFile = process.argv[2]!;
   const job = JSON.parse(await readFile(jobFile, 'utf8')) as NodeJob;
   const s = scenario(job.scenarioId);
-  const local = job.method === 'duckdb-native' || job.method === 'engine-node-wasm' || job.method === 'engine-node-native';
+  const local =
+    job.method === 'duckdb-native' || job.method === 'engine-node-wasm' || job.method === 'engine-node-native';
   const answerer =
-    job.method === 'duckdb-native' ? await nativeAnswerer(job, s) : local ? await nodeEngineAnswerer(job, s) : await rasterAnswerer(job, s);
-  const targets: Array<{ url: string | null; latencyMs: number | null; key: string }> =
-    local ? [{ url: null, latencyMs: null, key: 'local' }] : job.servers.map((x) => ({ url: x.url, latencyMs: x.latencyMs, key: String(x.latencyMs) }));
+    job.method === 'duckdb-native'
+      ? await nativeAnswerer(job, s)
+      : local
+        ? await nodeEngineAnswerer(job, s)
+        : await rasterAnswerer(job, s);
+  const targets: Array<{ url: string | null; latencyMs: number | null; key: string }> = local
+    ? [{ url: null, latencyMs: null, key: 'local' }]
+    : job.servers.map((x) => ({ url: x.url, latencyMs: x.latencyMs, key: String(x.latencyMs) }));
 
   // Warm-up: load every code path once on a one-period query, then measure memory from here.
   await answerer.fresh(targets[0]!.url);
@@ -217,7 +238,9 @@ async function main(): Promise<void> {
 main().then(
   () => process.exit(0),
   (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n${err instanceof Error && err.cause ? `cause: ${String((err.cause as Error).stack ?? err.cause)}\n` : ""}`);
+    process.stderr.write(
+      `${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n${err instanceof Error && err.cause ? `cause: ${String((err.cause as Error).stack ?? err.cause)}\n` : ''}`,
+    );
     process.exit(1);
   },
 );

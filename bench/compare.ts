@@ -23,7 +23,17 @@ export interface Agreement {
   /** A few disagreements, for the report. */
   examples: string[];
   /** The same per top-level key (per WKT for raster answers). */
-  byKey: Record<string, { values: number; equal: number; missingInOther: number; extraInOther: number; maxAbsDiff: number; meanAbsDiff: number }>;
+  byKey: Record<
+    string,
+    {
+      values: number;
+      equal: number;
+      missingInOther: number;
+      extraInOther: number;
+      maxAbsDiff: number;
+      meanAbsDiff: number;
+    }
+  >;
 }
 
 /**
@@ -32,13 +42,30 @@ export interface Agreement {
  * else (keys, null, booleans, strings) must be identical.
  */
 export function compareAnswers(reference: unknown, other: unknown, tolerance: number): Agreement {
-  const out: Agreement = { values: 0, equal: 0, missingInOther: 0, extraInOther: 0, maxAbsDiff: 0, meanAbsDiff: 0, tolerance, examples: [], byKey: {} };
+  const out: Agreement = {
+    values: 0,
+    equal: 0,
+    missingInOther: 0,
+    extraInOther: 0,
+    maxAbsDiff: 0,
+    meanAbsDiff: 0,
+    tolerance,
+    examples: [],
+    byKey: {},
+  };
   let sumDiff = 0;
   let both = 0;
   const sums = new Map<string, { sum: number; both: number }>();
   const bump = (path: string, f: (k: Agreement['byKey'][string]) => void, diff?: number) => {
     const key = path.split('/')[1] ?? '';
-    const k = (out.byKey[key] ??= { values: 0, equal: 0, missingInOther: 0, extraInOther: 0, maxAbsDiff: 0, meanAbsDiff: 0 });
+    const k = (out.byKey[key] ??= {
+      values: 0,
+      equal: 0,
+      missingInOther: 0,
+      extraInOther: 0,
+      maxAbsDiff: 0,
+      meanAbsDiff: 0,
+    });
     f(k);
     if (diff !== undefined) {
       const t = sums.get(key) ?? { sum: 0, both: 0 };
@@ -55,7 +82,11 @@ export function compareAnswers(reference: unknown, other: unknown, tolerance: nu
     if (a !== null && typeof a === 'object') {
       const keys = new Set([...Object.keys(a), ...(b !== null && typeof b === 'object' ? Object.keys(b) : [])]);
       for (const k of keys) {
-        walk((a as Record<string, unknown>)[k], b !== null && typeof b === 'object' ? (b as Record<string, unknown>)[k] : undefined, `${path}/${k}`);
+        walk(
+          (a as Record<string, unknown>)[k],
+          b !== null && typeof b === 'object' ? (b as Record<string, unknown>)[k] : undefined,
+          `${path}/${k}`,
+        );
       }
       return;
     }

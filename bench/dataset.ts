@@ -32,7 +32,10 @@ export async function readCatalog(dir: string): Promise<Catalog> {
 }
 
 /** Builds the demo dataset into the cache unless a readable one is there; returns its folder and build time (0 when cached). */
-export async function ensureDemo(rebuild: boolean, log: (s: string) => void): Promise<{ dir: string; builtInMs: number }> {
+export async function ensureDemo(
+  rebuild: boolean,
+  log: (s: string) => void,
+): Promise<{ dir: string; builtInMs: number }> {
   const dir = join(cacheDir(), 'demo');
   if (!rebuild && existsSync(join(dir, 'catalog.json'))) {
     try {
@@ -72,11 +75,18 @@ export const BASELINE_COG_OPTIONS = ['-of', 'COG', '-co', 'COMPRESS=DEFLATE', '-
  * named by its period, or `layer.tif` for an undated layer. Cached by the
  * source files' sizes and times.
  */
-export async function ensureBaselineLayer(demoDir: string, layer: RasterLayerEntry, log: (s: string) => void): Promise<BaselineLayer> {
+export async function ensureBaselineLayer(
+  demoDir: string,
+  layer: RasterLayerEntry,
+  log: (s: string) => void,
+): Promise<BaselineLayer> {
   const folder = `${layer.dataType}-${layer.subDataType}`;
   const out = join(cacheDir(), 'baseline', folder);
   const sources = layer.files.map((f) => join(demoDir, f.path));
-  const stamp = JSON.stringify({ options: BASELINE_COG_OPTIONS, sources: await Promise.all(sources.map(async (s) => [s, (await stat(s)).size, (await stat(s)).mtimeMs])) });
+  const stamp = JSON.stringify({
+    options: BASELINE_COG_OPTIONS,
+    sources: await Promise.all(sources.map(async (s) => [s, (await stat(s)).size, (await stat(s)).mtimeMs])),
+  });
   const periods = layer.files.flatMap((f) => f.periods);
   const files = periods.map((p) => `${p || 'layer'}.tif`);
   const stampFile = join(out, 'stamp.json');
@@ -101,7 +111,9 @@ export async function ensureBaselineLayer(demoDir: string, layer: RasterLayerEnt
         const { ds: stack } = await openDataset(`${srcMount.virtual}/${source.split('/').pop()}`);
         const flat = `${workMount.outputName}/flat${fi}`;
         try {
-          await gdalStep(`Flattening ${source}`, (g) => g.gdal_translate(stack, ['-of', 'GTiff', '-co', 'INTERLEAVE=BAND'], flat));
+          await gdalStep(`Flattening ${source}`, (g) =>
+            g.gdal_translate(stack, ['-of', 'GTiff', '-co', 'INTERLEAVE=BAND'], flat),
+          );
         } finally {
           await closeDataset(stack);
         }
@@ -109,7 +121,9 @@ export async function ensureBaselineLayer(demoDir: string, layer: RasterLayerEnt
         try {
           for (let b = 0; b < layer.files[fi]!.periods.length; b++) {
             const name = files[n++]!.replace(/\.tif$/, '');
-            await gdalStep(`Writing ${name}.tif`, (g) => g.gdal_translate(ds, ['-b', String(b + 1), ...BASELINE_COG_OPTIONS], `${outMount.outputName}/${name}`));
+            await gdalStep(`Writing ${name}.tif`, (g) =>
+              g.gdal_translate(ds, ['-b', String(b + 1), ...BASELINE_COG_OPTIONS], `${outMount.outputName}/${name}`),
+            );
           }
         } finally {
           await closeDataset(ds);
@@ -125,7 +139,9 @@ export async function ensureBaselineLayer(demoDir: string, layer: RasterLayerEnt
   }
   await writeFile(stampFile, stamp);
   const bytes = await folderBytes(out);
-  log(`baseline ${folder}: ${files.length} COG file(s), ${(bytes / 1e6).toFixed(1)} MB, written in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  log(
+    `baseline ${folder}: ${files.length} COG file(s), ${(bytes / 1e6).toFixed(1)} MB, written in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
   return { folder, files, periods, bytes };
 }
 

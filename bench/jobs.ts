@@ -39,10 +39,24 @@ export interface LatencyRuns {
  * or native DuckDB), to tell the cost of WASM from that of the browser's
  * Workers; the rest are baselines.
  */
-export type Method = 'engine-node' | 'engine-chromium' | 'geotiff' | 'geoblaze' | 'duckdb-native' | 'naive-chromium' | 'engine-node-wasm' | 'engine-node-native';
+export type Method =
+  | 'engine-node'
+  | 'engine-chromium'
+  | 'geotiff'
+  | 'geoblaze'
+  | 'duckdb-native'
+  | 'naive-chromium'
+  | 'engine-node-wasm'
+  | 'engine-node-native';
 
 /** Methods a Node child process runs. */
-export type NodeMethod = 'engine-node' | 'geotiff' | 'geoblaze' | 'duckdb-native' | 'engine-node-wasm' | 'engine-node-native';
+export type NodeMethod =
+  | 'engine-node'
+  | 'geotiff'
+  | 'geoblaze'
+  | 'duckdb-native'
+  | 'engine-node-wasm'
+  | 'engine-node-native';
 
 /** A job for a Node child process. */
 export interface NodeJob {
@@ -85,6 +99,12 @@ export async function runInChild(job: NodeJob, jobFile: string): Promise<NodeJob
     if (stderr.length > 20_000) stderr = stderr.slice(-20_000);
   });
   const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-  if (code !== 0) throw new Error(`bench job ${job.scenarioId}/${job.method} failed (exit ${code}):\n${stderr.split('\n').filter((l) => !/worker_threads not available/.test(l)).join('\n')}`);
+  if (code !== 0)
+    throw new Error(
+      `bench job ${job.scenarioId}/${job.method} failed (exit ${code}):\n${stderr
+        .split('\n')
+        .filter((l) => !/worker_threads not available/.test(l))
+        .join('\n')}`,
+    );
   return JSON.parse(await readFile(`${jobFile}.result.json`, 'utf8')) as NodeJobResult;
 }

@@ -13,11 +13,27 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Method } from './jobs.ts';
 import { POLYGON_LABELS } from './scenarios.ts';
-import { median, medianMs, runsAt, targetTable, type AnyRun, type BenchResults, type MethodResult, type ScenarioResult } from './results.ts';
+import {
+  median,
+  medianMs,
+  runsAt,
+  targetTable,
+  type AnyRun,
+  type BenchResults,
+  type MethodResult,
+  type ScenarioResult,
+} from './results.ts';
 import { SCALE_HEADING } from './scale-report.ts';
 
 /** Sections of the existing page that are written by hand and kept. */
-export const KEPT_SECTIONS = [SCALE_HEADING, 'Station reads: how the layout and reader were chosen', 'Raster reads', 'Raster build', 'App bundle', 'Demo dataset build'];
+export const KEPT_SECTIONS = [
+  SCALE_HEADING,
+  'Station reads: how the layout and reader were chosen',
+  'Raster reads',
+  'Raster build',
+  'App bundle',
+  'Demo dataset build',
+];
 
 const KiB = 1024;
 const MiB = 1024 * 1024;
@@ -81,30 +97,51 @@ export function evaluateTargets(r: BenchResults): TargetRow[] {
     const s = byId(id);
     if (!s) continue;
     const ratio = medianMs(s, 'geoblaze', 40, 'cold') / medianMs(s, 'engine-node', 40, 'cold');
-    rows.push({ target: `${kindOf(s)} × 365 dates: ≥ 30× faster than geoblaze on per-date files (cold, 40 ms)`, measured: `${fmtRatio(ratio)} (${fmtMs(medianMs(s, 'engine-node', 40, 'cold'))} vs ${fmtMs(medianMs(s, 'geoblaze', 40, 'cold'))})`, met: ratio >= 30 });
+    rows.push({
+      target: `${kindOf(s)} × 365 dates: ≥ 30× faster than geoblaze on per-date files (cold, 40 ms)`,
+      measured: `${fmtRatio(ratio)} (${fmtMs(medianMs(s, 'engine-node', 40, 'cold'))} vs ${fmtMs(medianMs(s, 'geoblaze', 40, 'cold'))})`,
+      met: ratio >= 30,
+    });
   }
   for (const s of r.scenarios.filter((x) => x.family === 'raster')) {
     const p = runsAt(s, 'engine-node', 40)?.primed;
     if (!p) continue;
     const per = p.requests / s.geometries;
-    rows.push({ target: `${s.id}: ≤ 2 requests per ${kindOf(s)} beyond the header reads`, measured: `${p.requests} for ${s.geometries} (${per.toFixed(1)} each)`, met: per <= 2 });
+    rows.push({
+      target: `${s.id}: ≤ 2 requests per ${kindOf(s)} beyond the header reads`,
+      measured: `${p.requests} for ${s.geometries} (${per.toFixed(1)} each)`,
+      met: per <= 2,
+    });
   }
   for (const s of r.scenarios.filter((x) => x.family === 'station')) {
     const warm = warmMs(s, 'engine-chromium');
     const floor = warmMs(s, 'duckdb-native');
-    rows.push({ target: `${s.id}: warm within 4× of native DuckDB on local Parquet`, measured: `${fmtRatio(warm / floor)} (${fmtMs(warm)} vs ${fmtMs(floor)})`, met: warm / floor <= 4 });
+    rows.push({
+      target: `${s.id}: warm within 4× of native DuckDB on local Parquet`,
+      measured: `${fmtRatio(warm / floor)} (${fmtMs(warm)} vs ${fmtMs(floor)})`,
+      met: warm / floor <= 4,
+    });
   }
   for (const s of r.scenarios.filter((x) => x.family === 'station')) {
     const bytes = med(runsAt(s, 'engine-chromium', 40)?.cold, archiveBytes);
     const share = bytes / r.dataset.storeBytes;
-    rows.push({ target: `${s.id}: cold, ≤ 5 % of the store's bytes`, measured: `${pct(share)} (${fmtBytes(bytes)} of ${fmtBytes(r.dataset.storeBytes)})`, met: share <= 0.05 });
+    rows.push({
+      target: `${s.id}: cold, ≤ 5 % of the store's bytes`,
+      measured: `${pct(share)} (${fmtBytes(bytes)} of ${fmtBytes(r.dataset.storeBytes)})`,
+      met: share <= 0.05,
+    });
   }
   const idx = byId('indices-seasons');
   const same = byId('indices-same-hours');
   if (idx && same) {
     const a = medianMs(idx, 'engine-chromium', 40, 'cold');
     const b = medianMs(same, 'engine-chromium', 40, 'cold');
-    rows.push({ target: 'station-indices by season, cold in Chromium at 40 ms: within 2× of nearest-station reading the same hours', measured: `${fmtRatio(a / b)} (${fmtMs(a)} vs ${fmtMs(b)})`, met: a / b <= 2 });
+    rows.push({
+      target:
+        'station-indices by season, cold in Chromium at 40 ms: within 2× of nearest-station reading the same hours',
+      measured: `${fmtRatio(a / b)} (${fmtMs(a)} vs ${fmtMs(b)})`,
+      met: a / b <= 2,
+    });
   }
   const cs = r.coldStart.filter((c) => c.first === 'raster');
   if (cs.length) {
@@ -116,7 +153,11 @@ export function evaluateTargets(r: BenchResults): TargetRow[] {
       met: !duck,
     });
   }
-  rows.push({ target: '`npm run bench` finishes in ≤ 10 minutes on 2 cores', measured: `${(r.durationS / 60).toFixed(1)} min${r.dataset.demoBuildS ? ` (demo dataset built in this run: ${r.dataset.demoBuildS.toFixed(0)} s)` : ' (demo dataset cached)'}`, met: r.durationS <= 600 });
+  rows.push({
+    target: '`npm run bench` finishes in ≤ 10 minutes on 2 cores',
+    measured: `${(r.durationS / 60).toFixed(1)} min${r.dataset.demoBuildS ? ` (demo dataset built in this run: ${r.dataset.demoBuildS.toFixed(0)} s)` : ' (demo dataset cached)'}`,
+    met: r.durationS <= 600,
+  });
   return rows;
 }
 
@@ -143,7 +184,9 @@ function coldCost(m: MethodResult): { requests: number; bytes: number } {
 function rasterTable(r: BenchResults, s: ScenarioResult): string[] {
   const out: string[] = [];
   out.push(`**${s.title}**`, '');
-  out.push('| method | requests | bytes | cold, 0 ms | cold, 40 ms | warm | peak memory | its time ÷ engine\'s, cold 40 ms (0 ms) | runs |');
+  out.push(
+    "| method | requests | bytes | cold, 0 ms | cold, 40 ms | warm | peak memory | its time ÷ engine's, cold 40 ms (0 ms) | runs |",
+  );
   out.push('|---|---:|---:|---:|---:|---:|---:|---:|---|');
   const eng = method(s, 'engine-node');
   for (const m of s.methods) {
@@ -157,11 +200,16 @@ function rasterTable(r: BenchResults, s: ScenarioResult): string[] {
       const r0 = cold0 / medianMs(s, 'engine-node', 0, 'cold');
       ratio = `${fmtRatio(r40)}${Number.isFinite(r0) ? ` (${fmtRatio(r0)})` : ''}`;
     }
-    out.push(`| ${m.label} | ${fmtInt(c.requests)} | ${fmtBytes(c.bytes)} | ${fmtMs(cold0)} | ${fmtMs(cold40)} | ${fmtMs(warm)} | ${fmtMemory(m)} | ${ratio} | ${runsLabel(m)} |`);
+    out.push(
+      `| ${m.label} | ${fmtInt(c.requests)} | ${fmtBytes(c.bytes)} | ${fmtMs(cold0)} | ${fmtMs(cold40)} | ${fmtMs(warm)} | ${fmtMemory(m)} | ${ratio} | ${runsLabel(m)} |`,
+    );
   }
   const p = runsAt(s, 'engine-node', 40);
   if (p?.primed && p.prime) {
-    out.push('', `Engine cost split (40 ms): catalog and header of the file ${p.prime.requests} requests / ${fmtBytes(p.prime.bytes)}; then the query itself **${p.primed.requests} request${p.primed.requests === 1 ? '' : 's'} / ${fmtBytes(p.primed.bytes)}** for ${s.geometries} ${kindOf(s)}s, ${fmtMs(p.primed.ms)}.`);
+    out.push(
+      '',
+      `Engine cost split (40 ms): catalog and header of the file ${p.prime.requests} requests / ${fmtBytes(p.prime.bytes)}; then the query itself **${p.primed.requests} request${p.primed.requests === 1 ? '' : 's'} / ${fmtBytes(p.primed.bytes)}** for ${s.geometries} ${kindOf(s)}s, ${fmtMs(p.primed.ms)}.`,
+    );
   }
   const gt = method(s, 'geotiff');
   const gb = method(s, 'geoblaze');
@@ -187,7 +235,9 @@ function compared(other: number, engine: number, what: string, name: string): st
   const ratio = other / engine;
   if (!Number.isFinite(ratio)) return `— ${what} than ${name}`;
   if (Math.abs(ratio - 1) < 0.05) return `as many ${what} as ${name}`;
-  return ratio > 1 ? `${fmtRatio(ratio)} fewer ${what} than ${name}` : `${fmtRatio(1 / ratio)} more ${what} than ${name}`;
+  return ratio > 1
+    ? `${fmtRatio(ratio)} fewer ${what} than ${name}`
+    : `${fmtRatio(1 / ratio)} more ${what} than ${name}`;
 }
 
 /** "×N faster" / "×N slower" / "about as fast" for engine time `a` against baseline time `b`. */
@@ -200,24 +250,37 @@ function speed(a: number, b: number): string {
 
 function runsLabel(m: MethodResult): string {
   return m.latencies
-    .map((l) => `${l.latencyMs === null ? 'local' : `${l.latencyMs} ms`}: ${l.cold.length} cold${l.warm.length ? ` + ${l.warm.length} warm` : ''}`)
+    .map(
+      (l) =>
+        `${l.latencyMs === null ? 'local' : `${l.latencyMs} ms`}: ${l.cold.length} cold${l.warm.length ? ` + ${l.warm.length} warm` : ''}`,
+    )
     .join('; ');
 }
 
 function stationTable(r: BenchResults, s: ScenarioResult): string[] {
   const out: string[] = [];
   out.push(`**${s.title}**`, '');
-  out.push('| method | code | index (catalog, station index, coverage) | data (station files) | share of the archive | cold, 0 ms or local | cold, 40 ms | warm | peak memory | runs |');
+  out.push(
+    '| method | code | index (catalog, station index, coverage) | data (station files) | share of the archive | cold, 0 ms or local | cold, 40 ms | warm | peak memory | runs |',
+  );
   out.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
-  const cell = (runs: readonly AnyRun[] | undefined, f: (x: AnyRun) => { requests: number; bytes: number } | undefined) =>
-    `${fmtInt(med(runs, (x) => f(x)?.requests ?? NaN))} / ${fmtBytes(med(runs, (x) => f(x)?.bytes ?? NaN))}`;
+  const cell = (
+    runs: readonly AnyRun[] | undefined,
+    f: (x: AnyRun) => { requests: number; bytes: number } | undefined,
+  ) => `${fmtInt(med(runs, (x) => f(x)?.requests ?? NaN))} / ${fmtBytes(med(runs, (x) => f(x)?.bytes ?? NaN))}`;
   for (const m of s.methods) {
     const l = coldRuns(m, 40) ?? m.latencies[0];
     const local = m.latencies.some((x) => x.latencyMs === null);
     const cold = local ? medianMs(s, m.method, null, 'cold') : NaN;
     const warm = median(m.latencies.flatMap((x) => x.warm.map((w) => w.ms)));
     const share = med(l?.cold, archiveBytes) / r.dataset.storeBytes;
-    const index = (x: AnyRun) => (x.parts ? { requests: x.parts.catalog.requests + x.parts.index.requests, bytes: x.parts.catalog.bytes + x.parts.index.bytes } : undefined);
+    const index = (x: AnyRun) =>
+      x.parts
+        ? {
+            requests: x.parts.catalog.requests + x.parts.index.requests,
+            bytes: x.parts.catalog.bytes + x.parts.index.bytes,
+          }
+        : undefined;
     out.push(
       `| ${m.label} | ${local ? 'local' : cell(l?.cold, (x) => x.parts?.code)} | ${local ? 'local' : cell(l?.cold, index)} | ${local ? 'local' : cell(l?.cold, (x) => x.parts?.data)} | ${local ? '' : pct(share)} | ${local ? fmtMs(cold) : fmtMs(medianMs(s, m.method, 0, 'cold'))} | ${local ? '' : fmtMs(medianMs(s, m.method, 40, 'cold'))} | ${fmtMs(warm)} | ${fmtMemory(m)} | ${runsLabel(m)} |`,
     );
@@ -233,7 +296,9 @@ function stationTable(r: BenchResults, s: ScenarioResult): string[] {
   out.push(
     '',
     `Cells: requests / bytes of a cold query from a freshly loaded page (medians; the page's own code is loaded before the clock starts, so *code* is only what the engine loads on demand). Ratios: engine warm / native DuckDB warm **${fmtRatio(warm / floor)}**; at 40 ms, engine cold vs whole files downloaded: ${speed(engCold, naive)} (${fmtMs(engCold)} vs ${fmtMs(naive)}); archive bytes read cold: ${fmtBytes(engBytes)} vs ${fmtBytes(naiveBytes)} whole, ${pct(engBytes / r.dataset.storeBytes)} of the ${fmtBytes(r.dataset.storeBytes)} archive` +
-      (reads ? `, of which ${fmtBytes(reads.distinctBytes)} distinct (largest single read ${fmtBytes(reads.largestBytes)})` : '') +
+      (reads
+        ? `, of which ${fmtBytes(reads.distinctBytes)} distinct (largest single read ${fmtBytes(reads.largestBytes)})`
+        : '') +
       `. The loopback has no bandwidth limit, so whole files cost little here; the ${fmtBytes(naiveBytes - engBytes)} the engine does not fetch would take ${((8 * (naiveBytes - engBytes)) / 50e6).toFixed(1)} s more at 50 Mbit/s (arithmetic on the measured bytes, not measured).`,
     '',
   );
@@ -254,7 +319,9 @@ function indicesSection(r: BenchResults): string[] {
   ];
   for (const s of rows) {
     const c = runsAt(s, 'engine-chromium', 40)?.cold;
-    out.push(`| ${s.title} | ${fmtInt(med(c, (x) => x.requests))} / ${fmtBytes(med(c, (x) => x.bytes))} | ${fmtMs(medianMs(s, 'engine-chromium', 40, 'cold'))} | ${fmtMs(warmMs(s, 'engine-chromium'))} |`);
+    out.push(
+      `| ${s.title} | ${fmtInt(med(c, (x) => x.requests))} / ${fmtBytes(med(c, (x) => x.bytes))} | ${fmtMs(medianMs(s, 'engine-chromium', 40, 'cold'))} | ${fmtMs(warmMs(s, 'engine-chromium'))} |`,
+    );
   }
   out.push('');
   return out;
@@ -263,7 +330,9 @@ function indicesSection(r: BenchResults): string[] {
 function coldStartTable(r: BenchResults): string[] {
   const out: string[] = [];
   const gz = new Map(r.page.map((f) => [`/app/${f.name}`, f.gzipBytes]));
-  out.push('| first query | latency | page loaded | first answer | JS + WASM downloaded (gzip ≈) | DuckDB-WASM? | data | requests | renderer peak | runs |');
+  out.push(
+    '| first query | latency | page loaded | first answer | JS + WASM downloaded (gzip ≈) | DuckDB-WASM? | data | requests | renderer peak | runs |',
+  );
   out.push('|---|---:|---:|---:|---:|---|---:|---:|---:|---:|');
   for (const c of r.coldStart) {
     const code = median(c.runs.map((x) => x.parts.code.bytes));
@@ -279,7 +348,10 @@ function coldStartTable(r: BenchResults): string[] {
 }
 
 function agreementTable(r: BenchResults): string[] {
-  const out: string[] = ['| scenario | compared | values | equal | differ (max \\|Δ\\|, mean \\|Δ\\|) | value vs null | null vs value |', '|---|---|---:|---:|---|---:|---:|'];
+  const out: string[] = [
+    '| scenario | compared | values | equal | differ (max \\|Δ\\|, mean \\|Δ\\|) | value vs null | null vs value |',
+    '|---|---|---:|---:|---|---:|---:|',
+  ];
   const notes = new Set<string>();
   for (const s of r.scenarios) {
     for (const a of s.agreement) {
@@ -291,7 +363,12 @@ function agreementTable(r: BenchResults): string[] {
       if (a.note) notes.add(a.note);
     }
   }
-  out.push('', '"value vs null": the engine has a value where the other has none.', ...[...notes].map((n) => `Polygons: ${n}`), '');
+  out.push(
+    '',
+    '"value vs null": the engine has a value where the other has none.',
+    ...[...notes].map((n) => `Polygons: ${n}`),
+    '',
+  );
   for (const s of r.scenarios) {
     const gb = s.agreement.find((a) => a.other === 'geoblaze');
     if (!gb || !s.id.startsWith('polygon')) continue;
@@ -353,18 +430,38 @@ function missedNotes(r: BenchResults, targets: TargetRow[]): string[] {
       '|---|---:|---:|---:|---:|---:|---:|',
       ...lines,
       '',
-      'Why: the browser factor is the page → engine Worker round trip (the answer is structured-cloned to the page) and V8 in a renderer against V8 in Node; the reader factor is hyparquet decoding the cached column chunks again on every query (warm reads make no requests, but the engine caches bytes, not decoded rows) against native DuckDB\'s multi-threaded Parquet reader.',
+      "Why: the browser factor is the page → engine Worker round trip (the answer is structured-cloned to the page) and V8 in a renderer against V8 in Node; the reader factor is hyparquet decoding the cached column chunks again on every query (warm reads make no requests, but the engine caches bytes, not decoded rows) against native DuckDB's multi-threaded Parquet reader.",
       '',
     );
   }
   if (missed.some((t) => t.target.includes('geoblaze'))) {
-    out.push(`**Rasters vs geoblaze (≥ 30×).** ${missed.filter((t) => t.target.includes('geoblaze')).map((t) => `${t.target}: ${t.measured}`).join('; ')}. See the raster tables for where the time goes.`, '');
+    out.push(
+      `**Rasters vs geoblaze (≥ 30×).** ${missed
+        .filter((t) => t.target.includes('geoblaze'))
+        .map((t) => `${t.target}: ${t.measured}`)
+        .join('; ')}. See the raster tables for where the time goes.`,
+      '',
+    );
   }
   if (missed.some((t) => t.target.includes('beyond the header'))) {
-    out.push(`**Requests per geometry.** ${missed.filter((t) => t.target.includes('beyond the header')).map((t) => `${t.target}: ${t.measured}`).join('; ')}.`, '');
+    out.push(
+      `**Requests per geometry.** ${missed
+        .filter((t) => t.target.includes('beyond the header'))
+        .map((t) => `${t.target}: ${t.measured}`)
+        .join('; ')}.`,
+      '',
+    );
   }
-  if (missed.some((t) => t.target.includes('DuckDB-WASM'))) out.push('**First raster answer.** DuckDB-WASM was downloaded before the first raster answer; nothing in the engine should load it any more.', '');
-  if (missed.some((t) => t.target.includes('10 minutes'))) out.push(`**Run time.** The run took ${(r.durationS / 60).toFixed(1)} minutes; the load average was ${r.environment.loadAverage.start} at the start (other work on the machine). Fewer runs of the slow baselines (bench/run.ts, FULL) would bring it down.`, '');
+  if (missed.some((t) => t.target.includes('DuckDB-WASM')))
+    out.push(
+      '**First raster answer.** DuckDB-WASM was downloaded before the first raster answer; nothing in the engine should load it any more.',
+      '',
+    );
+  if (missed.some((t) => t.target.includes('10 minutes')))
+    out.push(
+      `**Run time.** The run took ${(r.durationS / 60).toFixed(1)} minutes; the load average was ${r.environment.loadAverage.start} at the start (other work on the machine). Fewer runs of the slow baselines (bench/run.ts, FULL) would bring it down.`,
+      '',
+    );
   return out;
 }
 
@@ -373,15 +470,14 @@ function runsSentence(r: BenchResults): string {
   const gb = r.scenarios.find((s) => s.id === 'point-daily');
   const gbMs = gb ? medianMs(gb, 'geoblaze', 40, 'cold') : NaN;
   const list = Object.entries(r.setup.runs)
-    .map(([name, byLatency]) =>
-      `${name} ${Object.entries(byLatency)
-        .map(([l, n]) => `${n.cold}${n.warm ? `+${n.warm}` : ''}${l === 'local' ? ' local' : ` at ${l} ms`}`)
-        .join(', ')}`,
+    .map(
+      ([name, byLatency]) =>
+        `${name} ${Object.entries(byLatency)
+          .map(([l, n]) => `${n.cold}${n.warm ? `+${n.warm}` : ''}${l === 'local' ? ' local' : ` at ${l} ms`}`)
+          .join(', ')}`,
     )
     .join('; ');
-  return (
-    `Runs (cold+warm): ${list}. Slow baselines run fewer times so that the whole run fits in 10 minutes: geoblaze on the per-date files takes ${fmtMs(gbMs)} per query, so it runs once, at 40 ms only — read its ratios as one sample, not a median.`
-  );
+  return `Runs (cold+warm): ${list}. Slow baselines run fewer times so that the whole run fits in 10 minutes: geoblaze on the per-date files takes ${fmtMs(gbMs)} per query, so it runs once, at 40 ms only — read its ratios as one sample, not a median.`;
 }
 
 /** Extracts the `## <name>` sections of `doc` named in {@link KEPT_SECTIONS}, in the order they appear. */
@@ -410,7 +506,7 @@ export function renderPerformanceDoc(results: BenchResults, currentDoc: string):
     '',
     runsSentence(r),
     '',
-    '¹ Node: growth of the child process\'s resident memory over its measured runs (peak RSS minus RSS after a one-period warm-up query; the peak mark is reset there). ² Chromium: peak RSS of the page\'s renderer process, which also runs the engine Worker.',
+    "¹ Node: growth of the child process's resident memory over its measured runs (peak RSS minus RSS after a one-period warm-up query; the peak mark is reset there). ² Chromium: peak RSS of the page's renderer process, which also runs the engine Worker.",
     '',
     '## Targets',
     '',
@@ -426,7 +522,13 @@ export function renderPerformanceDoc(results: BenchResults, currentDoc: string):
     ...raster.flatMap((s) => rasterTable(r, s)),
     '## Stations: nearest-station and poly-aggregate',
     '',
-    `The engine runs as users run it: in Chromium, the page's engine Worker reading the ${store} station archive (docs/data.md: one Parquet file per station and scale, ${Object.entries(r.dataset.parquetBytes).map(([k, v]) => `${k} ${fmtBytes(v)}`).join(', ')}) with hyparquet over HTTP Range requests (bench/browser/, built by Vite as a production bundle and served with the dataset). Baselines: the same engine downloading every file it touches whole (the naive way, in Chromium), and native DuckDB (@duckdb/node-api ${r.environment.packages['@duckdb/node-api']}, 2 threads) on the same local Parquet files with hand-written SQL — the compute floor. Stations are chosen by the engine's own functions in every method. A diagnostic row runs the engine in Node on the local files, to split the warm time between the browser and the reader. Kinds: *code* (JS the engine loads on demand), *index* (catalog.json, stations/index.parquet, coverage.jsonl lines), *data* (station files: footers and column chunks).`,
+    `The engine runs as users run it: in Chromium, the page's engine Worker reading the ${store} station archive (docs/data.md: one Parquet file per station and scale, ${Object.entries(
+      r.dataset.parquetBytes,
+    )
+      .map(([k, v]) => `${k} ${fmtBytes(v)}`)
+      .join(
+        ', ',
+      )}) with hyparquet over HTTP Range requests (bench/browser/, built by Vite as a production bundle and served with the dataset). Baselines: the same engine downloading every file it touches whole (the naive way, in Chromium), and native DuckDB (@duckdb/node-api ${r.environment.packages['@duckdb/node-api']}, 2 threads) on the same local Parquet files with hand-written SQL — the compute floor. Stations are chosen by the engine's own functions in every method. A diagnostic row runs the engine in Node on the local files, to split the warm time between the browser and the reader. Kinds: *code* (JS the engine loads on demand), *index* (catalog.json, stations/index.parquet, coverage.jsonl lines), *data* (station files: footers and column chunks).`,
     '',
     ...station.flatMap((s) => stationTable(r, s)),
     ...indicesSection(r),
@@ -437,7 +539,7 @@ export function renderPerformanceDoc(results: BenchResults, currentDoc: string):
     ...coldStartTable(r),
     '## Answer equality',
     '',
-    'Each baseline\'s answer compared value by value with the engine\'s (first cold run). Tolerances: points 10⁻⁹; polygon means half the engine\'s rounding step (it rounds means to three decimals finer than the stored step); station values 10⁻⁹.',
+    "Each baseline's answer compared value by value with the engine's (first cold run). Tolerances: points 10⁻⁹; polygon means half the engine's rounding step (it rounds means to three decimals finer than the stored step); station values 10⁻⁹.",
     '',
     ...agreementTable(r),
     '## How to run',

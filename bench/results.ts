@@ -94,7 +94,11 @@ export function median(xs: readonly number[]): number {
 }
 
 /** The runs of `method` at `latencyMs` (null: local), if any. */
-export function runsAt(s: ScenarioResult, method: Method, latencyMs: number | null): MethodResult['latencies'][number] | undefined {
+export function runsAt(
+  s: ScenarioResult,
+  method: Method,
+  latencyMs: number | null,
+): MethodResult['latencies'][number] | undefined {
   return s.methods.find((m) => m.method === method)?.latencies.find((l) => l.latencyMs === latencyMs);
 }
 
@@ -105,10 +109,20 @@ export function medianMs(s: ScenarioResult, method: Method, latencyMs: number | 
 
 /** The machine a bench ran on, as both reports print it. */
 export function hostInfo(): { node: string; platform: string; cpus: number; cpuModel: string; memoryGB: number } {
-  return { node: process.version, platform: `${platform()} ${release()}`, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memoryGB: Math.round(totalmem() / 1e9) };
+  return {
+    node: process.version,
+    platform: `${platform()} ${release()}`,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? '',
+    memoryGB: Math.round(totalmem() / 1e9),
+  };
 }
 
 /** A targets table in Markdown: one row per target, misses in bold. */
 export function targetTable(targets: ReadonlyArray<{ target: string; measured: string; met: boolean }>): string[] {
-  return ['| target | measured | met |', '|---|---|---|', ...targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`)];
+  return [
+    '| target | measured | met |',
+    '|---|---|---|',
+    ...targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`),
+  ];
 }

@@ -22,10 +22,24 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BrowserBench, buildBenchPage } from './browser.ts';
 import { compareAnswers } from './compare.ts';
-import { cacheDir, ensureBaselineLayer, ensureDemo, layerOf, readCatalog, REPO, type BaselineLayer } from './dataset.ts';
+import {
+  cacheDir,
+  ensureBaselineLayer,
+  ensureDemo,
+  layerOf,
+  readCatalog,
+  REPO,
+  type BaselineLayer,
+} from './dataset.ts';
 import { runInChild, type NodeMethod } from './jobs.ts';
 import { renderPerformanceDoc } from './report.ts';
-import { hostInfo, type BenchResults, type ColdStartResult, type MethodResult, type ScenarioResult } from './results.ts';
+import {
+  hostInfo,
+  type BenchResults,
+  type ColdStartResult,
+  type MethodResult,
+  type ScenarioResult,
+} from './results.ts';
 import { DAILY_LAYER, SCENARIOS, UNDATED_LAYER, type Scenario } from './scenarios.ts';
 import { runScaleBench } from './scale-run.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
@@ -56,7 +70,12 @@ const FULL: Record<string, Runs> = {
 };
 
 const QUICK: Record<string, Runs> = Object.fromEntries(
-  Object.entries(FULL).map(([k, v]) => [k, Object.fromEntries(Object.entries(v).map(([l, r]) => [l, { cold: Math.min(1, r.cold), warm: Math.min(1, r.warm) }]))]),
+  Object.entries(FULL).map(([k, v]) => [
+    k,
+    Object.fromEntries(
+      Object.entries(v).map(([l, r]) => [l, { cold: Math.min(1, r.cold), warm: Math.min(1, r.warm) }]),
+    ),
+  ]),
 );
 
 const LABELS: Record<string, string> = {
@@ -72,14 +91,22 @@ const LABELS: Record<string, string> = {
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean' }, rebuild: { type: 'boolean' }, out: { type: 'string' }, only: { type: 'string' }, scale: { type: 'boolean' }, 'scale-size': { type: 'string' } },
+    options: {
+      quick: { type: 'boolean' },
+      rebuild: { type: 'boolean' },
+      out: { type: 'string' },
+      only: { type: 'string' },
+      scale: { type: 'boolean' },
+      'scale-size': { type: 'string' },
+    },
   });
   const quick = values.quick ?? false;
   if (values.scale) {
     const size = values['scale-size'] ?? 'full';
     if (size !== 'full' && size !== 'small') throw new Error(`--scale-size is full or small, not ${size}`);
     const t0 = performance.now();
-    const say = (s: string) => process.stdout.write(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${s}\n`);
+    const say = (s: string) =>
+      process.stdout.write(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${s}\n`);
     return runScaleBench({ size, quick, rebuild: values.rebuild ?? false, out: values.out, log: say });
   }
   const RUNS = quick ? QUICK : FULL;
@@ -88,11 +115,16 @@ async function main(): Promise<void> {
   const load0 = loadavg()[0]!;
   const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s`;
   const log = (s: string) => process.stdout.write(`[${elapsed()}] ${s}\n`);
-  if (load0 > 0.8) log(`note: load average is ${load0.toFixed(2)} before the run; other work on this machine will slow wall times`);
+  if (load0 > 0.8)
+    log(`note: load average is ${load0.toFixed(2)} before the run; other work on this machine will slow wall times`);
 
   // Data: the demo dataset and the conventional per-date files, cached.
   const demo = await ensureDemo(values.rebuild ?? false, (s) => log(s));
-  log(demo.builtInMs ? `demo dataset built in ${(demo.builtInMs / 1000).toFixed(0)} s` : `demo dataset: cached (${demo.dir})`);
+  log(
+    demo.builtInMs
+      ? `demo dataset built in ${(demo.builtInMs / 1000).toFixed(0)} s`
+      : `demo dataset: cached (${demo.dir})`,
+  );
   const catalog = await readCatalog(demo.dir);
   const baselines: Record<string, BaselineLayer> = {};
   if (values.rebuild) await rm(join(cacheDir(), 'baseline'), { recursive: true, force: true });
@@ -126,7 +158,9 @@ async function main(): Promise<void> {
         method,
         servers: serverList,
         demoDir: demo.dir,
-        ...(baseline ? { baseline: { folder: baseline.folder, files: baseline.files, periods: baseline.periods } } : {}),
+        ...(baseline
+          ? { baseline: { folder: baseline.folder, files: baseline.files, periods: baseline.periods } }
+          : {}),
         runs,
         answerFile: answerFile(s, method),
       },
@@ -147,7 +181,14 @@ async function main(): Promise<void> {
   const chromiumRuns = async (s: Scenario, mode: 'engine' | 'naive', runs: Runs): Promise<MethodResult> => {
     const t = performance.now();
     const method = mode === 'engine' ? 'engine-chromium' : 'naive-chromium';
-    const out: MethodResult = { method, label: LABELS[method]!, runtime: 'chromium', latencies: [], peakMemory: 0, memoryKind: 'renderer-peak-rss' };
+    const out: MethodResult = {
+      method,
+      label: LABELS[method]!,
+      runtime: 'chromium',
+      latencies: [],
+      peakMemory: 0,
+      memoryKind: 'renderer-peak-rss',
+    };
     for (const [latency, n] of Object.entries(runs)) {
       const r = await browser.runs(serverAt(Number(latency)), mode, s, n.cold, n.warm);
       out.latencies.push(r.runs);
@@ -161,7 +202,14 @@ async function main(): Promise<void> {
   const only = values.only ? new Set(values.only.split(',')) : null;
   for (const s of SCENARIOS) {
     if (only && !only.has(s.id)) continue;
-    const result: ScenarioResult = { id: s.id, title: s.title, family: s.family, geometries: String(s.body.wkts).split(';').length, methods: [], agreement: [] };
+    const result: ScenarioResult = {
+      id: s.id,
+      title: s.title,
+      family: s.family,
+      geometries: String(s.body.wkts).split(';').length,
+      methods: [],
+      agreement: [],
+    };
     if (s.family === 'raster') {
       const dated = 'startDate' in s.body;
       result.methods.push(await nodeJob(s, 'engine-node', RUNS['engine-node']!));
@@ -169,17 +217,31 @@ async function main(): Promise<void> {
       result.methods.push(await nodeJob(s, 'geoblaze', RUNS[dated ? 'geoblaze (daily)' : 'geoblaze (undated)']!));
       result.methods.push(await chromiumRuns(s, 'engine', RUNS['engine-chromium (raster)']!));
       const ref = answers.get(`${s.id}/engine-node`);
-      const layer = layerOf(catalog, (s.body as { dataType: string }).dataType, (s.body.options as { subDataType: string }).subDataType);
+      const layer = layerOf(
+        catalog,
+        (s.body as { dataType: string }).dataType,
+        (s.body.options as { subDataType: string }).subDataType,
+      );
       // The engine rounds polygon means to 3 decimals finer than the stored step.
       const tol = s.endpoint === 'polygon' ? 0.5 * 10 ** -(decimals(layer.scale) + 3) + 1e-9 : 1e-9;
-      result.agreement.push({ reference: 'engine-node', other: 'engine-chromium', result: compareAnswers(ref, answers.get(`${s.id}/engine-chromium`), 0) });
-      result.agreement.push({ reference: 'engine-node', other: 'geotiff', result: compareAnswers(ref, answers.get(`${s.id}/geotiff`), tol) });
+      result.agreement.push({
+        reference: 'engine-node',
+        other: 'engine-chromium',
+        result: compareAnswers(ref, answers.get(`${s.id}/engine-chromium`), 0),
+      });
+      result.agreement.push({
+        reference: 'engine-node',
+        other: 'geotiff',
+        result: compareAnswers(ref, answers.get(`${s.id}/geotiff`), tol),
+      });
       result.agreement.push({
         reference: 'engine-node',
         other: 'geoblaze',
         result: compareAnswers(ref, answers.get(`${s.id}/geoblaze`), tol),
         ...(s.endpoint === 'polygon'
-          ? { note: 'geoblaze averages whole pixels with equal weight, the ones its own selection rules pick (for an axis-aligned rectangle, the bounding box snapped to the pixel grid); the engine weights every pixel the polygon touches by the exact fraction it covers (exactextract). Every benchmark polygon (1.9 km²) is smaller than one pixel (0.02° ≈ 4.1 km² on the temp grid, 0.05° on the windspeed grid), so both come down to one to four neighbouring pixels and the differences stay small; where the polygon sits symmetrically on a pixel corner (Ceres) the two rules agree exactly.' }
+          ? {
+              note: 'geoblaze averages whole pixels with equal weight, the ones its own selection rules pick (for an axis-aligned rectangle, the bounding box snapped to the pixel grid); the engine weights every pixel the polygon touches by the exact fraction it covers (exactextract). Every benchmark polygon (1.9 km²) is smaller than one pixel (0.02° ≈ 4.1 km² on the temp grid, 0.05° on the windspeed grid), so both come down to one to four neighbouring pixels and the differences stay small; where the polygon sits symmetrically on a pixel corner (Ceres) the two rules agree exactly.',
+            }
           : {}),
       });
     } else if (s.family === 'indices') {
@@ -192,7 +254,11 @@ async function main(): Promise<void> {
       result.methods.push(await nodeJob(s, 'engine-node-native', RUNS['engine-node-native']!));
       const ref = answers.get(`${s.id}/engine-chromium`);
       for (const other of ['duckdb-native', 'naive-chromium', 'engine-node-native'] as const) {
-        result.agreement.push({ reference: 'engine-chromium', other, result: compareAnswers(ref, answers.get(`${s.id}/${other}`), 1e-9) });
+        result.agreement.push({
+          reference: 'engine-chromium',
+          other,
+          result: compareAnswers(ref, answers.get(`${s.id}/${other}`), 1e-9),
+        });
       }
     }
     scenarios.push(result);
@@ -218,7 +284,8 @@ async function main(): Promise<void> {
   // The station archive is one file per station and scale (docs/data.md): sizes are folder totals.
   const dirBytes = async (d: string) => {
     let n = 0;
-    for (const e of await readdir(d, { withFileTypes: true, recursive: true })) if (e.isFile()) n += (await stat(join(e.parentPath, e.name))).size;
+    for (const e of await readdir(d, { withFileTypes: true, recursive: true }))
+      if (e.isFile()) n += (await stat(join(e.parentPath, e.name))).size;
     return n;
   };
   const sizeOf = async (p: string) => (await stat(join(demo.dir, p))).size;
@@ -229,16 +296,29 @@ async function main(): Promise<void> {
       ...hostInfo(),
       chromium: chromiumVersion(),
       loadAverage: { start: round2(load0), end: round2(loadavg()[0]!) },
-      packages: await packageVersions(['geotiff', 'geoblaze', '@duckdb/node-api', 'gdal3.js', 'playwright-core', 'vite']),
+      packages: await packageVersions([
+        'geotiff',
+        'geoblaze',
+        '@duckdb/node-api',
+        'gdal3.js',
+        'playwright-core',
+        'vite',
+      ]),
     },
     setup: { latenciesMs: [0, 40], maxConnections: 6, quick, runs: RUNS },
     dataset: {
       demoBuildS: demo.builtInMs / 1000,
       storeBytes: await dirBytes(join(demo.dir, 'stations')),
       catalogBytes: await sizeOf('catalog.json'),
-      parquetBytes: Object.fromEntries(await Promise.all(['hourly', 'daily', 'monthly'].map(async (t) => [t, await dirBytes(join(demo.dir, 'stations', t))] as const))),
+      parquetBytes: Object.fromEntries(
+        await Promise.all(
+          ['hourly', 'daily', 'monthly'].map(async (t) => [t, await dirBytes(join(demo.dir, 'stations', t))] as const),
+        ),
+      ),
       dailyRasterBytes: await sizeOf(layerOf(catalog, DAILY_LAYER.dataType, DAILY_LAYER.subDataType).files[0]!.path),
-      baselines: Object.fromEntries(Object.entries(baselines).map(([k, b]) => [k, { files: b.files.length, bytes: b.bytes }])),
+      baselines: Object.fromEntries(
+        Object.entries(baselines).map(([k, b]) => [k, { files: b.files.length, bytes: b.bytes }]),
+      ),
     },
     page,
     scenarios,
@@ -274,7 +354,10 @@ function roundJson(key: string, value: unknown): unknown {
 
 function chromiumVersion(): string {
   try {
-    return execFileSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', ['--version'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return 'unknown';
   }
@@ -282,7 +365,10 @@ function chromiumVersion(): string {
 
 async function packageVersions(names: string[]): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const n of names) out[n] = (JSON.parse(await readFile(join(REPO, 'node_modules', n, 'package.json'), 'utf8')) as { version: string }).version;
+  for (const n of names)
+    out[n] = (
+      JSON.parse(await readFile(join(REPO, 'node_modules', n, 'package.json'), 'utf8')) as { version: string }
+    ).version;
   return out;
 }
 

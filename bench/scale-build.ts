@@ -84,15 +84,29 @@ export async function ensureScaleBuild(
 ): Promise<ScaleBuild> {
   const dir = join(cacheDir, spec.folder);
   const record = join(cacheDir, `${spec.folder}.build.json`);
-  if (existsSync(record) && existsSync(join(dir, 'catalog.json'))) return JSON.parse(await readFile(record, 'utf8')) as ScaleBuild;
+  if (existsSync(record) && existsSync(join(dir, 'catalog.json')))
+    return JSON.parse(await readFile(record, 'utf8')) as ScaleBuild;
   const tmp = `${dir}.building`;
   await rm(tmp, { recursive: true, force: true });
   await mkdir(tmp, { recursive: true });
   await cp(join(demoDir, 'catalog.json'), join(tmp, 'catalog.json'));
   await cp(join(demoDir, 'rasters'), join(tmp, 'rasters'), { recursive: true });
-  const args = ['build', '--out', tmp, '--stations', inputs.stations, `--${inputs.scale}`, inputs.observations, '--name', `scale-${spec.id}`];
+  const args = [
+    'build',
+    '--out',
+    tmp,
+    '--stations',
+    inputs.stations,
+    `--${inputs.scale}`,
+    inputs.observations,
+    '--name',
+    `scale-${spec.id}`,
+  ];
   // As a user would type it: the final folder (the build writes to a staging copy first), paths from the repository.
-  const command = `climate-query ${args.join(' ').replace(tmp, dir).replaceAll(REPO.endsWith('/') ? REPO : `${REPO}/`, '')}`;
+  const command = `climate-query ${args
+    .join(' ')
+    .replace(tmp, dir)
+    .replaceAll(REPO.endsWith('/') ? REPO : `${REPO}/`, '')}`;
   log(`building ${spec.folder}: ${command}`);
   const builtAt = new Date().toISOString();
   const stderr = await new Promise<string>((resolve, reject) => {
@@ -100,7 +114,12 @@ export async function ensureScaleBuild(
       '/usr/bin/time',
       ['-v', process.execPath, join(REPO, 'bin/climate-query.js'), ...args],
       { cwd: REPO, maxBuffer: 64 * 1024 * 1024, env: process.env },
-      (err, _stdout, stderrText) => (err ? reject(new Error(`climate-query build failed for ${spec.folder}: ${err.message}\n${stderrText.slice(-4000)}`)) : resolve(stderrText)),
+      (err, _stdout, stderrText) =>
+        err
+          ? reject(
+              new Error(`climate-query build failed for ${spec.folder}: ${err.message}\n${stderrText.slice(-4000)}`),
+            )
+          : resolve(stderrText),
     );
   });
   const time = parseGnuTime(stderr);
@@ -108,7 +127,15 @@ export async function ensureScaleBuild(
   const archive = await folderStats(join(tmp, 'stations'));
   await rm(dir, { recursive: true, force: true });
   await rename(tmp, dir);
-  const result: ScaleBuild = { dir, builtAt, ...time, inputRows, archiveBytes: archive.bytes, files: archive.files, command };
+  const result: ScaleBuild = {
+    dir,
+    builtAt,
+    ...time,
+    inputRows,
+    archiveBytes: archive.bytes,
+    files: archive.files,
+    command,
+  };
   await writeFile(record, `${JSON.stringify(result, null, 1)}\n`);
   log(`built ${spec.folder} in ${time.wallS.toFixed(0)} s, peak RSS ${(time.peakRssBytes / 1e9).toFixed(2)} GB`);
   return result;

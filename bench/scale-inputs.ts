@@ -62,15 +62,27 @@ const u = (salt: number, ...args: string[]) => `((hash(${salt}, ${args.join(', '
  * under `dir`; returns their paths. A partly written archive is never
  * left behind: files are written to a temporary folder and renamed.
  */
-export async function ensureScaleInputs(spec: ScaleInputSpec, dir: string, log: (s: string) => void = () => {}): Promise<ScaleInputFiles> {
+export async function ensureScaleInputs(
+  spec: ScaleInputSpec,
+  dir: string,
+  log: (s: string) => void = () => {},
+): Promise<ScaleInputFiles> {
   const out = join(dir, spec.folder);
-  const files: ScaleInputFiles = { stations: join(out, 'stations.csv'), observations: join(out, `${spec.scale}.parquet`), scale: spec.scale };
+  const files: ScaleInputFiles = {
+    stations: join(out, 'stations.csv'),
+    observations: join(out, `${spec.scale}.parquet`),
+    scale: spec.scale,
+  };
   if (existsSync(files.stations) && existsSync(files.observations)) return files;
   const tmp = `${out}.writing`;
   await rm(tmp, { recursive: true, force: true });
   await mkdir(tmp, { recursive: true });
   const t0 = performance.now();
-  const db = await DuckDBInstance.create(':memory:', { threads: '2', memory_limit: '2GB', temp_directory: join(tmp, '.tmp') });
+  const db = await DuckDBInstance.create(':memory:', {
+    threads: '2',
+    memory_limit: '2GB',
+    temp_directory: join(tmp, '.tmp'),
+  });
   const con = await db.connect();
   try {
     // Stations: spread over South Africa's bounding box; each opens and closes in its own year.
@@ -82,11 +94,15 @@ export async function ensureScaleInputs(spec: ScaleInputSpec, dir: string, log: 
         CASE WHEN ${u(7, 'i')} < 0.15 THEN ${spec.lastYear} - CAST(floor(${u(8, 'i')} * 4) AS INT) ELSE ${spec.lastYear} END AS close_year,
         ${u(9, 'i')} < 0.12 AS no_humidity, ${u(10, 'i')} < 0.3 AS no_solar
       FROM range(${spec.stations}) t(i)`);
-    await con.run(`COPY (SELECT station_id, name, lat, lon, elevation FROM st ORDER BY i) TO '${join(tmp, 'stations.csv')}' (HEADER)`);
+    await con.run(
+      `COPY (SELECT station_id, name, lat, lon, elevation FROM st ORDER BY i) TO '${join(tmp, 'stations.csv')}' (HEADER)`,
+    );
 
     const step = spec.scale === 'daily' ? `INTERVAL 1 DAY` : `INTERVAL 1 HOUR`;
-    const last = spec.scale === 'daily' ? `DATE '${spec.lastYear}-12-31'` : `TIMESTAMP '${spec.lastYear}-12-31 23:00:00'`;
-    const first = spec.scale === 'daily' ? `DATE '${spec.firstYear}-01-01'` : `TIMESTAMP '${spec.firstYear}-01-01 00:00:00'`;
+    const last =
+      spec.scale === 'daily' ? `DATE '${spec.lastYear}-12-31'` : `TIMESTAMP '${spec.lastYear}-12-31 23:00:00'`;
+    const first =
+      spec.scale === 'daily' ? `DATE '${spec.firstYear}-01-01'` : `TIMESTAMP '${spec.firstYear}-01-01 00:00:00'`;
     const ts = 'CAST(t AS VARCHAR)';
     const month = `strftime(t, '%Y-%m')`;
     // Seasonal and (hourly) diurnal temperature, cooler inland and up high; rain on ~12 % of periods.
@@ -112,7 +128,9 @@ export async function ensureScaleInputs(spec: ScaleInputSpec, dir: string, log: 
             `round(${base} - 6 - 3 * ${u(19, 'i', ts)}, 1) AS dew_point`,
             `round(360 * ${u(20, 'i', ts)}, 0) AS wind_direction`,
           ];
-    log(`writing ${spec.id} observations (${spec.stations} stations, ${spec.firstYear}–${spec.lastYear} ${spec.scale})`);
+    log(
+      `writing ${spec.id} observations (${spec.stations} stations, ${spec.firstYear}–${spec.lastYear} ${spec.scale})`,
+    );
     await con.run(`COPY (
         SELECT station_id, ${spec.scale === 'daily' ? 't' : `strftime(t, '%Y-%m-%d %H:00:00')`} AS time, ${cols.join(', ')}
         FROM st, LATERAL (SELECT unnest(range(${first}, ${last} + ${step}, ${step})) AS t) r
@@ -125,7 +143,10 @@ export async function ensureScaleInputs(spec: ScaleInputSpec, dir: string, log: 
     db.closeSync();
   }
   await rm(join(tmp, '.tmp'), { recursive: true, force: true });
-  await writeFile(join(tmp, 'README.txt'), `Synthetic ${spec.id} station inputs for npm run bench -- --scale; deterministic, safe to delete.\n`);
+  await writeFile(
+    join(tmp, 'README.txt'),
+    `Synthetic ${spec.id} station inputs for npm run bench -- --scale; deterministic, safe to delete.\n`,
+  );
   await rm(out, { recursive: true, force: true });
   await rename(tmp, out);
   log(`${spec.id} inputs written in ${((performance.now() - t0) / 1000).toFixed(0)} s`);

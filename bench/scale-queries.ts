@@ -45,7 +45,11 @@ export function squareAround(x: number, y: number, h: number): string {
 }
 
 /** The smallest square around (25.0, −28.5), in 0.25° steps, holding ≥ {@link POLY_MIN_STATIONS} stations with a value of `types` in {@link SCALE_YEAR}. */
-export async function polySquare(con: DuckDBConnection, inputs: ScaleInputFiles, types: readonly string[]): Promise<{ wkt: string; halfSide: number; stations: number }> {
+export async function polySquare(
+  con: DuckDBConnection,
+  inputs: ScaleInputFiles,
+  types: readonly string[],
+): Promise<{ wkt: string; halfSide: number; stations: number }> {
   const [x, y] = [25.0, -28.5];
   const active = await rows(
     con,
@@ -55,8 +59,15 @@ export async function polySquare(con: DuckDBConnection, inputs: ScaleInputFiles,
   );
   for (let h = 0.25; h <= 10; h += 0.25) {
     // Rounded like the WKT, so the count here is the polygon's count (boundary inclusive).
-    const [x0, x1, y0, y1] = [x - h, x + h, y - h, y + h].map((v) => Number(v.toFixed(4))) as [number, number, number, number];
-    const n = active.filter((r) => Number(r.lon) >= x0 && Number(r.lon) <= x1 && Number(r.lat) >= y0 && Number(r.lat) <= y1).length;
+    const [x0, x1, y0, y1] = [x - h, x + h, y - h, y + h].map((v) => Number(v.toFixed(4))) as [
+      number,
+      number,
+      number,
+      number,
+    ];
+    const n = active.filter(
+      (r) => Number(r.lon) >= x0 && Number(r.lon) <= x1 && Number(r.lat) >= y0 && Number(r.lat) <= y1,
+    ).length;
     if (n >= POLY_MIN_STATIONS) return { wkt: squareAround(x, y, h), halfSide: h, stations: n };
   }
   throw new Error(`No square up to 20° holds ${POLY_MIN_STATIONS} active stations; the inputs are too small.`);
@@ -73,7 +84,11 @@ export interface ScaleScenarios {
 }
 
 /** Chooses the scale scenarios from the inputs. */
-export async function scaleScenarios(con: DuckDBConnection, seed: ScaleInputFiles, network: ScaleInputFiles): Promise<ScaleScenarios> {
+export async function scaleScenarios(
+  con: DuckDBConnection,
+  seed: ScaleInputFiles,
+  network: ScaleInputFiles,
+): Promise<ScaleScenarios> {
   const year = SCALE_YEAR;
   const poly = await polySquare(con, network, NETWORK_TYPES);
   return {
@@ -82,21 +97,39 @@ export async function scaleScenarios(con: DuckDBConnection, seed: ScaleInputFile
       title: `seed, nearest-station: 10 points × 5 types × ${year} hourly`,
       family: 'station',
       endpoint: 'nearest-station',
-      body: { wkts: await tenPoints(con, seed.stations), dataTypes: SEED_TYPES, options: { timeScale: 'hourly' }, startDate: `${year}-01-01T00:00:00`, endDate: `${year}-12-31T23:00:00` },
+      body: {
+        wkts: await tenPoints(con, seed.stations),
+        dataTypes: SEED_TYPES,
+        options: { timeScale: 'hourly' },
+        startDate: `${year}-01-01T00:00:00`,
+        endDate: `${year}-12-31T23:00:00`,
+      },
     },
     networkNearest: {
       id: 'network-nearest-daily',
       title: `network, nearest-station: 10 points × 5 types × ${year} daily`,
       family: 'station',
       endpoint: 'nearest-station',
-      body: { wkts: await tenPoints(con, network.stations), dataTypes: NETWORK_TYPES, options: { timeScale: 'daily' }, startDate: `${year}-01-01`, endDate: `${year}-12-31` },
+      body: {
+        wkts: await tenPoints(con, network.stations),
+        dataTypes: NETWORK_TYPES,
+        options: { timeScale: 'daily' },
+        startDate: `${year}-01-01`,
+        endDate: `${year}-12-31`,
+      },
     },
     networkPoly: {
       id: 'network-poly-daily',
       title: `network, poly-aggregate: 1 square of ${(2 * poly.halfSide).toFixed(2)}° (${poly.stations} stations with data) × 5 types × ${year} daily`,
       family: 'station',
       endpoint: 'poly-aggregate',
-      body: { wkts: poly.wkt, dataTypes: NETWORK_TYPES, options: { timeScale: 'daily' }, startDate: `${year}-01-01`, endDate: `${year}-12-31` },
+      body: {
+        wkts: poly.wkt,
+        dataTypes: NETWORK_TYPES,
+        options: { timeScale: 'daily' },
+        startDate: `${year}-01-01`,
+        endDate: `${year}-12-31`,
+      },
     },
     polyStations: poly.stations,
     polyHalfSide: poly.halfSide,

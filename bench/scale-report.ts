@@ -30,7 +30,8 @@ function byId(r: ScaleResults, id: string): ScaleScenarioResult {
   return s;
 }
 
-const kindMed = (runs: readonly ScaleRun[], k: keyof ScaleRun['kinds'], what: 'bytes' | 'requests' = 'bytes') => med(runs, (x) => x.kinds[k][what]);
+const kindMed = (runs: readonly ScaleRun[], k: keyof ScaleRun['kinds'], what: 'bytes' | 'requests' = 'bytes') =>
+  med(runs, (x) => x.kinds[k][what]);
 
 /** The issue's targets, evaluated on one run. */
 export function scaleTargets(r: ScaleResults): ScaleTarget[] {
@@ -52,9 +53,17 @@ export function scaleTargets(r: ScaleResults): ScaleTarget[] {
     met: data / seed.answerChunks.bytes <= 2,
   });
   const first = med(seed.coldStart, (x) => x.ms);
-  t.push({ target: 'same: first answer after navigation, 40 ms per request ≤ 1.5 s', measured: fmtMs(first), met: first <= 1500 });
+  t.push({
+    target: 'same: first answer after navigation, 40 ms per request ≤ 1.5 s',
+    measured: fmtMs(first),
+    met: first <= 1500,
+  });
   const idx = kindMed(netNear.coldStart, 'index');
-  t.push({ target: "first query's index bytes, network (2,000 stations) ≤ 150 KB", measured: `${fmtKB(idx)} (nearest-station, cold start; poly-aggregate ${fmtKB(kindMed(poly.coldStart, 'index'))})`, met: idx <= 150e3 });
+  t.push({
+    target: "first query's index bytes, network (2,000 stations) ≤ 150 KB",
+    measured: `${fmtKB(idx)} (nearest-station, cold start; poly-aggregate ${fmtKB(kindMed(poly.coldStart, 'index'))})`,
+    met: idx <= 150e3,
+  });
   const pBytes = med(poly.coldStart, (x) => x.bytes);
   const pMs = med(poly.coldStart, (x) => x.ms);
   t.push({
@@ -65,7 +74,11 @@ export function scaleTargets(r: ScaleResults): ScaleTarget[] {
   for (const s of [seed, netNear, poly]) {
     const w = med(s.warm, (x) => x.ms);
     const f = median(s.native.warmMs);
-    t.push({ target: `warm ${s.id} ÷ native DuckDB, hand-written SQL on the same Parquet ≤ 2×`, measured: `×${(w / f).toFixed(1)} (${fmtMs(w)} vs ${fmtMs(f)})`, met: w / f <= 2 });
+    t.push({
+      target: `warm ${s.id} ÷ native DuckDB, hand-written SQL on the same Parquet ≤ 2×`,
+      measured: `×${(w / f).toFixed(1)} (${fmtMs(w)} vs ${fmtMs(f)})`,
+      met: w / f <= 2,
+    });
   }
   const b = r.builds.seed;
   t.push({
@@ -89,7 +102,9 @@ export function scaleTargets(r: ScaleResults): ScaleTarget[] {
 
 function kindTable(title: string, runs: readonly ScaleRun[]): string[] {
   const row = (k: keyof ScaleRun['kinds']) => `${fmtInt(kindMed(runs, k, 'requests'))} / ${fmtKB(kindMed(runs, k))}`;
-  return [`| ${title} | ${fmtMs(med(runs, (x) => x.ms))} | ${fmtMs(med(runs, (x) => x.networkMs))} | ${row('code')} | ${row('index')} | ${row('footer')} | ${row('data')} | ${fmtInt(med(runs, (x) => x.requests))} / ${fmtKB(med(runs, (x) => x.bytes))} |`];
+  return [
+    `| ${title} | ${fmtMs(med(runs, (x) => x.ms))} | ${fmtMs(med(runs, (x) => x.networkMs))} | ${row('code')} | ${row('index')} | ${row('footer')} | ${row('data')} | ${fmtInt(med(runs, (x) => x.requests))} / ${fmtKB(med(runs, (x) => x.bytes))} |`,
+  ];
 }
 
 /** Where the time of a cold start went, from the run's own numbers. */
@@ -113,10 +128,17 @@ function missedNotes(r: ScaleResults, targets: ScaleTarget[]): string[] {
       '',
     );
   }
-  if (missed.some((t) => t.target.startsWith('cold poly-aggregate'))) out.push(`**Cold poly-aggregate (network).** ${timeSplit(poly.coldStart, poly.warm)}; every station file costs two dependent requests (its footer, then its column chunks), so ${poly.stations} stations make two queues of ${poly.stations} requests behind 6 connections (≥ ${2 * Math.ceil(poly.stations / 6)} rounds of 40 ms). ${load}. What would cut it: the same two changes as above — one request per file instead of two halves the rounds.`, '');
+  if (missed.some((t) => t.target.startsWith('cold poly-aggregate')))
+    out.push(
+      `**Cold poly-aggregate (network).** ${timeSplit(poly.coldStart, poly.warm)}; every station file costs two dependent requests (its footer, then its column chunks), so ${poly.stations} stations make two queues of ${poly.stations} requests behind 6 connections (≥ ${2 * Math.ceil(poly.stations / 6)} rounds of 40 ms). ${load}. What would cut it: the same two changes as above — one request per file instead of two halves the rounds.`,
+      '',
+    );
   if (missed.some((t) => t.target.startsWith('build'))) {
     const b = r.builds.seed;
-    out.push(`**Seed build.** ${(b.wallS / 60).toFixed(1)} min wall for ${(b.cpuS / 60).toFixed(1)} min of CPU (user + system) on 2 cores, peak RSS ${(b.peakRssBytes / 1e9).toFixed(2)} GB, ${fmtInt(b.inputRows)} input rows; ${b.builtThisRun ? load : 'built by an earlier invocation'}.`, '');
+    out.push(
+      `**Seed build.** ${(b.wallS / 60).toFixed(1)} min wall for ${(b.cpuS / 60).toFixed(1)} min of CPU (user + system) on 2 cores, peak RSS ${(b.peakRssBytes / 1e9).toFixed(2)} GB, ${fmtInt(b.inputRows)} input rows; ${b.builtThisRun ? load : 'built by an earlier invocation'}.`,
+      '',
+    );
   }
   for (const t of missed.filter((x) => x.target.startsWith('warm'))) {
     const sc = byId(r, t.target.split(' ')[1]!);
@@ -136,7 +158,7 @@ export function renderScaleSection(r: ScaleResults): string {
   const out: string[] = [
     `## ${SCALE_HEADING}`,
     '',
-    `Every figure in this section comes from one run of \`npm run bench -- --scale\` (bench/scale-run.ts; raw numbers in bench/scale-results.json), started ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC on ${env.cpus} × ${env.cpuModel}, ${env.memoryGB} GB, Node ${env.node}; 1-minute load average ${env.loadAverage.start} at the start, ${env.loadAverage.end} at the end. The run took ${(r.durationS / 60).toFixed(1)} minutes${r.size === 'small' ? ' — **development size (`--scale-size small`), not the issue\'s archives**' : ''}.`,
+    `Every figure in this section comes from one run of \`npm run bench -- --scale\` (bench/scale-run.ts; raw numbers in bench/scale-results.json), started ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC on ${env.cpus} × ${env.cpuModel}, ${env.memoryGB} GB, Node ${env.node}; 1-minute load average ${env.loadAverage.start} at the start, ${env.loadAverage.end} at the end. The run took ${(r.durationS / 60).toFixed(1)} minutes${r.size === 'small' ? " — **development size (`--scale-size small`), not the issue's archives**" : ''}.`,
     '',
     'Inputs (bench/scale-inputs.ts, generated deterministically with native DuckDB SQL and cached under bench/.cache/): stations spread over South Africa that open late (35 %) and close early (15 %), month-long outages in 3 % of station-months, 0.4 % of single readings lost, 12 % of stations without humidity and (hourly) 30 % without solar radiation.',
     '',
@@ -145,7 +167,13 @@ export function renderScaleSection(r: ScaleResults): string {
     ...(['network', 'seed'] as const).map((id) => {
       const i = r.inputs[id];
       const b = r.builds[id];
-      return `| ${id} | ${fmtInt(i.stations)} | ${i.years} | ${i.scale} | ${i.columns} | ${fmtInt(i.rows)} | ${fmtKB(i.bytes)} | ${fmtKB(b.archiveBytes)} | ${Object.entries(b.files).map(([k, v]) => `${fmtInt(v)} ${k}`).join(', ')} | ${(b.wallS / 60).toFixed(1)} min | ${(b.cpuS / 60).toFixed(1)} min | ${(b.peakRssBytes / 1e9).toFixed(2)} GB |`;
+      return `| ${id} | ${fmtInt(i.stations)} | ${i.years} | ${i.scale} | ${i.columns} | ${fmtInt(i.rows)} | ${fmtKB(i.bytes)} | ${fmtKB(b.archiveBytes)} | ${Object.entries(
+        b.files,
+      )
+        .map(([k, v]) => `${fmtInt(v)} ${k}`)
+        .join(
+          ', ',
+        )} | ${(b.wallS / 60).toFixed(1)} min | ${(b.cpuS / 60).toFixed(1)} min | ${(b.peakRssBytes / 1e9).toFixed(2)} GB |`;
     }),
     '',
     `Builds: \`${r.builds.seed.command}\` (and the same for network with \`--daily\`), run as a child process under \`/usr/bin/time -v\` (wall time; peak RSS is GNU time's maximum resident set size: the CLI is one Node process with native DuckDB inside it). ${(['seed', 'network'] as const).map((id) => `${id} ${r.builds[id].builtThisRun ? 'was built in this run' : `was built at ${r.builds[id].builtAt.slice(0, 16).replace('T', ' ')} UTC by an earlier invocation of the same bench and taken from its cache`}`).join('; ')}. Each dataset also holds the demo's 16 raster layers (copied, not built), for the first-raster-answer row.`,
@@ -163,7 +191,11 @@ export function renderScaleSection(r: ScaleResults): string {
     '',
     '| query | time | requests open | code | index | footers | data | all |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.scenarios.flatMap((s) => [...kindTable(`${s.id}, cold start`, s.coldStart), ...kindTable(`${s.id}, cold (page loaded)`, s.cold), ...kindTable(`${s.id}, warm`, s.warm)]),
+    ...r.scenarios.flatMap((s) => [
+      ...kindTable(`${s.id}, cold start`, s.coldStart),
+      ...kindTable(`${s.id}, cold (page loaded)`, s.cold),
+      ...kindTable(`${s.id}, warm`, s.warm),
+    ]),
     ...r.raster.flatMap((x) => kindTable(`first raster answer (point-daily), ${x.dataset}, cold start`, x.runs)),
     '',
     '| query | engine warm (Chromium) | native DuckDB first run | native DuckDB warm | ratio |',
@@ -176,11 +208,14 @@ export function renderScaleSection(r: ScaleResults): string {
     '',
     '### Answers',
     '',
-    'Every answer of the first cold run is compared value by value (tolerance 10⁻⁹) with native DuckDB reading the same archive, and with an answer computed from the *input* files alone (bench/scale-verify.ts: SQL over the stations CSV and observations Parquet, GeographicLib for distances, none of the engine\'s code); any difference fails the bench.',
+    "Every answer of the first cold run is compared value by value (tolerance 10⁻⁹) with native DuckDB reading the same archive, and with an answer computed from the *input* files alone (bench/scale-verify.ts: SQL over the stations CSV and observations Parquet, GeographicLib for distances, none of the engine's code); any difference fails the bench.",
     '',
     '| query | stations | values | equal to native DuckDB on the archive | equal to SQL over the inputs |',
     '|---|---:|---:|---:|---:|',
-    ...r.scenarios.map((s) => `| ${s.id} | ${s.stations} | ${fmtInt(s.agreement.inputs.values)} | ${fmtInt(s.agreement.native.equal)} | ${fmtInt(s.agreement.inputs.equal)} |`),
+    ...r.scenarios.map(
+      (s) =>
+        `| ${s.id} | ${s.stations} | ${fmtInt(s.agreement.inputs.values)} | ${fmtInt(s.agreement.native.equal)} | ${fmtInt(s.agreement.inputs.equal)} |`,
+    ),
     '',
   ];
   return `${out.join('\n')}\n`;
@@ -192,7 +227,9 @@ export function spliceScaleSection(doc: string, section: string): string {
   const i = parts.findIndex((p) => p.startsWith(`## ${SCALE_HEADING}\n`));
   if (i >= 0) parts[i] = `${section.trimEnd()}\n\n`;
   else {
-    const before = ['## Station reads', '## Raster reads'].map((h) => parts.findIndex((p) => p.startsWith(h))).find((x) => x >= 0);
+    const before = ['## Station reads', '## Raster reads']
+      .map((h) => parts.findIndex((p) => p.startsWith(h)))
+      .find((x) => x >= 0);
     const at = before ?? -1;
     parts.splice(at >= 0 ? at : parts.length, 0, `${section.trimEnd()}\n\n`);
   }

@@ -53,7 +53,10 @@ export interface ScaleRun {
 
 /** Length of the union of the requests' [t0, t1] spans, ms. */
 export function networkMs(log: readonly LoggedRequest[]): number {
-  const spans = log.filter((e) => e.t0 !== undefined && e.t1 !== undefined).map((e) => [e.t0!, e.t1!] as const).sort((a, b) => a[0] - b[0]);
+  const spans = log
+    .filter((e) => e.t0 !== undefined && e.t1 !== undefined)
+    .map((e) => [e.t0!, e.t1!] as const)
+    .sort((a, b) => a[0] - b[0]);
   let total = 0;
   let end = -Infinity;
   for (const [a, b] of spans) {
@@ -96,9 +99,23 @@ export interface ScaleResults {
   startedAt: string;
   durationS: number;
   size: 'full' | 'small';
-  environment: { node: string; platform: string; cpus: number; cpuModel: string; memoryGB: number; loadAverage: { start: number; end: number } };
-  setup: { latencyMs: number; maxConnections: number; runs: { cold: number; warm: number; coldStart: number; native: number } };
-  inputs: Record<'seed' | 'network', { stations: number; years: string; scale: string; rows: number; columns: number; bytes: number }>;
+  environment: {
+    node: string;
+    platform: string;
+    cpus: number;
+    cpuModel: string;
+    memoryGB: number;
+    loadAverage: { start: number; end: number };
+  };
+  setup: {
+    latencyMs: number;
+    maxConnections: number;
+    runs: { cold: number; warm: number; coldStart: number; native: number };
+  };
+  inputs: Record<
+    'seed' | 'network',
+    { stations: number; years: string; scale: string; rows: number; columns: number; bytes: number }
+  >;
   builds: Record<'seed' | 'network', ScaleBuild & { builtThisRun: boolean }>;
   page: BuiltFile[];
   scenarios: ScaleScenarioResult[];
@@ -111,18 +128,32 @@ const LATENCY_MS = 40;
 /** Kind of a request: code, index (catalog, station index, coverage lines), or a station file's footer or data (split by the file's footer span). */
 function classify(e: LoggedRequest, footerSpan: (path: string) => [number, number] | null): Array<[ScaleKind, number]> {
   if (/\.(js|mjs|wasm|html|css)$/.test(e.path)) return [['code', e.bytes]];
-  if (/\/(catalog\.json|stations\/index\.parquet|stations\/coverage\.jsonl|stations\/stations\.parquet)$/.test(e.path)) return [['index', e.bytes]];
+  if (/\/(catalog\.json|stations\/index\.parquet|stations\/coverage\.jsonl|stations\/stations\.parquet)$/.test(e.path))
+    return [['index', e.bytes]];
   const span = e.path.includes('/stations/') && e.path.endsWith('.parquet') ? footerSpan(e.path) : null;
   if (!span) return [['other', e.bytes]];
   const m = e.range ? /bytes=(\d+)-/.exec(e.range) : null;
   const a = m ? Number(m[1]) : 0;
   const b = a + e.bytes;
   const inFooter = Math.max(0, Math.min(b, span[1]) - Math.max(a, span[0]));
-  return inFooter === 0 ? [['data', e.bytes]] : inFooter === e.bytes ? [['footer', e.bytes]] : [['footer', inFooter], ['data', e.bytes - inFooter]];
+  return inFooter === 0
+    ? [['data', e.bytes]]
+    : inFooter === e.bytes
+      ? [['footer', e.bytes]]
+      : [
+          ['footer', inFooter],
+          ['data', e.bytes - inFooter],
+        ];
 }
 
 function emptyKinds(): KindCounts {
-  return { code: { requests: 0, bytes: 0 }, index: { requests: 0, bytes: 0 }, footer: { requests: 0, bytes: 0 }, data: { requests: 0, bytes: 0 }, other: { requests: 0, bytes: 0 } };
+  return {
+    code: { requests: 0, bytes: 0 },
+    index: { requests: 0, bytes: 0 },
+    footer: { requests: 0, bytes: 0 },
+    data: { requests: 0, bytes: 0 },
+    other: { requests: 0, bytes: 0 },
+  };
 }
 
 /** Footer spans of station files, read from the files on disk (Parquet: 4-byte length + "PAR1" at the end). */
@@ -173,7 +204,13 @@ async function rows(con: DuckDBConnection, sql: string): Promise<Record<string, 
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** Compressed bytes of the column chunks (time + `types`) of the row groups whose time statistics overlap [start, end], summed over `files`. */
-async function answerChunkBytes(con: DuckDBConnection, files: string[], types: readonly string[], start: string, end: string): Promise<number> {
+async function answerChunkBytes(
+  con: DuckDBConnection,
+  files: string[],
+  types: readonly string[],
+  start: string,
+  end: string,
+): Promise<number> {
   let total = 0;
   for (const f of files) {
     const r = await rows(
@@ -191,14 +228,22 @@ async function answerChunkBytes(con: DuckDBConnection, files: string[], types: r
 const sqlTime = (t: string) => (t.length === 10 ? `${t} 00:00:00` : t.replace('T', ' '));
 
 /** Runs the scale bench; throws (after writing the results) when an answer differs from the independent computation. */
-export async function runScaleBench(options: { size: 'full' | 'small'; quick: boolean; rebuild: boolean; out?: string | undefined; log: (s: string) => void }): Promise<void> {
+export async function runScaleBench(options: {
+  size: 'full' | 'small';
+  quick: boolean;
+  rebuild: boolean;
+  out?: string | undefined;
+  log: (s: string) => void;
+}): Promise<void> {
   const { log } = options;
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const load0 = loadavg()[0]!;
   const specs = options.size === 'full' ? SCALE_INPUTS : SMALL_SCALE_INPUTS;
   const cache = join(REPO, 'bench/.cache');
-  const n = options.quick ? { cold: 1, warm: 1, coldStart: 1, native: 1 } : { cold: 3, warm: 5, coldStart: 3, native: 5 };
+  const n = options.quick
+    ? { cold: 1, warm: 1, coldStart: 1, native: 1 }
+    : { cold: 3, warm: 5, coldStart: 3, native: 5 };
 
   const inputs: Record<'seed' | 'network', ScaleInputFiles> = {
     seed: await ensureScaleInputs(specs.seed, join(cache, 'scale-inputs'), log),
@@ -213,7 +258,10 @@ export async function runScaleBench(options: { size: 'full' | 'small'; quick: bo
   const builds = {} as ScaleResults['builds'];
   for (const id of ['seed', 'network'] as const) {
     const spec = specs[id];
-    const meta = await rows(con, `SELECT sum(num_rows) AS n FROM parquet_file_metadata(${lit(inputs[id].observations)})`);
+    const meta = await rows(
+      con,
+      `SELECT sum(num_rows) AS n FROM parquet_file_metadata(${lit(inputs[id].observations)})`,
+    );
     const cols = await rows(con, `DESCRIBE SELECT * FROM read_parquet(${lit(inputs[id].observations)})`);
     inputInfo[id] = {
       stations: spec.stations,
@@ -228,7 +276,9 @@ export async function runScaleBench(options: { size: 'full' | 'small'; quick: bo
     const before = Date.now();
     const b = await ensureScaleBuild(spec, inputs[id], inputInfo[id].rows, demo.dir, datasets, log);
     builds[id] = { ...b, builtThisRun: Date.parse(b.builtAt) >= before };
-    log(`${id}: ${inputInfo[id].rows.toLocaleString('en')} rows; ${builds[id].builtThisRun ? 'built' : 'cached build of'} ${b.builtAt}: ${b.wallS.toFixed(0)} s, peak RSS ${(b.peakRssBytes / 1e9).toFixed(2)} GB`);
+    log(
+      `${id}: ${inputInfo[id].rows.toLocaleString('en')} rows; ${builds[id].builtThisRun ? 'built' : 'cached build of'} ${b.builtAt}: ${b.wallS.toFixed(0)} s, peak RSS ${(b.peakRssBytes / 1e9).toFixed(2)} GB`,
+    );
   }
   const sc: ScaleScenarios = await scaleScenarios(con, inputs.seed, inputs.network);
   log(`poly-aggregate square: half-side ${sc.polyHalfSide}°, ${sc.polyStations} stations with data`);
@@ -268,8 +318,20 @@ export async function runScaleBench(options: { size: 'full' | 'small'; quick: bo
       const engineAnswer = rr.answer;
 
       // The column chunks that hold the answer, in the files the cold query read.
-      const read = [...new Set((rr.runs.cold[0]?.log ?? []).filter((e) => e.path.includes('/stations/') && /\/(hourly|daily|monthly)\//.test(e.path)).map((e) => footers.local(e.path)!))];
-      const body = s.body as { dataTypes: string[]; startDate: string; endDate: string; wkts: string; options: { timeScale: 'hourly' | 'daily' } };
+      const read = [
+        ...new Set(
+          (rr.runs.cold[0]?.log ?? [])
+            .filter((e) => e.path.includes('/stations/') && /\/(hourly|daily|monthly)\//.test(e.path))
+            .map((e) => footers.local(e.path)!),
+        ),
+      ];
+      const body = s.body as {
+        dataTypes: string[];
+        startDate: string;
+        endDate: string;
+        wkts: string;
+        options: { timeScale: 'hourly' | 'daily' };
+      };
       const chunks = await answerChunkBytes(con, read, body.dataTypes, sqlTime(body.startDate), sqlTime(body.endDate));
 
       // Native DuckDB on the same Parquet: the warm floor, and a second reader to agree with.
@@ -280,8 +342,19 @@ export async function runScaleBench(options: { size: 'full' | 'small'; quick: bo
         const t0 = performance.now();
         const a =
           s.endpoint === 'nearest-station'
-            ? await nativeNearestStation(native.con, join(dir, 'stations'), validateNearestStation(s.body), index.stations, index.coverage)
-            : await nativePolyAggregate(native.con, join(dir, 'stations'), validatePolyAggregate(s.body), index.stations);
+            ? await nativeNearestStation(
+                native.con,
+                join(dir, 'stations'),
+                validateNearestStation(s.body),
+                index.stations,
+                index.coverage,
+              )
+            : await nativePolyAggregate(
+                native.con,
+                join(dir, 'stations'),
+                validatePolyAggregate(s.body),
+                index.stations,
+              );
         return { a, ms: performance.now() - t0 };
       };
       const first = await nativeRun();
@@ -290,19 +363,38 @@ export async function runScaleBench(options: { size: 'full' | 'small'; quick: bo
       native.close();
 
       // The independent answer, from the input files.
-      const vq: VerifyQuery = { wkts: body.wkts, dataTypes: body.dataTypes, scale: body.options.timeScale, start: sqlTime(body.startDate), end: sqlTime(body.endDate) };
-      const expected = s.endpoint === 'nearest-station' ? await expectedNearest(con, inputs[dataset], vq) : await expectedPolyAggregate(con, inputs[dataset], vq);
-      const agreement = { native: compareAnswers(engineAnswer, first.a, 1e-9), inputs: compareAnswers(engineAnswer, expected, 1e-9) };
+      const vq: VerifyQuery = {
+        wkts: body.wkts,
+        dataTypes: body.dataTypes,
+        scale: body.options.timeScale,
+        start: sqlTime(body.startDate),
+        end: sqlTime(body.endDate),
+      };
+      const expected =
+        s.endpoint === 'nearest-station'
+          ? await expectedNearest(con, inputs[dataset], vq)
+          : await expectedPolyAggregate(con, inputs[dataset], vq);
+      const agreement = {
+        native: compareAnswers(engineAnswer, first.a, 1e-9),
+        inputs: compareAnswers(engineAnswer, expected, 1e-9),
+      };
       for (const [what, a] of Object.entries(agreement)) {
-        if (a.equal !== a.values || a.values === 0) failures.push(`${s.id}: engine vs ${what}: ${a.equal} of ${a.values} values equal; ${a.examples.join('; ')}`);
+        if (a.equal !== a.values || a.values === 0)
+          failures.push(`${s.id}: engine vs ${what}: ${a.equal} of ${a.values} values equal; ${a.examples.join('; ')}`);
       }
-      const stations = s.endpoint === 'nearest-station' ? Object.keys(engineAnswer as object).length : Object.keys((engineAnswer as { stations_metadata: object }).stations_metadata).length;
+      const stations =
+        s.endpoint === 'nearest-station'
+          ? Object.keys(engineAnswer as object).length
+          : Object.keys((engineAnswer as { stations_metadata: object }).stations_metadata).length;
       scenarios.push({
         id: s.id,
         title: s.title,
         dataset,
         body: s.body,
-        coldStart: cs.runs.map((r) => ({ ...toRun({ ms: r.answerMs, requests: r.requests, bytes: r.bytes, ...(r.log ? { log: r.log } : {}) }), loadMs: r.loadMs })),
+        coldStart: cs.runs.map((r) => ({
+          ...toRun({ ms: r.answerMs, requests: r.requests, bytes: r.bytes, ...(r.log ? { log: r.log } : {}) }),
+          loadMs: r.loadMs,
+        })),
         cold: rr.runs.cold.map(toRun),
         warm: rr.runs.warm.map(toRun),
         native: { coldMs: first.ms, warmMs },
@@ -310,7 +402,9 @@ export async function runScaleBench(options: { size: 'full' | 'small'; quick: bo
         stations,
         agreement,
       });
-      log(`${s.id}: done in ${((performance.now() - t) / 1000).toFixed(1)} s; answer agrees with native ${agreement.native.equal}/${agreement.native.values}, with the inputs ${agreement.inputs.equal}/${agreement.inputs.values}`);
+      log(
+        `${s.id}: done in ${((performance.now() - t) / 1000).toFixed(1)} s; answer agrees with native ${agreement.native.equal}/${agreement.native.values}, with the inputs ${agreement.inputs.equal}/${agreement.inputs.values}`,
+      );
     }
     // First raster answer: the demo, and the network dataset (the demo's rasters, 2,000 stations indexed).
     const point = SCENARIOS.find((x) => x.id === 'point-daily')!;
@@ -368,9 +462,10 @@ export async function runScaleBench(options: { size: 'full' | 'small'; quick: bo
     log(`wrote bench/scale-results.json and the scale section of docs/performance.md`);
   } else {
     await writeFile(join(outDir, 'scale-section.md'), section);
-    log(`wrote ${outDir}/scale-results.json and scale-section.md (not the docs: ${options.size} size${options.quick ? ', quick' : ''})`);
+    log(
+      `wrote ${outDir}/scale-results.json and scale-section.md (not the docs: ${options.size} size${options.quick ? ', quick' : ''})`,
+    );
   }
   log(`scale bench: ${(results.durationS / 60).toFixed(1)} min`);
   if (failures.length) throw new Error(`answers differ from the independent computation:\n${failures.join('\n')}`);
-
 }

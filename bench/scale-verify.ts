@@ -19,7 +19,8 @@ import * as geographiclib from 'geographiclib-geodesic';
 import type { NearestStationResponse, PeriodValues, PolyAggregateResponse } from '../src/contract/types.ts';
 import type { ScaleInputFiles } from './scale-inputs.ts';
 
-const { Geodesic } = ((geographiclib as unknown as { default?: typeof geographiclib }).default ?? geographiclib) as typeof geographiclib;
+const { Geodesic } = ((geographiclib as unknown as { default?: typeof geographiclib }).default ??
+  geographiclib) as typeof geographiclib;
 
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const KEY = { hourly: '%Y-%m-%dT%H:%M:%S', daily: '%Y-%m-%d' } as const;
@@ -52,14 +53,28 @@ const anyValue = (q: VerifyQuery) => q.dataTypes.map((t) => `"${t}" IS NOT NULL`
 
 async function periodKeys(con: DuckDBConnection, q: VerifyQuery): Promise<string[]> {
   return (
-    await rows(con, `SELECT strftime(t, '${KEY[q.scale]}') AS k FROM (SELECT unnest(range(TIMESTAMP ${lit(q.start)}, TIMESTAMP ${lit(q.end)} + ${STEP[q.scale]}, ${STEP[q.scale]})) AS t) ORDER BY t`)
+    await rows(
+      con,
+      `SELECT strftime(t, '${KEY[q.scale]}') AS k FROM (SELECT unnest(range(TIMESTAMP ${lit(q.start)}, TIMESTAMP ${lit(q.end)} + ${STEP[q.scale]}, ${STEP[q.scale]})) AS t) ORDER BY t`,
+    )
   ).map((r) => String(r.k));
 }
 
 /** The nearest-station answer for `q`, from the input files. */
-export async function expectedNearest(con: DuckDBConnection, inputs: ScaleInputFiles, q: VerifyQuery): Promise<NearestStationResponse> {
-  const stations = await rows(con, `SELECT station_id, lat, lon, elevation FROM read_csv(${lit(inputs.stations)}, header = true) ORDER BY station_id`);
-  const active = new Set((await rows(con, `SELECT DISTINCT station_id FROM ${inRange(inputs, q)} WHERE ${anyValue(q)}`)).map((r) => String(r.station_id)));
+export async function expectedNearest(
+  con: DuckDBConnection,
+  inputs: ScaleInputFiles,
+  q: VerifyQuery,
+): Promise<NearestStationResponse> {
+  const stations = await rows(
+    con,
+    `SELECT station_id, lat, lon, elevation FROM read_csv(${lit(inputs.stations)}, header = true) ORDER BY station_id`,
+  );
+  const active = new Set(
+    (await rows(con, `SELECT DISTINCT station_id FROM ${inRange(inputs, q)} WHERE ${anyValue(q)}`)).map((r) =>
+      String(r.station_id),
+    ),
+  );
   const keys = await periodKeys(con, q);
   const out: NearestStationResponse = {};
   for (const wkt of q.wkts.split(';')) {
@@ -72,7 +87,11 @@ export async function expectedNearest(con: DuckDBConnection, inputs: ScaleInputF
     const chosen = ranked.find((r) => active.has(String(r.s.station_id))) ?? ranked[0]!;
     const byKey = new Map<string, Record<string, unknown>>();
     if (active.has(String(chosen.s.station_id))) {
-      for (const r of await rows(con, `SELECT * FROM ${inRange(inputs, q)} WHERE station_id = ${lit(String(chosen.s.station_id))}`)) byKey.set(String(r.k), r);
+      for (const r of await rows(
+        con,
+        `SELECT * FROM ${inRange(inputs, q)} WHERE station_id = ${lit(String(chosen.s.station_id))}`,
+      ))
+        byKey.set(String(r.k), r);
     }
     const data: Record<string, PeriodValues> = {};
     for (const k of keys) {
@@ -96,12 +115,17 @@ export async function expectedNearest(con: DuckDBConnection, inputs: ScaleInputF
 }
 
 /** The poly-aggregate answer for `q` (one axis-aligned square), from the input files. */
-export async function expectedPolyAggregate(con: DuckDBConnection, inputs: ScaleInputFiles, q: VerifyQuery): Promise<PolyAggregateResponse> {
+export async function expectedPolyAggregate(
+  con: DuckDBConnection,
+  inputs: ScaleInputFiles,
+  q: VerifyQuery,
+): Promise<PolyAggregateResponse> {
   const coords = [...q.wkts.matchAll(/(-?[\d.]+) (-?[\d.]+)/g)].map((m) => [Number(m[1]), Number(m[2])] as const);
   const xs = coords.map((c) => c[0]);
   const ys = coords.map((c) => c[1]);
   const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)];
-  if (coords.length !== 5 || !coords.every(([x, y]) => (x === x0 || x === x1) && (y === y0 || y === y1))) throw new Error('verifier takes an axis-aligned square only');
+  if (coords.length !== 5 || !coords.every(([x, y]) => (x === x0 || x === x1) && (y === y0 || y === y1)))
+    throw new Error('verifier takes an axis-aligned square only');
   const inside = await rows(
     con,
     `SELECT station_id, lat, lon, elevation FROM read_csv(${lit(inputs.stations)}, header = true)
@@ -110,10 +134,20 @@ export async function expectedPolyAggregate(con: DuckDBConnection, inputs: Scale
      ORDER BY station_id`,
   );
   const stations_metadata: PolyAggregateResponse['stations_metadata'] = {};
-  inside.forEach((s, i) => (stations_metadata[String(i)] = { station_lat: Number(s.lat), station_lon: Number(s.lon), station_elevation: num(s.elevation) }));
+  inside.forEach(
+    (s, i) =>
+      (stations_metadata[String(i)] = {
+        station_lat: Number(s.lat),
+        station_lon: Number(s.lon),
+        station_elevation: num(s.elevation),
+      }),
+  );
   const ids = inside.map((s) => lit(String(s.station_id)));
   const agg = ids.length
-    ? await rows(con, `SELECT k, ${q.dataTypes.map((t) => `avg("${t}") AS "${t}", count("${t}") AS "${t}_station_count"`).join(', ')} FROM ${inRange(inputs, q)} WHERE station_id IN (${ids.join(', ')}) GROUP BY k`)
+    ? await rows(
+        con,
+        `SELECT k, ${q.dataTypes.map((t) => `avg("${t}") AS "${t}", count("${t}") AS "${t}_station_count"`).join(', ')} FROM ${inRange(inputs, q)} WHERE station_id IN (${ids.join(', ')}) GROUP BY k`,
+      )
     : [];
   const byKey = new Map(agg.map((r) => [String(r.k), r]));
   const aggregated_data: Record<string, PeriodValues> = {};

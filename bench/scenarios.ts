@@ -55,7 +55,9 @@ const FIELDS: ReadonlyArray<{ name: string; at: readonly [number, number]; turne
 ];
 
 /** A label per benchmark polygon, in request order. */
-export const POLYGON_LABELS = FIELDS.map((f) => `${f.name} (${f.turned ? 'square turned 45°' : 'axis-aligned square'})`);
+export const POLYGON_LABELS = FIELDS.map(
+  (f) => `${f.name} (${f.turned ? 'square turned 45°' : 'axis-aligned square'})`,
+);
 
 /** Area of every benchmark polygon, km² (the contract's limit is 2). */
 export const FIELD_AREA_KM2 = 1.9;
@@ -81,7 +83,9 @@ export function squareWkt(at: readonly [number, number], areaKm2: number, turned
         [half, half],
         [-half, half],
       ];
-  const ring = [...corners, corners[0]!].map(([dx, dy]) => `${f5(lon + dx / kmPerDegLon)} ${f5(lat + dy / kmPerDegLat)}`);
+  const ring = [...corners, corners[0]!].map(
+    ([dx, dy]) => `${f5(lon + dx / kmPerDegLon)} ${f5(lat + dy / kmPerDegLat)}`,
+  );
   return `POLYGON ((${ring.join(', ')}))`;
 }
 
@@ -108,7 +112,12 @@ export const SCENARIOS: readonly Scenario[] = [
     title: 'point: 10 points × 365 days (temp mean)',
     family: 'raster',
     endpoint: 'point',
-    body: { wkts: POINT_WKTS, dataType: 'temp', options: { subDataType: 'mean', timeScale: 'daily', dataExtent: 'tc' }, ...RASTER_DATES },
+    body: {
+      wkts: POINT_WKTS,
+      dataType: 'temp',
+      options: { subDataType: 'mean', timeScale: 'daily', dataExtent: 'tc' },
+      ...RASTER_DATES,
+    },
   },
   {
     id: 'polygon-daily',
@@ -134,7 +143,11 @@ export const SCENARIOS: readonly Scenario[] = [
     title: 'polygon: 5 × 1.9 km², undated (windspeed 100 m, mean)',
     family: 'raster',
     endpoint: 'polygon',
-    body: { wkts: POLYGON_WKTS, dataType: 'windspeed', options: { subDataType: '100', dataExtent: 'sa', aggregationMethod: 'mean' } },
+    body: {
+      wkts: POLYGON_WKTS,
+      dataType: 'windspeed',
+      options: { subDataType: '100', dataExtent: 'sa', aggregationMethod: 'mean' },
+    },
   },
   {
     id: 'nearest-hourly',
@@ -195,7 +208,18 @@ export const SCENARIOS: readonly Scenario[] = [
     endpoint: 'station-indices',
     body: {
       wkts: 'POINT (19.31 -33.37)',
-      indices: ['chill_portions', 'utah_chill_units', 'dpcu', 'chilling_hours', 'gdh', 'gdd', 'winkler', 'frost_hours', 'frost_days', 'frost_days_2'],
+      indices: [
+        'chill_portions',
+        'utah_chill_units',
+        'dpcu',
+        'chilling_hours',
+        'gdh',
+        'gdd',
+        'winkler',
+        'frost_hours',
+        'frost_days',
+        'frost_days_2',
+      ],
       startDate: '2023-01-01',
       endDate: '2024-12-31',
       options: { by: 'season' },
@@ -206,7 +230,13 @@ export const SCENARIOS: readonly Scenario[] = [
     title: 'nearest-station: the same point × temperature_mean × 17,544 hours (2023–2024)',
     family: 'indices',
     endpoint: 'nearest-station',
-    body: { wkts: 'POINT (19.31 -33.37)', dataTypes: ['temperature_mean'], options: { timeScale: 'hourly' }, startDate: '2023-01-01T00:00:00', endDate: '2024-12-31T23:00:00' },
+    body: {
+      wkts: 'POINT (19.31 -33.37)',
+      dataTypes: ['temperature_mean'],
+      options: { timeScale: 'hourly' },
+      startDate: '2023-01-01T00:00:00',
+      endDate: '2024-12-31T23:00:00',
+    },
   },
 ];
 

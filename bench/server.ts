@@ -118,7 +118,14 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       }
     };
     res.on('close', release);
-    const entry: LoggedRequest = { method: req.method ?? 'GET', path, range: req.headers.range ?? null, status: 0, bytes: 0, t0 };
+    const entry: LoggedRequest = {
+      method: req.method ?? 'GET',
+      path,
+      range: req.headers.range ?? null,
+      status: 0,
+      bytes: 0,
+      t0,
+    };
     countBody(res, entry);
     // 'close' comes for finished and for abandoned answers alike.
     res.on('close', () => {

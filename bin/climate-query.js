@@ -16,12 +16,20 @@ for (const stream of [process.stdout, process.stderr]) {
 const source = new URL('../src/node/cli.ts', import.meta.url);
 const compiled = new URL('../dist/node/cli.js', import.meta.url);
 let cli;
-if (existsSync(source) && (await import('tsx/esm/api').then((tsx) => (tsx.register(), true), () => false))) {
+if (
+  existsSync(source) &&
+  (await import('tsx/esm/api').then(
+    (tsx) => (tsx.register(), true),
+    () => false,
+  ))
+) {
   cli = await import(source.href);
 } else if (existsSync(compiled)) {
   cli = await import(compiled.href);
 } else {
-  process.stderr.write('climate-query: neither tsx (run `npm install` in the clone) nor the compiled CLI (`npm run build:lib`) is available.\n');
+  process.stderr.write(
+    'climate-query: neither tsx (run `npm install` in the clone) nor the compiled CLI (`npm run build:lib`) is available.\n',
+  );
   process.exit(1);
 }
 process.exitCode = await cli.main(process.argv.slice(2));

@@ -34,7 +34,9 @@ const fc = feature(atlas, atlas.objects.countries);
 const round = (g) => JSON.parse(JSON.stringify(g, (_k, v) => (typeof v === 'number' ? Math.round(v * 1e3) / 1e3 : v)));
 const neighbours = {
   type: 'FeatureCollection',
-  features: fc.features.filter((f) => NAMES.has(f.properties.name)).map((f) => ({ type: 'Feature', properties: { name: f.properties.name }, geometry: round(f.geometry) })),
+  features: fc.features
+    .filter((f) => NAMES.has(f.properties.name))
+    .map((f) => ({ type: 'Feature', properties: { name: f.properties.name }, geometry: round(f.geometry) })),
 };
 writeFileSync(new URL('../src/ui/basemap/neighbours.json', import.meta.url), `${JSON.stringify(neighbours)}\n`);
 console.log(`${places.length} places, ${neighbours.features.length} neighbouring countries`);

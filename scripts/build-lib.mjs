@@ -24,7 +24,10 @@ await build({
     minify: false,
     sourcemap: true,
     // Chunks beside the entries: src/node files find package.json and public/ at ../../.
-    rollupOptions: { input: { index: 'src/node/index.ts', cli: 'src/node/cli.ts', vite: 'src/vite/climate-query-plugin.ts' }, output: { chunkFileNames: '[name]-[hash].js' } },
+    rollupOptions: {
+      input: { index: 'src/node/index.ts', cli: 'src/node/cli.ts', vite: 'src/vite/climate-query-plugin.ts' },
+      output: { chunkFileNames: '[name]-[hash].js' },
+    },
   },
 });
 run('npx', ['tsc', '-p', 'tsconfig.lib.json']);
@@ -34,7 +37,9 @@ function walk(dir) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) walk(p);
     else if (p.endsWith('.d.ts')) {
-      const text = readFileSync(p, 'utf8').replace(/(from\s+['"]\.{1,2}\/[^'"]+)\.ts(['"])/g, '$1.js$2').replace(/(import\(['"]\.{1,2}\/[^'"]+)\.ts(['"]\))/g, '$1.js$2');
+      const text = readFileSync(p, 'utf8')
+        .replace(/(from\s+['"]\.{1,2}\/[^'"]+)\.ts(['"])/g, '$1.js$2')
+        .replace(/(import\(['"]\.{1,2}\/[^'"]+)\.ts(['"]\))/g, '$1.js$2');
       writeFileSync(p, text);
     }
   }

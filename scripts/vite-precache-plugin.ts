@@ -37,7 +37,9 @@ export function precacheManifest(swFileName = 'sw.js'): Plugin {
     writeBundle(options, bundle) {
       const dir = options.dir;
       if (!dir || !bundle[swFileName]) return;
-      const files = Object.keys(bundle).filter((f) => !SKIP.test(f)).sort();
+      const files = Object.keys(bundle)
+        .filter((f) => !SKIP.test(f))
+        .sort();
       const hash = createHash('sha256');
       let bytes = 0;
       for (const f of files) {
@@ -47,7 +49,10 @@ export function precacheManifest(swFileName = 'sw.js'): Plugin {
       }
       const manifest: PrecacheManifest = { version: hash.digest('hex').slice(0, 16), files, bytes };
       const swPath = join(dir, swFileName);
-      writeFileSync(swPath, `self.__CLIMATE_QUERY_PRECACHE__ = ${JSON.stringify(manifest)};\n${readFileSync(swPath, 'utf8')}`);
+      writeFileSync(
+        swPath,
+        `self.__CLIMATE_QUERY_PRECACHE__ = ${JSON.stringify(manifest)};\n${readFileSync(swPath, 'utf8')}`,
+      );
       this.info(`precache ${manifest.version}: ${files.length} files, ${bytes} bytes`);
     },
   };

@@ -14,7 +14,11 @@ export const FIXTURE = { stations: 40, start: '2024-01-01', end: '2024-03-31', f
 let root = '';
 let keep = false;
 
-const exists = (path: string) => access(path).then(() => true, () => false);
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 // CLIMATE_QUERY_TEST_CACHE=DIR keeps the fixtures in DIR between runs (a
 // developer's loop; delete DIR after changing a builder). CI never sets it,

@@ -47,7 +47,11 @@ export function newGeotiffState(): GeotiffState {
 }
 
 /** Answers `q` by reading one file per date with plain geotiff.js. */
-export async function geotiffPerDate(q: RasterQuery, files: BaselineFiles, state: GeotiffState): Promise<RasterResponse> {
+export async function geotiffPerDate(
+  q: RasterQuery,
+  files: BaselineFiles,
+  state: GeotiffState,
+): Promise<RasterResponse> {
   const method = q.aggregationMethod ?? 'mean';
   const perFile = await Promise.all(
     files.urls.map(async (url) => {
@@ -59,7 +63,9 @@ export async function geotiffPerDate(q: RasterQuery, files: BaselineFiles, state
       const [resX, resYNeg] = image.getResolution() as [number, number];
       const grid = { west, north, resX, resY: -resYNeg, width: image.getWidth(), height: image.getHeight() };
       // The pixels of every geometry, then one window read that holds them all.
-      const needs = q.geometries.map((g) => (g.kind === 'point' ? pixelAt(grid, g.position[0], g.position[1]) : polygonCoverage(g.polygons, grid)));
+      const needs = q.geometries.map((g) =>
+        g.kind === 'point' ? pixelAt(grid, g.position[0], g.position[1]) : polygonCoverage(g.polygons, grid),
+      );
       let c0 = Infinity;
       let c1 = -Infinity;
       let r0 = Infinity;
@@ -86,7 +92,11 @@ export async function geotiffPerDate(q: RasterQuery, files: BaselineFiles, state
   return shape(q, files, (gi, fi) => perFile[fi]![gi]!);
 }
 
-function pixelAt(grid: { west: number; north: number; resX: number; resY: number; width: number; height: number }, lon: number, lat: number) {
+function pixelAt(
+  grid: { west: number; north: number; resX: number; resY: number; width: number; height: number },
+  lon: number,
+  lat: number,
+) {
   const col = Math.floor((lon - grid.west) / grid.resX);
   const row = Math.floor((grid.north - lat) / grid.resY);
   return col < 0 || row < 0 || col >= grid.width || row >= grid.height ? [] : [{ col, row, fraction: 1 }];
@@ -123,9 +133,13 @@ export async function geoblazePerDate(q: RasterQuery, files: BaselineFiles): Pro
   return shape(q, files, (gi, fi) => perFile[fi]![gi]!);
 }
 
-function toGeoJson(g: ParsedGeometry): { type: 'Polygon'; coordinates: PolygonCoords } | { type: 'MultiPolygon'; coordinates: PolygonCoords[] } {
+function toGeoJson(
+  g: ParsedGeometry,
+): { type: 'Polygon'; coordinates: PolygonCoords } | { type: 'MultiPolygon'; coordinates: PolygonCoords[] } {
   if (g.kind !== 'polygon') throw new Error('not a polygon');
-  return g.polygons.length === 1 ? { type: 'Polygon', coordinates: g.polygons[0]! } : { type: 'MultiPolygon', coordinates: g.polygons };
+  return g.polygons.length === 1
+    ? { type: 'Polygon', coordinates: g.polygons[0]! }
+    : { type: 'MultiPolygon', coordinates: g.polygons };
 }
 
 /** The contract's response shape from value(geometry index, file index). */

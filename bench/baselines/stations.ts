@@ -13,7 +13,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { sqlTimeOf } from '../../src/contract/periods.ts';
-import type { NearestStationResponse, PeriodValues, PolyAggregateResponse, StationQuery } from '../../src/contract/types.ts';
+import type {
+  NearestStationResponse,
+  PeriodValues,
+  PolyAggregateResponse,
+  StationQuery,
+} from '../../src/contract/types.ts';
 import type { StationCoverage } from '../../src/dataset/catalog.ts';
 import type { StationTimeScale } from '../../src/contract/station-data-types.ts';
 import { assembleNearest, needOf, planNearest, rankStations } from '../../src/stations/nearest-station.ts';
@@ -46,10 +51,19 @@ export async function openNative(): Promise<NativeDuckDB> {
 }
 
 /** The index and every station's coverage of a local dataset, as the engine would learn them. */
-export async function loadLocalIndex(datasetDir: string): Promise<{ stations: IndexedStation[]; coverage: Record<StationTimeScale, Map<string, StationCoverage>> }> {
+export async function loadLocalIndex(
+  datasetDir: string,
+): Promise<{ stations: IndexedStation[]; coverage: Record<StationTimeScale, Map<string, StationCoverage>> }> {
   const bytes = await readFile(join(datasetDir, 'stations/index.parquet'));
-  const stations = await parseStationIndex(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), 'index.parquet');
-  const coverage: Record<StationTimeScale, Map<string, StationCoverage>> = { hourly: new Map(), daily: new Map(), monthly: new Map() };
+  const stations = await parseStationIndex(
+    bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+    'index.parquet',
+  );
+  const coverage: Record<StationTimeScale, Map<string, StationCoverage>> = {
+    hourly: new Map(),
+    daily: new Map(),
+    monthly: new Map(),
+  };
   for (const line of (await readFile(join(datasetDir, 'stations/coverage.jsonl'), 'utf8')).split('\n')) {
     if (!line) continue;
     const { id, scale, groups } = JSON.parse(line) as { id: string; scale: StationTimeScale; groups: StationCoverage };
@@ -65,7 +79,12 @@ async function rows(con: DuckDBConnection, sql: string): Promise<Record<string, 
 }
 
 /** Rows of the given stations' files between the query's times, by station and period key. */
-async function stationRows(con: DuckDBConnection, stationsDir: string, q: StationQuery, stations: readonly IndexedStation[]): Promise<Map<string, StationRows>> {
+async function stationRows(
+  con: DuckDBConnection,
+  stationsDir: string,
+  q: StationQuery,
+  stations: readonly IndexedStation[],
+): Promise<Map<string, StationRows>> {
   const files = stations.map((s) => s.files[q.timeScale]?.path).filter((p): p is string => p !== undefined);
   const out = new Map<string, StationRows>();
   if (!files.length) return out;
@@ -96,11 +115,25 @@ export async function nativeNearestStation(
   const plan = planNearest(needOf(q), ranked, coverage[q.timeScale]);
   if (!('choices' in plan)) throw new Error('every coverage is loaded; the plan cannot need more');
   const byId = new Map(stations.map((s) => [s.id, s]));
-  return assembleNearest(q, plan.choices, await stationRows(con, stationsDir, q, plan.ids.map((id) => byId.get(id)!)));
+  return assembleNearest(
+    q,
+    plan.choices,
+    await stationRows(
+      con,
+      stationsDir,
+      q,
+      plan.ids.map((id) => byId.get(id)!),
+    ),
+  );
 }
 
 /** poly-aggregate over the archive's per-station files in `stationsDir` (rows by DuckDB, sums by the engine's rule). */
-export async function nativePolyAggregate(con: DuckDBConnection, stationsDir: string, q: StationQuery, stations: readonly IndexedStation[]): Promise<PolyAggregateResponse> {
+export async function nativePolyAggregate(
+  con: DuckDBConnection,
+  stationsDir: string,
+  q: StationQuery,
+  stations: readonly IndexedStation[],
+): Promise<PolyAggregateResponse> {
   const candidates = candidatesInside(q, stations);
   const found = await stationRows(con, stationsDir, q, candidates);
   return assemblePolyAggregate(q, contributing(q, candidates, found), found);

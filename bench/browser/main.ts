@@ -39,7 +39,10 @@ async function run(path: string, body: string, postAnswer = false): Promise<Benc
   return { status: res.status, ...(res.status !== 200 ? { body: res.body } : {}), ms: at - t0, at };
 }
 
-const first = location.hash.length > 1 ? (JSON.parse(decodeURIComponent(location.hash.slice(1))) as { path: string; body: string }) : null;
+const first =
+  location.hash.length > 1
+    ? (JSON.parse(decodeURIComponent(location.hash.slice(1))) as { path: string; body: string })
+    : null;
 
 (globalThis as unknown as { bench: unknown }).bench = {
   run,

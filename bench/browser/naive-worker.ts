@@ -32,6 +32,13 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
   if (msg.type === 'init') engine = createClimateEngine({ dataset: msg.dataset, openByteSource: wholeFile });
   else if (msg.type === 'request') {
-    void engine!.handle(msg.request).then((response) => self.postMessage({ type: 'response', id: msg.id, status: response.status, body: response.body } satisfies FromWorker));
+    void engine!.handle(msg.request).then((response) =>
+      self.postMessage({
+        type: 'response',
+        id: msg.id,
+        status: response.status,
+        body: response.body,
+      } satisfies FromWorker),
+    );
   }
 });

@@ -63,7 +63,11 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
   });
 
   /** Calls one engine method in the worker; rejects with its ClimateQueryError. */
-  function call<M extends WorkerCall>(method: M, args: WorkerCalls[M]['args'], signal?: AbortSignal): Promise<WorkerCalls[M]['result']> {
+  function call<M extends WorkerCall>(
+    method: M,
+    args: WorkerCalls[M]['args'],
+    signal?: AbortSignal,
+  ): Promise<WorkerCalls[M]['result']> {
     const id = nextId++;
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(new ClimateQueryError('aborted', 'The request was aborted.'));
@@ -76,14 +80,25 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
       calls.set(id, (m) => {
         signal?.removeEventListener('abort', onAbort);
         if ('value' in m) resolve(m.value as WorkerCalls[M]['result']);
-        else reject(new ClimateQueryError(m.error.code, m.error.message, m.error.field === undefined ? {} : { field: m.error.field }));
+        else
+          reject(
+            new ClimateQueryError(
+              m.error.code,
+              m.error.message,
+              m.error.field === undefined ? {} : { field: m.error.field },
+            ),
+          );
       });
       worker.postMessage({ type: 'call', id, method, args } as ToWorker);
     });
   }
 
   /** Sends a request; the answer's body comes back as an object or, with `as: 'json'`, as JSON text. */
-  function ask(request: ApiRequest, as: 'json' | 'object', opts: CallOptions): Promise<Extract<FromWorker, { type: 'response' }>> {
+  function ask(
+    request: ApiRequest,
+    as: 'json' | 'object',
+    opts: CallOptions,
+  ): Promise<Extract<FromWorker, { type: 'response' }>> {
     const id = nextId++;
     const { signal } = opts;
     const aborted = () => ({ type: 'response' as const, id, ...abortedResponse() });
@@ -137,7 +152,13 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     rangeSupport: (o = {}) => call('rangeSupport', [], o.signal),
     sql(body, o = {}) {
       const runner = options.sqlRunner;
-      if (!runner) return Promise.reject(new ClimateQueryError('sql_unavailable', 'This engine client was created without a SQL runner: pass `sqlRunner` (createDuckDbWasmRunner from climate-query/sql-wasm).'));
+      if (!runner)
+        return Promise.reject(
+          new ClimateQueryError(
+            'sql_unavailable',
+            'This engine client was created without a SQL runner: pass `sqlRunner` (createDuckDbWasmRunner from climate-query/sql-wasm).',
+          ),
+        );
       return runStationSql(body, (request, signal) => call('stationTable', [request], signal), runner, o.signal);
     },
     terminate: () => worker.terminate(),

@@ -36,14 +36,21 @@ export async function registerClimateServiceWorker(options: ServiceWorkerOptions
     const port = ev.ports[0];
     port.postMessage({ type: 'ack' } satisfies RelayReply);
     const { engine } = options;
-    const answer = engine.handleJson ? engine.handleJson(ev.data.request) : engine.handle(ev.data.request).then((r) => ({ status: r.status, json: JSON.stringify(r.body) }));
-    void answer.then((r) => port.postMessage({ type: 'response', status: r.status, json: r.json } satisfies RelayReply));
+    const answer = engine.handleJson
+      ? engine.handleJson(ev.data.request)
+      : engine.handle(ev.data.request).then((r) => ({ status: r.status, json: JSON.stringify(r.body) }));
+    void answer.then((r) =>
+      port.postMessage({ type: 'response', status: r.status, json: r.json } satisfies RelayReply),
+    );
   });
   sw.startMessages?.();
   const controlled = sw.controller
     ? Promise.resolve()
     : new Promise<void>((resolve) => sw.addEventListener('controllerchange', () => resolve(), { once: true }));
-  const registration = await sw.register(options.scriptUrl, { type: 'module', ...(options.scope ? { scope: options.scope } : {}) });
+  const registration = await sw.register(options.scriptUrl, {
+    type: 'module',
+    ...(options.scope ? { scope: options.scope } : {}),
+  });
   await controlled;
   return registration;
 }

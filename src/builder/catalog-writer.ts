@@ -16,7 +16,16 @@ export async function readCatalogOrEmpty(dir: string, name: string): Promise<Cat
   try {
     return JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
   } catch {
-    return { format: 'climate-query-dataset', version: CATALOG_VERSION, name, created: '', attribution: [], files: [], stations: null, rasters: [] };
+    return {
+      format: 'climate-query-dataset',
+      version: CATALOG_VERSION,
+      name,
+      created: '',
+      attribution: [],
+      files: [],
+      stations: null,
+      rasters: [],
+    };
   }
 }
 
@@ -50,7 +59,11 @@ export async function updateCatalog(dir: string, name: string, change: (c: Catal
       const how = role.startsWith('raster')
         ? 'restore it, or take its layer out with `climate-query layers remove NAME[/SUB] --data DIR`'
         : 'restore it, or rebuild the stations';
-      throw new BuildError('unreadable_input', `catalog.json in ${dir} lists ${path} (${role}), which is missing there: ${how}. catalog.json was not changed.`, { file: path, cause: err });
+      throw new BuildError(
+        'unreadable_input',
+        `catalog.json in ${dir} lists ${path} (${role}), which is missing there: ${how}. catalog.json was not changed.`,
+        { file: path, cause: err },
+      );
     }
     const header = role === 'raster' ? await rasterHeader(join(dir, path)) : null;
     files.push({ path, role, bytes, sha256: await sha256OfFile(join(dir, path)), ...(header ? { header } : {}) });
@@ -73,7 +86,9 @@ async function rasterHeader(path: string): Promise<{ bytes: number; sha256: stri
     const count = await tiff.getImageCount();
     for (let i = 0; i < count; i++) {
       const image = await tiff.getImage(i);
-      const offsets = (await image.fileDirectory.loadValue(image.isTiled ? 'TileOffsets' : 'StripOffsets')) as ArrayLike<number | bigint>;
+      const offsets = (await image.fileDirectory.loadValue(
+        image.isTiled ? 'TileOffsets' : 'StripOffsets',
+      )) as ArrayLike<number | bigint>;
       for (let k = 0; k < offsets.length; k++) {
         const o = Number(offsets[k]);
         if (o > 0 && o < first) first = o;

@@ -34,10 +34,23 @@ const CALENDAR_NAMES: Record<string, Calendar> = {
 };
 
 const UNIT_DAYS: Record<string, number> = {
-  day: 1, days: 1, d: 1,
-  hour: 1 / 24, hours: 1 / 24, hr: 1 / 24, hrs: 1 / 24, h: 1 / 24,
-  minute: 1 / 1440, minutes: 1 / 1440, min: 1 / 1440, mins: 1 / 1440,
-  second: 1 / 86400, seconds: 1 / 86400, sec: 1 / 86400, secs: 1 / 86400, s: 1 / 86400,
+  day: 1,
+  days: 1,
+  d: 1,
+  hour: 1 / 24,
+  hours: 1 / 24,
+  hr: 1 / 24,
+  hrs: 1 / 24,
+  h: 1 / 24,
+  minute: 1 / 1440,
+  minutes: 1 / 1440,
+  min: 1 / 1440,
+  mins: 1 / 1440,
+  second: 1 / 86400,
+  seconds: 1 / 86400,
+  sec: 1 / 86400,
+  secs: 1 / 86400,
+  s: 1 / 86400,
 };
 
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -56,9 +69,16 @@ export interface CfTimeAxis {
  * `where` names the variable in errors (e.g. `tas_2023.nc variable time`).
  */
 export function parseCfTime(units: string, calendarText: string | undefined, where: string): CfTimeAxis {
-  const m = /^\s*([A-Za-z]+)\s+since\s+(-?\d{1,4})-(\d{1,2})-(\d{1,2})(?:[T\s]+(\d{1,2}):(\d{1,2})(?::(\d{1,2}(?:\.\d*)?))?)?\s*(Z|UTC|GMT|[+-]\d{1,2}(?::?\d{2})?)?\s*$/i.exec(units);
+  const m =
+    /^\s*([A-Za-z]+)\s+since\s+(-?\d{1,4})-(\d{1,2})-(\d{1,2})(?:[T\s]+(\d{1,2}):(\d{1,2})(?::(\d{1,2}(?:\.\d*)?))?)?\s*(Z|UTC|GMT|[+-]\d{1,2}(?::?\d{2})?)?\s*$/i.exec(
+      units,
+    );
   if (!m) {
-    throw new BuildError('invalid_input', `${where} has time units "${units}", which are not "<days|hours|minutes|seconds> since <yyyy-mm-dd[ hh:mm:ss]>". State the dates with --dates instead.`, { file: where });
+    throw new BuildError(
+      'invalid_input',
+      `${where} has time units "${units}", which are not "<days|hours|minutes|seconds> since <yyyy-mm-dd[ hh:mm:ss]>". State the dates with --dates instead.`,
+      { file: where },
+    );
   }
   const unit = m[1]!.toLowerCase();
   const perUnit = UNIT_DAYS[unit];
@@ -66,33 +86,56 @@ export function parseCfTime(units: string, calendarText: string | undefined, whe
     const why = /^(months?|years?|common_years?)$/.test(unit)
       ? `"${unit} since" is not a date: CF and UDUNITS take a month or a year as a fixed number of seconds, so values drift off calendar months`
       : `"${unit}" is not a time unit this reads (days, hours, minutes, seconds)`;
-    throw new BuildError('invalid_input', `${where} has time units "${units}": ${why}. State the dates with --dates instead.`, { file: where });
+    throw new BuildError(
+      'invalid_input',
+      `${where} has time units "${units}": ${why}. State the dates with --dates instead.`,
+      { file: where },
+    );
   }
   const calName = (calendarText ?? 'standard').trim().toLowerCase();
   const calendar = CALENDAR_NAMES[calName];
   if (!calendar) {
-    throw new BuildError('invalid_input', `${where} has calendar "${calendarText}", which cannot be mapped to real dates here (read: standard, gregorian, proleptic_gregorian, noleap, 365_day, all_leap, 366_day, 360_day). State the dates with --dates instead.`, { file: where });
+    throw new BuildError(
+      'invalid_input',
+      `${where} has calendar "${calendarText}", which cannot be mapped to real dates here (read: standard, gregorian, proleptic_gregorian, noleap, 365_day, all_leap, 366_day, 360_day). State the dates with --dates instead.`,
+      { file: where },
+    );
   }
   const ref = { year: Number(m[2]), month: Number(m[3]), day: Number(m[4]) };
   if (ref.month < 1 || ref.month > 12 || ref.day < 1 || ref.day > monthLength(calendar, ref.year, ref.month)) {
-    throw new BuildError('invalid_input', `${where} has time units "${units}", whose reference date does not exist in its ${calName} calendar.`, { file: where });
+    throw new BuildError(
+      'invalid_input',
+      `${where} has time units "${units}", whose reference date does not exist in its ${calName} calendar.`,
+      { file: where },
+    );
   }
   const refDayFraction = (Number(m[5] ?? 0) * 3600 + Number(m[6] ?? 0) * 60 + Number(m[7] ?? 0)) / 86400;
   const zoneDays = zoneOffsetDays(m[8]);
   const refDay = dayNumber(calendar, ref) + refDayFraction - zoneDays;
   const gregorianStart = dayNumber('proleptic_gregorian', { year: 1582, month: 10, day: 15 });
   if (calendar === 'gregorian' && refDay < gregorianStart) {
-    throw new BuildError('invalid_input', `${where} has time units "${units}" in the standard calendar, which is Julian before 1582-10-15; this does not read mixed Julian/Gregorian dates. State the dates with --dates instead.`, { file: where });
+    throw new BuildError(
+      'invalid_input',
+      `${where} has time units "${units}" in the standard calendar, which is Julian before 1582-10-15; this does not read mixed Julian/Gregorian dates. State the dates with --dates instead.`,
+      { file: where },
+    );
   }
   return {
     calendar,
     units,
     dateOf(value: number): CalendarDate {
-      if (!Number.isFinite(value)) throw new BuildError('invalid_input', `${where} holds a time value that is not a number (${value}).`, { file: where });
+      if (!Number.isFinite(value))
+        throw new BuildError('invalid_input', `${where} holds a time value that is not a number (${value}).`, {
+          file: where,
+        });
       // A whole number of days stays whole despite float steps (0.1 h × 240 = 24.000000000000004 h).
       const day = Math.floor(refDay + value * perUnit + 1e-9);
       if (calendar === 'gregorian' && day < gregorianStart) {
-        throw new BuildError('invalid_input', `${where} holds time ${value} (${units}), a date before 1582-10-15 in the standard calendar, which this does not read. State the dates with --dates instead.`, { file: where });
+        throw new BuildError(
+          'invalid_input',
+          `${where} holds time ${value} (${units}), a date before 1582-10-15 in the standard calendar, which this does not read. State the dates with --dates instead.`,
+          { file: where },
+        );
       }
       return dateOfDay(calendar, day);
     },
@@ -112,7 +155,7 @@ export function isoDate(d: CalendarDate): string {
 function zoneOffsetDays(zone: string | undefined): number {
   if (!zone || /^(Z|UTC|GMT)$/i.test(zone)) return 0;
   const z = /^([+-])(\d{1,2}):?(\d{2})?$/.exec(zone)!;
-  return (z[1] === '-' ? -1 : 1) * (Number(z[2]) * 60 + Number(z[3] ?? 0)) / 1440;
+  return ((z[1] === '-' ? -1 : 1) * (Number(z[2]) * 60 + Number(z[3] ?? 0))) / 1440;
 }
 
 function isLeap(calendar: Calendar, year: number): boolean {

@@ -17,7 +17,10 @@ async function readCatalog(dir: string): Promise<Catalog> {
   try {
     return JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
   } catch (err) {
-    throw new BuildError('invalid_input', `No dataset at ${dir} (${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no catalog.json' : 'catalog.json is unreadable'}); pass --data DIR, the folder holding catalog.json.`);
+    throw new BuildError(
+      'invalid_input',
+      `No dataset at ${dir} (${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no catalog.json' : 'catalog.json is unreadable'}); pass --data DIR, the folder holding catalog.json.`,
+    );
   }
 }
 
@@ -28,7 +31,8 @@ function inside(dir: string, path: string): string | null {
   return rel && !rel.startsWith('..') && !rel.startsWith(sep) && !/^[a-z]:/i.test(rel) ? full : null;
 }
 
-const layerName = (l: RasterLayerEntry) => `${l.dataType}${l.subDataType === '-' ? '' : `/${l.subDataType}`} (extent ${l.extent})`;
+const layerName = (l: RasterLayerEntry) =>
+  `${l.dataType}${l.subDataType === '-' ? '' : `/${l.subDataType}`} (extent ${l.extent})`;
 
 /** What a removal did. */
 export interface RemoveReport {
@@ -43,23 +47,42 @@ export interface RemoveReport {
  * on several extents) from the dataset in `dir`: its catalog entry, then its files and preview
  * where no other layer uses them. Throws naming the layers there when none or several match.
  */
-export async function removeRasterLayer(dir: string, dataType: string, subDataType = '-', extent?: string): Promise<RemoveReport> {
+export async function removeRasterLayer(
+  dir: string,
+  dataType: string,
+  subDataType = '-',
+  extent?: string,
+): Promise<RemoveReport> {
   const catalog = await readCatalog(dir);
   const same = catalog.rasters.filter((l) => l.dataType === dataType && l.subDataType === subDataType);
   const matches = extent === undefined ? same : same.filter((l) => l.extent === extent);
   const asked = `${dataType}${subDataType === '-' ? '' : `/${subDataType}`}${extent === undefined ? '' : ` --extent ${extent}`}`;
   if (matches.length === 0) {
     const have = catalog.rasters.map(layerName);
-    throw new BuildError('invalid_input', `The dataset at ${dir} has no layer ${asked}; it has ${have.length ? have.join(', ') : 'no raster layers'}.`);
+    throw new BuildError(
+      'invalid_input',
+      `The dataset at ${dir} has no layer ${asked}; it has ${have.length ? have.join(', ') : 'no raster layers'}.`,
+    );
   }
   if (matches.length > 1) {
-    throw new BuildError('invalid_input', `The dataset at ${dir} has ${asked} on ${matches.length} extents (${matches.map((l) => l.extent).join(', ')}); say which with --extent.`);
+    throw new BuildError(
+      'invalid_input',
+      `The dataset at ${dir} has ${asked} on ${matches.length} extents (${matches.map((l) => l.extent).join(', ')}); say which with --extent.`,
+    );
   }
   const layer = matches[0]!;
-  const others = new Set(catalog.rasters.filter((l) => l !== layer).flatMap((l) => [...l.files.map((f) => f.path), ...(l.preview ? [l.preview] : [])]));
-  const paths = [...layer.files.map((f) => f.path), ...(layer.preview ? [layer.preview] : [])].filter((p) => !others.has(p));
+  const others = new Set(
+    catalog.rasters
+      .filter((l) => l !== layer)
+      .flatMap((l) => [...l.files.map((f) => f.path), ...(l.preview ? [l.preview] : [])]),
+  );
+  const paths = [...layer.files.map((f) => f.path), ...(layer.preview ? [layer.preview] : [])].filter(
+    (p) => !others.has(p),
+  );
   await updateCatalog(dir, catalog.name, (c) => {
-    c.rasters = c.rasters.filter((l) => !(l.dataType === layer.dataType && l.subDataType === layer.subDataType && l.extent === layer.extent));
+    c.rasters = c.rasters.filter(
+      (l) => !(l.dataType === layer.dataType && l.subDataType === layer.subDataType && l.extent === layer.extent),
+    );
   });
   const deleted: string[] = [];
   for (const p of paths) {
@@ -99,20 +122,29 @@ export async function removeStations(dir: string, ids: readonly string[], all = 
     await rm(archive, { recursive: true, force: true });
     return { removed: `all ${count} stations`, files: ['stations/'] };
   }
-  if (!ids.length) throw new BuildError('invalid_input', 'Name the stations to remove (their station_id), or pass --all.');
+  if (!ids.length)
+    throw new BuildError('invalid_input', 'Name the stations to remove (their station_id), or pass --all.');
   const temp = await mkdtemp(join(tmpdir(), 'climate-query-remove-'));
   const duck = await openBuildDuckDB(temp);
   try {
     const { con } = duck;
     const index = join(archive, 'index.parquet');
     const idList = ids.map(lit).join(', ');
-    const listed = (await con.runAndReadAll(`SELECT * FROM read_parquet(${lit(index)}) WHERE station_id IN (${idList})`)).getRowObjectsJS();
+    const listed = (
+      await con.runAndReadAll(`SELECT * FROM read_parquet(${lit(index)}) WHERE station_id IN (${idList})`)
+    ).getRowObjectsJS();
     const unknown = ids.filter((id) => !listed.some((r) => String(r.station_id) === id));
-    if (unknown.length) throw new BuildError('invalid_input', `The dataset at ${dir} has no station ${unknown.map((u) => `"${u}"`).join(', ')}; nothing was removed.`);
+    if (unknown.length)
+      throw new BuildError(
+        'invalid_input',
+        `The dataset at ${dir} has no station ${unknown.map((u) => `"${u}"`).join(', ')}; nothing was removed.`,
+      );
     // stations.parquet without them: written beside, then moved over the old one.
     const stationsFile = join(archive, 'stations.parquet');
     const next = join(archive, '.stations-next.parquet');
-    await con.run(`COPY (SELECT * FROM read_parquet(${lit(stationsFile)}) WHERE station_id NOT IN (${idList}) ORDER BY station_id) TO ${lit(next)} (FORMAT parquet, COMPRESSION zstd)`);
+    await con.run(
+      `COPY (SELECT * FROM read_parquet(${lit(stationsFile)}) WHERE station_id NOT IN (${idList}) ORDER BY station_id) TO ${lit(next)} (FORMAT parquet, COMPRESSION zstd)`,
+    );
     duck.close();
     await rename(next, stationsFile);
     const files: string[] = [];

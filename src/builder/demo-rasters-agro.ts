@@ -49,7 +49,8 @@ const TAU = 4;
  */
 export function hourlyTemperature(tmin: number, tmax: number, h: number): number {
   const range = tmax - tmin;
-  if (h >= HOUR_MIN && h <= HOUR_MAX) return tmin + range * Math.sin((Math.PI / 2) * ((h - HOUR_MIN) / (HOUR_MAX - HOUR_MIN)));
+  if (h >= HOUR_MIN && h <= HOUR_MAX)
+    return tmin + range * Math.sin((Math.PI / 2) * ((h - HOUR_MIN) / (HOUR_MAX - HOUR_MIN)));
   const since = (h - HOUR_MAX + 24) % 24; // hours since the maximum: 1..15
   const span = 24 - (HOUR_MAX - HOUR_MIN); // 16 h from maximum to next minimum
   const floor = Math.exp(-span / TAU);

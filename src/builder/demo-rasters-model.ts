@@ -198,11 +198,18 @@ export class DailyTemperature {
   step(date: Date): void {
     const rho = DailyTemperature.RHO;
     const innov = Math.sqrt(1 - rho * rho);
-    for (let k = 0; k < 5; k++) this.alpha[k] = rho * this.alpha[k]! + DailyTemperature.SIGMA[k]! * innov * this.rng.gauss();
+    for (let k = 0; k < 5; k++)
+      this.alpha[k] = rho * this.alpha[k]! + DailyTemperature.SIGMA[k]! * innov * this.rng.gauss();
     this.dtrAnom = 0.6 * this.dtrAnom + 1.5 * Math.sqrt(1 - 0.36) * this.rng.gauss();
     const season = Math.cos((2 * Math.PI * (dayOfYear(date) - 24)) / 365.25);
     const [a0, a1, a2, a3, a4] = this.alpha as unknown as [number, number, number, number, number];
-    const [p0, p1, p2, p3, p4] = this.patterns as [Float32Array, Float32Array, Float32Array, Float32Array, Float32Array];
+    const [p0, p1, p2, p3, p4] = this.patterns as [
+      Float32Array,
+      Float32Array,
+      Float32Array,
+      Float32Array,
+      Float32Array,
+    ];
     const dtrSeason = 1 + 0.12 * season;
     for (let k = 0; k < this.base.length; k++) {
       const inland = this.inland[k]!;
@@ -231,7 +238,7 @@ export function monthlyMedianRain(f: StaticFields): Float32Array[] {
     annual -= 60 * Math.exp(-((lon - 19) ** 2 + (lat + 28) ** 2) / 4);
     annual = Math.max(40, annual);
     // Share of winter rain: 1 in the south-west, 0 in the north-east, mixed along the south coast.
-    let winter = 1 / (1 + Math.exp(((lon - 20.3) + 0.35 * (lat + 33.5)) / 0.7));
+    let winter = 1 / (1 + Math.exp((lon - 20.3 + 0.35 * (lat + 33.5)) / 0.7));
     winter += (0.45 - winter) * Math.exp(-d / 50) * (1 / (1 + Math.exp(-(lon - 20.5) * 2)));
     for (let m = 1; m <= 12; m++) {
       const shapeWinter = 1 + 0.95 * Math.cos((2 * Math.PI * (m - 6.5)) / 12);
@@ -255,7 +262,12 @@ export function windSpeed(f: StaticFields, heights: number[]): Float32Array[] {
     const d = f.coastKm[p]!;
     const ridge = Math.min(2, Math.max(-1, (z - Math.max(0, smooth[p]!)) / 250));
     // At 20 m: sea breeze and trade winds near the coast, exposed ridges, the high plateau, the Cape Peninsula.
-    const v20 = 3.6 + 2.4 * Math.exp(-d / 25) + 1.2 * ridge + (0.4 * z) / 1000 + 0.6 * Math.exp(-((lon - 18.5) ** 2 + (lat + 34) ** 2) / 1.5);
+    const v20 =
+      3.6 +
+      2.4 * Math.exp(-d / 25) +
+      1.2 * ridge +
+      (0.4 * z) / 1000 +
+      0.6 * Math.exp(-((lon - 18.5) ** 2 + (lat + 34) ** 2) / 1.5);
     // Power-law profile; rougher, more stable inland air has more shear.
     const shear = 0.13 + 0.09 * (1 - Math.exp(-d / 60));
     heights.forEach((h, j) => (out[j]![k] = Math.max(0.5, v20) * (h / 20) ** shear));

@@ -17,7 +17,14 @@ import { join } from 'node:path';
 import { EXTENT_BBOX, type RasterDataType } from '../contract/raster-layers.ts';
 import { updateCatalog } from './catalog-writer.ts';
 import { CHILL_SEASON, GDD_BASE, GDD_SEASON, UtahTable, dailyGdd, isFrostDay } from './demo-rasters-agro.ts';
-import { DailyTemperature, gridFor, monthlyMedianRain, staticFields, windSpeed, type StaticFields } from './demo-rasters-model.ts';
+import {
+  DailyTemperature,
+  gridFor,
+  monthlyMedianRain,
+  staticFields,
+  windSpeed,
+  type StaticFields,
+} from './demo-rasters-model.ts';
 import { writeInputGeoTiff } from './raster-build-input.ts';
 import { buildRasterLayer } from './raster-build.ts';
 import { loadElevation } from './elevation.ts';
@@ -30,7 +37,8 @@ export const DEMO_YEAR = 2024;
 export const DEMO_SEASONS = [2019, 2020, 2021, 2022, 2023, 2024] as const;
 
 const INPUT_NODATA = -9999;
-const DEMO_ATTRIBUTION = 'Synthetic (climate-query demo), not observations; terrain from ETOPO5, NOAA NGDC (public domain).';
+const DEMO_ATTRIBUTION =
+  'Synthetic (climate-query demo), not observations; terrain from ETOPO5, NOAA NGDC (public domain).';
 const GDD_SUBS = ['apples', 'citrus', 'grapes'] as const;
 const CHILL_SUBS = ['dpcu', 'dpcui', 'ucu', 'ucui'] as const;
 const WIND_HEIGHTS = [20, 50, 100, 150] as const;
@@ -57,11 +65,25 @@ export async function buildDemoRasters(outDir: string, options: DemoRasterOption
     log(`  done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
     const build = async (dataType: RasterDataType, subDataType: string, file: string) => {
-      const r = await buildRasterLayer({ dir: outDir, datasetName: 'demo', dataType, subDataType, inputs: [file], attribution: DEMO_ATTRIBUTION });
-      log(`  ${dataType}/${subDataType}: ${r.files.map((f) => `${f.path} ${(f.bytes / 1e6).toFixed(2)} MB`).join(', ')} (${r.seconds.toFixed(1)} s)`);
+      const r = await buildRasterLayer({
+        dir: outDir,
+        datasetName: 'demo',
+        dataType,
+        subDataType,
+        inputs: [file],
+        attribution: DEMO_ATTRIBUTION,
+      });
+      log(
+        `  ${dataType}/${subDataType}: ${r.files.map((f) => `${f.path} ${(f.bytes / 1e6).toFixed(2)} MB`).join(', ')} (${r.seconds.toFixed(1)} s)`,
+      );
     };
-    const write = (name: string, f: StaticFields, descriptions: string[] | undefined, bands: Array<ArrayLike<number>> | ((b: number) => ArrayLike<number>), count: number) =>
-      writeLand(join(work, name), f, descriptions, typeof bands === 'function' ? bands : (b) => bands[b]!, count);
+    const write = (
+      name: string,
+      f: StaticFields,
+      descriptions: string[] | undefined,
+      bands: Array<ArrayLike<number>> | ((b: number) => ArrayLike<number>),
+      count: number,
+    ) => writeLand(join(work, name), f, descriptions, typeof bands === 'function' ? bands : (b) => bands[b]!, count);
 
     // Daily temperatures of the demo year.
     const days = daysOf(DEMO_YEAR);
@@ -69,15 +91,21 @@ export async function buildDemoRasters(outDir: string, options: DemoRasterOption
     for (const sub of ['min', 'mean', 'max'] as const) {
       const file = `temp-${sub}.tif`;
       const day = new Float32Array(n);
-      await write(file, tc, days, (b) => {
-        const lo = daily.tmin10.subarray(b * n, (b + 1) * n);
-        const hi = daily.tmax10.subarray(b * n, (b + 1) * n);
-        for (let k = 0; k < n; k++) {
-          // Mean = (min + max) / 2 rounded to the stored 0.1 °C.
-          day[k] = sub === 'min' ? lo[k]! / 10 : sub === 'max' ? hi[k]! / 10 : Math.round((lo[k]! + hi[k]!) / 2) / 10;
-        }
-        return day;
-      }, days.length);
+      await write(
+        file,
+        tc,
+        days,
+        (b) => {
+          const lo = daily.tmin10.subarray(b * n, (b + 1) * n);
+          const hi = daily.tmax10.subarray(b * n, (b + 1) * n);
+          for (let k = 0; k < n; k++) {
+            // Mean = (min + max) / 2 rounded to the stored 0.1 °C.
+            day[k] = sub === 'min' ? lo[k]! / 10 : sub === 'max' ? hi[k]! / 10 : Math.round((lo[k]! + hi[k]!) / 2) / 10;
+          }
+          return day;
+        },
+        days.length,
+      );
       await build('temp', sub, join(work, file));
     }
     const seasons = DEMO_SEASONS.map(String);
@@ -95,7 +123,13 @@ export async function buildDemoRasters(outDir: string, options: DemoRasterOption
 
     log('rain and wind on the South Africa grid');
     const rain = monthlyMedianRain(sa);
-    await write('rain.tif', sa, Array.from({ length: 12 }, (_, m) => String(m + 1).padStart(2, '0')), rain, 12);
+    await write(
+      'rain.tif',
+      sa,
+      Array.from({ length: 12 }, (_, m) => String(m + 1).padStart(2, '0')),
+      rain,
+      12,
+    );
     await build('rain', 'monthly_median', join(work, 'rain.tif'));
     const wind = windSpeed(sa, [...WIND_HEIGHTS]);
     for (const [j, h] of WIND_HEIGHTS.entries()) {
@@ -120,7 +154,8 @@ export async function buildDemoRasters(outDir: string, options: DemoRasterOption
 /** The daily keys of `year`. */
 function daysOf(year: number): string[] {
   const out: string[] = [];
-  for (let t = Date.UTC(year, 0, 1); t < Date.UTC(year + 1, 0, 1); t += 86_400_000) out.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Date.UTC(year, 0, 1); t < Date.UTC(year + 1, 0, 1); t += 86_400_000)
+    out.push(new Date(t).toISOString().slice(0, 10));
   return out;
 }
 
@@ -160,7 +195,11 @@ function simulate(tc: StaticFields): Simulation {
     const hi = weather.tmax10;
 
     // GDD season: Sep 1 (y−1) .. Mar 31 (y), labelled y.
-    const gddSeason = afterOrOn(m, d, GDD_SEASON.startMonth, GDD_SEASON.startDay) ? y + 1 : beforeOrOn(m, d, GDD_SEASON.endMonth, GDD_SEASON.endDay) ? y : null;
+    const gddSeason = afterOrOn(m, d, GDD_SEASON.startMonth, GDD_SEASON.startDay)
+      ? y + 1
+      : beforeOrOn(m, d, GDD_SEASON.endMonth, GDD_SEASON.endDay)
+        ? y
+        : null;
     const gi = gddSeason === null ? -1 : DEMO_SEASONS.indexOf(gddSeason as (typeof DEMO_SEASONS)[number]);
     if (gi >= 0) {
       for (const sub of GDD_SUBS) {
@@ -171,7 +210,11 @@ function simulate(tc: StaticFields): Simulation {
     }
     // Chill season: May 1 .. Aug 31 of y; interim up to Jun 30.
     const ci = DEMO_SEASONS.indexOf(y as (typeof DEMO_SEASONS)[number]);
-    if (ci >= 0 && afterOrOn(m, d, CHILL_SEASON.startMonth, CHILL_SEASON.startDay) && beforeOrOn(m, d, CHILL_SEASON.endMonth, CHILL_SEASON.endDay)) {
+    if (
+      ci >= 0 &&
+      afterOrOn(m, d, CHILL_SEASON.startMonth, CHILL_SEASON.startDay) &&
+      beforeOrOn(m, d, CHILL_SEASON.endMonth, CHILL_SEASON.endDay)
+    ) {
       const interim = beforeOrOn(m, d, CHILL_SEASON.interimEndMonth, CHILL_SEASON.interimEndDay);
       const [ucu, dpcu, ucui, dpcui] = [chill.ucu[ci]!, chill.dpcu[ci]!, chill.ucui[ci]!, chill.dpcui[ci]!];
       for (let k = 0; k < n; k++) {

@@ -55,14 +55,36 @@ interface DemoStation {
 
 // Fruit and wine valleys where growers' advisers want dense station cover.
 const VALLEYS: Array<[string, number, number]> = [
-  ['Stellenbosch', 18.86, -33.93], ['Paarl', 18.97, -33.73], ['Franschhoek', 19.12, -33.91], ['Wellington', 19.01, -33.64],
-  ['Worcester', 19.44, -33.65], ['Robertson', 19.88, -33.8], ['Ceres', 19.31, -33.37], ['Elgin', 19.02, -34.15],
-  ['Villiersdorp', 19.3, -33.99], ['Citrusdal', 19.02, -32.59], ['Clanwilliam', 18.89, -32.18], ['Piketberg', 18.76, -32.9],
-  ['Tulbagh', 19.14, -33.29], ['Wolseley', 19.2, -33.42], ['Montagu', 20.12, -33.79], ['Swellendam', 20.44, -34.02],
-  ['Caledon', 19.43, -34.23], ['Hermanus', 19.23, -34.42], ['Oudtshoorn', 22.2, -33.59], ['George', 22.46, -33.96],
-  ['Langkloof', 23.85, -33.82], ['Vredendal', 18.5, -31.67], ['Malmesbury', 18.73, -33.46], ['Darling', 18.38, -33.38],
-  ['Riebeek', 18.9, -33.38], ['Bonnievale', 20.1, -33.93], ['McGregor', 19.83, -33.95], ['Koue Bokkeveld', 19.3, -32.95],
-  ['Witzenberg', 19.35, -33.15], ['De Doorns', 19.67, -33.48],
+  ['Stellenbosch', 18.86, -33.93],
+  ['Paarl', 18.97, -33.73],
+  ['Franschhoek', 19.12, -33.91],
+  ['Wellington', 19.01, -33.64],
+  ['Worcester', 19.44, -33.65],
+  ['Robertson', 19.88, -33.8],
+  ['Ceres', 19.31, -33.37],
+  ['Elgin', 19.02, -34.15],
+  ['Villiersdorp', 19.3, -33.99],
+  ['Citrusdal', 19.02, -32.59],
+  ['Clanwilliam', 18.89, -32.18],
+  ['Piketberg', 18.76, -32.9],
+  ['Tulbagh', 19.14, -33.29],
+  ['Wolseley', 19.2, -33.42],
+  ['Montagu', 20.12, -33.79],
+  ['Swellendam', 20.44, -34.02],
+  ['Caledon', 19.43, -34.23],
+  ['Hermanus', 19.23, -34.42],
+  ['Oudtshoorn', 22.2, -33.59],
+  ['George', 22.46, -33.96],
+  ['Langkloof', 23.85, -33.82],
+  ['Vredendal', 18.5, -31.67],
+  ['Malmesbury', 18.73, -33.46],
+  ['Darling', 18.38, -33.38],
+  ['Riebeek', 18.9, -33.38],
+  ['Bonnievale', 20.1, -33.93],
+  ['McGregor', 19.83, -33.95],
+  ['Koue Bokkeveld', 19.3, -32.95],
+  ['Witzenberg', 19.35, -33.15],
+  ['De Doorns', 19.67, -33.48],
 ];
 
 /** The area the real stations are taken from: the Western Cape and its neighbours. */
@@ -77,13 +99,19 @@ function continentality(lon: number, lat: number): number {
 }
 
 function csvLine(values: Array<string | number | null>): string {
-  return values.map((v) => (v === null ? '' : typeof v === 'string' && /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : String(v))).join(',');
+  return values
+    .map((v) =>
+      v === null ? '' : typeof v === 'string' && /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : String(v),
+    )
+    .join(',');
 }
 
 /** Appended to every demo station's name: the positions may be real, the weather never is. */
 export const SYNTHETIC_MARK = '(synthetic weather)';
 
-async function realStations(): Promise<Array<{ id: string; name: string; lat: number; lon: number; elevation: number | null }>> {
+async function realStations(): Promise<
+  Array<{ id: string; name: string; lat: number; lon: number; elevation: number | null }>
+> {
   const text = await readFile(join(DATA_SOURCES, 'za-stations-noaa-isd-2019.csv'), 'utf8');
   const [header, ...lines] = text.trim().split('\n');
   const cols = header!.split(',').map((c) => c.replace(/"/g, ''));
@@ -97,7 +125,13 @@ async function realStations(): Promise<Array<{ id: string; name: string; lat: nu
     if (lat < REAL_BBOX.south || lat > REAL_BBOX.north || lon < REAL_BBOX.west || lon > REAL_BBOX.east) continue;
     // Real positions and names, invented weather: the name says so wherever it is shown.
     const name = `${row['STATION NAME']!.toLowerCase().replace(/\b\w/g, (c) => c.toUpperCase())} ${SYNTHETIC_MARK}`;
-    out.push({ id: `${row.USAF}-${row.WBAN}`, name, lat, lon, elevation: row['ELEV(M)'] ? Number(row['ELEV(M)']) : null });
+    out.push({
+      id: `${row.USAF}-${row.WBAN}`,
+      name,
+      lat,
+      lon,
+      elevation: row['ELEV(M)'] ? Number(row['ELEV(M)']) : null,
+    });
   }
   return out;
 }
@@ -117,7 +151,13 @@ async function demoStations(o: Required<DemoStationOptions>): Promise<DemoStatio
     const lon = Math.round((vlon + (rand() - 0.5) * 0.16) * 1000) / 1000;
     const lat = Math.round((vlat + (rand() - 0.5) * 0.16) * 1000) / 1000;
     const n = Math.floor(i / VALLEYS.length) + 1;
-    base.push({ id: `SYN-${String(i + 1).padStart(3, '0')}`, name: `${valley} ${n} ${SYNTHETIC_MARK}`, lat, lon, elevation: Math.round(Math.max(0, elevation(lon, lat))) });
+    base.push({
+      id: `SYN-${String(i + 1).padStart(3, '0')}`,
+      name: `${valley} ${n} ${SYNTHETIC_MARK}`,
+      lat,
+      lon,
+      elevation: Math.round(Math.max(0, elevation(lon, lat))),
+    });
   }
   const t0 = Date.parse(`${o.start}T00:00:00Z`);
   const t1 = Date.parse(`${o.end}T23:00:00Z`);
@@ -127,8 +167,8 @@ async function demoStations(o: Required<DemoStationOptions>): Promise<DemoStatio
     let start = t0;
     let end = t1;
     // Some stations are installed during the period, some are closed.
-    if (r() < 0.12) start = t0 + Math.floor(r() * 0.7 * span / 86_400_000) * 86_400_000;
-    if (r() < 0.08) end = t1 - Math.floor(r() * 0.6 * span / 86_400_000) * 86_400_000;
+    if (r() < 0.12) start = t0 + Math.floor((r() * 0.7 * span) / 86_400_000) * 86_400_000;
+    if (r() < 0.08) end = t1 - Math.floor((r() * 0.6 * span) / 86_400_000) * 86_400_000;
     if (end <= start) end = t1;
     return {
       station_id: s.id,
@@ -258,7 +298,10 @@ ORDER BY station_id, time`;
  * Writes `stations.csv` and `hourly.csv|parquet` into `dir` and returns
  * their paths. Deterministic for the same options.
  */
-export async function writeDemoStationInputs(dir: string, options: DemoStationOptions = {}): Promise<{ stations: string; hourly: string }> {
+export async function writeDemoStationInputs(
+  dir: string,
+  options: DemoStationOptions = {},
+): Promise<{ stations: string; hourly: string }> {
   const o: Required<DemoStationOptions> = {
     stations: options.stations ?? 130,
     start: options.start ?? '2023-01-01',
@@ -297,12 +340,16 @@ export async function writeDemoStationInputs(dir: string, options: DemoStationOp
       appender.appendInteger(s.region);
       appender.appendVarchar(s.start_ts);
       appender.appendVarchar(s.end_ts);
-      for (const b of [s.has_rain, s.has_humid, s.has_solar, s.has_wind, s.has_leaf, s.has_evap]) appender.appendBoolean(b);
+      for (const b of [s.has_rain, s.has_humid, s.has_solar, s.has_wind, s.has_leaf, s.has_evap])
+        appender.appendBoolean(b);
       appender.endRow();
     }
     appender.closeSync();
     const hourlyPath = join(dir, `hourly.${o.format}`);
-    const copyOpts = o.format === 'csv' ? `(FORMAT csv, HEADER true, TIMESTAMPFORMAT '%Y-%m-%dT%H:%M:%S')` : `(FORMAT parquet, COMPRESSION zstd)`;
+    const copyOpts =
+      o.format === 'csv'
+        ? `(FORMAT csv, HEADER true, TIMESTAMPFORMAT '%Y-%m-%dT%H:%M:%S')`
+        : `(FORMAT parquet, COMPRESSION zstd)`;
     const sql = HOURLY_SQL.replace('$start', `'${o.start} 00:00:00'`).replace('$end', `'${o.end} 23:00:00'`);
     await con.run(`COPY (${sql}) TO '${hourlyPath.replace(/'/g, "''")}' ${copyOpts}`);
     return { stations: stationsPath, hourly: hourlyPath };

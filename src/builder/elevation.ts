@@ -36,7 +36,10 @@ export async function loadElevation(file = `${DATA_SOURCES}za-elevation-etopo5.t
     const fx = x - c0;
     const fy = y - r0;
     return (
-      at(c0, r0) * (1 - fx) * (1 - fy) + at(c0 + 1, r0) * fx * (1 - fy) + at(c0, r0 + 1) * (1 - fx) * fy + at(c0 + 1, r0 + 1) * fx * fy
+      at(c0, r0) * (1 - fx) * (1 - fy) +
+      at(c0 + 1, r0) * fx * (1 - fy) +
+      at(c0, r0 + 1) * (1 - fx) * fy +
+      at(c0 + 1, r0 + 1) * fx * fy
     );
   };
 }

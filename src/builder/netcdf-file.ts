@@ -73,7 +73,11 @@ export async function sniffNetcdf(path: string): Promise<NetcdfKind> {
 /** Opens `path` (a NetCDF file of any kind `sniffNetcdf` names); `shown` is the name errors use. */
 export async function openNetcdf(path: string, kind: Exclude<NetcdfKind, null>, shown: string): Promise<NcFile> {
   if (kind === 'cdf5') {
-    throw new BuildError('unreadable_input', `${shown} is NetCDF CDF-5 (64-bit data), which the build does not read. Convert it to NetCDF-4 first: \`nccopy -k nc4 ${shown} out.nc\`.`, { file: shown });
+    throw new BuildError(
+      'unreadable_input',
+      `${shown} is NetCDF CDF-5 (64-bit data), which the build does not read. Convert it to NetCDF-4 first: \`nccopy -k nc4 ${shown} out.nc\`.`,
+      { file: shown },
+    );
   }
   return kind === 'hdf5' ? openHdf5(path, shown) : openClassic(path, shown);
 }
@@ -82,11 +86,22 @@ async function optional<T>(name: string, load: () => Promise<T>): Promise<T> {
   try {
     return await load();
   } catch (err) {
-    throw new BuildError('unreadable_input', `Reading NetCDF needs the optional package ${name}: run \`npm install ${name}\` next to climate-query.`, { cause: err });
+    throw new BuildError(
+      'unreadable_input',
+      `Reading NetCDF needs the optional package ${name}: run \`npm install ${name}\` next to climate-query.`,
+      { cause: err },
+    );
   }
 }
 
-const CLASSIC_FILL: Record<string, number> = { byte: -127, char: 0, short: -32767, int: -2147483647, float: 9.969209968386869e36, double: 9.969209968386869e36 };
+const CLASSIC_FILL: Record<string, number> = {
+  byte: -127,
+  char: 0,
+  short: -32767,
+  int: -2147483647,
+  float: 9.969209968386869e36,
+  double: 9.969209968386869e36,
+};
 
 async function openClassic(path: string, shown: string): Promise<NcFile> {
   const { NetCDFReader } = await optional('netcdfjs', () => import('netcdfjs'));
@@ -94,7 +109,11 @@ async function openClassic(path: string, shown: string): Promise<NcFile> {
   try {
     reader = new NetCDFReader(await readFile(path));
   } catch (err) {
-    throw new BuildError('unreadable_input', `${shown} starts like NetCDF but its header cannot be read (${err instanceof Error ? err.message : String(err)}); the file may be truncated.`, { file: shown, cause: err });
+    throw new BuildError(
+      'unreadable_input',
+      `${shown} starts like NetCDF but its header cannot be read (${err instanceof Error ? err.message : String(err)}); the file may be truncated.`,
+      { file: shown, cause: err },
+    );
   }
   const dims = reader.dimensions;
   const record = reader.recordDimension;
@@ -102,7 +121,12 @@ async function openClassic(path: string, shown: string): Promise<NcFile> {
     name: v.name,
     dims: v.dimensions.map((d) => dims[d]!.name),
     shape: v.dimensions.map((d) => (d === record.id ? record.length : dims[d]!.size)),
-    attributes: Object.fromEntries((v.attributes as Array<{ name: string; value: unknown }>).map((a) => [a.name, typeof a.value === 'string' ? a.value : ([] as number[]).concat(a.value as number | number[])])),
+    attributes: Object.fromEntries(
+      (v.attributes as Array<{ name: string; value: unknown }>).map((a) => [
+        a.name,
+        typeof a.value === 'string' ? a.value : ([] as number[]).concat(a.value as number | number[]),
+      ]),
+    ),
     type: v.type,
     defaultFill: CLASSIC_FILL[v.type] ?? null,
   }));
@@ -113,12 +137,21 @@ async function openClassic(path: string, shown: string): Promise<NcFile> {
     const v = variables.find((x) => x.name === name)!;
     const count = v.shape.reduce((a, b) => a * b, 1);
     if (count > MAX_CLASSIC_VALUES) {
-      throw new BuildError('unreadable_input', `${shown}: variable ${name} holds ${count.toLocaleString('en')} values, more than the ${MAX_CLASSIC_VALUES.toLocaleString('en')} read from a classic NetCDF file at once. Convert it to NetCDF-4 (\`nccopy -k nc4 ${shown} out.nc\`), which is read a slab at a time, or split it by time.`, { file: shown });
+      throw new BuildError(
+        'unreadable_input',
+        `${shown}: variable ${name} holds ${count.toLocaleString('en')} values, more than the ${MAX_CLASSIC_VALUES.toLocaleString('en')} read from a classic NetCDF file at once. Convert it to NetCDF-4 (\`nccopy -k nc4 ${shown} out.nc\`), which is read a slab at a time, or split it by time.`,
+        { file: shown },
+      );
     }
     const raw = reader.getDataVariable(name) as unknown as number | string | Array<number | number[]>;
     if (typeof raw === 'string' || typeof raw === 'number') data = Float64Array.of(Number(raw));
     else data = Float64Array.from((raw as Array<number | number[]>).flat() as number[]);
-    if (data.length !== count) throw new BuildError('unreadable_input', `${shown}: variable ${name} should hold ${count} values but ${data.length} were read; the file may be truncated.`, { file: shown });
+    if (data.length !== count)
+      throw new BuildError(
+        'unreadable_input',
+        `${shown}: variable ${name} should hold ${count} values but ${data.length} were read; the file may be truncated.`,
+        { file: shown },
+      );
     cache.set(name, data);
     return data;
   };
@@ -154,12 +187,19 @@ async function openHdf5(path: string, shown: string): Promise<NcFile> {
   await h5.ready;
   // h5wasm reports a missing or unreadable file by printing HDF5's error stack and throwing a bare
   // number; the size check gives a plain message for the common case (an empty or cut file).
-  if ((await stat(path)).size < 96) throw new BuildError('unreadable_input', `${shown} is too short to be a NetCDF-4 file; it may be truncated.`, { file: shown });
+  if ((await stat(path)).size < 96)
+    throw new BuildError('unreadable_input', `${shown} is too short to be a NetCDF-4 file; it may be truncated.`, {
+      file: shown,
+    });
   let file: InstanceType<typeof h5.File>;
   try {
     file = new h5.File(path, 'r');
   } catch (err) {
-    throw new BuildError('unreadable_input', `${shown} looks like NetCDF-4/HDF5 but HDF5 cannot open it (${err instanceof Error ? err.message : String(err)}); the file may be truncated.`, { file: shown, cause: err });
+    throw new BuildError(
+      'unreadable_input',
+      `${shown} looks like NetCDF-4/HDF5 but HDF5 cannot open it (${err instanceof Error ? err.message : String(err)}); the file may be truncated.`,
+      { file: shown, cause: err },
+    );
   }
   const datasets = new Map<string, H5Dataset>();
   const walk = (prefix: string) => {
@@ -189,7 +229,14 @@ async function openHdf5(path: string, shown: string): Promise<NcFile> {
     });
     const attributes: Record<string, AttributeValue> = {};
     for (const key of Object.keys(ds.attrs)) {
-      if (key === 'DIMENSION_LIST' || key === 'REFERENCE_LIST' || key === 'CLASS' || key === 'NAME' || key.startsWith('_Netcdf4')) continue;
+      if (
+        key === 'DIMENSION_LIST' ||
+        key === 'REFERENCE_LIST' ||
+        key === 'CLASS' ||
+        key === 'NAME' ||
+        key.startsWith('_Netcdf4')
+      )
+        continue;
       let v: unknown;
       try {
         v = ds.get_attribute(key, true);
@@ -198,10 +245,18 @@ async function openHdf5(path: string, shown: string): Promise<NcFile> {
       }
       if (typeof v === 'string') attributes[key] = v;
       else if (typeof v === 'number' || typeof v === 'bigint') attributes[key] = [Number(v)];
-      else if (Array.isArray(v) && v.every((x) => typeof x === 'number' || typeof x === 'bigint')) attributes[key] = v.map(Number);
+      else if (Array.isArray(v) && v.every((x) => typeof x === 'number' || typeof x === 'bigint'))
+        attributes[key] = v.map(Number);
       else if (Array.isArray(v) && v.length === 1 && typeof v[0] === 'string') attributes[key] = v[0];
     }
-    variables.push({ name, dims, shape, attributes, type: String(ds.dtype), defaultFill: hdf5DefaultFill(String(ds.dtype)) });
+    variables.push({
+      name,
+      dims,
+      shape,
+      attributes,
+      type: String(ds.dtype),
+      defaultFill: hdf5DefaultFill(String(ds.dtype)),
+    });
   }
   const numeric = (name: string, data: unknown): ArrayLike<number> => {
     if (data instanceof BigInt64Array || data instanceof BigUint64Array) return Float64Array.from(data, Number);
@@ -215,7 +270,9 @@ async function openHdf5(path: string, shown: string): Promise<NcFile> {
     values: (name) => numeric(name, datasets.get(name)!.value),
     slab(name, leading) {
       const ds = datasets.get(name)!;
-      const ranges = (ds.shape ?? []).map((_, k): [number, number] | [] => (k < leading.length ? [leading[k]!, leading[k]! + 1] : []));
+      const ranges = (ds.shape ?? []).map((_, k): [number, number] | [] =>
+        k < leading.length ? [leading[k]!, leading[k]! + 1] : [],
+      );
       return numeric(name, ds.slice(ranges));
     },
     close() {
@@ -227,5 +284,18 @@ async function openHdf5(path: string, shown: string): Promise<NcFile> {
 /** netCDF-4's default fill of an HDF5 type string (h5wasm's struct codes: <h, <f, …). */
 function hdf5DefaultFill(dtype: string): number | null {
   const code = dtype.replace(/^[<>|=]/, '');
-  return ({ b: -127, B: 255, h: -32767, H: 65535, i: -2147483647, I: 4294967295, f: 9.969209968386869e36, d: 9.969209968386869e36 } as Record<string, number>)[code] ?? null;
+  return (
+    (
+      {
+        b: -127,
+        B: 255,
+        h: -32767,
+        H: 65535,
+        i: -2147483647,
+        I: 4294967295,
+        f: 9.969209968386869e36,
+        d: 9.969209968386869e36,
+      } as Record<string, number>
+    )[code] ?? null
+  );
 }

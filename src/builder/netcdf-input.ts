@@ -64,7 +64,13 @@ export function parseNetcdfSyntax(input: string): { path: string; variable?: str
 }
 
 /** Reads `path` (which `sniffNetcdf` recognised) and writes `<work>/<n>.tif`. `shown` names the file in messages. */
-export async function netcdfToGeoTiff(path: string, shown: string, work: string, n: number, o: NetcdfReadOptions): Promise<NetcdfInput> {
+export async function netcdfToGeoTiff(
+  path: string,
+  shown: string,
+  work: string,
+  n: number,
+  o: NetcdfReadOptions,
+): Promise<NetcdfInput> {
   const kind = await sniffNetcdf(path);
   if (!kind) throw new BuildError('unreadable_input', `${shown} is not a NetCDF file.`, { file: shown });
   const file = await openNetcdf(path, kind, shown);
@@ -78,7 +84,8 @@ export async function netcdfToGeoTiff(path: string, shown: string, work: string,
 type Axis = 'X' | 'Y' | 'T' | 'Z';
 
 const text = (a: AttributeValue | undefined): string | undefined => (typeof a === 'string' ? a.trim() : undefined);
-const nums = (a: AttributeValue | undefined): number[] | undefined => (Array.isArray(a) && a.length > 0 ? a : undefined);
+const nums = (a: AttributeValue | undefined): number[] | undefined =>
+  Array.isArray(a) && a.length > 0 ? a : undefined;
 
 function axisOf(v: NcVariable | undefined): { axis: Axis; geographic: boolean } | null {
   if (!v) return null;
@@ -88,8 +95,10 @@ function axisOf(v: NcVariable | undefined): { axis: Axis; geographic: boolean } 
   if (/^degrees?_?e(ast)?$/.test(units) || std === 'longitude') return { axis: 'X', geographic: true };
   if (/^degrees?_?n(orth)?$/.test(units) || std === 'latitude') return { axis: 'Y', geographic: true };
   if (/\ssince\s/.test(units) || std === 'time' || axis === 'T') return { axis: 'T', geographic: false };
-  if (axis === 'X' || std === 'projection_x_coordinate' || std === 'grid_longitude') return { axis: 'X', geographic: false };
-  if (axis === 'Y' || std === 'projection_y_coordinate' || std === 'grid_latitude') return { axis: 'Y', geographic: false };
+  if (axis === 'X' || std === 'projection_x_coordinate' || std === 'grid_longitude')
+    return { axis: 'X', geographic: false };
+  if (axis === 'Y' || std === 'projection_y_coordinate' || std === 'grid_latitude')
+    return { axis: 'Y', geographic: false };
   return { axis: 'Z', geographic: false };
 }
 
@@ -106,7 +115,12 @@ function pickVariable(file: NcFile, shown: string, wanted: string | undefined): 
   const list = (vs: NcVariable[]) => vs.map((v) => `${v.name}(${v.dims.join(', ')})`).join(', ') || 'none';
   if (wanted !== undefined) {
     const v = file.variables.find((x) => x.name === wanted);
-    if (!v) throw new BuildError('invalid_option', `${shown} has no variable "${wanted}"; its gridded variables: ${list(gridded)}.`, { option: 'variable', file: shown });
+    if (!v)
+      throw new BuildError(
+        'invalid_option',
+        `${shown} has no variable "${wanted}"; its gridded variables: ${list(gridded)}.`,
+        { option: 'variable', file: shown },
+      );
     return v;
   }
   if (gridded.length === 1) return gridded[0]!;
@@ -122,11 +136,20 @@ function pickVariable(file: NcFile, shown: string, wanted: string | undefined): 
 /** An evenly spaced axis: first value and step, after `order` is applied; refuses uneven spacing. */
 function evenAxis(values: number[], name: string, shown: string): { first: number; step: number } {
   const n = values.length;
-  if (n < 2) throw new BuildError('invalid_input', `${shown}: axis ${name} has ${n} value; a grid needs at least two along each axis to know its cell size.`, { file: shown });
+  if (n < 2)
+    throw new BuildError(
+      'invalid_input',
+      `${shown}: axis ${name} has ${n} value; a grid needs at least two along each axis to know its cell size.`,
+      { file: shown },
+    );
   const step = (values[n - 1]! - values[0]!) / (n - 1);
   const worst = values.reduce((w, v, i) => Math.max(w, Math.abs(v - (values[0]! + i * step))), 0);
   if (!(step !== 0) || worst > 1e-3 * Math.abs(step)) {
-    throw new BuildError('invalid_input', `${shown}: axis ${name} is not evenly spaced (off by up to ${worst.toPrecision(3)} of a ${Math.abs(step).toPrecision(6)} step), e.g. a Gaussian grid; regrid it to a regular grid first (e.g. \`cdo remapbil,r360x180\`).`, { file: shown });
+    throw new BuildError(
+      'invalid_input',
+      `${shown}: axis ${name} is not evenly spaced (off by up to ${worst.toPrecision(3)} of a ${Math.abs(step).toPrecision(6)} step), e.g. a Gaussian grid; regrid it to a regular grid first (e.g. \`cdo remapbil,r360x180\`).`,
+      { file: shown },
+    );
   }
   return { first: values[0]!, step };
 }
@@ -135,7 +158,8 @@ function evenAxis(values: number[], name: string, shown: string): { first: numbe
 function unitKey(u: string): string {
   const s = u.trim().toLowerCase().replace(/\s+/g, ' ');
   if (['k', 'kelvin', 'degk', 'deg_k', 'degree_kelvin', 'degrees_kelvin', 'degrees k'].includes(s)) return 'K';
-  if (['°c', 'degc', 'deg_c', 'celsius', 'degree_celsius', 'degrees_celsius', 'degrees c', 'degree c', 'c'].includes(s)) return '°C';
+  if (['°c', 'degc', 'deg_c', 'celsius', 'degree_celsius', 'degrees_celsius', 'degrees c', 'degree c', 'c'].includes(s))
+    return '°C';
   return s;
 }
 
@@ -172,7 +196,9 @@ async function convert(file: NcFile, shown: string, tif: string, o: NetcdfReadOp
     throw new BuildError(
       'invalid_input',
       `${shown}: variable ${v.name}(${v.dims.join(', ')}) must end in a latitude (or y) and a longitude (or x) dimension, each with a coordinate variable (CF: units degrees_north/degrees_east or axis Y/X). ` +
-        (ya?.kind?.axis === 'X' && xa?.kind?.axis === 'Y' ? 'Its axes are in (x, y) order: reorder them first, e.g. `ncpdq -a time,lat,lon`.' : 'Curvilinear grids (2-D latitude/longitude) must be regridded first.'),
+        (ya?.kind?.axis === 'X' && xa?.kind?.axis === 'Y'
+          ? 'Its axes are in (x, y) order: reorder them first, e.g. `ncpdq -a time,lat,lon`.'
+          : 'Curvilinear grids (2-D latitude/longitude) must be regridded first.'),
       { file: shown },
     );
   }
@@ -180,7 +206,11 @@ async function convert(file: NcFile, shown: string, tif: string, o: NetcdfReadOp
   const timeAxes = leading.filter((a) => a.kind?.axis === 'T');
   const levelAxes = leading.filter((a) => a.kind?.axis !== 'T');
   if (timeAxes.length > 1 || levelAxes.length > 1) {
-    throw new BuildError('invalid_input', `${shown}: variable ${v.name}(${v.dims.join(', ')}) has more leading dimensions than one time and one level; select what to build first (e.g. \`ncks -d\`).`, { file: shown });
+    throw new BuildError(
+      'invalid_input',
+      `${shown}: variable ${v.name}(${v.dims.join(', ')}) has more leading dimensions than one time and one level; select what to build first (e.g. \`ncks -d\`).`,
+      { file: shown },
+    );
   }
 
   // Level: chosen by its coordinate value; a level dimension of one is that level.
@@ -190,22 +220,39 @@ async function convert(file: NcFile, shown: string, tif: string, o: NetcdfReadOp
   if (levelAxis) {
     const size = v.shape[v.dims.indexOf(levelAxis.dim)]!;
     const values = levelAxis.coord ? Array.from(file.values(levelAxis.coord.name)) : null;
-    const unit = levelAxis.coord ? text(levelAxis.coord.attributes.units) ?? '' : '';
+    const unit = levelAxis.coord ? (text(levelAxis.coord.attributes.units) ?? '') : '';
     const listed = values ? values.map(String).join(', ') + (unit ? ` ${unit}` : '') : `indices 0–${size - 1}`;
     if (o.level === undefined) {
-      if (size > 1) throw new BuildError('invalid_option', `${shown}: variable ${v.name} has ${size} levels along ${levelAxis.dim} (${listed}); choose one with --level VALUE.`, { option: 'level', file: shown });
+      if (size > 1)
+        throw new BuildError(
+          'invalid_option',
+          `${shown}: variable ${v.name} has ${size} levels along ${levelAxis.dim} (${listed}); choose one with --level VALUE.`,
+          { option: 'level', file: shown },
+        );
     } else {
       const want = Number(o.level);
       // Without a coordinate variable the level is its index along the dimension.
-      const at = values ? values.findIndex((x) => Math.abs(x - want) <= 1e-6 * Math.max(1, Math.abs(want))) : Number.isInteger(want) && want >= 0 && want < size ? want : -1;
+      const at = values
+        ? values.findIndex((x) => Math.abs(x - want) <= 1e-6 * Math.max(1, Math.abs(want)))
+        : Number.isInteger(want) && want >= 0 && want < size
+          ? want
+          : -1;
       if (o.level.trim() === '' || !Number.isFinite(want) || at < 0) {
-        throw new BuildError('invalid_option', `${shown}: --level ${o.level} is not a level of ${v.name} along ${levelAxis.dim} (${listed}).`, { option: 'level', file: shown });
+        throw new BuildError(
+          'invalid_option',
+          `${shown}: --level ${o.level} is not a level of ${v.name} along ${levelAxis.dim} (${listed}).`,
+          { option: 'level', file: shown },
+        );
       }
       levelIndex = at;
     }
     levelNote = `, level ${levelAxis.dim} = ${values ? values[levelIndex] : levelIndex}${unit ? ` ${unit}` : ''}`;
   } else if (o.level !== undefined) {
-    throw new BuildError('invalid_option', `${shown}: variable ${v.name}(${v.dims.join(', ')}) has no level dimension; leave out --level.`, { option: 'level', file: shown });
+    throw new BuildError(
+      'invalid_option',
+      `${shown}: variable ${v.name}(${v.dims.join(', ')}) has no level dimension; leave out --level.`,
+      { option: 'level', file: shown },
+    );
   }
 
   // Time: the dates the CF time axis states, in the layer's time-scale form; one band per time step.
@@ -220,14 +267,22 @@ async function convert(file: NcFile, shown: string, tif: string, o: NetcdfReadOp
     const coord = timeAxis.coord!;
     const units = text(coord.attributes.units);
     if (!units || !/\ssince\s/.test(units)) {
-      throw new BuildError('invalid_input', `${shown}: time coordinate ${coord.name} has no "<unit> since <date>" units; state the dates with --dates.`, { file: shown });
+      throw new BuildError(
+        'invalid_input',
+        `${shown}: time coordinate ${coord.name} has no "<unit> since <date>" units; state the dates with --dates.`,
+        { file: shown },
+      );
     }
     const axis = parseCfTime(units, text(coord.attributes.calendar), `${shown} variable ${coord.name}`);
     const dates = Array.from(file.values(coord.name), (t) => axis.dateOf(t));
     if (o.timeScale !== null && TIME_SCALES[o.timeScale].calendar === 'day') {
       const unreal = dates.findIndex((d) => !isRealDate(d));
       if (unreal >= 0) {
-        throw new BuildError('invalid_input', `${shown}: time step ${unreal} is ${isoDate(dates[unreal]!)} in the file's ${axis.calendar} calendar, a day real calendars have not, so a daily layer cannot hold it. Build it monthly, or convert the calendar first (e.g. \`cdo setcalendar\`).`, { file: shown });
+        throw new BuildError(
+          'invalid_input',
+          `${shown}: time step ${unreal} is ${isoDate(dates[unreal]!)} in the file's ${axis.calendar} calendar, a day real calendars have not, so a daily layer cannot hold it. Build it monthly, or convert the calendar first (e.g. \`cdo setcalendar\`).`,
+          { file: shown },
+        );
       }
     }
     descriptions = dates.map((d) => periodKey(d, o.timeScale));
@@ -236,7 +291,11 @@ async function convert(file: NcFile, shown: string, tif: string, o: NetcdfReadOp
       descriptions.forEach((key, i) => {
         const j = seen.get(key);
         if (j !== undefined) {
-          throw new BuildError('invalid_input', `${shown}: time steps ${j} and ${i} (${isoDate(dates[j]!)} and ${isoDate(dates[i]!)}) are the same ${o.timeScale} period ${key}: the file is finer than the layer's time scale. Aggregate it first (e.g. \`cdo daymean\`, \`cdo monmean\`) or build it at its own scale.`, { file: shown });
+          throw new BuildError(
+            'invalid_input',
+            `${shown}: time steps ${j} and ${i} (${isoDate(dates[j]!)} and ${isoDate(dates[i]!)}) are the same ${o.timeScale} period ${key}: the file is finer than the layer's time scale. Aggregate it first (e.g. \`cdo daymean\`, \`cdo monmean\`) or build it at its own scale.`,
+            { file: shown },
+          );
         }
         seen.set(key, i);
       });
@@ -257,20 +316,36 @@ async function convert(file: NcFile, shown: string, tif: string, o: NetcdfReadOp
   }
   const xOrder = xs.map((_, i) => i).sort((a, b) => xs[a]! - xs[b]!);
   const yOrder = ys.map((_, i) => i).sort((a, b) => ys[b]! - ys[a]!);
-  const xAxis = evenAxis(xOrder.map((i) => xs[i]!), xa.dim, shown);
-  const yAxis = evenAxis(yOrder.map((i) => ys[i]!), ya.dim, shown);
+  const xAxis = evenAxis(
+    xOrder.map((i) => xs[i]!),
+    xa.dim,
+    shown,
+  );
+  const yAxis = evenAxis(
+    yOrder.map((i) => ys[i]!),
+    ya.dim,
+    shown,
+  );
   if (wrapped && xAxis.first + (width - 0.5) * xAxis.step > 180 + 1e-9) {
-    throw new BuildError('invalid_input', `${shown}: longitudes cross the antimeridian; crop the grid to one side of 180° first.`, { file: shown });
+    throw new BuildError(
+      'invalid_input',
+      `${shown}: longitudes cross the antimeridian; crop the grid to one side of 180° first.`,
+      { file: shown },
+    );
   }
   let srs = 'EPSG:4326';
   if (!geographic) {
     const mapping = text(v.attributes.grid_mapping);
     const gm = mapping ? file.variables.find((x) => x.name === mapping) : undefined;
-    const wkt = gm ? text(gm.attributes.crs_wkt) ?? text(gm.attributes.spatial_ref) : undefined;
+    const wkt = gm ? (text(gm.attributes.crs_wkt) ?? text(gm.attributes.spatial_ref)) : undefined;
     if (wkt) srs = wkt;
     else if (o.crs) srs = o.crs;
     else {
-      throw new BuildError('invalid_option', `${shown}: variable ${v.name} is on a projected x/y grid${mapping ? ` whose grid_mapping ${mapping} states no crs_wkt` : ' without a grid_mapping'}. Say its CRS with --crs (e.g. --crs EPSG:32734); the build never guesses one.`, { option: 'crs', file: shown });
+      throw new BuildError(
+        'invalid_option',
+        `${shown}: variable ${v.name} is on a projected x/y grid${mapping ? ` whose grid_mapping ${mapping} states no crs_wkt` : ' without a grid_mapping'}. Say its CRS with --crs (e.g. --crs EPSG:32734); the build never guesses one.`,
+        { option: 'crs', file: shown },
+      );
     }
   }
 
@@ -281,24 +356,39 @@ async function convert(file: NcFile, shown: string, tif: string, o: NetcdfReadOp
   if (o.unit !== undefined && fileUnit !== undefined) {
     const c = unitConversion(fileUnit, o.unit);
     if (!c) {
-      throw new BuildError('invalid_option', `${shown}: variable ${v.name} is in ${fileUnit}, and the layer's unit is ${o.unit}; the build converts only K ↔ °C. Build it in the file's unit (--unit "${fileUnit}"), or convert it first.`, { option: 'unit', file: shown });
+      throw new BuildError(
+        'invalid_option',
+        `${shown}: variable ${v.name} is in ${fileUnit}, and the layer's unit is ${o.unit}; the build converts only K ↔ °C. Build it in the file's unit (--unit "${fileUnit}"), or convert it first.`,
+        { option: 'unit', file: shown },
+      );
     }
     conv = c;
     if (c.a !== 1 || c.b !== 0) unitNote = `, ${fileUnit} → ${o.unit}`;
   }
   const sf = nums(v.attributes.scale_factor)?.[0] ?? 1;
   const ao = nums(v.attributes.add_offset)?.[0] ?? 0;
-  const fills = [...(nums(v.attributes._FillValue) ?? (v.defaultFill !== null ? [v.defaultFill] : [])), ...(nums(v.attributes.missing_value) ?? [])];
+  const fills = [
+    ...(nums(v.attributes._FillValue) ?? (v.defaultFill !== null ? [v.defaultFill] : [])),
+    ...(nums(v.attributes.missing_value) ?? []),
+  ];
   const range = nums(v.attributes.valid_range);
   const validMin = nums(v.attributes.valid_min)?.[0] ?? range?.[0] ?? -Infinity;
   const validMax = nums(v.attributes.valid_max)?.[0] ?? range?.[1] ?? Infinity;
-  const bits = /^(byte|<?b)$/i.test(v.type) ? 8 : /^(short|<?h)$/i.test(v.type) ? 16 : /^(int|<?i)$/i.test(v.type) ? 32 : 0;
-  const unsigned = text(v.attributes._Unsigned)?.toLowerCase() === 'true' && bits > 0 && /^(byte|short|int|<?[bhi])$/.test(v.type);
+  const bits = /^(byte|<?b)$/i.test(v.type)
+    ? 8
+    : /^(short|<?h)$/i.test(v.type)
+      ? 16
+      : /^(int|<?i)$/i.test(v.type)
+        ? 32
+        : 0;
+  const unsigned =
+    text(v.attributes._Unsigned)?.toLowerCase() === 'true' && bits > 0 && /^(byte|short|int|<?[bhi])$/.test(v.type);
   const isFill = (raw: number) => fills.some((f) => raw === f || Math.abs(raw - f) <= 1e-6 * Math.abs(f));
 
   const tIndex = timeAxis ? v.dims.indexOf(timeAxis.dim) : -1;
   const zIndex = levelAxis ? v.dims.indexOf(levelAxis.dim) : -1;
-  const leadingIndex = (t: number) => v.dims.slice(0, -2).map((_, k) => (k === tIndex ? t : k === zIndex ? levelIndex : 0));
+  const leadingIndex = (t: number) =>
+    v.dims.slice(0, -2).map((_, k) => (k === tIndex ? t : k === zIndex ? levelIndex : 0));
   const west = xAxis.first - xAxis.step / 2;
   const north = yAxis.first - yAxis.step / 2; // yAxis.step < 0 (north first)
   await writeInputGeoTiff(tif, {
@@ -324,7 +414,9 @@ async function convert(file: NcFile, shown: string, tif: string, o: NetcdfReadOp
       }
     },
   });
-  const flips = [wrapped ? '0–360° longitudes turned to −180…180' : '', yOrder[0] !== 0 ? 'rows flipped north-up' : ''].filter(Boolean).join(', ');
+  const flips = [wrapped ? '0–360° longitudes turned to −180…180' : '', yOrder[0] !== 0 ? 'rows flipped north-up' : '']
+    .filter(Boolean)
+    .join(', ');
   return {
     tif,
     descriptions,

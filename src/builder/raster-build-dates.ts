@@ -48,7 +48,11 @@ export function normalisePeriod(scale: RasterTimeScale, text: string, where: str
   try {
     return periodKey(scale, parseDate(scale, t, 'inputs'));
   } catch {
-    throw new BuildError('invalid_option', `${where}: "${text}" is not a ${scale} date (${dateFormsOf(scale)}, e.g. ${INPUT_DATES[calendar].example}).`, { option: 'dates' });
+    throw new BuildError(
+      'invalid_option',
+      `${where}: "${text}" is not a ${scale} date (${dateFormsOf(scale)}, e.g. ${INPUT_DATES[calendar].example}).`,
+      { option: 'dates' },
+    );
   }
 }
 
@@ -65,9 +69,13 @@ export function compileDatePattern(pattern: string, scale: RasterTimeScale): Dat
   const need = INPUT_DATES[calendar].tokens;
   const found = [...pattern.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]!);
   const bad = (why: string) =>
-    new BuildError('invalid_option', `--date-pattern "${pattern}" ${why}; a ${scale} layer's pattern holds ${need.map((t) => `{${t}}`).join(', ')} (and * for any text), e.g. 'tmin_${need.map((t) => `{${t}}`).join('')}.tif'.`, {
-      option: 'datePattern',
-    });
+    new BuildError(
+      'invalid_option',
+      `--date-pattern "${pattern}" ${why}; a ${scale} layer's pattern holds ${need.map((t) => `{${t}}`).join(', ')} (and * for any text), e.g. 'tmin_${need.map((t) => `{${t}}`).join('')}.tif'.`,
+      {
+        option: 'datePattern',
+      },
+    );
   for (const t of found) {
     if (!need.includes(t)) throw bad(`has {${t}}, which a ${scale} date does not have`);
     if (found.filter((x) => x === t).length > 1) throw bad(`has {${t}} twice`);
@@ -118,7 +126,11 @@ export interface DatedInput {
  * precedence: per-input periods, `source.dates`, `source.datePattern`,
  * then band descriptions when every band of the input has one.
  */
-export function datesOfInputs(scale: RasterTimeScale | null, inputs: readonly DatedInput[], source: DateSource): string[][] {
+export function datesOfInputs(
+  scale: RasterTimeScale | null,
+  inputs: readonly DatedInput[],
+  source: DateSource,
+): string[][] {
   const dates = statedDates(scale, inputs, source);
   if (scale !== null) for (const [n, i] of inputs.entries()) checkAgainstDescriptions(scale, i, dates[n]!);
   return dates;
@@ -151,12 +163,20 @@ function statedDates(scale: RasterTimeScale | null, inputs: readonly DatedInput[
   const total = inputs.reduce((n, i) => n + i.bands, 0);
   if (scale === null) {
     if (source.dates || source.datePattern || inputs.some((i) => i.periods)) {
-      throw new BuildError('invalid_option', 'An undated layer (--time-scale none) takes no dates; leave out --dates and --date-pattern, or pass the --time-scale the dates belong to.', { option: 'dates' });
+      throw new BuildError(
+        'invalid_option',
+        'An undated layer (--time-scale none) takes no dates; leave out --dates and --date-pattern, or pass the --time-scale the dates belong to.',
+        { option: 'dates' },
+      );
     }
     if (inputs.length !== 1 || total !== 1) {
-      throw new BuildError('invalid_option', `An undated layer (--time-scale none) is one single-band file; got ${inputs.length} file(s) with ${total} band(s). Pass the --time-scale and dates if the bands are dates.`, {
-        option: 'inputs',
-      });
+      throw new BuildError(
+        'invalid_option',
+        `An undated layer (--time-scale none) is one single-band file; got ${inputs.length} file(s) with ${total} band(s). Pass the --time-scale and dates if the bands are dates.`,
+        {
+          option: 'inputs',
+        },
+      );
     }
     return [['']];
   }
@@ -166,23 +186,45 @@ function statedDates(scale: RasterTimeScale | null, inputs: readonly DatedInput[
   if (source.dates) {
     if (source.dates.length !== total) {
       const shape = inputs.map((i) => `${i.name}: ${i.bands}`).join(', ');
-      throw new BuildError('invalid_option', `--dates lists ${source.dates.length} date(s) but the inputs have ${total} band(s) (${shape}); give one date per band, in file order.`, { option: 'dates' });
+      throw new BuildError(
+        'invalid_option',
+        `--dates lists ${source.dates.length} date(s) but the inputs have ${total} band(s) (${shape}); give one date per band, in file order.`,
+        { option: 'dates' },
+      );
     }
     let k = 0;
-    return inputs.map((i) => Array.from({ length: i.bands }, (_, b) => normalisePeriod(scale, source.dates![k++]!, `--dates item ${k} (${i.name} band ${b + 1})`)));
+    return inputs.map((i) =>
+      Array.from({ length: i.bands }, (_, b) =>
+        normalisePeriod(scale, source.dates![k++]!, `--dates item ${k} (${i.name} band ${b + 1})`),
+      ),
+    );
   }
   const pattern = source.datePattern ? compileDatePattern(source.datePattern, scale) : null;
   return inputs.map((i) => {
     if (i.periods) {
-      if (i.periods.length !== i.bands) throw new BuildError('invalid_option', `${i.path} has ${i.bands} bands but ${i.periods.length} periods were given.`, { option: 'inputs' });
+      if (i.periods.length !== i.bands)
+        throw new BuildError(
+          'invalid_option',
+          `${i.path} has ${i.bands} bands but ${i.periods.length} periods were given.`,
+          { option: 'inputs' },
+        );
       return i.periods.map((p, b) => normalisePeriod(scale, p, `${i.path} band ${b + 1}`));
     }
     if (pattern) {
       if (i.bands !== 1) {
-        throw new BuildError('invalid_option', `${i.name} has ${i.bands} bands; --date-pattern dates single-band files. Pass --dates with one date per band instead.`, { option: 'datePattern' });
+        throw new BuildError(
+          'invalid_option',
+          `${i.name} has ${i.bands} bands; --date-pattern dates single-band files. Pass --dates with one date per band instead.`,
+          { option: 'datePattern' },
+        );
       }
       const date = pattern(i.name);
-      if (date === null) throw new BuildError('invalid_option', `${i.name} does not match --date-pattern "${source.datePattern}"; rename the file or pass --dates.`, { option: 'datePattern' });
+      if (date === null)
+        throw new BuildError(
+          'invalid_option',
+          `${i.name} does not match --date-pattern "${source.datePattern}"; rename the file or pass --dates.`,
+          { option: 'datePattern' },
+        );
       return [normalisePeriod(scale, date, `${i.name} (by --date-pattern)`)];
     }
     if (i.descriptions.every((d) => d.trim() !== '')) {
@@ -190,7 +232,11 @@ function statedDates(scale: RasterTimeScale | null, inputs: readonly DatedInput[
         return i.descriptions.map((d, b) => normalisePeriod(scale, d, `${i.path} band ${b + 1} description`));
       } catch (err) {
         // Band descriptions are often names ("precipitation"), not dates: say how to state them instead.
-        throw new BuildError('invalid_option', `${(err as Error).message} State the dates instead: --dates D1,D2,… (one per band) or --date-pattern.`, { option: 'dates', cause: err });
+        throw new BuildError(
+          'invalid_option',
+          `${(err as Error).message} State the dates instead: --dates D1,D2,… (one per band) or --date-pattern.`,
+          { option: 'dates', cause: err },
+        );
       }
     }
     throw new BuildError(

@@ -7,8 +7,15 @@
  */
 import { BuildError } from './build-error.ts';
 import {
-  EXTENT_BBOX, NO_SUB_TYPE, RASTER_FAMILIES, RASTER_TIME_SCALES, contractLayer,
-  type Bbox, type RasterDataType, type RasterLayerDeclaration, type RasterTimeScale,
+  EXTENT_BBOX,
+  NO_SUB_TYPE,
+  RASTER_FAMILIES,
+  RASTER_TIME_SCALES,
+  contractLayer,
+  type Bbox,
+  type RasterDataType,
+  type RasterLayerDeclaration,
+  type RasterTimeScale,
 } from '../contract/raster-layers.ts';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
 import { TIME_SCALES } from '../contract/time-scales.ts';
@@ -44,16 +51,22 @@ const SUB_NAME = /^[A-Za-z0-9][A-Za-z0-9_.]*$/;
 /** The raster scales as a person chooses among them: "daily, monthly, annual, calendar_month (long-term monthly values)". */
 function scaleChoices(): string {
   // A scale whose words are not just "<name> values" says what it is.
-  return RASTER_TIME_SCALES.map((s) => (TIME_SCALES[s].words === `${s} values` ? s : `${s} (${TIME_SCALES[s].words})`)).join(', ');
+  return RASTER_TIME_SCALES.map((s) =>
+    TIME_SCALES[s].words === `${s} values` ? s : `${s} (${TIME_SCALES[s].words})`,
+  ).join(', ');
 }
 
 /** Parses a `--time-scale` value: one of the raster time scales, or "none" for undated. */
 export function parseTimeScale(text: string): RasterTimeScale | null {
   if (text === 'none') return null;
   if ((RASTER_TIME_SCALES as readonly string[]).includes(text)) return text as RasterTimeScale;
-  throw new BuildError('invalid_option', `--time-scale must be one of ${[...RASTER_TIME_SCALES, 'none'].join(', ')} ("none" for an undated layer such as elevation); got "${text}".`, {
-    option: 'timeScale',
-  });
+  throw new BuildError(
+    'invalid_option',
+    `--time-scale must be one of ${[...RASTER_TIME_SCALES, 'none'].join(', ')} ("none" for an undated layer such as elevation); got "${text}".`,
+    {
+      option: 'timeScale',
+    },
+  );
 }
 
 /**
@@ -63,22 +76,38 @@ export function parseTimeScale(text: string): RasterTimeScale | null {
  */
 export function declareLayer(s: LayerStatement): PendingDeclaration {
   if (!NAME.test(s.dataType)) {
-    throw new BuildError('invalid_option', `Layer name "${s.dataType}" must start with a letter and hold only letters, digits, "_" and "."; e.g. --layer elevation or --layer et0/fao56.`, { option: 'dataType' });
+    throw new BuildError(
+      'invalid_option',
+      `Layer name "${s.dataType}" must start with a letter and hold only letters, digits, "_" and "."; e.g. --layer elevation or --layer et0/fao56.`,
+      { option: 'dataType' },
+    );
   }
   const family = (RASTER_FAMILIES as Record<string, (typeof RASTER_FAMILIES)[RasterDataType] | undefined>)[s.dataType];
   const subDataType = s.subDataType ?? family?.defaultSubType ?? NO_SUB_TYPE;
   if (family && !family.subTypes.includes(subDataType)) {
-    throw new BuildError('invalid_option', `${s.dataType} is a contract family with sub-types ${family.subTypes.map((x) => `"${x}"`).join(', ')}; got ${JSON.stringify(subDataType)}. Use another layer name for other data.`, {
-      option: 'subDataType',
-    });
+    throw new BuildError(
+      'invalid_option',
+      `${s.dataType} is a contract family with sub-types ${family.subTypes.map((x) => `"${x}"`).join(', ')}; got ${JSON.stringify(subDataType)}. Use another layer name for other data.`,
+      {
+        option: 'subDataType',
+      },
+    );
   }
   if (subDataType !== NO_SUB_TYPE && !SUB_NAME.test(subDataType)) {
-    throw new BuildError('invalid_option', `Sub-type "${subDataType}" must hold only letters, digits, "_" and "."; e.g. --layer et0/fao56.`, { option: 'subDataType' });
+    throw new BuildError(
+      'invalid_option',
+      `Sub-type "${subDataType}" must hold only letters, digits, "_" and "."; e.g. --layer et0/fao56.`,
+      { option: 'subDataType' },
+    );
   }
   const known = contractLayer(s.dataType, subDataType);
   const unit = s.unit ?? known?.unit;
   if (unit === undefined || unit.trim() === '') {
-    throw new BuildError('invalid_option', `Say the unit of ${s.dataType} values: pass --unit, e.g. --unit m, --unit mm, --unit "°C".`, { option: 'unit' });
+    throw new BuildError(
+      'invalid_option',
+      `Say the unit of ${s.dataType} values: pass --unit, e.g. --unit m, --unit mm, --unit "°C".`,
+      { option: 'unit' },
+    );
   }
   const timeScale = s.timeScale !== undefined ? s.timeScale : known ? known.timeScale : undefined;
   if (timeScale === undefined) {
@@ -95,7 +124,10 @@ export function declareLayer(s: LayerStatement): PendingDeclaration {
     extent: s.extent ?? known?.extent,
     timeScale,
     unit,
-    description: s.description ?? known?.description ?? `${s.dataType}${subDataType === NO_SUB_TYPE ? '' : ` ${subDataType}`} (${unit})`,
+    description:
+      s.description ??
+      known?.description ??
+      `${s.dataType}${subDataType === NO_SUB_TYPE ? '' : ` ${subDataType}`} (${unit})`,
   };
 }
 
@@ -120,20 +152,35 @@ const fmt = (b: Bbox) => `[${b.map((x) => Number(x.toFixed(6))).join(', ')}]`;
  * the one known extent that contains the grid, and refuses when none or
  * several do.
  */
-export function settleExtent(name: string | undefined, grid: GridSpec, known: Map<string, Bbox>, label: string): { extent: string; extentBbox: Bbox } {
+export function settleExtent(
+  name: string | undefined,
+  grid: GridSpec,
+  known: Map<string, Bbox>,
+  label: string,
+): { extent: string; extentBbox: Bbox } {
   const bbox = gridBbox(grid);
   const tol: [number, number] = [grid.resX * (1 + 1e-9), grid.resY * (1 + 1e-9)];
-  const contains = (e: Bbox) => bbox[0] >= e[0] - tol[0] && bbox[1] >= e[1] - tol[1] && bbox[2] <= e[2] + tol[0] && bbox[3] <= e[3] + tol[1];
+  const contains = (e: Bbox) =>
+    bbox[0] >= e[0] - tol[0] && bbox[1] >= e[1] - tol[1] && bbox[2] <= e[2] + tol[0] && bbox[3] <= e[3] + tol[1];
   if (name === undefined) {
     const fits = [...known].filter(([, e]) => contains(e)).map(([n]) => n);
     if (fits.length === 1) return { extent: fits[0]!, extentBbox: known.get(fits[0]!)! };
-    const choices = fits.length > 1 ? `it lies within ${fits.map((n) => `"${n}"`).join(' and ')}` : `no extent this dataset knows (${[...known.keys()].join(', ')}) contains it`;
-    throw new BuildError('invalid_option', `The ${label} grid covers ${fmt(bbox)} and ${choices}: pass --extent NAME (a known name is checked against the grid; a new name takes the grid's bounds).`, {
-      option: 'extent',
-    });
+    const choices =
+      fits.length > 1
+        ? `it lies within ${fits.map((n) => `"${n}"`).join(' and ')}`
+        : `no extent this dataset knows (${[...known.keys()].join(', ')}) contains it`;
+    throw new BuildError(
+      'invalid_option',
+      `The ${label} grid covers ${fmt(bbox)} and ${choices}: pass --extent NAME (a known name is checked against the grid; a new name takes the grid's bounds).`,
+      {
+        option: 'extent',
+      },
+    );
   }
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name)) {
-    throw new BuildError('invalid_option', `Extent name "${name}" must hold only letters, digits, "_", "." and "-".`, { option: 'extent' });
+    throw new BuildError('invalid_option', `Extent name "${name}" must hold only letters, digits, "_", "." and "-".`, {
+      option: 'extent',
+    });
   }
   const e = known.get(name);
   if (!e) return { extent: name, extentBbox: bbox };

@@ -122,15 +122,30 @@ export async function gdalStep<T>(what: string, step: (gdal: GdalApi) => Promise
     return await step(gdal);
   } catch (err) {
     // gdal3.js rejects with `{ no, message }` or a list of them, often with an empty message.
-    const parts = (Array.isArray(err) ? err : [err]).map((e) => (typeof e === 'object' && e !== null && 'message' in e ? String((e as { message: unknown }).message) : e instanceof Error ? e.message : String(e)));
+    const parts = (Array.isArray(err) ? err : [err]).map((e) =>
+      typeof e === 'object' && e !== null && 'message' in e
+        ? String((e as { message: unknown }).message)
+        : e instanceof Error
+          ? e.message
+          : String(e),
+    );
     const message = parts.filter((p) => p.trim() && p !== '[object Object]').join('; ');
-    const log = stderr.filter((l) => l.trim()).slice(-3).join(' | ');
-    throw new Error(`${what} failed: ${message || 'GDAL gave no reason (no driver recognised the file?)'}${log && !message.includes(log) ? ` (${log})` : ''}`, { cause: err });
+    const log = stderr
+      .filter((l) => l.trim())
+      .slice(-3)
+      .join(' | ');
+    throw new Error(
+      `${what} failed: ${message || 'GDAL gave no reason (no driver recognised the file?)'}${log && !message.includes(log) ? ` (${log})` : ''}`,
+      { cause: err },
+    );
   }
 }
 
 /** Opens a dataset by virtual path and returns it with its gdalinfo. */
-export async function openDataset(virtualPath: string, infoOptions: string[] = []): Promise<{ ds: GdalDataset; info: GdalInfo }> {
+export async function openDataset(
+  virtualPath: string,
+  infoOptions: string[] = [],
+): Promise<{ ds: GdalDataset; info: GdalInfo }> {
   return gdalStep(`Opening ${virtualPath}`, async (gdal) => {
     const { datasets, errors } = await gdal.open(virtualPath);
     const ds = datasets[0];

@@ -75,7 +75,11 @@ export async function writeInputGeoTiff(path: string, r: InputRaster): Promise<v
     const { ds } = await openDataset(`${workMount.virtual}/bands.vrt`);
     try {
       await gdalStep(`Writing ${path}`, (g) =>
-        g.gdal_translate(ds, ['-of', 'GTiff', '-co', 'INTERLEAVE=BAND', '-co', 'BIGTIFF=IF_SAFER'], `${outMount.outputName}/${basename(target).slice(0, -4)}`),
+        g.gdal_translate(
+          ds,
+          ['-of', 'GTiff', '-co', 'INTERLEAVE=BAND', '-co', 'BIGTIFF=IF_SAFER'],
+          `${outMount.outputName}/${basename(target).slice(0, -4)}`,
+        ),
       );
     } finally {
       await closeDataset(ds);

@@ -166,7 +166,8 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
   const log = options.log ?? (() => undefined);
   // NetCDF inputs may state the unit; the name and time scale are checked before any file is read.
   const family = (RASTER_FAMILIES as Record<string, { defaultSubType: string } | undefined>)[options.dataType];
-  const statedUnit = options.unit ?? contractLayer(options.dataType, options.subDataType ?? family?.defaultSubType ?? NO_SUB_TYPE)?.unit;
+  const statedUnit =
+    options.unit ?? contractLayer(options.dataType, options.subDataType ?? family?.defaultSubType ?? NO_SUB_TYPE)?.unit;
   const pending = declareLayer({ ...options, unit: statedUnit ?? 'from the files' });
   const label = `${options.dataType}${pending.subDataType === '-' ? '' : `/${pending.subDataType}`}`;
   const familyScale = (DEFAULT_SCALE as Record<string, number | undefined>)[options.dataType];
@@ -194,7 +195,10 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     for (const [n, raw] of options.inputs.entries()) {
       const given = typeof raw === 'string' ? { path: raw } : raw;
       const { path, variable } = parseNetcdfSyntax(given.path);
-      const missing = await stat(path).then((st) => (st.isFile() ? null : 'is not a file'), () => 'does not exist');
+      const missing = await stat(path).then(
+        (st) => (st.isFile() ? null : 'is not a file'),
+        () => 'does not exist',
+      );
       if (missing) throw new BuildError('unreadable_input', `Input ${given.path} ${missing}.`, { file: given.path });
       if (!(await sniffNetcdf(path))) {
         inputs.push({ ...given, shown: given.path });
@@ -203,32 +207,50 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       const nc = await netcdfToGeoTiff(path, given.path, work, n, {
         timeScale: pending.timeScale,
         ...(statedUnit !== undefined ? { unit: statedUnit } : {}),
-        ...(variable ?? options.variable ? { variable: (variable ?? options.variable)! } : {}),
+        ...((variable ?? options.variable) ? { variable: (variable ?? options.variable)! } : {}),
         ...(options.level !== undefined ? { level: options.level } : {}),
         ...(options.crs !== undefined ? { crs: options.crs } : {}),
         datesStated: Boolean(options.dates || options.datePattern || given.periods),
       });
       log(`read ${nc.summary}`);
       if (nc.unit !== undefined && fileUnit !== undefined && nc.unit !== fileUnit) {
-        throw new BuildError('invalid_input', `The NetCDF inputs are in different units (${fileUnit}, ${nc.unit}); a layer has one. Pass --unit to convert them where a rule is known, or convert them first.`, { file: given.path, option: 'unit' });
+        throw new BuildError(
+          'invalid_input',
+          `The NetCDF inputs are in different units (${fileUnit}, ${nc.unit}); a layer has one. Pass --unit to convert them where a rule is known, or convert them first.`,
+          { file: given.path, option: 'unit' },
+        );
       }
       fileUnit ??= nc.unit;
       inputs.push({ path: nc.tif, shown: given.path, ...(given.periods ? { periods: given.periods } : {}) });
     }
     if (options.level !== undefined && inputs.every((i) => i.shown === i.path)) {
-      throw new BuildError('invalid_option', '--level chooses a level of a NetCDF variable; none of the inputs is NetCDF.', { option: 'level' });
+      throw new BuildError(
+        'invalid_option',
+        '--level chooses a level of a NetCDF variable; none of the inputs is NetCDF.',
+        { option: 'level' },
+      );
     }
-    const decl = declareLayer({ ...options, ...(statedUnit === undefined && fileUnit !== undefined ? { unit: fileUnit } : {}) });
+    const decl = declareLayer({
+      ...options,
+      ...(statedUnit === undefined && fileUnit !== undefined ? { unit: fileUnit } : {}),
+    });
     const { subDataType, timeScale } = decl;
     const open = async (path: string) => {
       const host = resolve(path);
       // Before mounting its folder: a missing folder failed there as a bare "FS error".
-      const missing = await stat(host).then((st) => (st.isFile() ? null : 'is not a file'), () => 'does not exist');
+      const missing = await stat(host).then(
+        (st) => (st.isFile() ? null : 'is not a file'),
+        () => 'does not exist',
+      );
       if (missing) throw new BuildError('unreadable_input', `Input ${path} ${missing}.`);
       const m = await mountOf(dirname(host));
       const file = `${m.virtual}/${basename(host)}`;
       const opened = await openDataset(file).catch((err: unknown) => {
-        throw new BuildError('unreadable_input', `GDAL cannot read input ${path} (${gdalMessage(err)}). ${unreadableAdvice(path)}`, { cause: err });
+        throw new BuildError(
+          'unreadable_input',
+          `GDAL cannot read input ${path} (${gdalMessage(err)}). ${unreadableAdvice(path)}`,
+          { cause: err },
+        );
       });
       return { file, ...opened };
     };
@@ -237,10 +259,19 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     const dated: DatedInput[] = [];
     for (const input of inputs) {
       const { ds, info } = await open(input.path);
-      dated.push({ path: input.shown, name: basename(parseNetcdfSyntax(input.shown).path), bands: info.bands.length, descriptions: info.bands.map((b) => b.description ?? ''), ...(input.periods ? { periods: input.periods } : {}) });
+      dated.push({
+        path: input.shown,
+        name: basename(parseNetcdfSyntax(input.shown).path),
+        bands: info.bands.length,
+        descriptions: info.bands.map((b) => b.description ?? ''),
+        ...(input.periods ? { periods: input.periods } : {}),
+      });
       await closeDataset(ds);
     }
-    const periods = datesOfInputs(timeScale, dated, { ...(options.dates ? { dates: options.dates } : {}), ...(options.datePattern ? { datePattern: options.datePattern } : {}) });
+    const periods = datesOfInputs(timeScale, dated, {
+      ...(options.dates ? { dates: options.dates } : {}),
+      ...(options.datePattern ? { datePattern: options.datePattern } : {}),
+    });
 
     // 2. Settle the target grid, reprojecting what is not north-up EPSG:4326, and find each band's value range.
     const sources: BandSource[] = [];
@@ -254,7 +285,11 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       // became 1000° pixels, every query null).
       const hasCrs = Boolean(info.coordinateSystem?.wkt?.trim());
       if (!hasCrs && !options.crs) {
-        throw new BuildError('invalid_option', `Input ${input.shown} has no coordinate reference system. Say which it is with --crs (e.g. --crs EPSG:32734 for UTM 34S, --crs EPSG:4326 for longitude/latitude); the build never guesses one.`, { option: 'crs' });
+        throw new BuildError(
+          'invalid_option',
+          `Input ${input.shown} has no coordinate reference system. Say which it is with --crs (e.g. --crs EPSG:32734 for UTM 34S, --crs EPSG:4326 for longitude/latitude); the build never guesses one.`,
+          { option: 'crs' },
+        );
       }
       const native = hasCrs ? nativeGrid(info) : null;
       if (!native || !grid || !sameGrid(native, grid)) {
@@ -263,8 +298,31 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
         } else {
           // Reproject or regrid: GDAL warps onto the target grid (or picks one for the first input).
           const out = `${workMount.outputName}/warp-${n}`;
-          const args = ['-of', 'GTiff', ...(hasCrs ? [] : ['-s_srs', options.crs!]), '-t_srs', 'EPSG:4326', '-r', options.resampling ?? 'bilinear', '-ot', 'Float32', '-dstnodata', 'nan', '-co', 'INTERLEAVE=BAND'];
-          if (grid) args.push('-te', ...[grid.west, grid.north - grid.height * grid.resY, grid.west + grid.width * grid.resX, grid.north].map(String), '-ts', String(grid.width), String(grid.height));
+          const args = [
+            '-of',
+            'GTiff',
+            ...(hasCrs ? [] : ['-s_srs', options.crs!]),
+            '-t_srs',
+            'EPSG:4326',
+            '-r',
+            options.resampling ?? 'bilinear',
+            '-ot',
+            'Float32',
+            '-dstnodata',
+            'nan',
+            '-co',
+            'INTERLEAVE=BAND',
+          ];
+          if (grid)
+            args.push(
+              '-te',
+              ...[grid.west, grid.north - grid.height * grid.resY, grid.west + grid.width * grid.resX, grid.north].map(
+                String,
+              ),
+              '-ts',
+              String(grid.width),
+              String(grid.height),
+            );
           log(`reprojecting ${input.shown} to EPSG:4326${grid ? ' on the layer grid' : ''}`);
           const warped = await gdalStep(`gdalwarp ${input.shown}`, (g) => g.gdalwarp(ds, args, out));
           await closeDataset(ds);
@@ -276,7 +334,14 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       }
       const nd = info.bands.map((b) => nodataText(b.noDataValue, b.type));
       keys.forEach((key, b) =>
-        sources.push({ key, file, band: b + 1, nodata: nd[b] ?? null, inScale: bandScales[b]?.scale ?? 1, inOffset: bandScales[b]?.offset ?? 0 }),
+        sources.push({
+          key,
+          file,
+          band: b + 1,
+          nodata: nd[b] ?? null,
+          inScale: bandScales[b]?.scale ?? 1,
+          inOffset: bandScales[b]?.offset ?? 0,
+        }),
       );
       // Exact min/max per band (reads the data once), to check the values fit Int16 at the storage step.
       const mm = await gdalStep(`Computing min/max of ${input.shown}`, (g) => g.gdalinfo(ds, ['-mm']));
@@ -291,7 +356,9 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     }
     if (!grid) throw new Error('No grid could be determined.');
     // Extents other layers declare bind this one; the layer being rebuilt may redefine an extent only it has.
-    const others = (await readCatalogOrEmpty(dir, options.datasetName ?? basename(dir))).rasters.filter((l) => !(l.dataType === decl.dataType && l.subDataType === subDataType));
+    const others = (await readCatalogOrEmpty(dir, options.datasetName ?? basename(dir))).rasters.filter(
+      (l) => !(l.dataType === decl.dataType && l.subDataType === subDataType),
+    );
     const { extent, extentBbox } = settleExtent(decl.extent, grid, knownExtents(others), label);
     const scale = options.scale ?? familyScale ?? fittingScale(ranges, offset);
     for (const r of ranges) {
@@ -305,7 +372,10 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     }
     const seen = new Map<string, BandSource>();
     for (const s of sources) {
-      if (seen.has(s.key)) throw new BuildError('invalid_option', `Period ${s.key || '(undated)'} appears in more than one input band.`, { option: 'inputs' });
+      if (seen.has(s.key))
+        throw new BuildError('invalid_option', `Period ${s.key || '(undated)'} appears in more than one input band.`, {
+          option: 'inputs',
+        });
       seen.set(s.key, s);
     }
 
@@ -330,11 +400,28 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
         g.gdal_translate(
           ds,
           [
-            '-of', 'GTiff', '-a_srs', 'EPSG:4326',
-            '-co', 'TILED=YES', '-co', `BLOCKXSIZE=${tileSize}`, '-co', `BLOCKYSIZE=${tileSize}`,
-            '-co', 'INTERLEAVE=PIXEL', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=2',
-            '-co', 'BIGTIFF=IF_SAFER', '-co', 'SPARSE_OK=TRUE',
-            '-mo', `${BUILD_ID_KEY.toUpperCase()}=${buildId}`,
+            '-of',
+            'GTiff',
+            '-a_srs',
+            'EPSG:4326',
+            '-co',
+            'TILED=YES',
+            '-co',
+            `BLOCKXSIZE=${tileSize}`,
+            '-co',
+            `BLOCKYSIZE=${tileSize}`,
+            '-co',
+            'INTERLEAVE=PIXEL',
+            '-co',
+            'COMPRESS=DEFLATE',
+            '-co',
+            'PREDICTOR=2',
+            '-co',
+            'BIGTIFF=IF_SAFER',
+            '-co',
+            'SPARSE_OK=TRUE',
+            '-mo',
+            `${BUILD_ID_KEY.toUpperCase()}=${buildId}`,
           ],
           `${workMount.outputName}/out/${name.replace(/\.tif$/, '')}`,
         ),
@@ -362,7 +449,12 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       description: decl.description,
       ...(options.attribution ? { attribution: options.attribution } : {}),
       crs: 'EPSG:4326',
-      bbox: [written.west, written.north - written.height * written.resY, written.west + written.width * written.resX, written.north],
+      bbox: [
+        written.west,
+        written.north - written.height * written.resY,
+        written.west + written.width * written.resX,
+        written.north,
+      ],
       width: written.width,
       height: written.height,
       scale,
@@ -373,13 +465,19 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       tileSize: [tileSize, tileSize],
     };
     await updateCatalog(dir, options.datasetName ?? basename(dir), (c) => {
-      const others = c.rasters.filter((l) => !(l.dataType === layer.dataType && l.subDataType === layer.subDataType && l.extent === layer.extent));
+      const others = c.rasters.filter(
+        (l) => !(l.dataType === layer.dataType && l.subDataType === layer.subDataType && l.extent === layer.extent),
+      );
       // One default sub-type per name: the layer built last as the default wins.
-      if (layer.isDefault) for (const l of others) if (l.dataType === layer.dataType && l.subDataType !== layer.subDataType) delete l.isDefault;
+      if (layer.isDefault)
+        for (const l of others)
+          if (l.dataType === layer.dataType && l.subDataType !== layer.subDataType) delete l.isDefault;
       c.rasters = [...others, layer];
       c.rasters.sort((a, b) => (a.dataType + a.subDataType).localeCompare(b.dataType + b.subDataType));
     });
-    const files = await Promise.all(fileEntries.map(async (f) => ({ path: f.path, bytes: (await stat(join(dir, f.path))).size })));
+    const files = await Promise.all(
+      fileEntries.map(async (f) => ({ path: f.path, bytes: (await stat(join(dir, f.path))).size })),
+    );
     return { layer, files, seconds: (Date.now() - started) / 1000 };
   } finally {
     for (const m of mounts.values()) await unmount(m);
@@ -410,8 +508,10 @@ function gdalMessage(err: unknown): string {
 /** What to do about an input GDAL cannot open, by its kind. */
 function unreadableAdvice(path: string): string {
   if (/\.(nc|nc4|cdf|netcdf|h5|hdf5?|he5|hdf4?)$/i.test(path)) {
-    return 'NetCDF (classic or NetCDF-4) is read directly, but this file does not start like one (no CDF or HDF5 signature): ' +
-      'it may be HDF4, GRIB or damaged. Check it with `ncdump -h` or `gdalinfo`, and convert it to NetCDF-4 or GeoTIFF first (docs/layers.md).';
+    return (
+      'NetCDF (classic or NetCDF-4) is read directly, but this file does not start like one (no CDF or HDF5 signature): ' +
+      'it may be HDF4, GRIB or damaged. Check it with `ncdump -h` or `gdalinfo`, and convert it to NetCDF-4 or GeoTIFF first (docs/layers.md).'
+    );
   }
   return 'Give a raster GDAL reads (GeoTIFF, GRIB, …; docs/layers.md), or convert it to GeoTIFF first.';
 }
@@ -428,16 +528,30 @@ function nativeGrid(info: GdalInfo): Grid | null {
 function gridFromTarget(t: TargetGrid): Grid {
   const [rx, ry] = typeof t.resolution === 'number' ? [t.resolution, t.resolution] : t.resolution;
   const [w, s, e, n] = t.bbox;
-  if (!(rx > 0 && ry > 0 && e > w && n > s)) throw new BuildError('invalid_option', 'grid needs bbox [west, south, east, north] and a positive resolution.', { option: 'grid' });
+  if (!(rx > 0 && ry > 0 && e > w && n > s))
+    throw new BuildError('invalid_option', 'grid needs bbox [west, south, east, north] and a positive resolution.', {
+      option: 'grid',
+    });
   // Round away tiny float excess so 6.55 / 0.02 gives 328, not 328.00000000000006 → 329.
-  return { west: w, north: n, resX: rx, resY: ry, width: Math.ceil((e - w) / rx - 1e-9), height: Math.ceil((n - s) / ry - 1e-9) };
+  return {
+    west: w,
+    north: n,
+    resX: rx,
+    resY: ry,
+    width: Math.ceil((e - w) / rx - 1e-9),
+    height: Math.ceil((n - s) / ry - 1e-9),
+  };
 }
 
 function sameGrid(a: Grid, b: Grid): boolean {
   const tol = 1e-9 * Math.max(a.resX, a.resY);
   return (
-    a.width === b.width && a.height === b.height && Math.abs(a.west - b.west) <= tol && Math.abs(a.north - b.north) <= tol &&
-    Math.abs(a.resX - b.resX) <= tol * 1e-3 && Math.abs(a.resY - b.resY) <= tol * 1e-3
+    a.width === b.width &&
+    a.height === b.height &&
+    Math.abs(a.west - b.west) <= tol &&
+    Math.abs(a.north - b.north) <= tol &&
+    Math.abs(a.resX - b.resX) <= tol * 1e-3 &&
+    Math.abs(a.resY - b.resY) <= tol * 1e-3
   );
 }
 
@@ -490,8 +604,14 @@ async function checkWritten(stagingHost: string, files: RasterLayerEntry['files'
       const [west, north] = image.getOrigin() as [number, number];
       const [rx, ry] = image.getResolution() as [number, number];
       const g: Grid = { west, north, resX: rx, resY: -ry, width: image.getWidth(), height: image.getHeight() };
-      if (image.getSamplesPerPixel() !== f.periods.length || image.getTileWidth() !== tileSize || image.planarConfiguration !== 1) {
-        throw new Error(`${f.path} came out with ${image.getSamplesPerPixel()} bands, ${image.getTileWidth()} px tiles, planar ${image.planarConfiguration}.`);
+      if (
+        image.getSamplesPerPixel() !== f.periods.length ||
+        image.getTileWidth() !== tileSize ||
+        image.planarConfiguration !== 1
+      ) {
+        throw new Error(
+          `${f.path} came out with ${image.getSamplesPerPixel()} bands, ${image.getTileWidth()} px tiles, planar ${image.planarConfiguration}.`,
+        );
       }
       if (grid && !sameGrid(grid, g)) throw new Error(`${f.path} is on a different grid from the layer's other files.`);
       grid ??= g;

@@ -16,7 +16,13 @@ import { once } from 'node:events';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
 import { TIME_SCALES } from '../contract/time-scales.ts';
-import { FOOTER_HASH_DIGITS, STATION_LAYOUT, type CoverageGroup, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
+import {
+  FOOTER_HASH_DIGITS,
+  STATION_LAYOUT,
+  type CoverageGroup,
+  type StationCoverage,
+  type StationsSection,
+} from '../dataset/catalog.ts';
 import { updateCatalog } from './catalog-writer.ts';
 import { BuildError } from './build-error.ts';
 import { DEFAULT_UTC_OFFSET } from '../contract/utc-offset.ts';
@@ -58,8 +64,22 @@ const PERIOD_SQL: Record<'hour' | 'day' | 'month', PeriodSql> = {
     ordinal: `CAST(epoch(CAST(time AS TIMESTAMP)) AS BIGINT) // 3600`,
     offGrid: `minute(time) <> 0 OR second(time) <> 0 OR microsecond(time) <> 0`,
   },
-  day: { timeType: 'DATE', archiveTime: /^DATE$/, archiveTimeWords: 'DATE', keyFormat: '%Y-%m-%d', ordinal: `date_diff('day', DATE '1970-01-01', time)`, offGrid: 'false' },
-  month: { timeType: 'DATE', archiveTime: /^DATE$/, archiveTimeWords: 'DATE', keyFormat: '%Y-%m-01', ordinal: `(year(time) - 1970) * 12 + month(time) - 1`, offGrid: `day(time) <> 1` },
+  day: {
+    timeType: 'DATE',
+    archiveTime: /^DATE$/,
+    archiveTimeWords: 'DATE',
+    keyFormat: '%Y-%m-%d',
+    ordinal: `date_diff('day', DATE '1970-01-01', time)`,
+    offGrid: 'false',
+  },
+  month: {
+    timeType: 'DATE',
+    archiveTime: /^DATE$/,
+    archiveTimeWords: 'DATE',
+    keyFormat: '%Y-%m-01',
+    ordinal: `(year(time) - 1970) * 12 + month(time) - 1`,
+    offGrid: `day(time) <> 1`,
+  },
 };
 
 /** The SQL for `scale`'s periods; throws for a station scale whose calendar the build has no SQL for. */
@@ -83,7 +103,12 @@ export const ident = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
 /** Opens native DuckDB with bounded memory, spilling to `tempDir`, and no extension downloads. */
 export async function openBuildDuckDB(tempDir: string): Promise<{ con: DuckDBConnection; close(): void }> {
-  const db = await DuckDBInstance.create(':memory:', { threads: '2', memory_limit: BUILD_MEMORY_LIMIT, temp_directory: tempDir, preserve_insertion_order: 'true' });
+  const db = await DuckDBInstance.create(':memory:', {
+    threads: '2',
+    memory_limit: BUILD_MEMORY_LIMIT,
+    temp_directory: tempDir,
+    preserve_insertion_order: 'true',
+  });
   const con = await db.connect();
   await con.run(`SET autoload_known_extensions = false`);
   await con.run(`SET autoinstall_known_extensions = false`);
@@ -124,9 +149,14 @@ async function footerOf(path: string, bytes: number): Promise<{ footer: number; 
   try {
     const end = Buffer.alloc(8);
     await fh.read(end, 0, 8, bytes - 8);
-    if (end.toString('latin1', 4) !== 'PAR1') throw new BuildError('invalid_input', `${path}: not a Parquet file (no PAR1 at the end).`);
+    if (end.toString('latin1', 4) !== 'PAR1')
+      throw new BuildError('invalid_input', `${path}: not a Parquet file (no PAR1 at the end).`);
     const footer = end.readUInt32LE(0);
-    if (footer + 12 > bytes) throw new BuildError('invalid_input', `${path}: its footer length (${footer}) does not fit in the file (${bytes} bytes); the file is damaged.`);
+    if (footer + 12 > bytes)
+      throw new BuildError(
+        'invalid_input',
+        `${path}: its footer length (${footer}) does not fit in the file (${bytes} bytes); the file is damaged.`,
+      );
     const tail = Buffer.alloc(footer + 8);
     await fh.read(tail, 0, tail.length, bytes - tail.length);
     return { footer, hash: createHash('sha256').update(tail).digest('hex').slice(0, FOOTER_HASH_DIGITS) };
@@ -138,17 +168,40 @@ async function footerOf(path: string, bytes: number): Promise<{ footer: number; 
 const NUMERIC = /^(DOUBLE|FLOAT|REAL|DECIMAL.*|INTEGER|BIGINT|SMALLINT|TINYINT)$/;
 
 async function checkStationsFile(con: DuckDBConnection, path: string): Promise<void> {
-  const cols = new Map((await rows(con, `DESCRIBE SELECT * FROM read_parquet(${lit(path)})`)).map((r) => [String(r.column_name), String(r.column_type)]));
+  const cols = new Map(
+    (await rows(con, `DESCRIBE SELECT * FROM read_parquet(${lit(path)})`)).map((r) => [
+      String(r.column_name),
+      String(r.column_type),
+    ]),
+  );
   for (const need of ['station_id', 'name', 'lat', 'lon', 'elevation']) {
-    if (!cols.has(need)) throw new BuildError('invalid_input', `${path}: missing column "${need}"; stations.parquet has station_id, name, lat, lon, elevation (docs/data.md).`);
+    if (!cols.has(need))
+      throw new BuildError(
+        'invalid_input',
+        `${path}: missing column "${need}"; stations.parquet has station_id, name, lat, lon, elevation (docs/data.md).`,
+      );
   }
   await con.run(`CREATE OR REPLACE TEMP TABLE idx_stations AS SELECT CAST(station_id AS VARCHAR) AS station_id, CAST(name AS VARCHAR) AS name,
     CAST(lat AS DOUBLE) AS lat, CAST(lon AS DOUBLE) AS lon, CAST(elevation AS DOUBLE) AS elevation, file_row_number + 1 AS row FROM read_parquet(${lit(path)}, file_row_number = true)`);
-  const bad = await rows(con, `SELECT row, station_id FROM idx_stations WHERE station_id IS NULL OR station_id = '' OR lat IS NULL OR lon IS NULL
-    OR lat NOT BETWEEN -90 AND 90 OR lon NOT BETWEEN -180 AND 180 ORDER BY row LIMIT 1`);
-  if (bad.length) throw new BuildError('invalid_input', `${path}: row ${String(bad[0]!.row)} (station "${String(bad[0]!.station_id)}") has an empty station_id or lat/lon missing or out of range.`);
-  const dup = await rows(con, `SELECT station_id, min(row) AS row FROM idx_stations GROUP BY 1 HAVING count(*) > 1 ORDER BY 2 LIMIT 1`);
-  if (dup.length) throw new BuildError('invalid_input', `${path}: station_id "${String(dup[0]!.station_id)}" appears more than once.`);
+  const bad = await rows(
+    con,
+    `SELECT row, station_id FROM idx_stations WHERE station_id IS NULL OR station_id = '' OR lat IS NULL OR lon IS NULL
+    OR lat NOT BETWEEN -90 AND 90 OR lon NOT BETWEEN -180 AND 180 ORDER BY row LIMIT 1`,
+  );
+  if (bad.length)
+    throw new BuildError(
+      'invalid_input',
+      `${path}: row ${String(bad[0]!.row)} (station "${String(bad[0]!.station_id)}") has an empty station_id or lat/lon missing or out of range.`,
+    );
+  const dup = await rows(
+    con,
+    `SELECT station_id, min(row) AS row FROM idx_stations GROUP BY 1 HAVING count(*) > 1 ORDER BY 2 LIMIT 1`,
+  );
+  if (dup.length)
+    throw new BuildError(
+      'invalid_input',
+      `${path}: station_id "${String(dup[0]!.station_id)}" appears more than once.`,
+    );
 }
 
 interface FileRow {
@@ -162,55 +215,113 @@ interface FileRow {
 }
 
 /** Checks one scale's files; returns the data types that hold values and fills temp table `idx_runs`. */
-async function checkScale(con: DuckDBConnection, stationsDir: string, prefix: string, scale: StationTimeScale, files: string[]): Promise<{ types: string[]; files: FileRow[] }> {
+async function checkScale(
+  con: DuckDBConnection,
+  stationsDir: string,
+  prefix: string,
+  scale: StationTimeScale,
+  files: string[],
+): Promise<{ types: string[]; files: FileRow[] }> {
   const list = `[${files.map(lit).join(', ')}]`;
   const src = `read_parquet(${list}, filename = true, file_row_number = true, union_by_name = true)`;
   const described = await rows(con, `DESCRIBE SELECT * FROM read_parquet(${list}, union_by_name = true)`);
   const colType = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
   const where = `${join(stationsDir, scale)}${sep}`;
-  if (colType.get('station_id') !== 'VARCHAR') throw new BuildError('invalid_input', `${where}: column "station_id" must be text (VARCHAR); got ${colType.get('station_id') ?? 'none'}.`);
+  if (colType.get('station_id') !== 'VARCHAR')
+    throw new BuildError(
+      'invalid_input',
+      `${where}: column "station_id" must be text (VARCHAR); got ${colType.get('station_id') ?? 'none'}.`,
+    );
   if (!periodSql(scale).archiveTime.test(colType.get('time') ?? '')) {
-    throw new BuildError('invalid_input', `${where}: column "time" must be ${periodSql(scale).archiveTimeWords} in ${scale} files; got ${colType.get('time') ?? 'none'}.`);
+    throw new BuildError(
+      'invalid_input',
+      `${where}: column "time" must be ${periodSql(scale).archiveTimeWords} in ${scale} files; got ${colType.get('time') ?? 'none'}.`,
+    );
   }
   const valueCols = [...colType.keys()].filter((c) => c !== 'station_id' && c !== 'time');
   for (const c of valueCols) {
-    if (!STATION_TYPES[scale].includes(c)) throw new BuildError('invalid_input', `${where}: column "${c}" is not a ${scale} data type. Valid: ${STATION_TYPES[scale].join(', ')}.`);
-    if (!NUMERIC.test(colType.get(c)!)) throw new BuildError('invalid_input', `${where}: column "${c}" must be numeric (DOUBLE); got ${colType.get(c)}.`);
+    if (!STATION_TYPES[scale].includes(c))
+      throw new BuildError(
+        'invalid_input',
+        `${where}: column "${c}" is not a ${scale} data type. Valid: ${STATION_TYPES[scale].join(', ')}.`,
+      );
+    if (!NUMERIC.test(colType.get(c)!))
+      throw new BuildError('invalid_input', `${where}: column "${c}" must be numeric (DOUBLE); got ${colType.get(c)}.`);
   }
-  const perFile = await rows(con, `SELECT filename, count(DISTINCT station_id) AS ids, min(station_id) AS station_id,
+  const perFile = await rows(
+    con,
+    `SELECT filename, count(DISTINCT station_id) AS ids, min(station_id) AS station_id,
       strftime(min(time), '${periodSql(scale).keyFormat}') AS first, strftime(max(time), '${periodSql(scale).keyFormat}') AS last, count(*) AS n
-    FROM ${src} GROUP BY filename ORDER BY filename`);
+    FROM ${src} GROUP BY filename ORDER BY filename`,
+  );
   const seen = new Map<string, string>();
   const out: FileRow[] = [];
   for (const f of perFile) {
     const name = String(f.filename);
     const id = String(f.station_id);
-    if (Number(f.ids) !== 1) throw new BuildError('invalid_input', `${name}: holds ${String(f.ids)} station ids; write one file per station and time scale (e.g. COPY … (PARTITION_BY (station_id))).`);
-    if (seen.has(id)) throw new BuildError('invalid_input', `${name}: station "${id}" also has ${seen.get(id)}; write all of a station's ${scale} rows into one file.`);
+    if (Number(f.ids) !== 1)
+      throw new BuildError(
+        'invalid_input',
+        `${name}: holds ${String(f.ids)} station ids; write one file per station and time scale (e.g. COPY … (PARTITION_BY (station_id))).`,
+      );
+    if (seen.has(id))
+      throw new BuildError(
+        'invalid_input',
+        `${name}: station "${id}" also has ${seen.get(id)}; write all of a station's ${scale} rows into one file.`,
+      );
     seen.set(id, name);
     const bytes = (await stat(name)).size;
     const { footer, hash } = await footerOf(name, bytes);
-    out.push({ station_id: id, path: [prefix, ...relative(stationsDir, name).split(sep)].join('/'), bytes, footer, footerHash: hash, first: String(f.first), last: String(f.last) });
+    out.push({
+      station_id: id,
+      path: [prefix, ...relative(stationsDir, name).split(sep)].join('/'),
+      bytes,
+      footer,
+      footerHash: hash,
+      first: String(f.first),
+      last: String(f.last),
+    });
   }
-  const orphan = await rows(con, `SELECT DISTINCT filename, station_id FROM ${src} WHERE station_id NOT IN (SELECT station_id FROM idx_stations) LIMIT 1`);
-  if (orphan.length) throw new BuildError('invalid_input', `${String(orphan[0]!.filename)}: station_id "${String(orphan[0]!.station_id)}" is not in stations.parquet.`);
+  const orphan = await rows(
+    con,
+    `SELECT DISTINCT filename, station_id FROM ${src} WHERE station_id NOT IN (SELECT station_id FROM idx_stations) LIMIT 1`,
+  );
+  if (orphan.length)
+    throw new BuildError(
+      'invalid_input',
+      `${String(orphan[0]!.filename)}: station_id "${String(orphan[0]!.station_id)}" is not in stations.parquet.`,
+    );
   const { offGrid } = periodSql(scale);
-  const bad = await rows(con, `SELECT filename, file_row_number + 1 AS row, CAST(time AS VARCHAR) AS t FROM ${src}
-    WHERE time IS NULL OR ${offGrid} OR year(time) NOT BETWEEN ${STATION_YEARS.first} AND ${STATION_YEARS.last} LIMIT 1`);
+  const bad = await rows(
+    con,
+    `SELECT filename, file_row_number + 1 AS row, CAST(time AS VARCHAR) AS t FROM ${src}
+    WHERE time IS NULL OR ${offGrid} OR year(time) NOT BETWEEN ${STATION_YEARS.first} AND ${STATION_YEARS.last} LIMIT 1`,
+  );
   if (bad.length) {
     const b = bad[0]!;
-    throw new BuildError('invalid_input', `${String(b.filename)}: row ${String(b.row)}, column "time": "${String(b.t)}" is empty, off the ${scale} grid (hours on the hour, months on day 1) or outside the years ${STATION_YEARS.first}–${STATION_YEARS.last}.`);
+    throw new BuildError(
+      'invalid_input',
+      `${String(b.filename)}: row ${String(b.row)}, column "time": "${String(b.t)}" is empty, off the ${scale} grid (hours on the hour, months on day 1) or outside the years ${STATION_YEARS.first}–${STATION_YEARS.last}.`,
+    );
   }
-  const unsorted = await rows(con, `SELECT filename, row, t FROM (SELECT filename, file_row_number + 1 AS row, CAST(time AS VARCHAR) AS t, time,
-      lag(time) OVER (PARTITION BY filename ORDER BY file_row_number) AS prev FROM ${src}) WHERE prev >= time ORDER BY filename, row LIMIT 1`);
+  const unsorted = await rows(
+    con,
+    `SELECT filename, row, t FROM (SELECT filename, file_row_number + 1 AS row, CAST(time AS VARCHAR) AS t, time,
+      lag(time) OVER (PARTITION BY filename ORDER BY file_row_number) AS prev FROM ${src}) WHERE prev >= time ORDER BY filename, row LIMIT 1`,
+  );
   if (unsorted.length) {
     const u = unsorted[0]!;
-    throw new BuildError('invalid_input', `${String(u.filename)}: row ${String(u.row)}, column "time": "${String(u.t)}" is not after the row before it; sort each file by time, with one row per time.`);
+    throw new BuildError(
+      'invalid_input',
+      `${String(u.filename)}: row ${String(u.row)}, column "time": "${String(u.t)}" is not after the row before it; sort each file by time, with one row per time.`,
+    );
   }
   const types: string[] = [];
   // The files are decoded once into a table (DuckDB spills it past its memory limit), not once per type.
   const present = STATION_TYPES[scale].filter((t) => colType.has(t));
-  await con.run(`CREATE OR REPLACE TEMP TABLE idx_data AS SELECT station_id, ${periodSql(scale).ordinal} AS o${present.map((t) => `, ${ident(t)}`).join('')} FROM ${src}`);
+  await con.run(
+    `CREATE OR REPLACE TEMP TABLE idx_data AS SELECT station_id, ${periodSql(scale).ordinal} AS o${present.map((t) => `, ${ident(t)}`).join('')} FROM ${src}`,
+  );
   for (const t of present) {
     // Gaps and islands: consecutive periods share (ordinal − row number).
     await con.run(`INSERT INTO idx_runs SELECT '${scale}', station_id, ${lit(t)}, min(o), max(o)
@@ -248,7 +359,10 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
   try {
     await stat(stationsFile);
   } catch {
-    throw new BuildError('invalid_input', `${stationsFile} is missing; a station archive has stations.parquet (station_id, name, lat, lon, elevation) and one folder per time scale (docs/data.md).`);
+    throw new BuildError(
+      'invalid_input',
+      `${stationsFile} is missing; a station archive has stations.parquet (station_id, name, lat, lon, elevation) and one folder per time scale (docs/data.md).`,
+    );
   }
   const temp = await mkdtemp(join(tmpdir(), 'climate-query-index-'));
   const duck = await openBuildDuckDB(temp);
@@ -261,7 +375,9 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
     const dataTypes: StationsSection['dataTypes'] = {};
     for (const scale of STATION_TIME_SCALES) {
       const files = await parquetFiles(join(stationsDir, scale));
-      await con.run(`CREATE TEMP TABLE idx_files_${scale} (station_id VARCHAR, path VARCHAR, bytes BIGINT, footer INTEGER, footer_hash VARCHAR, first VARCHAR, last VARCHAR)`);
+      await con.run(
+        `CREATE TEMP TABLE idx_files_${scale} (station_id VARCHAR, path VARCHAR, bytes BIGINT, footer INTEGER, footer_hash VARCHAR, first VARCHAR, last VARCHAR)`,
+      );
       if (!files.length) continue;
       const checked = await checkScale(con, stationsDir, prefix, scale, files);
       dataTypes[scale] = checked.types;
@@ -279,15 +395,19 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
       app.flushSync();
       app.closeSync();
     }
-    if (!Object.keys(dataTypes).length) throw new BuildError('invalid_input', `${stationsDir} has no ${orFolders()} folder with Parquet files.`);
+    if (!Object.keys(dataTypes).length)
+      throw new BuildError('invalid_input', `${stationsDir} has no ${orFolders()} folder with Parquet files.`);
 
     // Coverage lines, one per station and scale, streamed in id order; their offsets go back into DuckDB.
     await con.run(`CREATE TEMP TABLE idx_cov (station_id VARCHAR, scale VARCHAR, off BIGINT, len INTEGER)`);
     const offsets = await con.createAppender('idx_cov');
     const out = createWriteStream(tmpCoverage);
     let offset = 0;
-    const files = STATION_TIME_SCALES.map((s) => `SELECT station_id, '${s}' AS scale, footer_hash FROM idx_files_${s}`).join(' UNION ALL ');
-    const result = await con.stream(`SELECT f.station_id, f.scale, f.footer_hash, r.type, r.runs FROM (${files}) f LEFT JOIN
+    const files = STATION_TIME_SCALES.map(
+      (s) => `SELECT station_id, '${s}' AS scale, footer_hash FROM idx_files_${s}`,
+    ).join(' UNION ALL ');
+    const result =
+      await con.stream(`SELECT f.station_id, f.scale, f.footer_hash, r.type, r.runs FROM (${files}) f LEFT JOIN
         (SELECT station_id, scale, type, CAST(to_json(list([a, b] ORDER BY a)) AS VARCHAR) AS runs FROM idx_runs GROUP BY ALL) r USING (station_id, scale)
       ORDER BY f.scale, f.station_id, r.type`);
     // By scale, then id: the lines one query needs (one scale, nearby ids) are often adjacent and read together.
@@ -307,7 +427,9 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
       if (!out.write(line)) await once(out, 'drain');
     };
     for await (const chunk of result.yieldRowsJs()) {
-      for (const [id, scale, footer, type, runs] of chunk as Array<[string, StationTimeScale, string, string | null, string | null]>) {
+      for (const [id, scale, footer, type, runs] of chunk as Array<
+        [string, StationTimeScale, string, string | null, string | null]
+      >) {
         if (!current || current.id !== id || current.scale !== scale) {
           await flush();
           current = { id, scale, footer, byType: new Map() };
@@ -322,9 +444,13 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
     offsets.closeSync();
 
     const scaleCols = STATION_TIME_SCALES.map(
-      (s) => `${s}.path AS ${s}_path, ${s}.bytes AS ${s}_bytes, ${s}.footer AS ${s}_footer, ${s}.footer_hash AS ${s}_footer_hash, ${s}.first AS ${s}_first, ${s}.last AS ${s}_last, c_${s}.off AS ${s}_coverage_offset, c_${s}.len AS ${s}_coverage_length`,
+      (s) =>
+        `${s}.path AS ${s}_path, ${s}.bytes AS ${s}_bytes, ${s}.footer AS ${s}_footer, ${s}.footer_hash AS ${s}_footer_hash, ${s}.first AS ${s}_first, ${s}.last AS ${s}_last, c_${s}.off AS ${s}_coverage_offset, c_${s}.len AS ${s}_coverage_length`,
     ).join(',\n');
-    const joins = STATION_TIME_SCALES.map((s) => `LEFT JOIN idx_files_${s} ${s} USING (station_id) LEFT JOIN (SELECT * FROM idx_cov WHERE scale = '${s}') c_${s} USING (station_id)`).join('\n');
+    const joins = STATION_TIME_SCALES.map(
+      (s) =>
+        `LEFT JOIN idx_files_${s} ${s} USING (station_id) LEFT JOIN (SELECT * FROM idx_cov WHERE scale = '${s}') c_${s} USING (station_id)`,
+    ).join('\n');
     await con.run(`COPY (SELECT st.station_id, st.name, st.lat, st.lon, st.elevation,
         ${scaleCols}
       FROM idx_stations st ${joins} ORDER BY st.station_id)
@@ -334,7 +460,15 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
     await rename(tmpIndex, join(stationsDir, 'index.parquet'));
     const indexBytes = (await stat(join(stationsDir, 'index.parquet'))).size;
     const coverageBytes = (await stat(join(stationsDir, 'coverage.jsonl'))).size;
-    return { layout: STATION_LAYOUT, index: `${prefix}/index.parquet`, indexBytes, coverage: `${prefix}/coverage.jsonl`, coverageBytes, count, dataTypes };
+    return {
+      layout: STATION_LAYOUT,
+      index: `${prefix}/index.parquet`,
+      indexBytes,
+      coverage: `${prefix}/coverage.jsonl`,
+      coverageBytes,
+      count,
+      dataTypes,
+    };
   } finally {
     duck.close();
     await rm(tmpIndex, { force: true });
@@ -348,7 +482,11 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
  * zone its times are in: `utcOffset` when stated ("+03:00"), else the one the catalog already names,
  * else the contract's SAST.
  */
-export async function indexStations(datasetDir: string, name = 'dataset', utcOffset?: string): Promise<StationsSection> {
+export async function indexStations(
+  datasetDir: string,
+  name = 'dataset',
+  utcOffset?: string,
+): Promise<StationsSection> {
   const indexed = await indexStationArchive(join(datasetDir, 'stations'), 'stations');
   let section = indexed;
   await updateCatalog(datasetDir, name, (c) => {

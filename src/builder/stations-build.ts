@@ -19,12 +19,26 @@ import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../co
 import type { StationsSection } from '../dataset/catalog.ts';
 import { plausibleBounds } from '../contract/station-bounds.ts';
 import { derivedDecimals, roundValueSql } from '../contract/station-type-info.ts';
-import { DAILY_MIN_HOURS, MONTHLY_MAX_MISSING_DAYS, deriveRulesInto, isComputedType, type DeriveRule } from '../contract/derive-rules.ts';
+import {
+  DAILY_MIN_HOURS,
+  MONTHLY_MAX_MISSING_DAYS,
+  deriveRulesInto,
+  isComputedType,
+  type DeriveRule,
+} from '../contract/derive-rules.ts';
 import { TIME_SCALES, stationScaleSpec } from '../contract/time-scales.ts';
 import { readCatalogOrEmpty, updateCatalog } from './catalog-writer.ts';
 import { parseUtcOffset, utcOffsetLabel } from '../contract/utc-offset.ts';
 import { buildTimeZone } from './time-zone.ts';
-import { BuildError, STATION_YEARS, ident, indexStationArchive, lit, openBuildDuckDB, periodSql } from './station-index-build.ts';
+import {
+  BuildError,
+  STATION_YEARS,
+  ident,
+  indexStationArchive,
+  lit,
+  openBuildDuckDB,
+  periodSql,
+} from './station-index-build.ts';
 import { BUILD_ID_KEY, newBuildId } from './build-id.ts';
 
 export { BuildError };
@@ -166,19 +180,30 @@ async function columnsOf(con: DuckDBConnection, relation: string): Promise<strin
 async function loadStations(con: DuckDBConnection, path: string): Promise<void> {
   const cols = await columnsOf(con, reader(path));
   for (const need of ['station_id', 'name', 'lat', 'lon']) {
-    if (!cols.includes(need)) throw new BuildError('invalid_input', `${path}: missing column "${need}"; a stations file has station_id, name, lat, lon and optionally elevation (m).`);
+    if (!cols.includes(need))
+      throw new BuildError(
+        'invalid_input',
+        `${path}: missing column "${need}"; a stations file has station_id, name, lat, lon and optionally elevation (m).`,
+      );
   }
   const extra = cols.filter((c) => !['station_id', 'name', 'lat', 'lon', 'elevation'].includes(c));
-  if (extra.length) throw new BuildError('invalid_input', `${path}: unknown column(s) ${extra.join(', ')}; a stations file has station_id, name, lat, lon, elevation.`);
+  if (extra.length)
+    throw new BuildError(
+      'invalid_input',
+      `${path}: unknown column(s) ${extra.join(', ')}; a stations file has station_id, name, lat, lon, elevation.`,
+    );
   const elev = cols.includes('elevation') ? 'elevation' : 'NULL';
   await con.run(`CREATE TEMP TABLE raw_stations AS SELECT row_number() OVER () AS __row, CAST(station_id AS VARCHAR) AS station_id, CAST(name AS VARCHAR) AS name,
     CAST(lat AS VARCHAR) AS lat_t, CAST(lon AS VARCHAR) AS lon_t, CAST(${elev} AS VARCHAR) AS elev_t FROM ${reader(path)}`);
-  const bad = await rows(con, `SELECT __row, station_id, lat_t, lon_t, elev_t,
+  const bad = await rows(
+    con,
+    `SELECT __row, station_id, lat_t, lon_t, elev_t,
       coalesce(TRY_CAST(lat_t AS DOUBLE) BETWEEN -90 AND 90, false) AS lat_ok, coalesce(TRY_CAST(lon_t AS DOUBLE) BETWEEN -180 AND 180, false) AS lon_ok
     FROM raw_stations
     WHERE station_id IS NULL OR trim(station_id) = '' OR TRY_CAST(lat_t AS DOUBLE) NOT BETWEEN -90 AND 90 OR TRY_CAST(lat_t AS DOUBLE) IS NULL
       OR TRY_CAST(lon_t AS DOUBLE) NOT BETWEEN -180 AND 180 OR TRY_CAST(lon_t AS DOUBLE) IS NULL
-      OR (elev_t IS NOT NULL AND trim(elev_t) <> '' AND TRY_CAST(elev_t AS DOUBLE) IS NULL) ORDER BY __row LIMIT 1`);
+      OR (elev_t IS NOT NULL AND trim(elev_t) <> '' AND TRY_CAST(elev_t AS DOUBLE) IS NULL) ORDER BY __row LIMIT 1`,
+  );
   if (bad.length) {
     const b = bad[0]!;
     // Say which check failed, in the file's own terms (data rows from 1; a CSV's line is row + 1).
@@ -191,16 +216,24 @@ async function loadStations(con: DuckDBConnection, path: string): Promise<void> 
           : !b.lon_ok
             ? `column "lon" holds "${String(b.lon_t ?? '')}", not a longitude (a number from -180 to 180)`
             : `column "elevation" holds "${String(b.elev_t)}", not a number (metres; leave it empty when unknown)`;
-    throw new BuildError('invalid_input', `${where}, ${what}. Fix the row, or remove the station if its position is not known.`);
+    throw new BuildError(
+      'invalid_input',
+      `${where}, ${what}. Fix the row, or remove the station if its position is not known.`,
+    );
   }
   const dup = await rows(con, `SELECT station_id FROM raw_stations GROUP BY 1 HAVING count(*) > 1 LIMIT 1`);
-  if (dup.length) throw new BuildError('invalid_input', `${path}: station_id "${String(dup[0]!.station_id)}" appears more than once.`);
+  if (dup.length)
+    throw new BuildError(
+      'invalid_input',
+      `${path}: station_id "${String(dup[0]!.station_id)}" appears more than once.`,
+    );
   await con.run(`CREATE TEMP TABLE stations AS SELECT station_id, name, CAST(lat_t AS DOUBLE) AS lat, CAST(lon_t AS DOUBLE) AS lon,
     CAST(NULLIF(trim(elev_t), '') AS DOUBLE) AS elevation FROM raw_stations ORDER BY station_id`);
 }
 
 /** Column types that are numbers by construction (Parquet inputs); CSV columns are text and are checked cell by cell. */
-const NUMERIC_TYPE = /^(DOUBLE|FLOAT|REAL|DECIMAL|INTEGER|BIGINT|SMALLINT|TINYINT|HUGEINT|UBIGINT|UINTEGER|USMALLINT|UTINYINT)/;
+const NUMERIC_TYPE =
+  /^(DOUBLE|FLOAT|REAL|DECIMAL|INTEGER|BIGINT|SMALLINT|TINYINT|HUGEINT|UBIGINT|UINTEGER|USMALLINT|UTINYINT)/;
 
 /**
  * Rows per batch of stations for the statements whose memory DuckDB cannot
@@ -214,7 +247,10 @@ const BATCH_ROWS = 4_000_000;
 
 /** The table's station ids (those meeting `where`, a SQL condition) in batches of about {@link BATCH_ROWS} rows, as SQL IN lists. */
 async function stationBatches(con: DuckDBConnection, table: string, where = 'true'): Promise<string[]> {
-  const counts = await rows(con, `SELECT station_id, count(*) AS n FROM ${table} WHERE ${where} GROUP BY station_id ORDER BY station_id`);
+  const counts = await rows(
+    con,
+    `SELECT station_id, count(*) AS n FROM ${table} WHERE ${where} GROUP BY station_id ORDER BY station_id`,
+  );
   const batches: string[][] = [];
   let current: string[] = [];
   let n = 0;
@@ -233,7 +269,9 @@ async function stationBatches(con: DuckDBConnection, table: string, where = 'tru
 
 /** Creates the empty table of `scale`'s rows: the source file (its index in the inputs) and row, station, time, every type as DOUBLE. */
 async function createScaleTable(con: DuckDBConnection, scale: StationTimeScale, withSource = true): Promise<void> {
-  await con.run(`CREATE TEMP TABLE ${scale} (${withSource ? '__file INTEGER, __row BIGINT, ' : ''}station_id VARCHAR, time ${periodSql(scale).timeType}, ${STATION_TYPES[scale].map((t) => `${ident(t)} DOUBLE`).join(', ')})`);
+  await con.run(
+    `CREATE TEMP TABLE ${scale} (${withSource ? '__file INTEGER, __row BIGINT, ' : ''}station_id VARCHAR, time ${periodSql(scale).timeType}, ${STATION_TYPES[scale].map((t) => `${ident(t)} DOUBLE`).join(', ')})`,
+  );
 }
 
 /** The station ids of a table. */
@@ -254,18 +292,26 @@ async function loadObservations(
   const colType = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
   const cols = [...colType.keys()];
   for (const need of ['station_id', 'time']) {
-    if (!cols.includes(need)) throw new BuildError('invalid_input', `${path}: missing column "${need}"; an observation file has station_id, time and ${scale} data-type columns.`);
+    if (!cols.includes(need))
+      throw new BuildError(
+        'invalid_input',
+        `${path}: missing column "${need}"; an observation file has station_id, time and ${scale} data-type columns.`,
+      );
   }
   const types = STATION_TYPES[scale];
   const unknown = cols.filter((c) => c !== 'station_id' && c !== 'time' && !types.includes(c));
   if (unknown.length) {
-    throw new BuildError('invalid_input', `${path}: column(s) ${unknown.map((u) => `"${u}"`).join(', ')} are not ${scale} data types. Valid: ${types.join(', ')}.`);
+    throw new BuildError(
+      'invalid_input',
+      `${path}: column(s) ${unknown.map((u) => `"${u}"`).join(', ')} are not ${scale} data types. Valid: ${types.join(', ')}.`,
+    );
   }
   const present = types.filter((t) => cols.includes(t));
   const raw = `raw_${scale}`;
   // Row numbers as the file has them (data rows from 1; a CSV's line is row + 1).
   await con.run(`CREATE TEMP TABLE ${raw} AS SELECT row_number() OVER () AS __row, * FROM ${reader(path)}`);
-  const at = (r: Record<string, unknown>, column: string) => `${path}: row ${String(r.__row)} (station "${String(r.station_id)}"), column "${column}"`;
+  const at = (r: Record<string, unknown>, column: string) =>
+    `${path}: row ${String(r.__row)} (station "${String(r.station_id)}"), column "${column}"`;
 
   // Monthly times may be written yyyy-mm; daily and monthly are dates.
   const timeText = `trim(CAST(time AS VARCHAR))`;
@@ -289,33 +335,66 @@ async function loadObservations(
         ? hourlyExpr
         : `TRY_CAST(${timeText} AS ${periodSql(scale).timeType})`;
   const want = stationScaleSpec(scale).fileTime;
-  const badTime = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE time IS NULL OR ${timeExpr} IS NULL ORDER BY __row LIMIT 1`);
-  if (badTime.length) throw new BuildError('invalid_input', `${at(badTime[0]!, 'time')}: "${String(badTime[0]!.t)}" is not a ${scale} time (${want}).`);
-  const zoned = calendar === 'hour' ? Number((await rows(con, `SELECT count(*) AS n FROM ${raw} WHERE ${zonedRow}`))[0]!.n) : 0;
+  const badTime = await rows(
+    con,
+    `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE time IS NULL OR ${timeExpr} IS NULL ORDER BY __row LIMIT 1`,
+  );
+  if (badTime.length)
+    throw new BuildError(
+      'invalid_input',
+      `${at(badTime[0]!, 'time')}: "${String(badTime[0]!.t)}" is not a ${scale} time (${want}).`,
+    );
+  const zoned =
+    calendar === 'hour' ? Number((await rows(con, `SELECT count(*) AS n FROM ${raw} WHERE ${zonedRow}`))[0]!.n) : 0;
   if (calendar !== 'hour') {
     // A day is a date of the dataset's local standard time; a zone on it has no one meaning.
-    const withZone = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE ${zonedRow} ORDER BY __row LIMIT 1`);
+    const withZone = await rows(
+      con,
+      `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE ${zonedRow} ORDER BY __row LIMIT 1`,
+    );
     if (withZone.length) {
-      throw new BuildError('invalid_input', `${at(withZone[0]!, 'time')}: "${String(withZone[0]!.t)}" carries a time zone; ${scale} times are dates of the dataset's local standard time (${utcOffsetLabel(zone)}). Write the date alone.`);
+      throw new BuildError(
+        'invalid_input',
+        `${at(withZone[0]!, 'time')}: "${String(withZone[0]!.t)}" carries a time zone; ${scale} times are dates of the dataset's local standard time (${utcOffsetLabel(zone)}). Write the date alone.`,
+      );
     }
   }
   if (calendar !== 'hour') {
     // One rule (docs/data.md): a day or month is its date; a time of day other than midnight is refused, never cut off.
-    const withTime = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw}
-      WHERE CAST(TRY_CAST(${timeText} AS TIMESTAMP) AS TIME) <> TIME '00:00:00' ORDER BY __row LIMIT 1`);
+    const withTime = await rows(
+      con,
+      `SELECT __row, station_id, ${timeText} AS t FROM ${raw}
+      WHERE CAST(TRY_CAST(${timeText} AS TIMESTAMP) AS TIME) <> TIME '00:00:00' ORDER BY __row LIMIT 1`,
+    );
     if (withTime.length) {
-      throw new BuildError('invalid_input', `${at(withTime[0]!, 'time')}: "${String(withTime[0]!.t)}" has a time of day; ${scale} times are dates (${want}), the day running from 00:00 to 24:00 local standard time. Aggregate sub-daily readings into an hourly file instead.`);
+      throw new BuildError(
+        'invalid_input',
+        `${at(withTime[0]!, 'time')}: "${String(withTime[0]!.t)}" has a time of day; ${scale} times are dates (${want}), the day running from 00:00 to 24:00 local standard time. Aggregate sub-daily readings into an hourly file instead.`,
+      );
     }
   }
-  const outOfYears = await rows(con, `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE year(${timeExpr}) NOT BETWEEN ${STATION_YEARS.first} AND ${STATION_YEARS.last} ORDER BY __row LIMIT 1`);
+  const outOfYears = await rows(
+    con,
+    `SELECT __row, station_id, ${timeText} AS t FROM ${raw} WHERE year(${timeExpr}) NOT BETWEEN ${STATION_YEARS.first} AND ${STATION_YEARS.last} ORDER BY __row LIMIT 1`,
+  );
   if (outOfYears.length) {
-    throw new BuildError('invalid_input', `${at(outOfYears[0]!, 'time')}: "${String(outOfYears[0]!.t)}" is outside the years ${STATION_YEARS.first}–${STATION_YEARS.last} that queries accept.`);
+    throw new BuildError(
+      'invalid_input',
+      `${at(outOfYears[0]!, 'time')}: "${String(outOfYears[0]!.t)}" is outside the years ${STATION_YEARS.first}–${STATION_YEARS.last} that queries accept.`,
+    );
   }
   for (const t of present) {
     // Numeric Parquet columns are numbers by construction; text columns (CSV) are checked cell by cell.
     if (NUMERIC_TYPE.test(colType.get(t) ?? '')) continue;
-    const nan = await rows(con, `SELECT __row, station_id, ${ident(t)} AS v FROM ${raw} WHERE ${ident(t)} IS NOT NULL AND trim(${ident(t)}) <> '' AND TRY_CAST(${ident(t)} AS DOUBLE) IS NULL ORDER BY __row LIMIT 1`);
-    if (nan.length) throw new BuildError('invalid_input', `${at(nan[0]!, t)}: holds "${String(nan[0]!.v)}", which is not a number. Leave a cell empty for a missing value.`);
+    const nan = await rows(
+      con,
+      `SELECT __row, station_id, ${ident(t)} AS v FROM ${raw} WHERE ${ident(t)} IS NOT NULL AND trim(${ident(t)}) <> '' AND TRY_CAST(${ident(t)} AS DOUBLE) IS NULL ORDER BY __row LIMIT 1`,
+    );
+    if (nan.length)
+      throw new BuildError(
+        'invalid_input',
+        `${at(nan[0]!, t)}: holds "${String(nan[0]!.v)}", which is not a number. Leave a cell empty for a missing value.`,
+      );
   }
   // Numeric columns are cast directly (exact); only text columns go through trim and '' → null.
   const valueCols = types.map((t) =>
@@ -326,11 +405,20 @@ async function loadObservations(
         : `CAST(NULLIF(trim(CAST(${ident(t)} AS VARCHAR)), '') AS DOUBLE) AS ${ident(t)}`,
   );
   const { offGrid } = periodSql(scale);
-  const off = await rows(con, `SELECT __row, station_id, CAST(time AS VARCHAR) AS t FROM (SELECT __row, station_id, ${timeExpr} AS time FROM ${raw}) WHERE ${offGrid} ORDER BY __row LIMIT 1`);
+  const off = await rows(
+    con,
+    `SELECT __row, station_id, CAST(time AS VARCHAR) AS t FROM (SELECT __row, station_id, ${timeExpr} AS time FROM ${raw}) WHERE ${offGrid} ORDER BY __row LIMIT 1`,
+  );
   if (off.length) {
     // Real networks report at other minutes (NOAA ISD at hh:51); which hour such a reading belongs to is the data owner's call.
-    const fix = calendar === 'hour' ? ' Make readings at other minutes hourly first (average them per hour, or keep the one nearest the hour): the build never moves a reading to another hour. docs/data.md shows one way with DuckDB.' : '';
-    throw new BuildError('invalid_input', `${at(off[0]!, 'time')}: "${String(off[0]!.t)}" is not on the ${scale} grid (hours on the hour; months on day 1).${fix}`);
+    const fix =
+      calendar === 'hour'
+        ? ' Make readings at other minutes hourly first (average them per hour, or keep the one nearest the hour): the build never moves a reading to another hour. docs/data.md shows one way with DuckDB.'
+        : '';
+    throw new BuildError(
+      'invalid_input',
+      `${at(off[0]!, 'time')}: "${String(off[0]!.t)}" is not on the ${scale} grid (hours on the hour; months on day 1).${fix}`,
+    );
   }
   // Values no instrument can read (humidity 150 %, rain −5 mm): refused, or kept and counted when asked.
   const flagged: ScaleReport['flagged'] = [];
@@ -338,22 +426,40 @@ async function loadObservations(
   for (const t of present) {
     const [lo, hi] = plausibleBounds(scale, t);
     const v = `TRY_CAST(${ident(t)} AS DOUBLE)`;
-    const outside = [lo === null ? null : `${v} < ${lo}`, hi === null ? null : `${v} > ${hi}`].filter(Boolean).join(' OR ');
+    const outside = [lo === null ? null : `${v} < ${lo}`, hi === null ? null : `${v} > ${hi}`]
+      .filter(Boolean)
+      .join(' OR ');
     if (!outside) continue;
-    const bad = await rows(con, `SELECT __row, station_id, ${v} AS v, count(*) OVER () AS n FROM ${raw} WHERE ${outside} ORDER BY __row LIMIT 1`);
+    const bad = await rows(
+      con,
+      `SELECT __row, station_id, ${v} AS v, count(*) OVER () AS n FROM ${raw} WHERE ${outside} ORDER BY __row LIMIT 1`,
+    );
     if (!bad.length) continue;
     const range = `${lo ?? '−∞'} to ${hi ?? '∞'}`;
     const first = `${at(bad[0]!, t)}: ${String(bad[0]!.v)} is outside ${range}`;
-    if (!firstBad || Number(bad[0]!.__row) < firstBad.row) firstBad = { row: Number(bad[0]!.__row), message: `${first}, the physical bounds of ${t}` };
+    if (!firstBad || Number(bad[0]!.__row) < firstBad.row)
+      firstBad = { row: Number(bad[0]!.__row), message: `${first}, the physical bounds of ${t}` };
     flagged.push({ column: t, values: Number(bad[0]!.n), first });
   }
   // The first in file order, whichever column it is in.
   if (firstBad && !keepImplausible) {
-    throw new BuildError('invalid_input', `${firstBad.message} (docs/data.md, "Plausible values"). Correct or empty the cell; or pass --keep-implausible to keep such values and count them in the report.`);
+    throw new BuildError(
+      'invalid_input',
+      `${firstBad.message} (docs/data.md, "Plausible values"). Correct or empty the cell; or pass --keep-implausible to keep such values and count them in the report.`,
+    );
   }
-  const orphan = await rows(con, `SELECT __row, station_id FROM ${raw} WHERE CAST(station_id AS VARCHAR) NOT IN (SELECT station_id FROM stations) OR station_id IS NULL ORDER BY __row LIMIT 1`);
-  if (orphan.length) throw new BuildError('invalid_input', `${at(orphan[0]!, 'station_id')}: station_id "${String(orphan[0]!.station_id)}" is not in the stations file.`);
-  await con.run(`INSERT INTO ${scale} SELECT ${fileIndex}, __row, CAST(station_id AS VARCHAR) AS station_id, ${timeExpr} AS time, ${valueCols.join(', ')} FROM ${raw}`);
+  const orphan = await rows(
+    con,
+    `SELECT __row, station_id FROM ${raw} WHERE CAST(station_id AS VARCHAR) NOT IN (SELECT station_id FROM stations) OR station_id IS NULL ORDER BY __row LIMIT 1`,
+  );
+  if (orphan.length)
+    throw new BuildError(
+      'invalid_input',
+      `${at(orphan[0]!, 'station_id')}: station_id "${String(orphan[0]!.station_id)}" is not in the stations file.`,
+    );
+  await con.run(
+    `INSERT INTO ${scale} SELECT ${fileIndex}, __row, CAST(station_id AS VARCHAR) AS station_id, ${timeExpr} AS time, ${valueCols.join(', ')} FROM ${raw}`,
+  );
   await con.run(`DROP TABLE ${raw}`);
   return { flagged, zoned };
 }
@@ -363,20 +469,33 @@ async function loadObservations(
  * scale's files, naming both rows' files and row numbers. Per batch of
  * stations (bounded memory); the first duplicate in input order is reported.
  */
-async function checkDuplicates(con: DuckDBConnection, scale: StationTimeScale, files: readonly string[]): Promise<void> {
+async function checkDuplicates(
+  con: DuckDBConnection,
+  scale: StationTimeScale,
+  files: readonly string[],
+): Promise<void> {
   let dup: Record<string, unknown> | undefined;
   // One sortable key per row: file index, then row.
   const key = `(CAST(__file AS BIGINT) * 1000000000000 + __row)`;
   for (const batch of await stationBatches(con, scale)) {
-    const d = await rows(con, `SELECT station_id, CAST(time AS VARCHAR) AS t, list(${key} ORDER BY ${key}) AS k FROM ${scale}
-      WHERE station_id IN ${batch} GROUP BY station_id, time HAVING count(*) > 1 ORDER BY k[2] LIMIT 1`);
+    const d = await rows(
+      con,
+      `SELECT station_id, CAST(time AS VARCHAR) AS t, list(${key} ORDER BY ${key}) AS k FROM ${scale}
+      WHERE station_id IN ${batch} GROUP BY station_id, time HAVING count(*) > 1 ORDER BY k[2] LIMIT 1`,
+    );
     if (d.length && (!dup || Number((d[0]!.k as unknown[])[1]) < Number((dup.k as unknown[])[1]))) dup = d[0];
   }
   if (!dup) return;
-  const [a, b] = (dup.k as unknown[]).map((k) => ({ file: files[Math.floor(Number(k) / 1e12)]!, row: Number(k) % 1e12 }));
+  const [a, b] = (dup.k as unknown[]).map((k) => ({
+    file: files[Math.floor(Number(k) / 1e12)]!,
+    row: Number(k) % 1e12,
+  }));
   const id = String(dup.station_id);
   if (a!.file === b!.file) {
-    throw new BuildError('invalid_input', `${b!.file}: row ${b!.row} (station "${id}"), column "time": station "${id}" has two rows for time ${String(dup.t)} (rows ${a!.row} and ${b!.row}). Keep one.`);
+    throw new BuildError(
+      'invalid_input',
+      `${b!.file}: row ${b!.row} (station "${id}"), column "time": station "${id}" has two rows for time ${String(dup.t)} (rows ${a!.row} and ${b!.row}). Keep one.`,
+    );
   }
   throw new BuildError(
     'conflict',
@@ -408,15 +527,23 @@ const DERIVED_PERIOD: Partial<Record<string, { period: string; full: string; min
   // Days from hours.
   day: { period: `CAST(time AS DATE)`, full: '24', min: String(DAILY_MIN_HOURS) },
   // Months from days.
-  month: { period: `CAST(date_trunc('month', time) AS DATE)`, full: `day(last_day(min(time)))`, min: `day(last_day(min(time))) - ${MONTHLY_MAX_MISSING_DAYS}` },
+  month: {
+    period: `CAST(date_trunc('month', time) AS DATE)`,
+    full: `day(last_day(min(time)))`,
+    min: `day(last_day(min(time))) - ${MONTHLY_MAX_MISSING_DAYS}`,
+  },
 };
 
 function deriveSql(rules: DeriveRule[], from: StationTimeScale, to: StationTimeScale, stations: string): string {
   const p = DERIVED_PERIOD[TIME_SCALES[to].calendar];
-  if (!p) throw new Error(`Station scale ${to}: the build cannot derive periods of calendar "${TIME_SCALES[to].calendar}".`);
+  if (!p)
+    throw new Error(`Station scale ${to}: the build cannot derive periods of calendar "${TIME_SCALES[to].calendar}".`);
   const { period, full, min } = p;
   const circ = [...new Set(rules.filter((r) => r.agg === 'circmedian').map((r) => r.src))];
-  const cm = circ.map((c) => `(degrees(atan2(avg(sin(radians(${ident(c)}))), avg(cos(radians(${ident(c)}))))) + 360) % 360 AS ${ident(`cm__${c}`)}`);
+  const cm = circ.map(
+    (c) =>
+      `(degrees(atan2(avg(sin(radians(${ident(c)}))), avg(cos(radians(${ident(c)}))))) + 360) % 360 AS ${ident(`cm__${c}`)}`,
+  );
   const present = new Set(rules.map((r) => r.out));
   const missing = STATION_TYPES[to].filter((t) => !present.has(t) && !isComputedType(to, t));
   return `WITH src AS (SELECT *, ${period} AS p FROM ${from} WHERE station_id IN ${stations}),
@@ -431,7 +558,14 @@ function deriveSql(rules: DeriveRule[], from: StationTimeScale, to: StationTimeS
  * Creates `table` from `from` by `rules` for the stations meeting `where`, one batch of stations at a
  * time (bounded memory, see {@link BATCH_ROWS}); empty when no station does.
  */
-async function derive(con: DuckDBConnection, table: string, rules: DeriveRule[], from: StationTimeScale, to: StationTimeScale, where: string): Promise<void> {
+async function derive(
+  con: DuckDBConnection,
+  table: string,
+  rules: DeriveRule[],
+  from: StationTimeScale,
+  to: StationTimeScale,
+  where: string,
+): Promise<void> {
   const batches = await stationBatches(con, from, where);
   await con.run(`CREATE TEMP TABLE ${table} AS ${deriveSql(rules, from, to, batches[0] ?? '(NULL)')}`);
   for (const batch of batches.slice(1)) await con.run(`INSERT INTO ${table} ${deriveSql(rules, from, to, batch)}`);
@@ -482,20 +616,42 @@ async function readExisting(con: DuckDBConnection, outDir: string, replace: bool
   await con.run(`CREATE TEMP TABLE old_given (scale VARCHAR, station_id VARCHAR)`);
   const dir = join(outDir, 'stations');
   const index = join(dir, 'index.parquet');
-  const has = (p: string) => stat(p).then(() => true, () => false);
+  const has = (p: string) =>
+    stat(p).then(
+      () => true,
+      () => false,
+    );
   if (replace || !(await has(dir))) return [];
   if (!(await has(index))) {
     if (!(await readdir(dir)).some((f) => !f.startsWith('.'))) return [];
-    throw new BuildError('invalid_input', `${dir} holds a station archive without index.parquet, so this build cannot tell what to keep. Index it first (climate-query index ${outDir}), or pass --replace to drop it.`);
+    throw new BuildError(
+      'invalid_input',
+      `${dir} holds a station archive without index.parquet, so this build cannot tell what to keep. Index it first (climate-query index ${outDir}), or pass --replace to drop it.`,
+    );
   }
   await con.run(`CREATE TEMP TABLE old_index AS SELECT * FROM read_parquet(${lit(index)})`);
   await con.run(`INSERT INTO stations SELECT CAST(station_id AS VARCHAR), CAST(name AS VARCHAR), CAST(lat AS DOUBLE), CAST(lon AS DOUBLE), CAST(elevation AS DOUBLE)
     FROM old_index WHERE station_id NOT IN (SELECT station_id FROM stations)`);
-  const listed = await rows(con, STATION_TIME_SCALES.map((sc) => `SELECT '${sc}' AS scale, station_id, ${sc}_path AS path FROM old_index WHERE ${sc}_path IS NOT NULL`).join(' UNION ALL '));
-  const out: ExistingSeries[] = listed.map((r) => ({ scale: r.scale as StationTimeScale, id: String(r.station_id), file: join(outDir, ...String(r.path).split('/')), source: 'given' }));
+  const listed = await rows(
+    con,
+    STATION_TIME_SCALES.map(
+      (sc) => `SELECT '${sc}' AS scale, station_id, ${sc}_path AS path FROM old_index WHERE ${sc}_path IS NOT NULL`,
+    ).join(' UNION ALL '),
+  );
+  const out: ExistingSeries[] = listed.map((r) => ({
+    scale: r.scale as StationTimeScale,
+    id: String(r.station_id),
+    file: join(outDir, ...String(r.path).split('/')),
+    source: 'given',
+  }));
   if (out.length) {
     const derived = new Set(
-      (await rows(con, `SELECT file_name FROM parquet_kv_metadata([${out.map((e) => lit(e.file)).join(', ')}]) WHERE decode(key) = ${lit(SOURCE_KEY)} AND decode(value) = 'derived'`)).map((r) => String(r.file_name)),
+      (
+        await rows(
+          con,
+          `SELECT file_name FROM parquet_kv_metadata([${out.map((e) => lit(e.file)).join(', ')}]) WHERE decode(key) = ${lit(SOURCE_KEY)} AND decode(value) = 'derived'`,
+        )
+      ).map((r) => String(r.file_name)),
     );
     for (const e of out) if (derived.has(e.file)) e.source = 'derived';
     const given = out.filter((e) => e.source === 'given');
@@ -517,14 +673,24 @@ async function readExisting(con: DuckDBConnection, outDir: string, replace: bool
  * Writes the archive into `dir`: stations.parquet, one file per station and scale of this build's
  * tables (marked given or derived), and a copy of each `kept` file of the dataset's archive.
  */
-async function writeArchive(con: DuckDBConnection, dir: string, have: ReadonlySet<StationTimeScale>, derived: Record<StationTimeScale, Set<string>>, kept: ExistingSeries[]): Promise<void> {
-  await con.run(`COPY (SELECT station_id, name, lat, lon, elevation FROM stations ORDER BY station_id) TO ${lit(join(dir, 'stations.parquet'))} (FORMAT parquet, COMPRESSION zstd)`);
+async function writeArchive(
+  con: DuckDBConnection,
+  dir: string,
+  have: ReadonlySet<StationTimeScale>,
+  derived: Record<StationTimeScale, Set<string>>,
+  kept: ExistingSeries[],
+): Promise<void> {
+  await con.run(
+    `COPY (SELECT station_id, name, lat, lon, elevation FROM stations ORDER BY station_id) TO ${lit(join(dir, 'stations.parquet'))} (FORMAT parquet, COMPRESSION zstd)`,
+  );
   const buildId = newBuildId();
   for (const scale of STATION_TIME_SCALES) {
     if (!have.has(scale)) continue;
     const cols = STATION_TYPES[scale].map(ident).join(', ');
     // Sorted once, so each station's COPY below reads only its own row groups (zone maps).
-    await con.run(`CREATE TEMP TABLE sorted_${scale} AS SELECT station_id, time, ${cols} FROM ${scale} ORDER BY station_id, time`);
+    await con.run(
+      `CREATE TEMP TABLE sorted_${scale} AS SELECT station_id, time, ${cols} FROM ${scale} ORDER BY station_id, time`,
+    );
     await con.run(`DROP TABLE ${scale}`);
     // One COPY per station rather than PARTITION_BY: exactly one sorted file per station whatever
     // the number of stations (a partitioned write may split a partition when it has too many open),
@@ -534,7 +700,10 @@ async function writeArchive(con: DuckDBConnection, dir: string, have: ReadonlySe
     // (daily files have 42 type columns; measured on the 2,000-station network archive, 25 years:
     // 10 KB footers with every column, the data of a year being 15 KB).
     const types = STATION_TYPES[scale];
-    const counts = await rows(con, `SELECT station_id, ${types.map((t, i) => `count(${ident(t)}) AS c${i}`).join(', ')} FROM sorted_${scale} GROUP BY station_id ORDER BY station_id`);
+    const counts = await rows(
+      con,
+      `SELECT station_id, ${types.map((t, i) => `count(${ident(t)}) AS c${i}`).join(', ')} FROM sorted_${scale} GROUP BY station_id ORDER BY station_id`,
+    );
     for (const c of counts) {
       const id = String(c.station_id);
       const cols = types.filter((_, i) => Number(c[`c${i}`]) > 0).map(ident);
@@ -562,7 +731,12 @@ async function writeArchive(con: DuckDBConnection, dir: string, have: ReadonlySe
  * section 1b). Throws {@link BuildError} on bad input; the dataset's
  * previous station archive, if any, is then left as it was.
  */
-export async function buildStations(inputs: StationInputs, outDir: string, name = 'dataset', options: StationBuildOptions = {}): Promise<StationsSection> {
+export async function buildStations(
+  inputs: StationInputs,
+  outDir: string,
+  name = 'dataset',
+  options: StationBuildOptions = {},
+): Promise<StationsSection> {
   return (await buildStationsWithReport(inputs, outDir, name, options)).section;
 }
 
@@ -575,7 +749,10 @@ export async function buildStationsWithReport(
 ): Promise<{ section: StationsSection; report: StationBuildReport }> {
   const t0 = Date.now();
   if (STATION_TIME_SCALES.every((scale) => filesOf(inputs, scale).length === 0)) {
-    throw new BuildError('invalid_input', `Give at least one observation file (${orList(STATION_TIME_SCALES)}) with the stations file.`);
+    throw new BuildError(
+      'invalid_input',
+      `Give at least one observation file (${orList(STATION_TIME_SCALES)}) with the stations file.`,
+    );
   }
   const temp = await mkdtemp(join(tmpdir(), 'climate-query-build-'));
   const duck = await openBuildDuckDB(temp);
@@ -586,7 +763,11 @@ export async function buildStationsWithReport(
     await loadStations(con, inputs.stations);
     const inStationsFile = Number((await rows(con, `SELECT count(*) AS n FROM stations`))[0]!.n);
     const before = await readCatalogOrEmpty(outDir, name);
-    const zone = buildTimeZone(options.timeZone, before.stations ? (before.stations.utcOffset ?? '+02:00') : null, options.replace ?? false);
+    const zone = buildTimeZone(
+      options.timeZone,
+      before.stations ? (before.stations.utcOffset ?? '+02:00') : null,
+      options.replace ?? false,
+    );
     const existing = await readExisting(con, outDir, options.replace ?? false);
     const fileRows: Partial<Record<StationTimeScale, ScaleReport['files']>> = {};
     const flaggedBy: Partial<Record<StationTimeScale, ScaleReport['flagged']>> = {};
@@ -595,7 +776,8 @@ export async function buildStationsWithReport(
       const files = filesOf(inputs, scale);
       if (!files.length) continue;
       const twice = files.find((f, i) => files.indexOf(f) !== i);
-      if (twice !== undefined) throw new BuildError('invalid_input', `${twice}: given twice as a ${scale} file; give each file once.`);
+      if (twice !== undefined)
+        throw new BuildError('invalid_input', `${twice}: given twice as a ${scale} file; give each file once.`);
       await createScaleTable(con, scale);
       const flagged: ScaleReport['flagged'] = [];
       const zoned: number[] = [];
@@ -606,13 +788,22 @@ export async function buildStationsWithReport(
       }
       flaggedBy[scale] = flagged;
       await checkDuplicates(con, scale, files);
-      const perFile = new Map((await rows(con, `SELECT __file, count(*) AS n FROM ${scale} GROUP BY 1`)).map((r) => [Number(r.__file), Number(r.n)]));
+      const perFile = new Map(
+        (await rows(con, `SELECT __file, count(*) AS n FROM ${scale} GROUP BY 1`)).map((r) => [
+          Number(r.__file),
+          Number(r.n),
+        ]),
+      );
       fileRows[scale] = files.map((path, i) => ({ path, rows: perFile.get(i) ?? 0, zoned: zoned[i] ?? 0 }));
       await con.run(`ALTER TABLE ${scale} DROP COLUMN __file`);
       await con.run(`ALTER TABLE ${scale} DROP COLUMN __row`);
       have.add(scale);
     }
-    const given = Object.fromEntries(await Promise.all(STATION_TIME_SCALES.map(async (sc) => [sc, have.has(sc) ? await idsOf(con, sc) : new Set<string>()]))) as Record<StationTimeScale, Set<string>>;
+    const given = Object.fromEntries(
+      await Promise.all(
+        STATION_TIME_SCALES.map(async (sc) => [sc, have.has(sc) ? await idsOf(con, sc) : new Set<string>()]),
+      ),
+    ) as Record<StationTimeScale, Set<string>>;
     // Daily from hourly for every station with hourly rows, monthly from daily for every station with
     // daily rows (given or derived), except where the station's own series of that scale is given:
     // the given rows win for that station (docs/data.md, "Given and derived"), and so does a given
@@ -622,8 +813,14 @@ export async function buildStationsWithReport(
       const from = stationScaleSpec(to).derivedFrom as StationTimeScale | null;
       if (from === null || !have.has(from)) continue;
       if (!have.has(to)) await createScaleTable(con, to, false);
-      await derive(con, `${to}_derived`, deriveRulesInto(to), from, to,
-        `station_id NOT IN (SELECT DISTINCT station_id FROM ${to}) AND station_id NOT IN (SELECT station_id FROM old_given WHERE scale = '${to}')`);
+      await derive(
+        con,
+        `${to}_derived`,
+        deriveRulesInto(to),
+        from,
+        to,
+        `station_id NOT IN (SELECT DISTINCT station_id FROM ${to}) AND station_id NOT IN (SELECT station_id FROM old_given WHERE scale = '${to}')`,
+      );
       if (STATION_TYPES[to].some((t) => isComputedType(to, t))) {
         // et0, the one computed type (FAO-56 over the derived daily values): its own SQL.
         const order = STATION_TYPES[to].map((t) => (t === 'et0' ? 'e.et0' : `d.${ident(t)}`));
@@ -635,8 +832,14 @@ export async function buildStationsWithReport(
       await con.run(`DROP TABLE ${to}_derived`);
       have.add(to);
     }
-    const built = Object.fromEntries(await Promise.all(STATION_TIME_SCALES.map(async (sc) => [sc, have.has(sc) ? await idsOf(con, sc) : new Set<string>()]))) as Record<StationTimeScale, Set<string>>;
-    const derived = Object.fromEntries(STATION_TIME_SCALES.map((sc) => [sc, new Set([...built[sc]].filter((id) => !given[sc].has(id)))])) as Record<StationTimeScale, Set<string>>;
+    const built = Object.fromEntries(
+      await Promise.all(
+        STATION_TIME_SCALES.map(async (sc) => [sc, have.has(sc) ? await idsOf(con, sc) : new Set<string>()]),
+      ),
+    ) as Record<StationTimeScale, Set<string>>;
+    const derived = Object.fromEntries(
+      STATION_TIME_SCALES.map((sc) => [sc, new Set([...built[sc]].filter((id) => !given[sc].has(id)))]),
+    ) as Record<StationTimeScale, Set<string>>;
     // Additive: every series of the dataset this build does not replace stays.
     const kept = existing.filter((e) => !built[e.scale].has(e.id));
     const scales: StationBuildReport['scales'] = {};
@@ -645,12 +848,20 @@ export async function buildStationsWithReport(
       const keptHere = kept.filter((e) => e.scale === sc).length;
       if (!have.has(sc) && !keptHere) continue;
       const span = have.has(sc)
-        ? (await rows(con, `SELECT count(*) AS n, strftime(min(time), '${periodSql(sc).keyFormat}') AS first, strftime(max(time), '${periodSql(sc).keyFormat}') AS last FROM ${sc}`))[0]!
+        ? (
+            await rows(
+              con,
+              `SELECT count(*) AS n, strftime(min(time), '${periodSql(sc).keyFormat}') AS first, strftime(max(time), '${periodSql(sc).keyFormat}') AS last FROM ${sc}`,
+            )
+          )[0]!
         : { n: 0, first: null, last: null };
       // Stations this build had the finer series of, whose own series of this scale (given) was used instead.
       const finer = stationScaleSpec(sc).derivedFrom as StationTimeScale | null;
       const couldDerive = finer && have.has(finer) ? await idsOf(con, finer) : new Set<string>();
-      const givenHere = new Set([...given[sc], ...oldGiven.filter((r) => r.scale === sc).map((r) => String(r.station_id))]);
+      const givenHere = new Set([
+        ...given[sc],
+        ...oldGiven.filter((r) => r.scale === sc).map((r) => String(r.station_id)),
+      ]);
       const files = fileRows[sc] ?? [];
       scales[sc] = {
         stations: built[sc].size + keptHere,
@@ -725,15 +936,24 @@ export function failedReport(outDir: string, replace: boolean, error: unknown, s
 
 /** The report as text, as the CLI prints it. */
 export function reportText(r: StationBuildReport): string {
-  const lines = [`${r.stations.total} stations in ${r.out} (${r.stations.inStationsFile} in the stations file, ${r.stations.keptFromDataset} kept from the dataset)${r.replace ? '; --replace: the previous station archive was dropped' : ''}.`];
+  const lines = [
+    `${r.stations.total} stations in ${r.out} (${r.stations.inStationsFile} in the stations file, ${r.stations.keptFromDataset} kept from the dataset)${r.replace ? '; --replace: the previous station archive was dropped' : ''}.`,
+  ];
   if (r.timeZone) lines.push(`Times are local standard time ${utcOffsetLabel(r.timeZone)}.`);
   for (const sc of STATION_TIME_SCALES) {
     const s = r.scales[sc];
     if (!s) continue;
-    lines.push(`${sc}: ${s.stations} stations (${s.given} given, ${s.derived} derived, ${s.kept} kept as they were); ${s.rowsRead} rows read from ${s.files.length} file(s), ${s.rowsRefused} refused; ${s.rowsWritten} rows written${s.first ? `, ${s.first} to ${s.last}` : ''}.`);
-    for (const f of s.files) lines.push(`  ${f.path}: ${f.rows} rows${f.zoned ? `, ${f.zoned} with a zone converted to ${utcOffsetLabel(r.timeZone ?? '+02:00')}` : ''}`);
-    if (s.givenOverDerived.length) lines.push(`  given series used, not derived ones, for: ${s.givenOverDerived.join(', ')}`);
-    for (const f of s.flagged) lines.push(`  kept ${f.values} implausible value(s) of ${f.column} (--keep-implausible); first: ${f.first}`);
+    lines.push(
+      `${sc}: ${s.stations} stations (${s.given} given, ${s.derived} derived, ${s.kept} kept as they were); ${s.rowsRead} rows read from ${s.files.length} file(s), ${s.rowsRefused} refused; ${s.rowsWritten} rows written${s.first ? `, ${s.first} to ${s.last}` : ''}.`,
+    );
+    for (const f of s.files)
+      lines.push(
+        `  ${f.path}: ${f.rows} rows${f.zoned ? `, ${f.zoned} with a zone converted to ${utcOffsetLabel(r.timeZone ?? '+02:00')}` : ''}`,
+      );
+    if (s.givenOverDerived.length)
+      lines.push(`  given series used, not derived ones, for: ${s.givenOverDerived.join(', ')}`);
+    for (const f of s.flagged)
+      lines.push(`  kept ${f.values} implausible value(s) of ${f.column} (--keep-implausible); first: ${f.first}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -7,7 +7,10 @@ import { BuildError } from './build-error.ts';
 
 /** Offset (minutes east of UTC) of the IANA zone `name` at `when`, read from Intl ("GMT+03:00"). */
 function offsetAt(name: string, when: Date): number {
-  const part = new Intl.DateTimeFormat('en-US', { timeZone: name, timeZoneName: 'longOffset' }).formatToParts(when).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const part =
+    new Intl.DateTimeFormat('en-US', { timeZone: name, timeZoneName: 'longOffset' })
+      .formatToParts(when)
+      .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
   return parseUtcOffset(part.replace(/^GMT/, '') || 'Z') ?? 0;
 }
 
@@ -23,7 +26,11 @@ export function resolveTimeZone(text: string): string {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: text.trim() });
   } catch {
-    throw new BuildError('invalid_option', `--time-zone "${text}" is neither an offset from UTC (+03:00, -05:00, UTC+2) nor a time-zone name (Africa/Nairobi); state the zone the station times are in.`, { option: 'timeZone' });
+    throw new BuildError(
+      'invalid_option',
+      `--time-zone "${text}" is neither an offset from UTC (+03:00, -05:00, UTC+2) nor a time-zone name (Africa/Nairobi); state the zone the station times are in.`,
+      { option: 'timeZone' },
+    );
   }
   const name = text.trim();
   const offsets = Array.from({ length: 12 }, (_, m) => offsetAt(name, new Date(Date.UTC(2024, m, 15))));

@@ -23,4 +23,11 @@ export const GDD_BASE: Record<'apples' | 'citrus' | 'grapes', number> = {
 export const GDD_SEASON = { startMonth: 9, startDay: 1, endMonth: 3, endDay: 31 } as const;
 
 /** Chill season: 1 May to 31 August of the labelled year; interim variants stop at 30 June. */
-export const CHILL_SEASON = { startMonth: 5, startDay: 1, endMonth: 8, endDay: 31, interimEndMonth: 6, interimEndDay: 30 } as const;
+export const CHILL_SEASON = {
+  startMonth: 5,
+  startDay: 1,
+  endMonth: 8,
+  endDay: 31,
+  interimEndMonth: 6,
+  interimEndDay: 30,
+} as const;

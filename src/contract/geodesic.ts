@@ -7,7 +7,8 @@ import * as geographiclib from 'geographiclib-geodesic';
 import type { Position, PolygonCoords } from './wkt.ts';
 
 // The package is CommonJS: Node exposes it as a default export, bundlers as named ones.
-const { Geodesic } = ((geographiclib as unknown as { default?: typeof geographiclib }).default ?? geographiclib) as typeof geographiclib;
+const { Geodesic } = ((geographiclib as unknown as { default?: typeof geographiclib }).default ??
+  geographiclib) as typeof geographiclib;
 const WGS84 = Geodesic.WGS84;
 
 /** Geodesic distance in metres between two [lon, lat] positions. */

@@ -36,11 +36,19 @@ function daysInMonth(y: number, m: number): number {
 export function parseDate(scale: TimeScale, text: unknown, field: string): Ordinal {
   const spec = TIME_SCALES[scale];
   if (typeof text !== 'string') {
-    throw fieldError('invalid_date', field, `${field} must be a string like "${spec.example}" for timeScale "${scale}".`);
+    throw fieldError(
+      'invalid_date',
+      field,
+      `${field} must be a string like "${spec.example}" for timeScale "${scale}".`,
+    );
   }
   const g = spec.parse.exec(text)?.groups;
   const bad = (why: string) =>
-    fieldError('invalid_date', field, `${field} ${quote(text)} ${why} (timeScale "${scale}" wants ${spec.format}, e.g. "${spec.example}").`);
+    fieldError(
+      'invalid_date',
+      field,
+      `${field} ${quote(text)} ${why} (timeScale "${scale}" wants ${spec.format}, e.g. "${spec.example}").`,
+    );
   if (!g) throw bad('is not in the right format');
   const n = (name: string) => Number(g[name] ?? 0);
   if (spec.calendar === 'month_of_year') {
@@ -77,7 +85,7 @@ export function periodKey(scale: TimeScale, ordinal: Ordinal): string {
       return String(ordinal);
     case 'month': {
       const y = 1970 + Math.floor(ordinal / 12);
-      return `${pad(y, 4)}-${pad((ordinal % 12 + 12) % 12 + 1)}-01`;
+      return `${pad(y, 4)}-${pad((((ordinal % 12) + 12) % 12) + 1)}-01`;
     }
     case 'day':
       return new Date(ordinal * 86_400_000).toISOString().slice(0, 10);
@@ -126,7 +134,11 @@ export function parseRange(scale: TimeScale, startDate: unknown, endDate: unknow
   const end = parseDate(scale, endDate, 'endDate');
   // Months of any year wrap (11 → 02); every other range runs forward.
   if (TIME_SCALES[scale].calendar !== 'month_of_year' && start > end) {
-    throw fieldError('invalid_date_range', 'startDate', `startDate ${quote(startDate)} is after endDate ${quote(endDate)}.`);
+    throw fieldError(
+      'invalid_date_range',
+      'startDate',
+      `startDate ${quote(startDate)} is after endDate ${quote(endDate)}.`,
+    );
   }
   const keys = enumeratePeriods(scale, start, end).map((o) => periodKey(scale, o));
   return { scale, start, end, keys };

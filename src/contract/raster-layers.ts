@@ -52,12 +52,60 @@ export interface RasterFamily {
 
 /** Every layer family, keyed by data type. */
 export const RASTER_FAMILIES: Record<RasterDataType, RasterFamily> = {
-  temp: { dataType: 'temp', subTypes: ['min', 'mean', 'max'], defaultSubType: null, timeScale: 'daily', extent: 'tc', unit: '°C', title: 'Daily air temperature' },
-  gdd: { dataType: 'gdd', subTypes: ['apples', 'citrus', 'grapes'], defaultSubType: null, timeScale: 'annual', extent: 'tc', unit: '°C·day', title: 'Growing degree days per growing season' },
-  chill: { dataType: 'chill', subTypes: ['dpcu', 'dpcui', 'ucu', 'ucui'], defaultSubType: null, timeScale: 'annual', extent: 'tc', unit: 'chill units', title: 'Winter chill per season' },
-  frost: { dataType: 'frost', subTypes: ['-'], defaultSubType: '-', timeScale: 'monthly', extent: 'tc', unit: 'days', title: 'Frost days per month (Tmin ≤ 0 °C)' },
-  rain: { dataType: 'rain', subTypes: ['monthly_median'], defaultSubType: 'monthly_median', timeScale: 'calendar_month', extent: 'sa', unit: 'mm', title: 'Long-term median monthly rainfall' },
-  windspeed: { dataType: 'windspeed', subTypes: ['20', '50', '100', '150'], defaultSubType: null, timeScale: null, extent: 'sa', unit: 'm/s', title: 'Mean wind speed' },
+  temp: {
+    dataType: 'temp',
+    subTypes: ['min', 'mean', 'max'],
+    defaultSubType: null,
+    timeScale: 'daily',
+    extent: 'tc',
+    unit: '°C',
+    title: 'Daily air temperature',
+  },
+  gdd: {
+    dataType: 'gdd',
+    subTypes: ['apples', 'citrus', 'grapes'],
+    defaultSubType: null,
+    timeScale: 'annual',
+    extent: 'tc',
+    unit: '°C·day',
+    title: 'Growing degree days per growing season',
+  },
+  chill: {
+    dataType: 'chill',
+    subTypes: ['dpcu', 'dpcui', 'ucu', 'ucui'],
+    defaultSubType: null,
+    timeScale: 'annual',
+    extent: 'tc',
+    unit: 'chill units',
+    title: 'Winter chill per season',
+  },
+  frost: {
+    dataType: 'frost',
+    subTypes: ['-'],
+    defaultSubType: '-',
+    timeScale: 'monthly',
+    extent: 'tc',
+    unit: 'days',
+    title: 'Frost days per month (Tmin ≤ 0 °C)',
+  },
+  rain: {
+    dataType: 'rain',
+    subTypes: ['monthly_median'],
+    defaultSubType: 'monthly_median',
+    timeScale: 'calendar_month',
+    extent: 'sa',
+    unit: 'mm',
+    title: 'Long-term median monthly rainfall',
+  },
+  windspeed: {
+    dataType: 'windspeed',
+    subTypes: ['20', '50', '100', '150'],
+    defaultSubType: null,
+    timeScale: null,
+    extent: 'sa',
+    unit: 'm/s',
+    title: 'Mean wind speed',
+  },
 };
 
 /**

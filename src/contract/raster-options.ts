@@ -28,26 +28,40 @@ const BODY_FIELDS = ['wkts', 'dataType', 'options', 'startDate', 'endDate'] as c
 const UNDATED_BODY_FIELDS = ['wkts', 'dataType', 'options'] as const;
 
 function optionFields(endpoint: 'point' | 'polygon', dated: boolean): string[] {
-  return ['subDataType', 'dataExtent', ...(dated ? ['timeScale'] : []), ...(endpoint === 'polygon' ? ['aggregationMethod'] : [])];
+  return [
+    'subDataType',
+    'dataExtent',
+    ...(dated ? ['timeScale'] : []),
+    ...(endpoint === 'polygon' ? ['aggregationMethod'] : []),
+  ];
 }
 
 function rejectUnknown(obj: Json, allowed: readonly string[], prefix: string, context = ''): void {
   for (const key of Object.keys(obj)) {
     if (!allowed.includes(key)) {
       const field = prefix + key;
-      throw fieldError('unknown_field', field, `${field} is not a field of this endpoint${context}; it takes ${list(allowed.map((a) => prefix + a))}.`);
+      throw fieldError(
+        'unknown_field',
+        field,
+        `${field} is not a field of this endpoint${context}; it takes ${list(allowed.map((a) => prefix + a))}.`,
+      );
     }
   }
 }
 
 function requireField(obj: Json, key: string, prefix = ''): unknown {
-  if (!(key in obj) || obj[key] === undefined) throw fieldError('missing_field', prefix + key, `${prefix + key} is required.`);
+  if (!(key in obj) || obj[key] === undefined)
+    throw fieldError('missing_field', prefix + key, `${prefix + key} is required.`);
   return obj[key];
 }
 
 function oneOf(value: unknown, allowed: readonly string[], field: string, context = ''): string {
   if (typeof value !== 'string' || !allowed.includes(value)) {
-    throw fieldError('invalid_field', field, `${field} must be one of ${list(allowed)}${context}; got ${quote(value)}.`);
+    throw fieldError(
+      'invalid_field',
+      field,
+      `${field} must be one of ${list(allowed)}${context}; got ${quote(value)}.`,
+    );
   }
   return value;
 }
@@ -61,7 +75,12 @@ export function checkRasterShape(body: unknown, endpoint: 'point' | 'polygon'): 
   if (!isObject(body)) return; // The validator answers invalid_json for this.
   rejectUnknown(body, BODY_FIELDS, '');
   const dataType = requireField(body, 'dataType');
-  if (typeof dataType !== 'string') throw fieldError('invalid_field', 'dataType', `dataType must be a string naming a raster layer; got ${quote(dataType)}.`);
+  if (typeof dataType !== 'string')
+    throw fieldError(
+      'invalid_field',
+      'dataType',
+      `dataType must be a string naming a raster layer; got ${quote(dataType)}.`,
+    );
   const opts = requireField(body, 'options');
   if (!isObject(opts)) throw fieldError('invalid_field', 'options', 'options must be a JSON object.');
   rejectUnknown(opts, optionFields(endpoint, true), 'options.');
@@ -88,48 +107,88 @@ export interface ResolvedRasterOptions {
  * calendar-month layer asked without dates (and without timeScale) answers
  * all 12 months.
  */
-export function resolveRasterOptions(body: Json, endpoint: 'point' | 'polygon', layers: readonly RasterLayerDeclaration[]): ResolvedRasterOptions {
+export function resolveRasterOptions(
+  body: Json,
+  endpoint: 'point' | 'polygon',
+  layers: readonly RasterLayerDeclaration[],
+): ResolvedRasterOptions {
   const dataTypes = unique(layers.map((l) => l.dataType));
   const dataType = requireField(body, 'dataType');
   if (typeof dataType !== 'string' || !dataTypes.includes(dataType)) {
-    const have = dataTypes.length ? `one of ${list(dataTypes)} (the raster layers of this dataset)` : 'a raster layer, but this dataset has none';
+    const have = dataTypes.length
+      ? `one of ${list(dataTypes)} (the raster layers of this dataset)`
+      : 'a raster layer, but this dataset has none';
     throw fieldError('invalid_field', 'dataType', `dataType must be ${have}; got ${quote(dataType)}.`);
   }
   const ofType = layers.filter((l) => l.dataType === dataType);
   const anyDated = ofType.some((l) => l.timeScale !== null);
-  rejectUnknown(body, anyDated ? BODY_FIELDS : UNDATED_BODY_FIELDS, '', anyDated ? '' : ` for the undated ${dataType} layers`);
+  rejectUnknown(
+    body,
+    anyDated ? BODY_FIELDS : UNDATED_BODY_FIELDS,
+    '',
+    anyDated ? '' : ` for the undated ${dataType} layers`,
+  );
   const opts = requireField(body, 'options');
   if (!isObject(opts)) throw fieldError('invalid_field', 'options', 'options must be a JSON object.');
-  rejectUnknown(opts, optionFields(endpoint, anyDated), 'options.', anyDated ? '' : ` for the undated ${dataType} layers`);
+  rejectUnknown(
+    opts,
+    optionFields(endpoint, anyDated),
+    'options.',
+    anyDated ? '' : ` for the undated ${dataType} layers`,
+  );
 
   const subTypes = unique(ofType.map((l) => l.subDataType));
   let subDataType: string;
   if (opts.subDataType === undefined) {
     const fallback = ofType.find((l) => l.isDefault);
     if (!fallback) {
-      throw fieldError('missing_field', 'options.subDataType', `options.subDataType is required for ${dataType}: one of ${list(subTypes)}.`);
+      throw fieldError(
+        'missing_field',
+        'options.subDataType',
+        `options.subDataType is required for ${dataType}: one of ${list(subTypes)}.`,
+      );
     }
     subDataType = fallback.subDataType;
   } else {
     subDataType = oneOf(opts.subDataType, subTypes, 'options.subDataType', ` for ${dataType}`);
   }
   const ofSub = ofType.filter((l) => l.subDataType === subDataType);
-  const extent = oneOf(requireField(opts, 'dataExtent', 'options.'), unique(layers.map((l) => l.extent)), 'options.dataExtent', ' (the extents of this dataset)');
+  const extent = oneOf(
+    requireField(opts, 'dataExtent', 'options.'),
+    unique(layers.map((l) => l.extent)),
+    'options.dataExtent',
+    ' (the extents of this dataset)',
+  );
   const layer = ofSub.find((l) => l.extent === extent);
   const name = subTypes.length === 1 ? dataType : `${dataType} "${subDataType}"`;
   if (!layer) {
     const where = unique(ofSub.map((l) => l.extent));
-    throw fieldError('invalid_field', 'options.dataExtent', `${name} layers exist only for dataExtent ${list(where)}; got "${extent}".`);
+    throw fieldError(
+      'invalid_field',
+      'options.dataExtent',
+      `${name} layers exist only for dataExtent ${list(where)}; got "${extent}".`,
+    );
   }
 
   let range: PeriodRange | null = null;
   if (layer.timeScale === null) {
     // Only reachable when the same name is dated at another extent or sub-type.
     for (const f of ['startDate', 'endDate'] as const) {
-      if (body[f] !== undefined) throw fieldError('unknown_field', f, `${f} is not a field for ${name} at "${extent}": that layer is undated.`);
+      if (body[f] !== undefined)
+        throw fieldError('unknown_field', f, `${f} is not a field for ${name} at "${extent}": that layer is undated.`);
     }
-    if (opts.timeScale !== undefined) throw fieldError('unknown_field', 'options.timeScale', `options.timeScale is not a field for ${name} at "${extent}": that layer is undated.`);
-  } else if (layer.timeScale === 'calendar_month' && opts.timeScale === undefined && body.startDate === undefined && body.endDate === undefined) {
+    if (opts.timeScale !== undefined)
+      throw fieldError(
+        'unknown_field',
+        'options.timeScale',
+        `options.timeScale is not a field for ${name} at "${extent}": that layer is undated.`,
+      );
+  } else if (
+    layer.timeScale === 'calendar_month' &&
+    opts.timeScale === undefined &&
+    body.startDate === undefined &&
+    body.endDate === undefined
+  ) {
     // A long-term monthly layer asked without dates: all twelve months.
     range = parseRange('calendar_month', '01', '12');
   } else {

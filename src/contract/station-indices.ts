@@ -12,17 +12,70 @@ import { parseWkts, type ParsedGeometry } from './wkt.ts';
 
 /** The indices a request can name, with their unit and the season family whose window `by: "season"` uses. */
 export const STATION_INDICES = {
-  chill_portions: { unit: 'chill portions', family: 'chill', words: 'Chill portions (Dynamic Model)', definition: 'Fishman and Erez\'s Dynamic Model, hour by hour, with chillR\'s constants: chill builds up between about 0 and 13 °C and warm spells undo only the part not yet fixed as a portion.' },
-  utah_chill_units: { unit: 'chill units', family: 'chill', words: 'Utah chill units', definition: 'Richardson\'s Utah model: each hour counts from −1 to 1 by temperature (best 2.5–9.1 °C; above 15.9 °C it subtracts).' },
-  dpcu: { unit: 'chill units', family: 'chill', words: 'Daily positive Utah chill units', definition: 'Linsley-Noakes\'s South African variant: each day\'s Utah sum, set to zero when negative, so a warm day cancels only its own chill.' },
-  chilling_hours: { unit: 'hours', family: 'chill', words: 'Chilling hours (0–7.2 °C)', definition: 'Hours from 0 to 7.2 °C.' },
-  gdh: { unit: '°C·h', family: 'heat', words: 'Growing degree hours', definition: 'Anderson\'s growing degree hours: heat above 4 °C, most at 25 °C, none above 36 °C.' },
-  gdd: { unit: '°C·d', family: 'heat', words: 'Growing degree days', definition: 'Each day\'s mean of minimum and maximum above the base (10 °C for grapes, 4.5 °C for apples), summed.' },
-  winkler: { unit: '°C·d', family: 'winkler', words: 'Winkler index (base 10 °C, 1 October – 30 April)', definition: 'Growing degree days above 10 °C from 1 October to 30 April, the wine regions\' scale.' },
+  chill_portions: {
+    unit: 'chill portions',
+    family: 'chill',
+    words: 'Chill portions (Dynamic Model)',
+    definition:
+      "Fishman and Erez's Dynamic Model, hour by hour, with chillR's constants: chill builds up between about 0 and 13 °C and warm spells undo only the part not yet fixed as a portion.",
+  },
+  utah_chill_units: {
+    unit: 'chill units',
+    family: 'chill',
+    words: 'Utah chill units',
+    definition:
+      "Richardson's Utah model: each hour counts from −1 to 1 by temperature (best 2.5–9.1 °C; above 15.9 °C it subtracts).",
+  },
+  dpcu: {
+    unit: 'chill units',
+    family: 'chill',
+    words: 'Daily positive Utah chill units',
+    definition:
+      "Linsley-Noakes's South African variant: each day's Utah sum, set to zero when negative, so a warm day cancels only its own chill.",
+  },
+  chilling_hours: {
+    unit: 'hours',
+    family: 'chill',
+    words: 'Chilling hours (0–7.2 °C)',
+    definition: 'Hours from 0 to 7.2 °C.',
+  },
+  gdh: {
+    unit: '°C·h',
+    family: 'heat',
+    words: 'Growing degree hours',
+    definition: "Anderson's growing degree hours: heat above 4 °C, most at 25 °C, none above 36 °C.",
+  },
+  gdd: {
+    unit: '°C·d',
+    family: 'heat',
+    words: 'Growing degree days',
+    definition: "Each day's mean of minimum and maximum above the base (10 °C for grapes, 4.5 °C for apples), summed.",
+  },
+  winkler: {
+    unit: '°C·d',
+    family: 'winkler',
+    words: 'Winkler index (base 10 °C, 1 October – 30 April)',
+    definition: "Growing degree days above 10 °C from 1 October to 30 April, the wine regions' scale.",
+  },
   frost_hours: { unit: 'hours', family: 'frost', words: 'Hours below 0 °C', definition: 'Hours below 0 °C.' },
-  frost_days: { unit: 'days', family: 'frost', words: 'Days with a minimum below 0 °C', definition: 'Days whose lowest temperature is below 0 °C.' },
-  frost_days_1: { unit: 'days', family: 'frost', words: 'Days with a minimum below −1 °C', definition: 'Days whose lowest temperature is below −1 °C.' },
-  frost_days_2: { unit: 'days', family: 'frost', words: 'Days with a minimum below −2 °C', definition: 'Days whose lowest temperature is below −2 °C.' },
+  frost_days: {
+    unit: 'days',
+    family: 'frost',
+    words: 'Days with a minimum below 0 °C',
+    definition: 'Days whose lowest temperature is below 0 °C.',
+  },
+  frost_days_1: {
+    unit: 'days',
+    family: 'frost',
+    words: 'Days with a minimum below −1 °C',
+    definition: 'Days whose lowest temperature is below −1 °C.',
+  },
+  frost_days_2: {
+    unit: 'days',
+    family: 'frost',
+    words: 'Days with a minimum below −2 °C',
+    definition: 'Days whose lowest temperature is below −2 °C.',
+  },
 } as const;
 
 /** One index name. */
@@ -135,40 +188,77 @@ export interface IndexStationMetadata {
 export type StationIndicesResponse =
   | Record<string, { metadata: IndexStationMetadata; indices: Record<string, IndexAnswer> }>
   | {
-      stations_metadata: Record<string, { station_lat: number; station_lon: number; station_elevation: number | null; hours_from: 'hourly' | 'daily' }>;
+      stations_metadata: Record<
+        string,
+        { station_lat: number; station_lon: number; station_elevation: number | null; hours_from: 'hourly' | 'daily' }
+      >;
       indices: Record<string, IndexAnswer>;
     };
 
-const OPTION_KEYS = ['by', 'chillSeason', 'heatSeason', 'frostSeason', 'crop', 'gddBase', 'maxGapHours', 'minCompleteness'] as const;
+const OPTION_KEYS = [
+  'by',
+  'chillSeason',
+  'heatSeason',
+  'frostSeason',
+  'crop',
+  'gddBase',
+  'maxGapHours',
+  'minCompleteness',
+] as const;
 
 function seasonWindow(value: unknown, field: string): SeasonWindow {
   const m = typeof value === 'string' ? /^(\d{2})-(\d{2})\/(\d{2})-(\d{2})$/.exec(value) : null;
-  const bad = (why: string) => fieldError('invalid_field', field, `${field} ${why}; send "mm-dd/mm-dd", e.g. "04-01/08-31" (1 April to 31 August) or "10-01/04-30" (across the new year).`);
+  const bad = (why: string) =>
+    fieldError(
+      'invalid_field',
+      field,
+      `${field} ${why}; send "mm-dd/mm-dd", e.g. "04-01/08-31" (1 April to 31 August) or "10-01/04-30" (across the new year).`,
+    );
   if (!m) throw bad(`${quote(value)} is not a season`);
   const [sm, sd, em, ed] = m.slice(1).map(Number) as [number, number, number, number];
-  for (const [mo, d] of [[sm, sd], [em, ed]] as const) {
+  for (const [mo, d] of [
+    [sm, sd],
+    [em, ed],
+  ] as const) {
     // 2024 is a leap year: 02-29 is a valid season end (it ends on 02-28 in other years).
-    if (mo < 1 || mo > 12 || d < 1 || d > new Date(Date.UTC(2024, mo, 0)).getUTCDate()) throw bad(`${quote(value)} holds no date ${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}`);
+    if (mo < 1 || mo > 12 || d < 1 || d > new Date(Date.UTC(2024, mo, 0)).getUTCDate())
+      throw bad(`${quote(value)} holds no date ${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}`);
   }
   return { start: [sm, sd], end: [em, ed] };
 }
 
 function numberIn(value: unknown, field: string, min: number, max: number, integer = false): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
-    throw fieldError('invalid_field', field, `${field} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}; got ${quote(value)}.`);
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < min ||
+    value > max ||
+    (integer && !Number.isInteger(value))
+  ) {
+    throw fieldError(
+      'invalid_field',
+      field,
+      `${field} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}; got ${quote(value)}.`,
+    );
   }
   return value;
 }
 
 function indexNames(value: unknown): StationIndexName[] {
   const field = 'indices';
-  if (!Array.isArray(value)) throw fieldError('invalid_field', field, 'indices must be an array of index names, even for one.');
-  if (value.length < 1 || value.length > MAX_INDICES) throw fieldError('limit_exceeded', field, `indices holds ${value.length} names; send 1 to ${MAX_INDICES}.`);
+  if (!Array.isArray(value))
+    throw fieldError('invalid_field', field, 'indices must be an array of index names, even for one.');
+  if (value.length < 1 || value.length > MAX_INDICES)
+    throw fieldError('limit_exceeded', field, `indices holds ${value.length} names; send 1 to ${MAX_INDICES}.`);
   const seen = new Set<string>();
   return value.map((name, i) => {
     const f = `indices[${i}]`;
     if (typeof name !== 'string' || !(STATION_INDEX_NAMES as string[]).includes(name)) {
-      throw fieldError('unknown_data_type', f, `${f} ${quote(name)} is not an index; the indices are ${STATION_INDEX_NAMES.map((n) => `"${n}"`).join(', ')}.`);
+      throw fieldError(
+        'unknown_data_type',
+        f,
+        `${f} ${quote(name)} is not an index; the indices are ${STATION_INDEX_NAMES.map((n) => `"${n}"`).join(', ')}.`,
+      );
     }
     if (seen.has(name)) throw fieldError('invalid_field', f, `${f} ${quote(name)} is listed twice.`);
     seen.add(name);
@@ -183,22 +273,42 @@ export function validateStationIndices(body: unknown): StationIndicesQuery {
   const indices = indexNames(requireField(b, 'indices'));
   const firstDay = parseDate('daily', requireField(b, 'startDate'), 'startDate');
   const lastDay = parseDate('daily', requireField(b, 'endDate'), 'endDate');
-  if (firstDay > lastDay) throw fieldError('invalid_date_range', 'startDate', `startDate ${quote(b.startDate)} is after endDate ${quote(b.endDate)}.`);
+  if (firstDay > lastDay)
+    throw fieldError(
+      'invalid_date_range',
+      'startDate',
+      `startDate ${quote(b.startDate)} is after endDate ${quote(b.endDate)}.`,
+    );
   if (lastDay - firstDay + 1 > MAX_INDEX_DAYS) {
-    throw fieldError('too_many_periods', 'endDate', `The window holds ${lastDay - firstDay + 1} days; one request may span at most ${MAX_INDEX_DAYS} (twenty years). Split it.`);
+    throw fieldError(
+      'too_many_periods',
+      'endDate',
+      `The window holds ${lastDay - firstDay + 1} days; one request may span at most ${MAX_INDEX_DAYS} (twenty years). Split it.`,
+    );
   }
   const o = b.options === undefined ? {} : b.options;
   if (!isObject(o)) throw fieldError('invalid_field', 'options', 'options must be a JSON object.');
   rejectUnknown(o, OPTION_KEYS, 'options.');
   const by = o.by === undefined ? INDEX_DEFAULTS.by : oneOf(o.by, ['window', 'season'] as const, 'options.by');
   const crop = o.crop === undefined ? undefined : oneOf(o.crop, Object.keys(CROP_GDD_BASE) as Crop[], 'options.crop');
-  if (crop !== undefined && o.gddBase !== undefined) throw fieldError('invalid_field', 'options.gddBase', 'options.gddBase and options.crop both set a degree-day base; send one.');
-  const gddBase = o.gddBase !== undefined ? numberIn(o.gddBase, 'options.gddBase', -10, 30) : crop ? CROP_GDD_BASE[crop] : INDEX_DEFAULTS.gddBase;
+  if (crop !== undefined && o.gddBase !== undefined)
+    throw fieldError(
+      'invalid_field',
+      'options.gddBase',
+      'options.gddBase and options.crop both set a degree-day base; send one.',
+    );
+  const gddBase =
+    o.gddBase !== undefined
+      ? numberIn(o.gddBase, 'options.gddBase', -10, 30)
+      : crop
+        ? CROP_GDD_BASE[crop]
+        : INDEX_DEFAULTS.gddBase;
   // Polygons: one, as poly-aggregate; points: up to ten, as nearest-station.
   const wkts = requireField(b, 'wkts');
-  const geometries = typeof wkts === 'string' && /^\s*(multi)?polygon\b/i.test(wkts)
-    ? parseWkts(wkts, 'polygon', 1, LIMITS.polygonsPerPolyAggregate)
-    : parseWkts(wkts, 'point', 1, LIMITS.pointsPerQuery);
+  const geometries =
+    typeof wkts === 'string' && /^\s*(multi)?polygon\b/i.test(wkts)
+      ? parseWkts(wkts, 'polygon', 1, LIMITS.polygonsPerPolyAggregate)
+      : parseWkts(wkts, 'point', 1, LIMITS.pointsPerQuery);
   return {
     geometries,
     indices,
@@ -213,13 +323,22 @@ export function validateStationIndices(body: unknown): StationIndicesQuery {
       winkler: WINKLER_SEASON,
     },
     gddBase,
-    maxGapHours: o.maxGapHours === undefined ? INDEX_DEFAULTS.maxGapHours : numberIn(o.maxGapHours, 'options.maxGapHours', 0, MAX_FILL_HOURS, true),
-    minCompleteness: o.minCompleteness === undefined ? INDEX_DEFAULTS.minCompleteness : numberIn(o.minCompleteness, 'options.minCompleteness', 0.5, 1),
+    maxGapHours:
+      o.maxGapHours === undefined
+        ? INDEX_DEFAULTS.maxGapHours
+        : numberIn(o.maxGapHours, 'options.maxGapHours', 0, MAX_FILL_HOURS, true),
+    minCompleteness:
+      o.minCompleteness === undefined
+        ? INDEX_DEFAULTS.minCompleteness
+        : numberIn(o.minCompleteness, 'options.minCompleteness', 0.5, 1),
   };
 }
 
 /** The periods an index accumulates over: the whole window, or each season of `season` that overlaps it, clipped to it. Days since 1970, inclusive. */
-export function indexPeriods(q: Pick<StationIndicesQuery, 'firstDay' | 'lastDay' | 'by'>, season: SeasonWindow): Array<[number, number]> {
+export function indexPeriods(
+  q: Pick<StationIndicesQuery, 'firstDay' | 'lastDay' | 'by'>,
+  season: SeasonWindow,
+): Array<[number, number]> {
   if (q.by === 'window') return [[q.firstDay, q.lastDay]];
   const out: Array<[number, number]> = [];
   const y0 = new Date(q.firstDay * 86_400_000).getUTCFullYear() - 1;

@@ -140,10 +140,14 @@ export type RasterTimeScale = { [K in TimeScale]: Table[K]['raster'] extends tru
 export const TIME_SCALE_NAMES = Object.keys(TIME_SCALES) as TimeScale[];
 
 /** The station time scales, finest first (the table's order). */
-export const STATION_TIME_SCALES: readonly StationTimeScale[] = TIME_SCALE_NAMES.filter((s): s is StationTimeScale => TIME_SCALES[s].station !== null);
+export const STATION_TIME_SCALES: readonly StationTimeScale[] = TIME_SCALE_NAMES.filter(
+  (s): s is StationTimeScale => TIME_SCALES[s].station !== null,
+);
 
 /** The raster time scales, in the table's order. */
-export const RASTER_TIME_SCALES: readonly RasterTimeScale[] = TIME_SCALE_NAMES.filter((s): s is RasterTimeScale => TIME_SCALES[s].raster);
+export const RASTER_TIME_SCALES: readonly RasterTimeScale[] = TIME_SCALE_NAMES.filter(
+  (s): s is RasterTimeScale => TIME_SCALES[s].raster,
+);
 
 /** The description of `scale`, or undefined when no scale has that name. */
 export function timeScaleSpec(scale: string): TimeScaleSpec | undefined {

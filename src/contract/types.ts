@@ -12,7 +12,13 @@ import type { StationIndicesRequest, StationIndicesResponse } from './station-in
 /** The endpoints, named as in their paths: the contract's four, then the extension `station-indices` (docs/indices.md). */
 export type Endpoint = 'nearest-station' | 'poly-aggregate' | 'point' | 'polygon' | 'station-indices';
 /** Every endpoint, in contract order, the extension last. */
-export const ENDPOINTS: readonly Endpoint[] = ['nearest-station', 'poly-aggregate', 'point', 'polygon', 'station-indices'];
+export const ENDPOINTS: readonly Endpoint[] = [
+  'nearest-station',
+  'poly-aggregate',
+  'point',
+  'polygon',
+  'station-indices',
+];
 
 /** Body of POST /api/nearest-station/ and /api/poly-aggregate/. */
 export interface StationRequest {
@@ -51,7 +57,10 @@ export interface NearestStationMetadata {
 export type PeriodValues = Record<string, number | null>;
 
 /** Response of /api/nearest-station/: keyed by each point's WKT text. */
-export type NearestStationResponse = Record<string, { metadata: NearestStationMetadata; data: Record<string, PeriodValues> }>;
+export type NearestStationResponse = Record<
+  string,
+  { metadata: NearestStationMetadata; data: Record<string, PeriodValues> }
+>;
 
 /** Response of /api/poly-aggregate/. */
 export interface PolyAggregateResponse {

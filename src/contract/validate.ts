@@ -6,7 +6,13 @@
 import { ClimateQueryError, fieldError } from './errors.ts';
 import { parseRange } from './periods.ts';
 import { STATION_TIME_SCALES, isStationType, scalesOf, type StationTimeScale } from './station-data-types.ts';
-import { AGGREGATION_METHODS, CONTRACT_RASTER_LAYERS, MAX_POLYGON_AREA_M2, type AggregationMethod, type RasterLayerDeclaration } from './raster-layers.ts';
+import {
+  AGGREGATION_METHODS,
+  CONTRACT_RASTER_LAYERS,
+  MAX_POLYGON_AREA_M2,
+  type AggregationMethod,
+  type RasterLayerDeclaration,
+} from './raster-layers.ts';
 import { resolveRasterOptions } from './raster-options.ts';
 import { parseWkts, type ParsedGeometry } from './wkt.ts';
 import { quote, truncate } from './quote.ts';
@@ -42,21 +48,30 @@ export function rejectUnknown(obj: Json, allowed: readonly string[], prefix: str
     if (!allowed.includes(key)) {
       // A hostile key may be a megabyte long: name it by a short piece.
       const field = prefix + truncate(key);
-      throw fieldError('unknown_field', field, `${field} is not a field of this endpoint; it takes ${list(allowed.map((a) => prefix + a))}.`);
+      throw fieldError(
+        'unknown_field',
+        field,
+        `${field} is not a field of this endpoint; it takes ${list(allowed.map((a) => prefix + a))}.`,
+      );
     }
   }
 }
 
 /** The value of a required field, or `missing_field`. */
 export function requireField(obj: Json, key: string, prefix = ''): unknown {
-  if (!(key in obj) || obj[key] === undefined) throw fieldError('missing_field', prefix + key, `${prefix + key} is required.`);
+  if (!(key in obj) || obj[key] === undefined)
+    throw fieldError('missing_field', prefix + key, `${prefix + key} is required.`);
   return obj[key];
 }
 
 /** `value` when it is one of `allowed`, else `invalid_field` listing them. */
 export function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: string, context = ''): T {
   if (typeof value !== 'string' || !allowed.includes(value as T)) {
-    throw fieldError('invalid_field', field, `${field} must be one of ${list(allowed)}${context}; got ${quote(value)}.`);
+    throw fieldError(
+      'invalid_field',
+      field,
+      `${field} must be one of ${list(allowed)}${context}; got ${quote(value)}.`,
+    );
   }
   return value as T;
 }
@@ -84,9 +99,14 @@ function stationQuery(body: unknown, endpoint: StationQuery['endpoint']): Statio
 
 function stationDataTypes(value: unknown, scale: StationTimeScale): string[] {
   const field = 'dataTypes';
-  if (!Array.isArray(value)) throw fieldError('invalid_field', field, 'dataTypes must be an array of strings, even for one item.');
+  if (!Array.isArray(value))
+    throw fieldError('invalid_field', field, 'dataTypes must be an array of strings, even for one item.');
   if (value.length < 1 || value.length > LIMITS.dataTypesPerQuery) {
-    throw fieldError('limit_exceeded', field, `dataTypes holds ${value.length} names; send 1 to ${LIMITS.dataTypesPerQuery}.`);
+    throw fieldError(
+      'limit_exceeded',
+      field,
+      `dataTypes holds ${value.length} names; send 1 to ${LIMITS.dataTypesPerQuery}.`,
+    );
   }
   const seen = new Set<string>();
   value.forEach((name, i) => {
@@ -94,7 +114,9 @@ function stationDataTypes(value: unknown, scale: StationTimeScale): string[] {
     if (typeof name !== 'string') throw fieldError('invalid_field', f, `${f} must be a string.`);
     if (!isStationType(scale, name)) {
       const elsewhere = scalesOf(name);
-      const hint = elsewhere.length ? ` It is valid for ${list(elsewhere)}.` : ' See table 2.4 of the contract for the names (spelling is exact).';
+      const hint = elsewhere.length
+        ? ` It is valid for ${list(elsewhere)}.`
+        : ' See table 2.4 of the contract for the names (spelling is exact).';
       throw fieldError('unknown_data_type', f, `${f} ${quote(name)} is not a ${scale} station data type.${hint}`);
     }
     if (seen.has(name)) throw fieldError('invalid_field', f, `${f} ${quote(name)} is listed twice.`);
@@ -113,13 +135,21 @@ export function validatePolyAggregate(body: unknown): StationQuery {
   return stationQuery(body, 'poly-aggregate');
 }
 
-function rasterQuery(body: unknown, endpoint: RasterQuery['endpoint'], layers: readonly RasterLayerDeclaration[]): RasterQuery {
+function rasterQuery(
+  body: unknown,
+  endpoint: RasterQuery['endpoint'],
+  layers: readonly RasterLayerDeclaration[],
+): RasterQuery {
   const b = requireObject(body);
   const { dataType, subDataType, extent, range, options: opts } = resolveRasterOptions(b, endpoint, layers);
   let aggregationMethod: AggregationMethod | null = null;
   let geometries: ParsedGeometry[];
   if (endpoint === 'polygon') {
-    aggregationMethod = oneOf(requireField(opts, 'aggregationMethod', 'options.'), AGGREGATION_METHODS, 'options.aggregationMethod');
+    aggregationMethod = oneOf(
+      requireField(opts, 'aggregationMethod', 'options.'),
+      AGGREGATION_METHODS,
+      'options.aggregationMethod',
+    );
     geometries = parseWkts(requireField(b, 'wkts'), 'polygon', 1, LIMITS.polygonsPerPolygonQuery);
     for (const g of geometries) {
       if (g.kind !== 'polygon') continue;
@@ -142,12 +172,18 @@ function rasterQuery(body: unknown, endpoint: RasterQuery['endpoint'], layers: r
  * Validates a body for POST /api/point/ against the raster layers a dataset
  * declares (the engine passes its catalog's); default: the contract's six families.
  */
-export function validatePoint(body: unknown, layers: readonly RasterLayerDeclaration[] = CONTRACT_RASTER_LAYERS): RasterQuery {
+export function validatePoint(
+  body: unknown,
+  layers: readonly RasterLayerDeclaration[] = CONTRACT_RASTER_LAYERS,
+): RasterQuery {
   return rasterQuery(body, 'point', layers);
 }
 
 /** Validates a body for POST /api/polygon/ against `layers`, as {@link validatePoint}. */
-export function validatePolygon(body: unknown, layers: readonly RasterLayerDeclaration[] = CONTRACT_RASTER_LAYERS): RasterQuery {
+export function validatePolygon(
+  body: unknown,
+  layers: readonly RasterLayerDeclaration[] = CONTRACT_RASTER_LAYERS,
+): RasterQuery {
   return rasterQuery(body, 'polygon', layers);
 }
 

@@ -41,49 +41,73 @@ const preview = (text: string) => truncate(text, 60);
  */
 export function parseWkts(wkts: unknown, kind: GeometryKind, min: number, max: number): ParsedGeometry[] {
   const field = 'wkts';
-  if (typeof wkts !== 'string') throw fieldError('invalid_field', field, 'wkts must be a string of WKT texts joined by ";".');
+  if (typeof wkts !== 'string')
+    throw fieldError('invalid_field', field, 'wkts must be a string of WKT texts joined by ";".');
   const noun = kind === 'point' ? 'points' : 'polygons';
   const range = min === max ? `exactly ${min}` : `${min} to ${max}`;
   // Raw-text limits first: counting ";" and numbers is one pass each and
   // stops early, so a hostile megabyte is refused before any parsing.
   const count = countItems(wkts, max + 1);
-  if (count > max) throw fieldError('limit_exceeded', field, `wkts holds more than ${max} ${noun}; this endpoint takes ${range}.`);
+  if (count > max)
+    throw fieldError('limit_exceeded', field, `wkts holds more than ${max} ${noun}; this endpoint takes ${range}.`);
   if (countNumbers(wkts, 2 * MAX_VERTICES + 1) > 2 * MAX_VERTICES) {
-    throw fieldError('limit_exceeded', field, `wkts holds more than ${MAX_VERTICES} vertices in all; simplify the geometries.`);
+    throw fieldError(
+      'limit_exceeded',
+      field,
+      `wkts holds more than ${MAX_VERTICES} vertices in all; simplify the geometries.`,
+    );
   }
   const items = wkts.split(';').map((s) => s.trim());
-  if (items.length === 1 && items[0] === '') throw fieldError('invalid_wkt', field, `wkts is empty; send 1 to ${max} ${kind} WKT text(s).`);
+  if (items.length === 1 && items[0] === '')
+    throw fieldError('invalid_wkt', field, `wkts is empty; send 1 to ${max} ${kind} WKT text(s).`);
   const emptyAt = items.indexOf('');
   if (emptyAt >= 0) {
-    throw fieldError('invalid_wkt', field, `wkts item ${emptyAt + 1} is empty (two ";" in a row, or a leading or trailing ";").`);
+    throw fieldError(
+      'invalid_wkt',
+      field,
+      `wkts item ${emptyAt + 1} is empty (two ";" in a row, or a leading or trailing ";").`,
+    );
   }
-  if (items.length < min) throw fieldError('limit_exceeded', field, `wkts holds ${items.length} ${noun}; this endpoint takes ${range}.`);
+  if (items.length < min)
+    throw fieldError('limit_exceeded', field, `wkts holds ${items.length} ${noun}; this endpoint takes ${range}.`);
   const seen = new Map<string, number>();
   let vertices = 0;
   return items.map((text, i) => {
     const where = `wkts item ${i + 1} ("${preview(text)}")`;
     const prior = seen.get(text);
     if (prior !== undefined) {
-      throw fieldError('invalid_wkt', field, `${where} repeats item ${prior + 1}; responses are keyed by the WKT text, so each must be unique.`);
+      throw fieldError(
+        'invalid_wkt',
+        field,
+        `${where} repeats item ${prior + 1}; responses are keyed by the WKT text, so each must be unique.`,
+      );
     }
     seen.set(text, i);
     const g = parseOne(text, where);
     vertices += countVertices(g);
     if (vertices > MAX_VERTICES) {
-      throw fieldError('limit_exceeded', field, `wkts holds more than ${MAX_VERTICES} vertices in all; simplify the geometries.`);
+      throw fieldError(
+        'limit_exceeded',
+        field,
+        `wkts holds more than ${MAX_VERTICES} vertices in all; simplify the geometries.`,
+      );
     }
     if (g.type === 'Point') {
-      if (kind !== 'point') throw fieldError('invalid_wkt', field, `${where} is a POINT; this endpoint takes POLYGON or MULTIPOLYGON.`);
+      if (kind !== 'point')
+        throw fieldError('invalid_wkt', field, `${where} is a POINT; this endpoint takes POLYGON or MULTIPOLYGON.`);
       return { kind: 'point', key: text, index: i, position: checkPosition(g.coordinates, where) };
     }
-    if (kind !== 'polygon') throw fieldError('invalid_wkt', field, `${where} is a ${g.type.toUpperCase()}; this endpoint takes POINT.`);
+    if (kind !== 'polygon')
+      throw fieldError('invalid_wkt', field, `${where} is a ${g.type.toUpperCase()}; this endpoint takes POINT.`);
     const polygons = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
     return {
       kind: 'polygon',
       key: text,
       index: i,
       multi: g.type === 'MultiPolygon',
-      polygons: polygons.map((rings, p) => checkPolygon(rings, g.type === 'MultiPolygon' ? `${where}, part ${p + 1}` : where)),
+      polygons: polygons.map((rings, p) =>
+        checkPolygon(rings, g.type === 'MultiPolygon' ? `${where}, part ${p + 1}` : where),
+      ),
     };
   });
 }
@@ -113,8 +137,21 @@ type Geo =
   | { type: 'MultiPolygon'; coordinates: Coords[][][] };
 
 const KNOWN_TYPES = new Set([
-  'POINT', 'LINESTRING', 'POLYGON', 'MULTIPOINT', 'MULTILINESTRING', 'MULTIPOLYGON', 'GEOMETRYCOLLECTION',
-  'CIRCULARSTRING', 'COMPOUNDCURVE', 'CURVEPOLYGON', 'MULTICURVE', 'MULTISURFACE', 'POLYHEDRALSURFACE', 'TIN', 'TRIANGLE',
+  'POINT',
+  'LINESTRING',
+  'POLYGON',
+  'MULTIPOINT',
+  'MULTILINESTRING',
+  'MULTIPOLYGON',
+  'GEOMETRYCOLLECTION',
+  'CIRCULARSTRING',
+  'COMPOUNDCURVE',
+  'CURVEPOLYGON',
+  'MULTICURVE',
+  'MULTISURFACE',
+  'POLYHEDRALSURFACE',
+  'TIN',
+  'TRIANGLE',
 ]);
 const NUMBER = /[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?/y;
 const WORD = /[A-Za-z]+/y;
@@ -141,7 +178,11 @@ class WktReader {
   fail(expected: string): never {
     const rest = this.text.slice(this.at, this.at + 13);
     const found = rest ? `"${truncate(rest, 12)}"` : 'the end';
-    throw fieldError('invalid_wkt', 'wkts', `${this.where} is not valid WKT: expected ${expected} at character ${this.at + 1}, found ${found}.`);
+    throw fieldError(
+      'invalid_wkt',
+      'wkts',
+      `${this.where} is not valid WKT: expected ${expected} at character ${this.at + 1}, found ${found}.`,
+    );
   }
 
   /** The next word, or null when the next token is not a word. */
@@ -203,7 +244,9 @@ function parseOne(text: string, where: string): Geo {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 40 && ++depth > MAX_WKT_DEPTH) {
-      throw invalid(`nests parentheses more than ${MAX_WKT_DEPTH} deep; POINT, POLYGON and MULTIPOLYGON nest at most ${MAX_WKT_DEPTH}.`);
+      throw invalid(
+        `nests parentheses more than ${MAX_WKT_DEPTH} deep; POINT, POLYGON and MULTIPOLYGON nest at most ${MAX_WKT_DEPTH}.`,
+      );
     }
     if (c === 41) depth--;
   }
@@ -211,7 +254,8 @@ function parseOne(text: string, where: string): Geo {
   const type = r.word();
   if (type === null || !KNOWN_TYPES.has(type)) r.fail('POINT, POLYGON or MULTIPOLYGON');
   const modifier = r.word();
-  if (modifier === 'Z' || modifier === 'M' || modifier === 'ZM') throw invalid('has Z or M coordinates; send 2-D WGS84 longitude latitude only.');
+  if (modifier === 'Z' || modifier === 'M' || modifier === 'ZM')
+    throw invalid('has Z or M coordinates; send 2-D WGS84 longitude latitude only.');
   if (modifier === 'EMPTY') throw invalid('is EMPTY.');
   if (modifier !== null) r.fail('"("');
   const ring = () => r.list(() => r.position());
@@ -238,13 +282,20 @@ function countVertices(g: Geo): number {
 }
 
 function checkPosition(p: unknown, where: string): Position {
-  if (Array.isArray(p) && p.length > 2) throw fieldError('invalid_wkt', 'wkts', `${where} has Z or M coordinates; send 2-D WGS84 longitude latitude only.`);
+  if (Array.isArray(p) && p.length > 2)
+    throw fieldError('invalid_wkt', 'wkts', `${where} has Z or M coordinates; send 2-D WGS84 longitude latitude only.`);
   if (!Array.isArray(p) || p.length !== 2 || !p.every((v) => typeof v === 'number' && Number.isFinite(v))) {
     throw fieldError('invalid_wkt', 'wkts', `${where} has a position that is not two finite numbers "lon lat".`);
   }
   const [lon, lat] = p as [number, number];
-  if (lon < -180 || lon > 180) throw fieldError('invalid_wkt', 'wkts', `${where} has longitude ${lon} outside -180..180 (WKT order is "lon lat").`);
-  if (lat < -90 || lat > 90) throw fieldError('invalid_wkt', 'wkts', `${where} has latitude ${lat} outside -90..90 (WKT order is "lon lat").`);
+  if (lon < -180 || lon > 180)
+    throw fieldError(
+      'invalid_wkt',
+      'wkts',
+      `${where} has longitude ${lon} outside -180..180 (WKT order is "lon lat").`,
+    );
+  if (lat < -90 || lat > 90)
+    throw fieldError('invalid_wkt', 'wkts', `${where} has latitude ${lat} outside -90..90 (WKT order is "lon lat").`);
   return [lon, lat];
 }
 
@@ -253,14 +304,23 @@ function checkPolygon(rings: unknown, where: string): PolygonCoords {
   return rings.map((ring: unknown, r) => {
     const label = r === 0 ? `${where}, outer ring` : `${where}, hole ${r}`;
     if (!Array.isArray(ring) || ring.length < 4) {
-      throw fieldError('invalid_wkt', 'wkts', `${label} has ${Array.isArray(ring) ? ring.length : 0} positions; a ring needs at least 4 (the last repeating the first).`);
+      throw fieldError(
+        'invalid_wkt',
+        'wkts',
+        `${label} has ${Array.isArray(ring) ? ring.length : 0} positions; a ring needs at least 4 (the last repeating the first).`,
+      );
     }
     const pts = ring.map((p) => checkPosition(p, label));
     const [a, b] = [pts[0]!, pts[pts.length - 1]!];
     if (a[0] !== b[0] || a[1] !== b[1]) {
-      throw fieldError('invalid_wkt', 'wkts', `${label} is not closed: it starts at ${a[0]} ${a[1]} and ends at ${b[0]} ${b[1]}; repeat the first position at the end.`);
+      throw fieldError(
+        'invalid_wkt',
+        'wkts',
+        `${label} is not closed: it starts at ${a[0]} ${a[1]} and ends at ${b[0]} ${b[1]}; repeat the first position at the end.`,
+      );
     }
-    if (planarRingArea(pts) === 0) throw fieldError('invalid_wkt', 'wkts', `${label} has zero area (its positions are collinear or repeated).`);
+    if (planarRingArea(pts) === 0)
+      throw fieldError('invalid_wkt', 'wkts', `${label} has zero area (its positions are collinear or repeated).`);
     return pts;
   });
 }

@@ -20,32 +20,60 @@ const MAX_SIDE = 1_000_000;
 export function checkCatalog(value: unknown, where: string): Catalog {
   const c = value as Partial<Catalog> | null;
   if (!c || typeof c !== 'object' || c.format !== 'climate-query-dataset') {
-    throw new ClimateQueryError('dataset_unavailable', `${where} is not a climate-query catalog (no "format": "climate-query-dataset"). Build one with \`climate-query build\`.`);
+    throw new ClimateQueryError(
+      'dataset_unavailable',
+      `${where} is not a climate-query catalog (no "format": "climate-query-dataset"). Build one with \`climate-query build\`.`,
+    );
   }
   if (c.version !== CATALOG_VERSION) {
-    throw new ClimateQueryError('dataset_unavailable', `${where} has catalog version ${String(c.version)}; this engine reads version ${CATALOG_VERSION}. Rebuild the dataset.`);
+    throw new ClimateQueryError(
+      'dataset_unavailable',
+      `${where} has catalog version ${String(c.version)}; this engine reads version ${CATALOG_VERSION}. Rebuild the dataset.`,
+    );
   }
   if (!Array.isArray(c.files) || !Array.isArray(c.rasters)) {
     throw new ClimateQueryError('dataset_unavailable', `${where} lacks "files" or "rasters"; rebuild the dataset.`);
   }
   const bad = (field: string, value: unknown, rule: string) =>
-    new ClimateQueryError('dataset_unavailable', `${where}: ${field} is ${describe(value)}, which ${rule}; rebuild the dataset or correct catalog.json.`);
+    new ClimateQueryError(
+      'dataset_unavailable',
+      `${where}: ${field} is ${describe(value)}, which ${rule}; rebuild the dataset or correct catalog.json.`,
+    );
   const check = (ok: boolean, field: string, value: unknown, rule: string) => {
     if (!ok) throw bad(field, value, rule);
   };
 
-  if (c.notice !== undefined && typeof c.notice !== 'string') throw new ClimateQueryError('dataset_unavailable', `${where}: "notice" must be a string; rebuild the dataset or correct catalog.json.`);
-  check(c.attribution === undefined || (Array.isArray(c.attribution) && c.attribution.every((a) => typeof a === 'string')), 'attribution', c.attribution, 'must be a list of strings');
+  if (c.notice !== undefined && typeof c.notice !== 'string')
+    throw new ClimateQueryError(
+      'dataset_unavailable',
+      `${where}: "notice" must be a string; rebuild the dataset or correct catalog.json.`,
+    );
+  check(
+    c.attribution === undefined || (Array.isArray(c.attribution) && c.attribution.every((a) => typeof a === 'string')),
+    'attribution',
+    c.attribution,
+    'must be a list of strings',
+  );
 
   c.files.forEach((f, i) => {
     const at = `files[${i}]`;
     check(isObject(f), at, f, 'must be an object');
     check(typeof f.path === 'string', `${at}.path`, f.path, 'must be a path');
     check(isCount(f.bytes), `${at}.bytes`, f.bytes, 'must be a file size (a whole number ≥ 0)');
-    check(f.sha256 === undefined || isSha256Hex(f.sha256), `${at}.sha256`, f.sha256, 'must be 64 lower-case hex digits');
+    check(
+      f.sha256 === undefined || isSha256Hex(f.sha256),
+      `${at}.sha256`,
+      f.sha256,
+      'must be 64 lower-case hex digits',
+    );
     if (f.header !== undefined) {
       check(isObject(f.header), `${at}.header`, f.header, 'must be an object');
-      check(isCount(f.header.bytes) && f.header.bytes >= 8 && f.header.bytes <= f.bytes, `${at}.header.bytes`, f.header.bytes, `must be a length between 8 and the file's ${String(f.bytes)} bytes`);
+      check(
+        isCount(f.header.bytes) && f.header.bytes >= 8 && f.header.bytes <= f.bytes,
+        `${at}.header.bytes`,
+        f.header.bytes,
+        `must be a length between 8 and the file's ${String(f.bytes)} bytes`,
+      );
       check(isSha256Hex(f.header.sha256), `${at}.header.sha256`, f.header.sha256, 'must be 64 lower-case hex digits');
     }
   });
@@ -53,18 +81,46 @@ export function checkCatalog(value: unknown, where: string): Catalog {
   const s = c.stations;
   if (s !== null && s !== undefined) {
     check(isObject(s), 'stations', s, 'must be an object or null');
-    check(typeof s.index === 'string' && typeof s.coverage === 'string', 'stations.index/coverage', `${String(s.index)}/${String(s.coverage)}`, 'must be paths');
+    check(
+      typeof s.index === 'string' && typeof s.coverage === 'string',
+      'stations.index/coverage',
+      `${String(s.index)}/${String(s.coverage)}`,
+      'must be paths',
+    );
     // A Parquet file is at least "PAR1", a footer, its length and "PAR1".
-    check(isCount(s.indexBytes) && s.indexBytes >= 12, 'stations.indexBytes', s.indexBytes, 'must be the size of a Parquet file');
-    check(isCount(s.coverageBytes), 'stations.coverageBytes', s.coverageBytes, 'must be a file size (a whole number ≥ 0)');
+    check(
+      isCount(s.indexBytes) && s.indexBytes >= 12,
+      'stations.indexBytes',
+      s.indexBytes,
+      'must be the size of a Parquet file',
+    );
+    check(
+      isCount(s.coverageBytes),
+      'stations.coverageBytes',
+      s.coverageBytes,
+      'must be a file size (a whole number ≥ 0)',
+    );
     check(s.count === undefined || isCount(s.count), 'stations.count', s.count, 'must be a whole number ≥ 0');
     check(isObject(s.dataTypes), 'stations.dataTypes', s.dataTypes, 'must be an object of time scale → type names');
     for (const [scale, types] of Object.entries(s.dataTypes)) {
-      check((STATION_TIME_SCALES as readonly string[]).includes(scale), `stations.dataTypes.${truncate(scale)}`, scale, `must be one of ${STATION_TIME_SCALES.join(', ')}`);
-      check(Array.isArray(types) && types.every((t) => typeof t === 'string'), `stations.dataTypes.${scale}`, types, 'must be a list of type names');
+      check(
+        (STATION_TIME_SCALES as readonly string[]).includes(scale),
+        `stations.dataTypes.${truncate(scale)}`,
+        scale,
+        `must be one of ${STATION_TIME_SCALES.join(', ')}`,
+      );
+      check(
+        Array.isArray(types) && types.every((t) => typeof t === 'string'),
+        `stations.dataTypes.${scale}`,
+        types,
+        'must be a list of type names',
+      );
     }
     if (s.utcOffset !== undefined && !isStoredUtcOffset(s.utcOffset)) {
-      throw new ClimateQueryError('dataset_unavailable', `${where}: stations.utcOffset is ${JSON.stringify(truncate(String(s.utcOffset)))}, not an offset such as "+02:00"; rebuild the dataset or correct catalog.json.`);
+      throw new ClimateQueryError(
+        'dataset_unavailable',
+        `${where}: stations.utcOffset is ${JSON.stringify(truncate(String(s.utcOffset)))}, not an offset such as "+02:00"; rebuild the dataset or correct catalog.json.`,
+      );
     }
   } else {
     c.stations = null;
@@ -73,22 +129,63 @@ export function checkCatalog(value: unknown, where: string): Catalog {
   c.rasters = c.rasters.map((l, i) => {
     const at = `rasters[${i}]`;
     check(isObject(l), at, l, 'must be an object');
-    for (const k of ['dataType', 'subDataType', 'extent', 'crs'] as const) check(typeof l[k] === 'string' && l[k] !== '', `${at}.${k}`, l[k], 'must be a non-empty string');
-    check(l.timeScale === null || (RASTER_TIME_SCALES as readonly unknown[]).includes(l.timeScale), `${at}.timeScale`, l.timeScale, `must be null or one of ${RASTER_TIME_SCALES.join(', ')}`);
+    for (const k of ['dataType', 'subDataType', 'extent', 'crs'] as const)
+      check(typeof l[k] === 'string' && l[k] !== '', `${at}.${k}`, l[k], 'must be a non-empty string');
+    check(
+      l.timeScale === null || (RASTER_TIME_SCALES as readonly unknown[]).includes(l.timeScale),
+      `${at}.timeScale`,
+      l.timeScale,
+      `must be null or one of ${RASTER_TIME_SCALES.join(', ')}`,
+    );
     check(isBox(l.bbox), `${at}.bbox`, l.bbox, 'must be [west, south, east, north] with west < east and south < north');
-    check(l.extentBbox === undefined || isBox(l.extentBbox), `${at}.extentBbox`, l.extentBbox, 'must be [west, south, east, north] with west < east and south < north');
-    for (const k of ['width', 'height'] as const) check(isCount(l[k]) && l[k] >= 1 && l[k] <= MAX_SIDE, `${at}.${k}`, l[k], `must be a whole number from 1 to ${MAX_SIDE}`);
+    check(
+      l.extentBbox === undefined || isBox(l.extentBbox),
+      `${at}.extentBbox`,
+      l.extentBbox,
+      'must be [west, south, east, north] with west < east and south < north',
+    );
+    for (const k of ['width', 'height'] as const)
+      check(
+        isCount(l[k]) && l[k] >= 1 && l[k] <= MAX_SIDE,
+        `${at}.${k}`,
+        l[k],
+        `must be a whole number from 1 to ${MAX_SIDE}`,
+      );
     check(Number.isFinite(l.scale) && l.scale !== 0, `${at}.scale`, l.scale, 'must be a finite number other than 0');
     check(Number.isFinite(l.offset), `${at}.offset`, l.offset, 'must be a finite number');
     check(l.nodata === null || Number.isFinite(l.nodata), `${at}.nodata`, l.nodata, 'must be a number or null');
     check(l.unit === undefined || typeof l.unit === 'string', `${at}.unit`, l.unit, 'must be a string');
-    check(l.resolution === undefined || (Array.isArray(l.resolution) && l.resolution.length === 2 && l.resolution.every((r) => Number.isFinite(r) && r > 0)), `${at}.resolution`, l.resolution, 'must be two positive pixel sizes');
-    check(l.tileSize === undefined || (Array.isArray(l.tileSize) && l.tileSize.length === 2 && l.tileSize.every((t) => isCount(t) && t >= 1)), `${at}.tileSize`, l.tileSize, 'must be two positive whole numbers');
+    check(
+      l.resolution === undefined ||
+        (Array.isArray(l.resolution) &&
+          l.resolution.length === 2 &&
+          l.resolution.every((r) => Number.isFinite(r) && r > 0)),
+      `${at}.resolution`,
+      l.resolution,
+      'must be two positive pixel sizes',
+    );
+    check(
+      l.tileSize === undefined ||
+        (Array.isArray(l.tileSize) && l.tileSize.length === 2 && l.tileSize.every((t) => isCount(t) && t >= 1)),
+      `${at}.tileSize`,
+      l.tileSize,
+      'must be two positive whole numbers',
+    );
     check(l.preview === undefined || typeof l.preview === 'string', `${at}.preview`, l.preview, 'must be a path');
     check(Array.isArray(l.files) && l.files.length > 0, `${at}.files`, l.files, 'must list at least one file');
     l.files.forEach((f, j) => {
-      check(isObject(f) && typeof f.path === 'string', `${at}.files[${j}].path`, isObject(f) ? f.path : f, 'must be a path');
-      check(Array.isArray(f.periods) && f.periods.length > 0 && f.periods.every((p) => typeof p === 'string'), `${at}.files[${j}].periods`, f.periods, 'must be a list of period keys');
+      check(
+        isObject(f) && typeof f.path === 'string',
+        `${at}.files[${j}].path`,
+        isObject(f) ? f.path : f,
+        'must be a path',
+      );
+      check(
+        Array.isArray(f.periods) && f.periods.length > 0 && f.periods.every((p) => typeof p === 'string'),
+        `${at}.files[${j}].periods`,
+        f.periods,
+        'must be a list of period keys',
+      );
     });
     return completeLayer(l, where);
   });
@@ -104,9 +201,17 @@ function completeLayer(l: RasterLayerEntry, where: string): RasterLayerEntry {
   if (typeof l.description === 'string' && Array.isArray(l.extentBbox)) return l;
   const known = contractLayer(l.dataType, l.subDataType);
   if (!known || known.extent !== l.extent) {
-    throw new ClimateQueryError('dataset_unavailable', `${where}: raster layer ${l.dataType}/${l.subDataType} lacks its description or extentBbox; rebuild it with \`climate-query build --layer\`.`);
+    throw new ClimateQueryError(
+      'dataset_unavailable',
+      `${where}: raster layer ${l.dataType}/${l.subDataType} lacks its description or extentBbox; rebuild it with \`climate-query build --layer\`.`,
+    );
   }
-  return { ...known, ...l, description: l.description ?? known.description, extentBbox: l.extentBbox ?? known.extentBbox };
+  return {
+    ...known,
+    ...l,
+    description: l.description ?? known.description,
+    extentBbox: l.extentBbox ?? known.extentBbox,
+  };
 }
 
 /** Fields of the result are checked one by one, so they may be read as anything. */
@@ -127,7 +232,10 @@ function isBox(v: unknown): boolean {
 function describe(value: unknown): string {
   if (value === undefined) return 'missing';
   if (typeof value === 'string') return JSON.stringify(truncate(value));
-  if (Array.isArray(value)) return value.length <= 4 && value.every((v) => typeof v !== 'object') ? `[${value.map(String).join(', ')}]` : `a list of ${value.length}`;
+  if (Array.isArray(value))
+    return value.length <= 4 && value.every((v) => typeof v !== 'object')
+      ? `[${value.map(String).join(', ')}]`
+      : `a list of ${value.length}`;
   if (typeof value === 'object' && value !== null) return 'an object';
   return String(value);
 }

@@ -11,7 +11,10 @@ import { truncate } from '../contract/quote.ts';
 /** Throws `dataset_unavailable` unless `path` is a plain relative path inside the dataset root. */
 export function checkDatasetPath(path: unknown, catalogWhere: string): string {
   const bad = (why: string) =>
-    new ClimateQueryError('dataset_unavailable', `${catalogWhere} lists the file ${JSON.stringify(truncate(String(path)))}, which ${why}; a catalog may list only relative paths inside the dataset folder. Rebuild the dataset.`);
+    new ClimateQueryError(
+      'dataset_unavailable',
+      `${catalogWhere} lists the file ${JSON.stringify(truncate(String(path)))}, which ${why}; a catalog may list only relative paths inside the dataset folder. Rebuild the dataset.`,
+    );
   if (typeof path !== 'string' || path === '') throw bad('is not a path');
   // A scheme ("http:", "file:", "C:") or a leading slash would leave the root.
   if (/^[a-z][a-z0-9+.-]*:/i.test(path) || path.startsWith('/') || path.startsWith('\\')) throw bad('is absolute');
@@ -19,7 +22,8 @@ export function checkDatasetPath(path: unknown, catalogWhere: string): string {
   // URL parsers drop tabs and newlines and trim spaces, so such a path could name another file than it shows.
   if (/[\u0000-\u0020\u007f-\u009f]/.test(path)) throw bad('holds a control character or white space');
   const segments = path.split('/');
-  if (segments.some((s) => s === '..' || s === '.' || s === '' || /%2e%2e|%2f/i.test(s))) throw bad('climbs out with ".." or has an empty or "." segment');
+  if (segments.some((s) => s === '..' || s === '.' || s === '' || /%2e%2e|%2f/i.test(s)))
+    throw bad('climbs out with ".." or has an empty or "." segment');
   return path;
 }
 
@@ -55,7 +59,8 @@ export function checkCatalogPaths(catalog: unknown, catalogWhere: string): void 
     } else if (typeof value === 'object' && value !== null) {
       for (const [k, v] of Object.entries(value)) {
         const isPathKey = k === 'path' || k === 'store' || k === 'index' || k === 'coverage' || pathKey;
-        if (typeof v === 'string' ? isPathKey : typeof v === 'object' && v !== null) stack.push({ value: v, pathKey: isPathKey || k === 'parquet' });
+        if (typeof v === 'string' ? isPathKey : typeof v === 'object' && v !== null)
+          stack.push({ value: v, pathKey: isPathKey || k === 'parquet' });
       }
     }
   }

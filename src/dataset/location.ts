@@ -10,7 +10,15 @@ import { truncate } from '../contract/quote.ts';
 import type { ByteSource, ExpectedFile } from '../io/byte-source.ts';
 import { createHttpSource } from '../io/http-source.ts';
 import { describeHostAnswer } from '../io/host-answer.ts';
-import { DEFAULT_READ_TIMEOUTS, DEFAULT_RETRY, markTransient, timedFetch, withRetries, type ReadTimeouts, type RetryPolicy } from '../io/timed-fetch.ts';
+import {
+  DEFAULT_READ_TIMEOUTS,
+  DEFAULT_RETRY,
+  markTransient,
+  timedFetch,
+  withRetries,
+  type ReadTimeouts,
+  type RetryPolicy,
+} from '../io/timed-fetch.ts';
 import type { Catalog } from './catalog.ts';
 import { checkCatalog } from './catalog-check.ts';
 import { checkDatasetPath, encodeDatasetPath } from './dataset-path.ts';
@@ -61,11 +69,16 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
     const url = new URL(encodeDatasetPath(checkDatasetPath(path, where)), root);
     // Checked again after parsing: the text rules above are not the parser's rules.
     if (url.origin !== root.origin || !url.pathname.startsWith(root.pathname) || url.search || url.hash) {
-      throw new ClimateQueryError('dataset_unavailable', `${where} lists the file ${JSON.stringify(truncate(path))}, which resolves to ${truncate(url.href)}, outside the dataset ${root.href}. Rebuild the dataset.`);
+      throw new ClimateQueryError(
+        'dataset_unavailable',
+        `${where} lists the file ${JSON.stringify(truncate(path))}, which resolves to ${truncate(url.href)}, outside the dataset ${root.href}. Rebuild the dataset.`,
+      );
     }
     return url.href;
   };
-  const openSource = options.openSource ?? ((url: string, expected: ExpectedFile) => createHttpSource(url, { expected, fetch: doFetch, timeouts, retry }));
+  const openSource =
+    options.openSource ??
+    ((url: string, expected: ExpectedFile) => createHttpSource(url, { expected, fetch: doFetch, timeouts, retry }));
   return {
     base: root.href,
     resolve,
@@ -78,7 +91,10 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
           const { response } = answer;
           if (!response.ok) {
             await answer.discard();
-            const why = response.status === 404 ? 'was not found (HTTP 404)' : `could not be read: the server answered ${describeHostAnswer(response).replace(': ', '. The ')}`;
+            const why =
+              response.status === 404
+                ? 'was not found (HTTP 404)'
+                : `could not be read: the server answered ${describeHostAnswer(response).replace(': ', '. The ')}`;
             const error = new ClimateQueryError('dataset_unavailable', `${what} ${url} ${why}.`);
             throw response.status >= 500 || response.status === 429 ? markTransient(error) : error;
           }
@@ -92,7 +108,13 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
     async probeRange(path, signal) {
       try {
         // One range is a CORS-safelisted header: no preflight, so this works cross-origin as the reads do.
-        const answer = await timedFetch(doFetch, resolve(path), { headers: { Range: 'bytes=0-0' }, cache: 'no-store' }, timeouts, signal);
+        const answer = await timedFetch(
+          doFetch,
+          resolve(path),
+          { headers: { Range: 'bytes=0-0' }, cache: 'no-store' },
+          timeouts,
+          signal,
+        );
         await answer.discard();
         return answer.response.status === 206 ? true : answer.response.status === 200 ? false : null;
       } catch {
@@ -103,7 +125,10 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
 }
 
 /** The same location with files opened by `open` (a resolved URL or path in, a byte source out): for callers that count or wrap reads. */
-export function withOpener(location: DatasetLocation, open: (resolved: string, expected?: ExpectedFile) => ByteSource): DatasetLocation {
+export function withOpener(
+  location: DatasetLocation,
+  open: (resolved: string, expected?: ExpectedFile) => ByteSource,
+): DatasetLocation {
   return {
     base: location.base,
     resolve: (p) => location.resolve(p),

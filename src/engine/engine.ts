@@ -23,11 +23,22 @@ import { stationIndices } from '../stations/station-indices.ts';
 import { validateStationIndices } from '../contract/station-indices.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import { openStationArchive, type StationArchive } from '../stations/station-archive.ts';
-import { createRasterEngine, type LayerGrid, type LayerGridRequest, type RasterEngine } from '../rasters/raster-engine.ts';
+import {
+  createRasterEngine,
+  type LayerGrid,
+  type LayerGridRequest,
+  type RasterEngine,
+} from '../rasters/raster-engine.ts';
 import type { ByteSource, ExpectedFile } from '../io/byte-source.ts';
 import { DEFAULT_QUERY_BUDGET_MS, isAbortedError, isDatasetChange, withBudget } from './query-budget.ts';
 import { routeRequest, type ApiRequest, type ApiResponse } from './router.ts';
-import { runStationSql, type SqlRunner, type StationSqlResult, type StationTable, type StationTableRequest } from '../sql/station-sql.ts';
+import {
+  runStationSql,
+  type SqlRunner,
+  type StationSqlResult,
+  type StationTable,
+  type StationTableRequest,
+} from '../sql/station-sql.ts';
 import { readStationTable } from '../stations/station-table.ts';
 
 /** Options of {@link createClimateEngine}. */
@@ -96,7 +107,10 @@ export interface ClimateEngine extends ClimateQueries, DatasetViews {
 
 /** Creates an engine over one dataset. Cheap: nothing is fetched until the first query. */
 export function createClimateEngine(options: ClimateEngineOptions): ClimateEngine {
-  const given = typeof options.dataset === 'string' || options.dataset instanceof URL ? urlLocation(options.dataset) : options.dataset;
+  const given =
+    typeof options.dataset === 'string' || options.dataset instanceof URL
+      ? urlLocation(options.dataset)
+      : options.dataset;
   // One dataset object resolves, confines and opens every file, for both readers.
   const location = options.openByteSource ? withOpener(given, options.openByteSource) : given;
   let catalogP: Promise<Catalog> | undefined;
@@ -124,7 +138,11 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
 
   const stationArchive = async (signal?: AbortSignal): Promise<StationArchive> => {
     const c = await catalog(signal);
-    if (!c.stations) throw new ClimateQueryError('dataset_unavailable', `The dataset at ${location.base} has no station data; build it with station inputs.`);
+    if (!c.stations)
+      throw new ClimateQueryError(
+        'dataset_unavailable',
+        `The dataset at ${location.base} has no station data; build it with station inputs.`,
+      );
     archive ??= openStationArchive({ location, section: c.stations });
     return archive;
   };
@@ -150,24 +168,29 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     throwIfAborted(opts.signal);
     let seen = generation;
     try {
-      return await withBudget(options.timeoutMs ?? DEFAULT_QUERY_BUDGET_MS, opts.signal, location.base, async (signal) => {
-        try {
-          return await run(endpoint, body, signal);
-        } catch (err) {
-          if (isDatasetChange(err)) {
-            // A file no longer matches the catalog (a redeploy): read the catalog
-            // again and answer once more from the new state; a second mismatch
-            // means the deploy is still under way, and the caller gets 409.
-            forgetDataset(seen);
-          } else if (!(isAbortedError(err) && !signal.aborted)) {
-            throw err;
+      return await withBudget(
+        options.timeoutMs ?? DEFAULT_QUERY_BUDGET_MS,
+        opts.signal,
+        location.base,
+        async (signal) => {
+          try {
+            return await run(endpoint, body, signal);
+          } catch (err) {
+            if (isDatasetChange(err)) {
+              // A file no longer matches the catalog (a redeploy): read the catalog
+              // again and answer once more from the new state; a second mismatch
+              // means the deploy is still under way, and the caller gets 409.
+              forgetDataset(seen);
+            } else if (!(isAbortedError(err) && !signal.aborted)) {
+              throw err;
+            }
+            // (An abort this query did not ask for: a concurrent query tore down
+            // the shared files to reload them. Answer from the new state too.)
+            seen = generation;
+            return await run(endpoint, body, signal);
           }
-          // (An abort this query did not ask for: a concurrent query tore down
-          // the shared files to reload them. Answer from the new state too.)
-          seen = generation;
-          return await run(endpoint, body, signal);
-        }
-      });
+        },
+      );
     } catch (err) {
       const error = toClimateQueryError(err);
       // A timed-out read may be shared work later queries would wait on: start them afresh.
@@ -235,7 +258,11 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     stationTable,
     async sql(body, o = {}) {
       const runner = options.sqlRunner;
-      if (!runner) throw new ClimateQueryError('sql_unavailable', 'This engine was created without a SQL runner: pass `sqlRunner` (createNodeEngine does when @duckdb/node-api is installed; in a page, createDuckDbWasmRunner from climate-query/sql-wasm).');
+      if (!runner)
+        throw new ClimateQueryError(
+          'sql_unavailable',
+          'This engine was created without a SQL runner: pass `sqlRunner` (createNodeEngine does when @duckdb/node-api is installed; in a page, createDuckDbWasmRunner from climate-query/sql-wasm).',
+        );
       return withBudget(options.timeoutMs ?? DEFAULT_QUERY_BUDGET_MS, o.signal, location.base, (signal) =>
         runStationSql(body, (request) => stationTable(request, { signal }), runner, signal),
       ).catch((err: unknown) => {
@@ -254,7 +281,8 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
 
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new ClimateQueryError('aborted', 'The request was aborted.', { cause: signal.reason }));
+    const onAbort = () =>
+      reject(new ClimateQueryError('aborted', 'The request was aborted.', { cause: signal.reason }));
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));

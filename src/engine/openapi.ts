@@ -12,13 +12,25 @@ import { ERROR_STATUS, toClimateQueryError, type ErrorCode } from '../contract/e
 import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
 import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
 import { stationTypeInfo } from '../contract/station-type-info.ts';
-import { AGGREGATION_METHODS, RASTER_DATA_TYPES, RASTER_FAMILIES, type RasterDataType } from '../contract/raster-layers.ts';
+import {
+  AGGREGATION_METHODS,
+  RASTER_DATA_TYPES,
+  RASTER_FAMILIES,
+  type RasterDataType,
+} from '../contract/raster-layers.ts';
 import { MAX_PERIODS, dateFormatOf, type TimeScale } from '../contract/periods.ts';
 import { TIME_SCALES } from '../contract/time-scales.ts';
 import { DEFAULT_UTC_OFFSET, utcOffsetLabel } from '../contract/utc-offset.ts';
 import { MAX_VERTICES } from '../contract/wkt.ts';
 import { LIMITS, VALIDATORS } from '../contract/validate.ts';
-import { CROP_GDD_BASE, INDEX_DEFAULTS, MAX_FILL_HOURS, MAX_INDEX_DAYS, MAX_INDICES, STATION_INDEX_NAMES } from '../contract/station-indices.ts';
+import {
+  CROP_GDD_BASE,
+  INDEX_DEFAULTS,
+  MAX_FILL_HOURS,
+  MAX_INDEX_DAYS,
+  MAX_INDICES,
+  STATION_INDEX_NAMES,
+} from '../contract/station-indices.ts';
 import { MAX_BODY_BYTES } from './router.ts';
 
 type Schema = Record<string, unknown>;
@@ -59,9 +71,18 @@ function stationRequest(endpoint: 'nearest-station' | 'poly-aggregate', zone: st
           maxItems: LIMITS.dataTypesPerQuery,
           uniqueItems: true,
           // Names with their plain words, unit and step (contract/station-type-info.ts), for people reading the document.
-          items: { type: 'string', enum: [...STATION_TYPES[scale]], 'x-enum-descriptions': STATION_TYPES[scale].map((t) => typeDescription(scale, t)) },
+          items: {
+            type: 'string',
+            enum: [...STATION_TYPES[scale]],
+            'x-enum-descriptions': STATION_TYPES[scale].map((t) => typeDescription(scale, t)),
+          },
         },
-        options: { type: 'object', additionalProperties: false, required: ['timeScale'], properties: { timeScale: { const: scale } } },
+        options: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['timeScale'],
+          properties: { timeScale: { const: scale } },
+        },
         startDate: dateSchema(scale, zone),
         endDate: dateSchema(scale, zone),
       },
@@ -98,7 +119,10 @@ function rasterRequest(endpoint: 'point' | 'polygon'): Schema {
         additionalProperties: false,
         required: ['wkts', 'dataType', 'options', ...(f.timeScale ? ['startDate', 'endDate'] : [])],
         properties: {
-          wkts: endpoint === 'point' ? wktsSchema('point', LIMITS.pointsPerQuery) : wktsSchema('polygon', LIMITS.polygonsPerPolygonQuery),
+          wkts:
+            endpoint === 'point'
+              ? wktsSchema('point', LIMITS.pointsPerQuery)
+              : wktsSchema('polygon', LIMITS.polygonsPerPolygonQuery),
           dataType: { const: dataType },
           options: { type: 'object', additionalProperties: false, required: optionsRequired, properties: options },
           ...(f.timeScale ? { startDate: dateSchema(f.timeScale), endDate: dateSchema(f.timeScale) } : {}),
@@ -132,8 +156,15 @@ const RESPONSES: Record<Endpoint, Schema> = {
             station_lat: { type: 'number' },
             station_lon: { type: 'number' },
             station_elevation: nullableNumber,
-            distance_from_point_m: { type: 'number', minimum: 0, description: 'Geodesic distance on WGS84, rounded to the millimetre.' },
-            actual_nearest: { type: 'boolean', description: 'false only when a strictly closer station without data was passed over.' },
+            distance_from_point_m: {
+              type: 'number',
+              minimum: 0,
+              description: 'Geodesic distance on WGS84, rounded to the millimetre.',
+            },
+            actual_nearest: {
+              type: 'boolean',
+              description: 'false only when a strictly closer station without data was passed over.',
+            },
           },
         },
         data: periodValues,
@@ -152,10 +183,17 @@ const RESPONSES: Record<Endpoint, Schema> = {
           type: 'object',
           additionalProperties: false,
           required: ['station_lat', 'station_lon', 'station_elevation'],
-          properties: { station_lat: { type: 'number' }, station_lon: { type: 'number' }, station_elevation: nullableNumber },
+          properties: {
+            station_lat: { type: 'number' },
+            station_lon: { type: 'number' },
+            station_elevation: nullableNumber,
+          },
         },
       },
-      aggregated_data: { ...periodValues, description: 'Period → mean of each type over the stations with a value, and <type>_station_count.' },
+      aggregated_data: {
+        ...periodValues,
+        description: 'Period → mean of each type over the stations with a value, and <type>_station_count.',
+      },
     },
   },
   point: rasterResponse(),
@@ -171,13 +209,23 @@ function stationIndicesResponse(): Schema {
     additionalProperties: false,
     required: ['value', 'hours_expected', 'hours_used', 'hours_missing', 'hours_filled'],
     properties: {
-      value: { ...nullableNumber, description: 'The index over the period; null when too few hours are known (see reason).' },
+      value: {
+        ...nullableNumber,
+        description: 'The index over the period; null when too few hours are known (see reason).',
+      },
       reason: { type: 'string', description: 'Why value is null.' },
       hours_expected: count,
       hours_used: { ...count, description: 'Hours with a temperature, measured, filled or reconstructed.' },
       hours_missing: count,
-      hours_filled: { ...count, description: 'Hours filled by linear interpolation across a short gap (options.maxGapHours).' },
-      months: { type: 'object', description: 'Frost indices: the value per month (yyyy-mm).', additionalProperties: nullableNumber },
+      hours_filled: {
+        ...count,
+        description: 'Hours filled by linear interpolation across a short gap (options.maxGapHours).',
+      },
+      months: {
+        type: 'object',
+        description: 'Frost indices: the value per month (yyyy-mm).',
+        additionalProperties: nullableNumber,
+      },
       station_count: { ...count, description: 'Polygons: stations whose value is in the mean.' },
     },
   };
@@ -191,7 +239,10 @@ function stationIndicesResponse(): Schema {
       properties: { unit: { type: 'string' }, periods: { type: 'object', additionalProperties: period } },
     },
   };
-  const hoursFrom = { enum: ['hourly', 'daily'], description: 'hourly: measured hours; daily: hours reconstructed from daily minimum and maximum (docs/indices.md).' };
+  const hoursFrom = {
+    enum: ['hourly', 'daily'],
+    description: 'hourly: measured hours; daily: hours reconstructed from daily minimum and maximum (docs/indices.md).',
+  };
   const points: Schema = {
     type: 'object',
     description: 'Points: keyed by each point WKT as sent (trimmed).',
@@ -203,14 +254,25 @@ function stationIndicesResponse(): Schema {
         metadata: {
           type: 'object',
           additionalProperties: false,
-          required: ['station_lat', 'station_lon', 'station_elevation', 'distance_from_point_m', 'actual_nearest', 'hours_from'],
+          required: [
+            'station_lat',
+            'station_lon',
+            'station_elevation',
+            'distance_from_point_m',
+            'actual_nearest',
+            'hours_from',
+          ],
           properties: {
             station_lat: { type: 'number' },
             station_lon: { type: 'number' },
             station_elevation: nullableNumber,
             distance_from_point_m: { type: 'number', minimum: 0 },
             actual_nearest: { type: 'boolean' },
-            hours_from: { ...hoursFrom, enum: ['hourly', 'daily', null], description: `${hoursFrom.description} null when no station has temperatures in the window.` },
+            hours_from: {
+              ...hoursFrom,
+              enum: ['hourly', 'daily', null],
+              description: `${hoursFrom.description} null when no station has temperatures in the window.`,
+            },
           },
         },
         indices,
@@ -229,7 +291,12 @@ function stationIndicesResponse(): Schema {
           type: 'object',
           additionalProperties: false,
           required: ['station_lat', 'station_lon', 'station_elevation', 'hours_from'],
-          properties: { station_lat: { type: 'number' }, station_lon: { type: 'number' }, station_elevation: nullableNumber, hours_from: hoursFrom },
+          properties: {
+            station_lat: { type: 'number' },
+            station_lon: { type: 'number' },
+            station_elevation: nullableNumber,
+            hours_from: hoursFrom,
+          },
         },
       },
       indices,
@@ -240,29 +307,70 @@ function stationIndicesResponse(): Schema {
 
 /** The extension's request (docs/indices.md). */
 function stationIndicesRequest(utcOffset: string): Schema {
-  const season = (d: string) => ({ type: 'string', pattern: '^\\d{2}-\\d{2}/\\d{2}-\\d{2}$', description: `mm-dd/mm-dd; default "${d}". An end before the start wraps into the next year.` });
-  const date = { type: 'string', format: 'date', description: `yyyy-mm-dd, inclusive, local standard time (UTC${utcOffset}).` };
+  const season = (d: string) => ({
+    type: 'string',
+    pattern: '^\\d{2}-\\d{2}/\\d{2}-\\d{2}$',
+    description: `mm-dd/mm-dd; default "${d}". An end before the start wraps into the next year.`,
+  });
+  const date = {
+    type: 'string',
+    format: 'date',
+    description: `yyyy-mm-dd, inclusive, local standard time (UTC${utcOffset}).`,
+  };
   return {
     type: 'object',
     additionalProperties: false,
     required: ['wkts', 'indices', 'startDate', 'endDate'],
     properties: {
-      wkts: { type: 'string', description: `1 to ${LIMITS.pointsPerQuery} POINTs joined by ";" (each: the nearest station with temperatures), or one POLYGON (the stations inside, averaged).` },
-      indices: { type: 'array', minItems: 1, maxItems: MAX_INDICES, uniqueItems: true, items: { enum: STATION_INDEX_NAMES } },
+      wkts: {
+        type: 'string',
+        description: `1 to ${LIMITS.pointsPerQuery} POINTs joined by ";" (each: the nearest station with temperatures), or one POLYGON (the stations inside, averaged).`,
+      },
+      indices: {
+        type: 'array',
+        minItems: 1,
+        maxItems: MAX_INDICES,
+        uniqueItems: true,
+        items: { enum: STATION_INDEX_NAMES },
+      },
       startDate: date,
       endDate: { ...date, description: `${date.description} At most ${MAX_INDEX_DAYS} days after startDate.` },
       options: {
         type: 'object',
         additionalProperties: false,
         properties: {
-          by: { enum: ['window', 'season'], description: 'window (default): one value over startDate–endDate; season: one per season overlapping it, clipped to it.' },
+          by: {
+            enum: ['window', 'season'],
+            description:
+              'window (default): one value over startDate–endDate; season: one per season overlapping it, clipped to it.',
+          },
           chillSeason: season(INDEX_DEFAULTS.chillSeason),
           heatSeason: season(INDEX_DEFAULTS.heatSeason),
           frostSeason: season(INDEX_DEFAULTS.frostSeason),
-          crop: { enum: Object.keys(CROP_GDD_BASE), description: `Sets gddBase: ${Object.entries(CROP_GDD_BASE).map(([c, b]) => `${c} ${b} °C`).join(', ')}.` },
-          gddBase: { type: 'number', minimum: -10, maximum: 30, description: `Base of gdd, °C; default ${INDEX_DEFAULTS.gddBase}.` },
-          maxGapHours: { type: 'integer', minimum: 0, maximum: MAX_FILL_HOURS, description: `Longest gap filled by linear interpolation; default ${INDEX_DEFAULTS.maxGapHours}.` },
-          minCompleteness: { type: 'number', minimum: 0.5, maximum: 1, description: `Share of a period's hours that must be known for a value; default ${INDEX_DEFAULTS.minCompleteness}.` },
+          crop: {
+            enum: Object.keys(CROP_GDD_BASE),
+            description: `Sets gddBase: ${Object.entries(CROP_GDD_BASE)
+              .map(([c, b]) => `${c} ${b} °C`)
+              .join(', ')}.`,
+          },
+          gddBase: {
+            type: 'number',
+            minimum: -10,
+            maximum: 30,
+            description: `Base of gdd, °C; default ${INDEX_DEFAULTS.gddBase}.`,
+          },
+          maxGapHours: {
+            type: 'integer',
+            minimum: 0,
+            maximum: MAX_FILL_HOURS,
+            description: `Longest gap filled by linear interpolation; default ${INDEX_DEFAULTS.maxGapHours}.`,
+          },
+          minCompleteness: {
+            type: 'number',
+            minimum: 0.5,
+            maximum: 1,
+            description: `Share of a period's hours that must be known for a value; default ${INDEX_DEFAULTS.minCompleteness}.`,
+          },
         },
       },
     },
@@ -272,7 +380,8 @@ function stationIndicesRequest(utcOffset: string): Schema {
 function rasterResponse(): Schema {
   return {
     type: 'object',
-    description: 'Keyed by each WKT as sent (trimmed): period key → value for dated layers, the value itself for undated ones (windspeed). null outside the grid or on no-data.',
+    description:
+      'Keyed by each WKT as sent (trimmed): period key → value for dated layers, the value itself for undated ones (windspeed). null outside the grid or on no-data.',
     additionalProperties: { oneOf: [nullableNumber, { type: 'object', additionalProperties: nullableNumber }] },
   };
 }
@@ -282,41 +391,87 @@ export const REQUEST_EXAMPLES: Record<Endpoint, Record<string, { summary: string
   'nearest-station': {
     daily: {
       summary: 'Daily rain and maximum temperature at two points',
-      value: { wkts: 'POINT (19.31 -33.37);POINT (18.86 -33.93)', dataTypes: ['rain_sum', 'temperature_max'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-03' },
+      value: {
+        wkts: 'POINT (19.31 -33.37);POINT (18.86 -33.93)',
+        dataTypes: ['rain_sum', 'temperature_max'],
+        options: { timeScale: 'daily' },
+        startDate: '2024-01-01',
+        endDate: '2024-01-03',
+      },
     },
     hourly: {
       summary: 'Hourly temperature at one point',
-      value: { wkts: 'POINT (19.31 -33.37)', dataTypes: ['temperature_mean'], options: { timeScale: 'hourly' }, startDate: '2024-01-01T00:00:00', endDate: '2024-01-01T02:00:00' },
+      value: {
+        wkts: 'POINT (19.31 -33.37)',
+        dataTypes: ['temperature_mean'],
+        options: { timeScale: 'hourly' },
+        startDate: '2024-01-01T00:00:00',
+        endDate: '2024-01-01T02:00:00',
+      },
     },
   },
   'poly-aggregate': {
     monthly: {
       summary: 'Monthly rain averaged over the stations in a polygon',
-      value: { wkts: 'POLYGON ((18.5 -34.2, 19.5 -34.2, 19.5 -33.2, 18.5 -33.2, 18.5 -34.2))', dataTypes: ['rain_sum'], options: { timeScale: 'monthly' }, startDate: '2024-01', endDate: '2024-03' },
+      value: {
+        wkts: 'POLYGON ((18.5 -34.2, 19.5 -34.2, 19.5 -33.2, 18.5 -33.2, 18.5 -34.2))',
+        dataTypes: ['rain_sum'],
+        options: { timeScale: 'monthly' },
+        startDate: '2024-01',
+        endDate: '2024-03',
+      },
     },
   },
   point: {
     temp: {
       summary: 'Daily maximum temperature at a point',
-      value: { wkts: 'POINT (19.31 -33.37)', dataType: 'temp', options: { subDataType: 'max', timeScale: 'daily', dataExtent: 'tc' }, startDate: '2024-01-01', endDate: '2024-01-03' },
+      value: {
+        wkts: 'POINT (19.31 -33.37)',
+        dataType: 'temp',
+        options: { subDataType: 'max', timeScale: 'daily', dataExtent: 'tc' },
+        startDate: '2024-01-01',
+        endDate: '2024-01-03',
+      },
     },
     rain: {
       summary: 'Median rain of the summer months (the range wraps over the new year)',
-      value: { wkts: 'POINT (19.31 -33.37)', dataType: 'rain', options: { timeScale: 'calendar_month', dataExtent: 'sa' }, startDate: '11', endDate: '02' },
+      value: {
+        wkts: 'POINT (19.31 -33.37)',
+        dataType: 'rain',
+        options: { timeScale: 'calendar_month', dataExtent: 'sa' },
+        startDate: '11',
+        endDate: '02',
+      },
     },
     windspeed: {
       summary: 'Wind speed at 50 m (an undated layer: no dates, no timeScale)',
-      value: { wkts: 'POINT (19.31 -33.37);POINT (10 -33)', dataType: 'windspeed', options: { subDataType: '50', dataExtent: 'sa' } },
+      value: {
+        wkts: 'POINT (19.31 -33.37);POINT (10 -33)',
+        dataType: 'windspeed',
+        options: { subDataType: '50', dataExtent: 'sa' },
+      },
     },
   },
   'station-indices': {
     chill: {
       summary: 'Chill portions and daily positive Utah chill units of each winter at a point',
-      value: { wkts: 'POINT (19.31 -33.37)', indices: ['chill_portions', 'dpcu'], startDate: '2023-04-01', endDate: '2024-08-31', options: { by: 'season' } },
+      value: {
+        wkts: 'POINT (19.31 -33.37)',
+        indices: ['chill_portions', 'dpcu'],
+        startDate: '2023-04-01',
+        endDate: '2024-08-31',
+        options: { by: 'season' },
+      },
     },
     heat: {
       summary: 'Growing degree days for apples and frost over a window, averaged over a farm',
-      value: { wkts: 'POLYGON ((18.5 -34.2, 19.5 -34.2, 19.5 -33.2, 18.5 -33.2, 18.5 -34.2))', indices: ['gdd', 'frost_hours'], startDate: '2024-01-01', endDate: '2024-03-31', options: { crop: 'apples' } },
+      value: {
+        wkts: 'POLYGON ((18.5 -34.2, 19.5 -34.2, 19.5 -33.2, 18.5 -33.2, 18.5 -34.2))',
+        indices: ['gdd', 'frost_hours'],
+        startDate: '2024-01-01',
+        endDate: '2024-03-31',
+        options: { crop: 'apples' },
+      },
     },
   },
   polygon: {
@@ -337,25 +492,63 @@ export const REQUEST_EXAMPLES: Record<Endpoint, Record<string, { summary: string
 const RESPONSE_EXAMPLES: Record<Endpoint, unknown> = {
   'nearest-station': {
     'POINT (19.31 -33.37)': {
-      metadata: { station_lat: -33.29, station_lon: 19.14, station_elevation: 160, distance_from_point_m: 18433.052, actual_nearest: true },
-      data: { '2024-01-01': { rain_sum: 0, temperature_max: 29.4 }, '2024-01-02': { rain_sum: 1.2, temperature_max: null } },
+      metadata: {
+        station_lat: -33.29,
+        station_lon: 19.14,
+        station_elevation: 160,
+        distance_from_point_m: 18433.052,
+        actual_nearest: true,
+      },
+      data: {
+        '2024-01-01': { rain_sum: 0, temperature_max: 29.4 },
+        '2024-01-02': { rain_sum: 1.2, temperature_max: null },
+      },
     },
   },
   'poly-aggregate': {
     stations_metadata: { '0': { station_lat: -33.93, station_lon: 18.86, station_elevation: 119 } },
-    aggregated_data: { '2024-01-01': { rain_sum: 12.5, rain_sum_station_count: 1 }, '2024-02-01': { rain_sum: null, rain_sum_station_count: 0 } },
+    aggregated_data: {
+      '2024-01-01': { rain_sum: 12.5, rain_sum_station_count: 1 },
+      '2024-02-01': { rain_sum: null, rain_sum_station_count: 0 },
+    },
   },
   point: { 'POINT (19.31 -33.37)': { '2024-01-01': 27.8, '2024-01-02': 30.1 }, 'POINT (10 -33)': null },
-  polygon: { 'POLYGON ((19.0312 -34.1501, 19.0398 -34.1501, 19.0398 -34.1442, 19.0312 -34.1442, 19.0312 -34.1501))': { '2023': 1850.5, '2024': 1912.25 } },
+  polygon: {
+    'POLYGON ((19.0312 -34.1501, 19.0398 -34.1501, 19.0398 -34.1442, 19.0312 -34.1442, 19.0312 -34.1501))': {
+      '2023': 1850.5,
+      '2024': 1912.25,
+    },
+  },
   'station-indices': {
     'POINT (19.31 -33.37)': {
-      metadata: { station_lat: -33.29, station_lon: 19.14, station_elevation: 160, distance_from_point_m: 18433.052, actual_nearest: true, hours_from: 'hourly' },
+      metadata: {
+        station_lat: -33.29,
+        station_lon: 19.14,
+        station_elevation: 160,
+        distance_from_point_m: 18433.052,
+        actual_nearest: true,
+        hours_from: 'hourly',
+      },
       indices: {
         chill_portions: {
           unit: 'chill portions',
           periods: {
-            '2023-04-01/2023-08-31': { value: 58.4127, hours_expected: 3672, hours_used: 3660, hours_missing: 12, hours_filled: 5 },
-            '2024-04-01/2024-08-31': { value: null, reason: 'Only 2904 of 3672 hours (79 %) have a temperature; an answer needs 90 % (options.minCompleteness).', hours_expected: 3672, hours_used: 2904, hours_missing: 768, hours_filled: 0 },
+            '2023-04-01/2023-08-31': {
+              value: 58.4127,
+              hours_expected: 3672,
+              hours_used: 3660,
+              hours_missing: 12,
+              hours_filled: 5,
+            },
+            '2024-04-01/2024-08-31': {
+              value: null,
+              reason:
+                'Only 2904 of 3672 hours (79 %) have a temperature; an answer needs 90 % (options.minCompleteness).',
+              hours_expected: 3672,
+              hours_used: 2904,
+              hours_missing: 768,
+              hours_filled: 0,
+            },
           },
         },
       },
@@ -369,28 +562,96 @@ const RESPONSE_EXAMPLES: Record<Endpoint, unknown> = {
  */
 export const ERROR_REQUESTS: Partial<Record<ErrorCode, { endpoint: Endpoint; body: unknown }>> = {
   invalid_json: { endpoint: 'point', body: ['not', 'an', 'object'] },
-  missing_field: { endpoint: 'nearest-station', body: { wkts: 'POINT (19 -33)', options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' } },
-  invalid_field: { endpoint: 'nearest-station', body: { wkts: 'POINT (19 -33)', dataTypes: ['rain_sum'], options: { timeScale: 'weekly' }, startDate: '2024-01-01', endDate: '2024-01-02' } },
-  unknown_field: { endpoint: 'nearest-station', body: { wkts: 'POINT (19 -33)', dataType: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' } },
-  unknown_data_type: { endpoint: 'nearest-station', body: { wkts: 'POINT (19 -33)', dataTypes: ['rain'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' } },
+  missing_field: {
+    endpoint: 'nearest-station',
+    body: { wkts: 'POINT (19 -33)', options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' },
+  },
+  invalid_field: {
+    endpoint: 'nearest-station',
+    body: {
+      wkts: 'POINT (19 -33)',
+      dataTypes: ['rain_sum'],
+      options: { timeScale: 'weekly' },
+      startDate: '2024-01-01',
+      endDate: '2024-01-02',
+    },
+  },
+  unknown_field: {
+    endpoint: 'nearest-station',
+    body: {
+      wkts: 'POINT (19 -33)',
+      dataType: ['rain_sum'],
+      options: { timeScale: 'daily' },
+      startDate: '2024-01-01',
+      endDate: '2024-01-02',
+    },
+  },
+  unknown_data_type: {
+    endpoint: 'nearest-station',
+    body: {
+      wkts: 'POINT (19 -33)',
+      dataTypes: ['rain'],
+      options: { timeScale: 'daily' },
+      startDate: '2024-01-01',
+      endDate: '2024-01-02',
+    },
+  },
   invalid_wkt: { endpoint: 'point', body: { ...REQUEST_EXAMPLES.point.temp!.value, wkts: 'POINT (19 -33' } },
-  limit_exceeded: { endpoint: 'point', body: { ...REQUEST_EXAMPLES.point.temp!.value, wkts: Array.from({ length: LIMITS.pointsPerQuery + 1 }, (_, i) => `POINT (19.${i} -33)`).join(';') } },
-  invalid_date: { endpoint: 'nearest-station', body: { wkts: 'POINT (19 -33)', dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2023-02-29', endDate: '2023-03-01' } },
-  invalid_date_range: { endpoint: 'nearest-station', body: { wkts: 'POINT (19 -33)', dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-02-01', endDate: '2024-01-01' } },
-  too_many_periods: { endpoint: 'nearest-station', body: { wkts: 'POINT (19 -33)', dataTypes: ['rain'], options: { timeScale: 'hourly' }, startDate: '2020-01-01T00:00:00', endDate: '2024-12-31T23:00:00' } },
+  limit_exceeded: {
+    endpoint: 'point',
+    body: {
+      ...REQUEST_EXAMPLES.point.temp!.value,
+      wkts: Array.from({ length: LIMITS.pointsPerQuery + 1 }, (_, i) => `POINT (19.${i} -33)`).join(';'),
+    },
+  },
+  invalid_date: {
+    endpoint: 'nearest-station',
+    body: {
+      wkts: 'POINT (19 -33)',
+      dataTypes: ['rain_sum'],
+      options: { timeScale: 'daily' },
+      startDate: '2023-02-29',
+      endDate: '2023-03-01',
+    },
+  },
+  invalid_date_range: {
+    endpoint: 'nearest-station',
+    body: {
+      wkts: 'POINT (19 -33)',
+      dataTypes: ['rain_sum'],
+      options: { timeScale: 'daily' },
+      startDate: '2024-02-01',
+      endDate: '2024-01-01',
+    },
+  },
+  too_many_periods: {
+    endpoint: 'nearest-station',
+    body: {
+      wkts: 'POINT (19 -33)',
+      dataTypes: ['rain'],
+      options: { timeScale: 'hourly' },
+      startDate: '2020-01-01T00:00:00',
+      endDate: '2024-12-31T23:00:00',
+    },
+  },
   polygon_too_large: {
     endpoint: 'polygon',
-    body: { ...REQUEST_EXAMPLES.polygon.gdd!.value, wkts: 'POLYGON ((19.0 -34.2, 19.05 -34.2, 19.05 -34.15, 19.0 -34.15, 19.0 -34.2))' },
+    body: {
+      ...REQUEST_EXAMPLES.polygon.gdd!.value,
+      wkts: 'POLYGON ((19.0 -34.2, 19.05 -34.2, 19.05 -34.15, 19.0 -34.15, 19.0 -34.2))',
+    },
   },
 };
 
 /** Errors no request body causes, with the message the adapters give (shape only). */
 const OTHER_ERROR_EXAMPLES: Partial<Record<ErrorCode, string>> = {
   body_too_large: `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
-  not_found: 'No endpoint at /api/points/. Endpoints: /api/nearest-station/, /api/poly-aggregate/, /api/point/, /api/polygon/ (with the trailing slash).',
+  not_found:
+    'No endpoint at /api/points/. Endpoints: /api/nearest-station/, /api/poly-aggregate/, /api/point/, /api/polygon/ (with the trailing slash).',
   method_not_allowed: '/api/point/ answers POST only; got GET.',
   aborted: 'The request was aborted.',
-  dataset_unavailable: 'The dataset is unavailable: catalog.json could not be read at ./data/demo/catalog.json. Run `climate-query demo`, or pass --data DIR|URL.',
+  dataset_unavailable:
+    'The dataset is unavailable: catalog.json could not be read at ./data/demo/catalog.json. Run `climate-query demo`, or pass --data DIR|URL.',
   engine_unavailable: 'No page of this site is open to answer; open the app once, then retry.',
   internal: 'Internal error: (a bug: please report it with the request).',
 };
@@ -413,7 +674,9 @@ const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 /** The codes each endpoint can answer with `status`. */
 function codesWithStatus(status: number): ErrorCode[] {
-  return ERROR_CODES.filter((c) => ERROR_STATUS[c] === status && c !== 'not_found' && c !== 'method_not_allowed' && c !== 'engine_unavailable');
+  return ERROR_CODES.filter(
+    (c) => ERROR_STATUS[c] === status && c !== 'not_found' && c !== 'method_not_allowed' && c !== 'engine_unavailable',
+  );
 }
 
 const STATUS_TEXT: Record<number, string> = {
@@ -432,7 +695,10 @@ function errorResponse(codes: ErrorCode[], status: number): Schema {
     content: {
       'application/json': {
         schema: {
-          allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { properties: { code: { enum: codes } } } } }],
+          allOf: [
+            { $ref: '#/components/schemas/Error' },
+            { properties: { error: { properties: { code: { enum: codes } } } } },
+          ],
         },
         examples: Object.fromEntries(codes.map((c) => [c, { $ref: `#/components/examples/${c}` }])),
       },
@@ -458,16 +724,38 @@ function operation(endpoint: Endpoint): Schema {
       requestBody: {
         required: true,
         description: `JSON, at most ${MAX_BODY_BYTES} bytes. Unknown fields are rejected (unknown_field). At most ${MAX_PERIODS} periods per request.`,
-        content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemaName(endpoint)}Request` }, examples: REQUEST_EXAMPLES[endpoint] } },
+        content: {
+          'application/json': {
+            schema: { $ref: `#/components/schemas/${schemaName(endpoint)}Request` },
+            examples: REQUEST_EXAMPLES[endpoint],
+          },
+        },
       },
       responses: {
         '200': {
           description: 'The answer (contract 2.6). Values are numbers or null; missing data is null, never 0.',
-          content: { 'application/json': { schema: { $ref: `#/components/schemas/${schemaName(endpoint)}Response` }, example: RESPONSE_EXAMPLES[endpoint] } },
+          content: {
+            'application/json': {
+              schema: { $ref: `#/components/schemas/${schemaName(endpoint)}Response` },
+              example: RESPONSE_EXAMPLES[endpoint],
+            },
+          },
         },
         ...Object.fromEntries(
           statuses
-            .map((s) => [s, s === 404 ? ['not_found' as ErrorCode] : s === 405 ? ['method_not_allowed' as ErrorCode] : s === 503 ? [...codesWithStatus(s), 'engine_unavailable' as ErrorCode] : codesWithStatus(s)] as const)
+            .map(
+              (s) =>
+                [
+                  s,
+                  s === 404
+                    ? ['not_found' as ErrorCode]
+                    : s === 405
+                      ? ['method_not_allowed' as ErrorCode]
+                      : s === 503
+                        ? [...codesWithStatus(s), 'engine_unavailable' as ErrorCode]
+                        : codesWithStatus(s),
+                ] as const,
+            )
             .filter(([, codes]) => codes.length > 0)
             .map(([s, codes]) => [String(s), errorResponse(codes, s)]),
         ),
@@ -477,7 +765,10 @@ function operation(endpoint: Endpoint): Schema {
 }
 
 function schemaName(endpoint: Endpoint): string {
-  return endpoint.split('-').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  return endpoint
+    .split('-')
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
 }
 
 /**
@@ -496,16 +787,28 @@ export function openApiDocument(version: string, utcOffset: string = DEFAULT_UTC
           additionalProperties: false,
           required: ['code', 'message'],
           properties: {
-            code: { type: 'string', enum: ERROR_CODES, description: 'Stable; never renamed (docs/contract.md, "Errors").' },
+            code: {
+              type: 'string',
+              enum: ERROR_CODES,
+              description: 'Stable; never renamed (docs/contract.md, "Errors").',
+            },
             message: { type: 'string', description: 'What was wrong and, where possible, how to fix it.' },
-            field: { type: 'string', description: 'The request field at fault, e.g. options.timeScale, dataTypes[2], wkts.' },
+            field: {
+              type: 'string',
+              description: 'The request field at fault, e.g. options.timeScale, dataTypes[2], wkts.',
+            },
           },
         },
       },
     },
   };
   for (const e of ENDPOINTS) {
-    schemas[`${schemaName(e)}Request`] = e === 'point' || e === 'polygon' ? rasterRequest(e) : e === 'station-indices' ? stationIndicesRequest(utcOffset) : stationRequest(e, utcOffset);
+    schemas[`${schemaName(e)}Request`] =
+      e === 'point' || e === 'polygon'
+        ? rasterRequest(e)
+        : e === 'station-indices'
+          ? stationIndicesRequest(utcOffset)
+          : stationRequest(e, utcOffset);
     schemas[`${schemaName(e)}Response`] = RESPONSES[e];
   }
   return {
@@ -521,7 +824,12 @@ export function openApiDocument(version: string, utcOffset: string = DEFAULT_UTC
     },
     servers: [{ url: '/', description: 'Where the site or `climate-query serve` runs' }],
     paths: Object.fromEntries(ENDPOINTS.map((e) => [`/api/${e}/`, operation(e)])),
-    components: { schemas, examples: Object.fromEntries(ERROR_CODES.map((c) => [c, { summary: `${ERROR_STATUS[c]} ${c}`, value: errorExample(c) }])) },
+    components: {
+      schemas,
+      examples: Object.fromEntries(
+        ERROR_CODES.map((c) => [c, { summary: `${ERROR_STATUS[c]} ${c}`, value: errorExample(c) }]),
+      ),
+    },
     'x-limits': {
       pointsPerQuery: LIMITS.pointsPerQuery,
       dataTypesPerQuery: LIMITS.dataTypesPerQuery,

@@ -14,11 +14,19 @@ export const DEFAULT_QUERY_BUDGET_MS = 30_000;
  * Runs `work` with a signal that fires when `caller` aborts or `budgetMs`
  * passes. `where` names what was being read, for the timeout message.
  */
-export function withBudget<T>(budgetMs: number, caller: AbortSignal | undefined, where: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export function withBudget<T>(
+  budgetMs: number,
+  caller: AbortSignal | undefined,
+  where: string,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const controller = new AbortController();
   return new Promise<T>((resolve, reject) => {
     const expire = () => {
-      const error = new ClimateQueryError('upstream_timeout', `The query did not finish within its ${budgetMs / 1000} s budget while reading ${where}. The host is slow or stalled; try again, or raise the budget (timeoutMs, --timeout).`);
+      const error = new ClimateQueryError(
+        'upstream_timeout',
+        `The query did not finish within its ${budgetMs / 1000} s budget while reading ${where}. The host is slow or stalled; try again, or raise the budget (timeoutMs, --timeout).`,
+      );
       controller.abort(error);
       reject(error);
     };

@@ -59,10 +59,17 @@ export function preflight(request: ApiRequest): { endpoint: Endpoint } | { error
   const fail = (e: ClimateQueryError) => ({ error: { status: e.status, body: e.toBody() } });
   const endpoint = endpointOf(request.path);
   if (!endpoint) {
-    return fail(new ClimateQueryError('not_found', `No endpoint at ${request.path}. Endpoints: ${ENDPOINTS.map((e) => `/api/${e}/`).join(', ')} (with the trailing slash).`));
+    return fail(
+      new ClimateQueryError(
+        'not_found',
+        `No endpoint at ${request.path}. Endpoints: ${ENDPOINTS.map((e) => `/api/${e}/`).join(', ')} (with the trailing slash).`,
+      ),
+    );
   }
   if (request.method.toUpperCase() !== 'POST') {
-    return fail(new ClimateQueryError('method_not_allowed', `${request.path} answers POST only; got ${request.method}.`));
+    return fail(
+      new ClimateQueryError('method_not_allowed', `${request.path} answers POST only; got ${request.method}.`),
+    );
   }
   if (typeof request.body === 'string' && byteLength(request.body) > MAX_BODY_BYTES) {
     return fail(new ClimateQueryError('body_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`));
@@ -76,7 +83,10 @@ function byteLength(text: string): number {
 }
 
 /** Routes a request to `run` and maps every outcome to a status and JSON body. */
-export async function routeRequest(request: ApiRequest, run: (endpoint: Endpoint, body: unknown) => Promise<unknown>): Promise<ApiResponse> {
+export async function routeRequest(
+  request: ApiRequest,
+  run: (endpoint: Endpoint, body: unknown) => Promise<unknown>,
+): Promise<ApiResponse> {
   try {
     const pre = preflight(request);
     if ('error' in pre) return pre.error;
@@ -86,7 +96,11 @@ export async function routeRequest(request: ApiRequest, run: (endpoint: Endpoint
       try {
         body = JSON.parse(body);
       } catch (cause) {
-        throw new ClimateQueryError('invalid_json', `The request body is not valid JSON: ${truncate((cause as Error).message, 200)}`, { cause });
+        throw new ClimateQueryError(
+          'invalid_json',
+          `The request body is not valid JSON: ${truncate((cause as Error).message, 200)}`,
+          { cause },
+        );
       }
     }
     return { status: 200, body: await run(pre.endpoint, body) };
@@ -109,12 +123,16 @@ export function checkJsonDepth(text: string): void {
   for (let m = special.exec(text); m; m = special.exec(text)) {
     const c = m[0];
     if (inString) {
-      if (c === '\\') special.lastIndex++; // skip the escaped character
+      if (c === '\\')
+        special.lastIndex++; // skip the escaped character
       else if (c === '"') inString = false;
     } else if (c === '"') inString = true;
     else if (c === '{' || c === '[') {
       if (++depth > MAX_JSON_DEPTH) {
-        throw new ClimateQueryError('invalid_json', `The request body nests objects or arrays more than ${MAX_JSON_DEPTH} deep; no field of the contract nests more than 2.`);
+        throw new ClimateQueryError(
+          'invalid_json',
+          `The request body nests objects or arrays more than ${MAX_JSON_DEPTH} deep; no field of the contract nests more than 2.`,
+        );
       }
     } else if (c === '}' || c === ']') depth--;
   }

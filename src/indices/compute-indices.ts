@@ -106,7 +106,11 @@ function total(name: StationIndexName, series: HourSeries, a: number, b: number,
         else if (Number.isNaN(lo)) {
           // An incomplete day with a known hour below the threshold was a frost day.
           const [f, t] = hourSpan(series, day, day);
-          for (let i = f; i < t; i++) if (series.values[i]! < below) { sum++; break; }
+          for (let i = f; i < t; i++)
+            if (series.values[i]! < below) {
+              sum++;
+              break;
+            }
         }
       }
       return sum;
@@ -115,15 +119,22 @@ function total(name: StationIndexName, series: HourSeries, a: number, b: number,
 }
 
 /** The index over days [a, b] (inclusive, inside the series): value or null with the reason, and the hours behind it. */
-export function computeIndex(name: StationIndexName, series: HourSeries, a: number, b: number, p: IndexParameters): IndexPeriod {
+export function computeIndex(
+  name: StationIndexName,
+  series: HourSeries,
+  a: number,
+  b: number,
+  p: IndexParameters,
+): IndexPeriod {
   const [from, to] = hourSpan(series, a, b);
   const c = counts(series, from, to);
   const out: IndexPeriod = { value: null, ...c };
   if (c.hours_used < p.minCompleteness * c.hours_expected) {
     const pct = (x: number) => `${Math.floor((1000 * x) / c.hours_expected) / 10} %`;
-    out.reason = c.hours_used === 0
-      ? 'The station has no temperature in this period.'
-      : `Only ${c.hours_used} of ${c.hours_expected} hours (${pct(c.hours_used)}) have a temperature; an answer needs ${Math.round(p.minCompleteness * 100)} % (options.minCompleteness).`;
+    out.reason =
+      c.hours_used === 0
+        ? 'The station has no temperature in this period.'
+        : `Only ${c.hours_used} of ${c.hours_expected} hours (${pct(c.hours_used)}) have a temperature; an answer needs ${Math.round(p.minCompleteness * 100)} % (options.minCompleteness).`;
   } else {
     out.value = round(total(name, series, a, b, p));
   }
@@ -132,7 +143,8 @@ export function computeIndex(name: StationIndexName, series: HourSeries, a: numb
     for (const [ma, mb] of monthsOf(a, b)) {
       const [f, t] = hourSpan(series, ma, mb);
       const m = counts(series, f, t);
-      out.months[periodKey('daily', ma).slice(0, 7)] = m.hours_used < p.minCompleteness * m.hours_expected ? null : round(total(name, series, ma, mb, p));
+      out.months[periodKey('daily', ma).slice(0, 7)] =
+        m.hours_used < p.minCompleteness * m.hours_expected ? null : round(total(name, series, ma, mb, p));
     }
   }
   return out;

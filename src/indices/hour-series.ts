@@ -65,7 +65,13 @@ export function measuredSeries(firstDay: number, values: Float64Array, maxGap: n
  * each run of known days is reconstructed on its own, so a long gap never
  * bends the hours beside it. Hours of filled days count as filled.
  */
-export function reconstructedSeries(firstDay: number, tmin: Float64Array, tmax: Float64Array, latitude: number, maxGapDays: number): HourSeries {
+export function reconstructedSeries(
+  firstDay: number,
+  tmin: Float64Array,
+  tmax: Float64Array,
+  latitude: number,
+  maxGapDays: number,
+): HourSeries {
   const days = tmin.length;
   // Each extreme is filled on its own, as fix_weather does: a day missing only its minimum keeps its maximum.
   const lo = Float64Array.from(tmin);
@@ -87,7 +93,8 @@ export function reconstructedSeries(firstDay: number, tmin: Float64Array, tmax: 
     }
     let e = d;
     const run = [];
-    for (; e < days && !Number.isNaN(lo[e]!); e++) run.push({ dayOfYear: dayOfYear(firstDay + e), tmin: lo[e]!, tmax: hi[e]! });
+    for (; e < days && !Number.isNaN(lo[e]!); e++)
+      run.push({ dayOfYear: dayOfYear(firstDay + e), tmin: lo[e]!, tmax: hi[e]! });
     hourlyFromDaily(run, latitude).forEach((hours, k) => {
       values.set(hours, (d + k) * 24);
       if (dayFilled[d + k]) filled.fill(1, (d + k) * 24, (d + k + 1) * 24);

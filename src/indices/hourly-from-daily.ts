@@ -21,8 +21,17 @@ const RAD = Math.PI / 180;
 export function dayLength(latitude: number, dayOfYear: number): DayLength {
   const g = ((2 * Math.PI) / 365) * (dayOfYear - 1);
   const delta =
-    (0.006918 - 0.399912 * Math.cos(g) + 0.070257 * Math.sin(g) - 0.006758 * Math.cos(2 * g) + 0.000907 * Math.sin(2 * g) - 0.002697 * Math.cos(3 * g) + 0.00148 * Math.sin(3 * g)) / RAD;
-  const cosWo = (Math.sin(-0.8333 * RAD) - Math.sin(latitude * RAD) * Math.sin(delta * RAD)) / (Math.cos(latitude * RAD) * Math.cos(delta * RAD));
+    (0.006918 -
+      0.399912 * Math.cos(g) +
+      0.070257 * Math.sin(g) -
+      0.006758 * Math.cos(2 * g) +
+      0.000907 * Math.sin(2 * g) -
+      0.002697 * Math.cos(3 * g) +
+      0.00148 * Math.sin(3 * g)) /
+    RAD;
+  const cosWo =
+    (Math.sin(-0.8333 * RAD) - Math.sin(latitude * RAD) * Math.sin(delta * RAD)) /
+    (Math.cos(latitude * RAD) * Math.cos(delta * RAD));
   if (cosWo > 1) return { sunrise: -99, sunset: -99, daylength: 0 };
   if (cosWo < -1) return { sunrise: 99, sunset: 99, daylength: 24 };
   const half = Math.acos(cosWo) / (15 * RAD);
@@ -70,7 +79,9 @@ export function hourlyFromDaily(days: readonly DailyExtremes[], latitude: number
     for (let h = 0; h < 24; h++) {
       if (dl === 0 || dl === 24) hours[h] = (tmax + tmin) / 2;
       if (prev && h <= sr) {
-        hours[h] = prevTSunset - ((prevTSunset - tmin) / Math.log(Math.max(1, 24 - (ssPrev - sr)))) * Math.log(h + 24 - ssPrev + 1);
+        hours[h] =
+          prevTSunset -
+          ((prevTSunset - tmin) / Math.log(Math.max(1, 24 - (ssPrev - sr)))) * Math.log(h + 24 - ssPrev + 1);
       }
       if (h > sr && h <= ss) hours[h] = tmin + (tmax - tmin) * Math.sin((Math.PI * (h - sr)) / (dl + 4));
       if (next && h >= ss) {

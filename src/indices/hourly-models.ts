@@ -10,7 +10,15 @@
  * as in chillR's `Dynamic_Model` and the Erez spreadsheet it translates.
  * Temperatures convert to kelvin by adding 273 (not 273.15), as chillR does.
  */
-export const DYNAMIC_MODEL = { e0: 4153.5, e1: 12888.8, a0: 139_500, a1: 2.567e18, slope: 1.6, tetmlt: 277, kelvin: 273 } as const;
+export const DYNAMIC_MODEL = {
+  e0: 4153.5,
+  e1: 12888.8,
+  a0: 139_500,
+  a1: 2.567e18,
+  slope: 1.6,
+  tetmlt: 277,
+  kelvin: 273,
+} as const;
 
 /**
  * Chill portions realised at each hour of a continuous hourly series (the
@@ -80,8 +88,10 @@ export const GDH_DEFAULTS: GdhParameters = { base: 4, optimum: 25, critical: 36 
  */
 export function growingDegreeHours(t: number, p: GdhParameters = GDH_DEFAULTS): number {
   const { base, optimum, critical } = p;
-  if (t >= base && t <= optimum) return ((optimum - base) / 2) * (1 + Math.cos(Math.PI + (Math.PI * (t - base)) / (optimum - base)));
-  if (t > optimum && t <= critical) return (optimum - base) * (1 + Math.cos(Math.PI / 2 + ((Math.PI / 2) * (t - optimum)) / (critical - optimum)));
+  if (t >= base && t <= optimum)
+    return ((optimum - base) / 2) * (1 + Math.cos(Math.PI + (Math.PI * (t - base)) / (optimum - base)));
+  if (t > optimum && t <= critical)
+    return (optimum - base) * (1 + Math.cos(Math.PI / 2 + ((Math.PI / 2) * (t - optimum)) / (critical - optimum)));
   return 0;
 }
 

@@ -10,7 +10,8 @@ import { ClimateQueryError } from '../contract/errors.ts';
 export function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return work;
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new ClimateQueryError('aborted', 'The request was aborted.', { cause: signal.reason }));
+    const onAbort = () =>
+      reject(new ClimateQueryError('aborted', 'The request was aborted.', { cause: signal.reason }));
     if (signal.aborted) return onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     work.then(

@@ -26,7 +26,10 @@ export async function realPathWithin(path: string, realRoot: Promise<string> | s
   const [root, real] = await Promise.all([realRoot, realpath(path)]);
   const rel = relative(root, real);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
-    throw new ClimateQueryError('dataset_unavailable', `${path} is a link to ${real}, outside the dataset folder ${root}; the engine reads only files inside it. Copy the file into the folder, or trust its links with --follow-links (fileLocation(dir, { followLinks: true })).`);
+    throw new ClimateQueryError(
+      'dataset_unavailable',
+      `${path} is a link to ${real}, outside the dataset folder ${root}; the engine reads only files inside it. Copy the file into the folder, or trust its links with --follow-links (fileLocation(dir, { followLinks: true })).`,
+    );
   }
   return real;
 }
@@ -38,7 +41,11 @@ export async function realPathWithin(path: string, realRoot: Promise<string> | s
  * replaced meanwhile). A file whose size differs from `expected.bytes` fails
  * with `dataset_changed` rather than answer from another version.
  */
-export function createFileSource(pathOrFileUrl: string, expected: ExpectedFile = {}, options: FileSourceOptions = {}): ByteSource {
+export function createFileSource(
+  pathOrFileUrl: string,
+  expected: ExpectedFile = {},
+  options: FileSourceOptions = {},
+): ByteSource {
   const path = pathOrFileUrl.startsWith('file:') ? fileURLToPath(pathOrFileUrl) : pathOrFileUrl;
   let handle: Promise<FileHandle> | null = null;
   // After close(), reads still under way elsewhere (a query that failed on another file keeps
@@ -47,16 +54,26 @@ export function createFileSource(pathOrFileUrl: string, expected: ExpectedFile =
   return {
     url: pathOrFileUrl,
     async read(offset, length, signal) {
-      if (signal?.aborted) throw asSourceError(signal.reason ?? new DOMException('aborted', 'AbortError'), path, signal);
-      if (closed) throw new ClimateQueryError('aborted', `${path} was closed (the dataset was reloaded) while a read was waiting.`);
-      const opening = (handle ??= (options.within ? realPathWithin(path, options.within) : Promise.resolve(path)).then((real) => open(real, 'r')).then(async (fh) => {
-        const { size } = await fh.stat();
-        if (expected.bytes !== undefined && size !== expected.bytes) {
-          await fh.close().catch(() => undefined);
-          throw new ClimateQueryError('dataset_changed', `${path} has ${size} bytes where the dataset records ${expected.bytes}: it changed after the dataset was built. If a redeploy is under way, ask again in a moment; otherwise rebuild or redeploy the dataset whole.`);
-        }
-        return fh;
-      }));
+      if (signal?.aborted)
+        throw asSourceError(signal.reason ?? new DOMException('aborted', 'AbortError'), path, signal);
+      if (closed)
+        throw new ClimateQueryError(
+          'aborted',
+          `${path} was closed (the dataset was reloaded) while a read was waiting.`,
+        );
+      const opening = (handle ??= (options.within ? realPathWithin(path, options.within) : Promise.resolve(path))
+        .then((real) => open(real, 'r'))
+        .then(async (fh) => {
+          const { size } = await fh.stat();
+          if (expected.bytes !== undefined && size !== expected.bytes) {
+            await fh.close().catch(() => undefined);
+            throw new ClimateQueryError(
+              'dataset_changed',
+              `${path} has ${size} bytes where the dataset records ${expected.bytes}: it changed after the dataset was built. If a redeploy is under way, ask again in a moment; otherwise rebuild or redeploy the dataset whole.`,
+            );
+          }
+          return fh;
+        }));
       let fh: FileHandle;
       try {
         fh = await opening;
@@ -93,6 +110,7 @@ export function createFileSource(pathOrFileUrl: string, expected: ExpectedFile =
  * disk, everything else goes through HTTP Range requests.
  */
 export function openLocalOrHttpSource(url: string, expected?: ExpectedFile): ByteSource {
-  if (url.startsWith('file:') || !/^[a-z][a-z0-9+.-]*:/i.test(url) || /^[a-z]:[\\/]/i.test(url)) return createFileSource(url, expected);
+  if (url.startsWith('file:') || !/^[a-z][a-z0-9+.-]*:/i.test(url) || /^[a-z]:[\\/]/i.test(url))
+    return createFileSource(url, expected);
   return createHttpSource(url, expected ? { expected } : {});
 }

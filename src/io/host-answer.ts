@@ -15,7 +15,13 @@ export function isPageAnswer(response: Response): boolean {
 /** True when `head`, the first bytes of a body, start an HTML or XML document. */
 export function looksLikePage(head: Uint8Array): boolean {
   const text = new TextDecoder().decode(head.subarray(0, 64)).trimStart().toLowerCase();
-  return text.startsWith('<!doctype') || text.startsWith('<html') || text.startsWith('<?xml') || text.startsWith('<head') || text.startsWith('<error');
+  return (
+    text.startsWith('<!doctype') ||
+    text.startsWith('<html') ||
+    text.startsWith('<?xml') ||
+    text.startsWith('<head') ||
+    text.startsWith('<error')
+  );
 }
 
 /** The likely cause of a page answered instead of a file. */

@@ -7,7 +7,15 @@ import { ClimateQueryError } from '../contract/errors.ts';
 import { asSourceError, type ByteSource, type ExpectedFile } from './byte-source.ts';
 import { sha256Hex } from './digest.ts';
 import { describeHostAnswer, isPageAnswer, looksLikePage, PAGE_INSTEAD_OF_FILE } from './host-answer.ts';
-import { DEFAULT_READ_TIMEOUTS, DEFAULT_RETRY, markTransient, timedFetch, withRetries, type ReadTimeouts, type RetryPolicy } from './timed-fetch.ts';
+import {
+  DEFAULT_READ_TIMEOUTS,
+  DEFAULT_RETRY,
+  markTransient,
+  timedFetch,
+  withRetries,
+  type ReadTimeouts,
+  type RetryPolicy,
+} from './timed-fetch.ts';
 
 /**
  * Range reads skip the HTTP cache in Chromium-family browsers only. Their
@@ -21,7 +29,8 @@ import { DEFAULT_READ_TIMEOUTS, DEFAULT_RETRY, markTransient, timedFetch, withRe
  * says "Chrome/" (WebKit-based iOS browsers say "CriOS/"). Warm reads are
  * served by the engine's own caches.
  */
-const BYPASS_HTTP_CACHE = typeof navigator !== 'undefined' && ('userAgentData' in navigator || /\bChrome\//.test(navigator.userAgent ?? ''));
+const BYPASS_HTTP_CACHE =
+  typeof navigator !== 'undefined' && ('userAgentData' in navigator || /\bChrome\//.test(navigator.userAgent ?? ''));
 
 /** Options of {@link createHttpSource}. */
 export interface HttpSourceOptions {
@@ -67,9 +76,16 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
   const slice = (bytes: Uint8Array, offset: number, length: number) =>
     bytes.subarray(Math.min(offset, bytes.length), Math.min(offset + length, bytes.length));
   const changed = (what: string) =>
-    new ClimateQueryError('dataset_changed', `The dataset file ${url} is not the one its index records (${what}): it changed while being read, or the host serves another version. If a redeploy is under way, ask again in a moment; otherwise copy the dataset to the host again, whole.`);
+    new ClimateQueryError(
+      'dataset_changed',
+      `The dataset file ${url} is not the one its index records (${what}): it changed while being read, or the host serves another version. If a redeploy is under way, ask again in a moment; otherwise copy the dataset to the host again, whole.`,
+    );
   /** The host answered a page (SPA fallback, 404 page as 200, S3 XML): not the file, and not a changed dataset. */
-  const notTheFile = (what: string) => new ClimateQueryError('dataset_unavailable', `The dataset file ${url} could not be read: ${PAGE_INSTEAD_OF_FILE} (${what}).`);
+  const notTheFile = (what: string) =>
+    new ClimateQueryError(
+      'dataset_unavailable',
+      `The dataset file ${url} could not be read: ${PAGE_INSTEAD_OF_FILE} (${what}).`,
+    );
 
   /** Checks the answer's identity against what earlier answers and the catalog said. */
   const checkIdentity = (response: Response, total: number | null) => {
@@ -91,12 +107,22 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
     }
   };
 
-  async function attempt(offset: number, length: number, signal?: AbortSignal): Promise<{ bytes: Uint8Array; whole: boolean }> {
+  async function attempt(
+    offset: number,
+    length: number,
+    signal?: AbortSignal,
+  ): Promise<{ bytes: Uint8Array; whole: boolean }> {
     // No If-Match: it is not a CORS-safelisted header, so every cross-origin
     // Range read would need a preflight, and hosts that allow only Range would
     // refuse it. The ETag of each answer is compared instead.
     const headers: Record<string, string> = { ...options.headers, Range: `bytes=${offset}-${offset + length - 1}` };
-    const answer = await timedFetch(doFetch, url, BYPASS_HTTP_CACHE ? { headers, cache: 'no-store' } : { headers }, timeouts, signal);
+    const answer = await timedFetch(
+      doFetch,
+      url,
+      BYPASS_HTTP_CACHE ? { headers, cache: 'no-store' } : { headers },
+      timeouts,
+      signal,
+    );
     const { response } = answer;
     if ((response.status === 206 || response.status === 200) && isPageAnswer(response)) {
       await answer.discard();
@@ -106,23 +132,46 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
       const range = parseContentRange(response.headers.get('Content-Range'));
       if (!range) {
         await answer.discard();
-        throw new ClimateQueryError('dataset_unavailable', `${url} answered a Range request without a valid Content-Range header; the server's Range support is broken.`);
+        throw new ClimateQueryError(
+          'dataset_unavailable',
+          `${url} answered a Range request without a valid Content-Range header; the server's Range support is broken.`,
+        );
       }
       checkIdentity(response, range.total);
       if (range.start !== offset || range.end < range.start) {
         await answer.discard();
         // Seen from proxies and CDNs that pass; another attempt costs little.
-        throw markTransient(new ClimateQueryError('dataset_unavailable', `${url} answered a Range request for byte ${offset} with bytes from ${range.start}; the server's Range support is broken.`));
+        throw markTransient(
+          new ClimateQueryError(
+            'dataset_unavailable',
+            `${url} answered a Range request for byte ${offset} with bytes from ${range.start}; the server's Range support is broken.`,
+          ),
+        );
       }
       const bytes = await answer.body();
       const want = range.end - range.start + 1;
-      if (bytes.length < want) throw markTransient(new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: the body ended after ${bytes.length} of ${want} bytes.`));
-      if (bytes.length > want) throw new ClimateQueryError('dataset_unavailable', `${url} sent ${bytes.length} bytes for a range of ${want}; the server's Range support is broken.`);
+      if (bytes.length < want)
+        throw markTransient(
+          new ClimateQueryError(
+            'dataset_unavailable',
+            `Reading ${url} failed: the body ended after ${bytes.length} of ${want} bytes.`,
+          ),
+        );
+      if (bytes.length > want)
+        throw new ClimateQueryError(
+          'dataset_unavailable',
+          `${url} sent ${bytes.length} bytes for a range of ${want}; the server's Range support is broken.`,
+        );
       // Fewer bytes than asked are only right at the end of the file: a shorter answer before it
       // (headers that match a cut body) would be taken as the end, and zeros read past it.
       const total = range.total ?? size;
       if (want < length && total !== null && range.end + 1 < total) {
-        throw markTransient(new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: asked for bytes ${offset}–${offset + length - 1}, the server sent only up to ${range.end} of a ${total}-byte file.`));
+        throw markTransient(
+          new ClimateQueryError(
+            'dataset_unavailable',
+            `Reading ${url} failed: asked for bytes ${offset}–${offset + length - 1}, the server sent only up to ${range.end} of a ${total}-byte file.`,
+          ),
+        );
       }
       return { bytes: bytes.length > length ? bytes.subarray(0, length) : bytes, whole: false };
     }
@@ -145,17 +194,28 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
       checkIdentity(response, null);
       const bytes = await answer.body();
       // A page sent without a Content-Type (or as octet-stream) is still a page.
-      if (size !== null && bytes.length !== size && looksLikePage(bytes)) throw notTheFile(`HTTP 200, ${bytes.length} bytes of HTML where ${size} bytes of data were expected`);
+      if (size !== null && bytes.length !== size && looksLikePage(bytes))
+        throw notTheFile(`HTTP 200, ${bytes.length} bytes of HTML where ${size} bytes of data were expected`);
       if (Number.isFinite(declared) && bytes.length < declared) {
-        throw markTransient(new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: the body ended after ${bytes.length} of ${declared} bytes.`));
+        throw markTransient(
+          new ClimateQueryError(
+            'dataset_unavailable',
+            `Reading ${url} failed: the body ended after ${bytes.length} of ${declared} bytes.`,
+          ),
+        );
       }
-      if (size !== null && bytes.length !== size) throw changed(`${size} bytes expected, the server sent ${bytes.length}`);
-      if (expected.sha256 && (await sha256Hex(bytes)) !== expected.sha256) throw changed('its SHA-256 differs from the catalog');
+      if (size !== null && bytes.length !== size)
+        throw changed(`${size} bytes expected, the server sent ${bytes.length}`);
+      if (expected.sha256 && (await sha256Hex(bytes)) !== expected.sha256)
+        throw changed('its SHA-256 differs from the catalog');
       size ??= bytes.length;
       return { bytes, whole: true };
     }
     await answer.discard();
-    const error = new ClimateQueryError('dataset_unavailable', `The dataset file ${url} could not be read: ${describeHostAnswer(response)}.`);
+    const error = new ClimateQueryError(
+      'dataset_unavailable',
+      `The dataset file ${url} could not be read: ${describeHostAnswer(response)}.`,
+    );
     // 5xx and 429 pass; 404 and 403 do not.
     throw response.status >= 500 || response.status === 429 ? markTransient(error) : error;
   }

@@ -63,7 +63,10 @@ export class RangeCache {
 
   private load(start: number, end: number): Held {
     if (start < 0 || end > this.size || start > end) {
-      throw new ClimateQueryError('dataset_unavailable', `${this.source.url}: bytes ${start}–${end} are outside the ${this.size} bytes the index records; the dataset changed. Rerun \`climate-query index\`.`);
+      throw new ClimateQueryError(
+        'dataset_unavailable',
+        `${this.source.url}: bytes ${start}–${end} are outside the ${this.size} bytes the index records; the dataset changed. Rerun \`climate-query index\`.`,
+      );
     }
     this.stats.reads++;
     this.stats.bytes += end - start;
@@ -71,21 +74,26 @@ export class RangeCache {
     // connection the server closed just as it was reused resets (ECONNRESET), and a Range GET is
     // safe to repeat.
     const once = () => this.source.read(start, end - start);
-    const bytes = once().catch((err: unknown) => {
-      const cause = err instanceof ClimateQueryError ? (err as { cause?: unknown }).cause : err;
-      if (cause instanceof TypeError && !(err instanceof ClimateQueryError && err.code === 'aborted')) return once();
-      throw err;
-    }).then(
-      (b) => {
-        if (b.length !== end - start) {
-          throw new ClimateQueryError('dataset_unavailable', `${this.source.url} ended at byte ${start + b.length}, before the ${this.size} bytes the index records; the file is truncated or changed. Rebuild the dataset or rerun \`climate-query index\`.`);
-        }
-        return b;
-      },
-      (err: unknown) => {
-        throw asSourceError(err, this.source.url);
-      },
-    );
+    const bytes = once()
+      .catch((err: unknown) => {
+        const cause = err instanceof ClimateQueryError ? (err as { cause?: unknown }).cause : err;
+        if (cause instanceof TypeError && !(err instanceof ClimateQueryError && err.code === 'aborted')) return once();
+        throw err;
+      })
+      .then(
+        (b) => {
+          if (b.length !== end - start) {
+            throw new ClimateQueryError(
+              'dataset_unavailable',
+              `${this.source.url} ended at byte ${start + b.length}, before the ${this.size} bytes the index records; the file is truncated or changed. Rebuild the dataset or rerun \`climate-query index\`.`,
+            );
+          }
+          return b;
+        },
+        (err: unknown) => {
+          throw asSourceError(err, this.source.url);
+        },
+      );
     const h: Held = { start, end, bytes };
     // A failed read is not kept: the next query tries again.
     bytes.catch(() => {

@@ -79,15 +79,26 @@ export async function timedFetch(
     }, ms);
 
   const failed = (err: unknown): ClimateQueryError => {
-    if (timedOut) return markTransient(new ClimateQueryError('upstream_timeout', `Reading ${url} timed out: no ${timedOut}. The host is too slow or not answering; try again later.`, { cause: err }));
+    if (timedOut)
+      return markTransient(
+        new ClimateQueryError(
+          'upstream_timeout',
+          `Reading ${url} timed out: no ${timedOut}. The host is too slow or not answering; try again later.`,
+          { cause: err },
+        ),
+      );
     if (signal?.aborted) return abortedError(signal, err);
     if (err instanceof ClimateQueryError) return err;
     const detail = err instanceof Error ? err.message : String(err);
     // Browsers say only "Failed to fetch", for a dead host and a CORS refusal alike; Node names the cause.
-    const why = typeof (globalThis as { document?: unknown }).document !== 'undefined' || typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined'
-      ? 'the server may be down or not allow cross-origin requests (CORS)'
-      : `the server may be down or the address wrong (${detail})`;
-    return markTransient(new ClimateQueryError('dataset_unavailable', `${url} could not be reached — ${why}.`, { cause: err }));
+    const why =
+      typeof (globalThis as { document?: unknown }).document !== 'undefined' ||
+      typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== 'undefined'
+        ? 'the server may be down or not allow cross-origin requests (CORS)'
+        : `the server may be down or the address wrong (${detail})`;
+    return markTransient(
+      new ClimateQueryError('dataset_unavailable', `${url} could not be reached — ${why}.`, { cause: err }),
+    );
   };
 
   let timer = timeout('response', timeouts.firstByteMs);

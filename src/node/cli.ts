@@ -20,11 +20,18 @@ import { packageVersion } from './package-version.ts';
 import { sqlResultCsv } from '../sql/sql-csv.ts';
 import { CROP_GDD_BASE, INDEX_DEFAULTS, STATION_INDEX_NAMES } from '../contract/station-indices.ts';
 import { LIMITS } from '../contract/validate.ts';
-import { RASTER_TIME_SCALES, STATION_TIME_SCALES, TIME_SCALES, TIME_SCALE_NAMES, type StationTimeScale } from '../contract/time-scales.ts';
+import {
+  RASTER_TIME_SCALES,
+  STATION_TIME_SCALES,
+  TIME_SCALES,
+  TIME_SCALE_NAMES,
+  type StationTimeScale,
+} from '../contract/time-scales.ts';
 import { STATION_TYPES } from '../contract/station-data-types.ts';
 
 /** "a, b or c". */
-const orList = (xs: readonly string[]): string => (xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs.at(-1)}` : xs.join(''));
+const orList = (xs: readonly string[]): string =>
+  xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs.at(-1)}` : xs.join('');
 
 /** `items` joined by ", " in lines of at most `width` characters, every line after the first indented by `indent`. */
 function wrapList(items: readonly string[], indent: string, width = 100): string {
@@ -57,7 +64,9 @@ function scalesText(): string {
     return `  ${s.padEnd(nameWidth)}${t.format.padEnd(formatWidth)}${`e.g. ${t.example}`.padEnd(exampleWidth)}${t.words} of ${of}`;
   });
   const labelWidth = Math.max(...STATION_TIME_SCALES.map((s) => s.length)) + 3;
-  const types = STATION_TIME_SCALES.map((s) => `  ${`${s}:`.padEnd(labelWidth)}${wrapList(STATION_TYPES[s], ' '.repeat(labelWidth + 2))}`);
+  const types = STATION_TIME_SCALES.map(
+    (s) => `  ${`${s}:`.padEnd(labelWidth)}${wrapList(STATION_TYPES[s], ' '.repeat(labelWidth + 2))}`,
+  );
   return `Time scales (options.timeScale) and how startDate and endDate are written:
 ${scales.join('\n')}
 
@@ -110,7 +119,9 @@ Options:
   --from, --to         the window, inclusive, local standard time
   --by season          one value per season inside the window (default: one for the window)
   --chill-season S     default ${INDEX_DEFAULTS.chillSeason}; --heat-season ${INDEX_DEFAULTS.heatSeason}; --frost-season ${INDEX_DEFAULTS.frostSeason}
-  --crop C             degree-day base of the crop (${Object.entries(CROP_GDD_BASE).map(([c, b]) => `${c} ${b} °C`).join(', ')}); or --gdd-base C
+  --crop C             degree-day base of the crop (${Object.entries(CROP_GDD_BASE)
+    .map(([c, b]) => `${c} ${b} °C`)
+    .join(', ')}); or --gdd-base C
   --max-gap-hours N    longest gap filled linearly (default ${INDEX_DEFAULTS.maxGapHours})
   --min-completeness F share of hours needed for a value (default ${INDEX_DEFAULTS.minCompleteness})
   --data DIR|URL       dataset (default: the demo dataset, ${DEFAULT_DATASET})
@@ -330,10 +341,15 @@ function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(
 ): ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O }>> {
   let parsed;
   try {
-    parsed = parseArgs({ args, allowPositionals: true, options: { ...options, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (err) {
     // `--help` wins over a mistake elsewhere on the line.
-    if (!args.includes('--help') && !args.includes('-h')) usageError(command, err instanceof Error ? err.message : String(err));
+    if (!args.includes('--help') && !args.includes('-h'))
+      usageError(command, err instanceof Error ? err.message : String(err));
   }
   if (!parsed || (parsed.values as { help?: boolean }).help) {
     process.stdout.write(USAGES[command]);
@@ -421,7 +437,11 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 async function queryCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('query', args, { data: { type: 'string' }, timeout: { type: 'string' }, 'follow-links': { type: 'boolean' } });
+  const { values, positionals } = parseCommand('query', args, {
+    data: { type: 'string' },
+    timeout: { type: 'string' },
+    'follow-links': { type: 'boolean' },
+  });
   const [endpoint, file] = positionals;
   if (!endpoint || !ENDPOINTS.includes(endpoint as Endpoint) || !file || positionals.length > 2) {
     usageError('query', `needs an endpoint (${ENDPOINTS.join(', ')}) and a request file or -.`);
@@ -436,25 +456,55 @@ async function queryCommand(args: string[]): Promise<number> {
 async function indicesCommand(args: string[]): Promise<number> {
   const text = { type: 'string' } as const;
   const { values, positionals } = parseCommand('indices', args, {
-    indices: text, from: text, to: text, by: text, crop: text, 'gdd-base': text, 'chill-season': text, 'heat-season': text, 'frost-season': text,
-    'max-gap-hours': text, 'min-completeness': text, data: text, timeout: text, 'follow-links': { type: 'boolean' },
+    indices: text,
+    from: text,
+    to: text,
+    by: text,
+    crop: text,
+    'gdd-base': text,
+    'chill-season': text,
+    'heat-season': text,
+    'frost-season': text,
+    'max-gap-hours': text,
+    'min-completeness': text,
+    data: text,
+    timeout: text,
+    'follow-links': { type: 'boolean' },
   });
   if (positionals.length !== 1) usageError('indices', 'needs one WKT argument (quote it: "POINT (19.31 -33.37)").');
   if (!values.indices || !values.from || !values.to) usageError('indices', 'needs --indices, --from and --to.');
   // Numbers go to the validator as numbers when they parse, as text otherwise, so it names the option at fault.
-  const num = (v: string | undefined) => (v === undefined ? undefined : v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
+  const num = (v: string | undefined) =>
+    v === undefined ? undefined : v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v;
   const options = Object.fromEntries(
     Object.entries({
-      by: values.by, crop: values.crop, gddBase: num(values['gdd-base']), chillSeason: values['chill-season'], heatSeason: values['heat-season'], frostSeason: values['frost-season'],
-      maxGapHours: num(values['max-gap-hours']), minCompleteness: num(values['min-completeness']),
+      by: values.by,
+      crop: values.crop,
+      gddBase: num(values['gdd-base']),
+      chillSeason: values['chill-season'],
+      heatSeason: values['heat-season'],
+      frostSeason: values['frost-season'],
+      maxGapHours: num(values['max-gap-hours']),
+      minCompleteness: num(values['min-completeness']),
     }).filter(([, v]) => v !== undefined),
   );
-  const body = { wkts: positionals[0], indices: values.indices.split(',').map((s) => s.trim()), startDate: values.from, endDate: values.to, ...(Object.keys(options).length ? { options } : {}) };
+  const body = {
+    wkts: positionals[0],
+    indices: values.indices.split(',').map((s) => s.trim()),
+    startDate: values.from,
+    endDate: values.to,
+    ...(Object.keys(options).length ? { options } : {}),
+  };
   return answer('indices', 'station-indices', JSON.stringify(body), values);
 }
 
 /** Answers one request body on the dataset the options name and prints the answer or error JSON; returns the exit status. */
-async function answer(command: Command, endpoint: Endpoint, text: string, values: { data?: string; timeout?: string; 'follow-links'?: boolean }): Promise<number> {
+async function answer(
+  command: Command,
+  endpoint: Endpoint,
+  text: string,
+  values: { data?: string; timeout?: string; 'follow-links'?: boolean },
+): Promise<number> {
   const timeoutMs = timeoutOption(command, values.timeout);
   const data = values.data ?? DEFAULT_DATASET;
   if (!values.data && !existsSync(data)) {
@@ -501,7 +551,10 @@ function takeScaleFiles(args: string[]): { rest: string[]; files: Record<Station
 
 /** No files for any station scale (each scale's option takes them: --hourly, --daily, …). */
 function noScaleFiles(): Record<StationTimeScale, string[]> {
-  return Object.fromEntries(STATION_TIME_SCALES.map((s) => [s, [] as string[]])) as unknown as Record<StationTimeScale, string[]>;
+  return Object.fromEntries(STATION_TIME_SCALES.map((s) => [s, [] as string[]])) as unknown as Record<
+    StationTimeScale,
+    string[]
+  >;
 }
 
 async function buildCommand(argv: string[]): Promise<number> {
@@ -509,43 +562,50 @@ async function buildCommand(argv: string[]): Promise<number> {
   const stationBuild = !argv.some((a) => a === '--layer' || a.startsWith('--layer='));
   const { rest: args, files: scaleFiles } = stationBuild ? takeScaleFiles(argv) : { rest: argv, files: noScaleFiles() };
   const { values, positionals } = parseCommand('build', args, {
-      layer: { type: 'string' },
-      unit: { type: 'string' },
-      'time-scale': { type: 'string' },
-      dates: { type: 'string' },
-      'date-pattern': { type: 'string' },
-      extent: { type: 'string' },
-      description: { type: 'string' },
-      attribution: { type: 'string' },
-      resampling: { type: 'string' },
-      crs: { type: 'string' },
-      variable: { type: 'string' },
-      level: { type: 'string' },
-      scale: { type: 'string' },
-      offset: { type: 'string' },
-      out: { type: 'string' },
-      name: { type: 'string' },
-      stations: { type: 'string' },
-      replace: { type: 'boolean' },
-      'keep-implausible': { type: 'boolean' },
-      'time-zone': { type: 'string' },
-      report: { type: 'string' },
-      // Taken out above for a station build; declared so a raster build names them as misplaced, not unknown.
-      ...Object.fromEntries(STATION_TIME_SCALES.map((s) => [s, { type: 'string' as const }])),
+    layer: { type: 'string' },
+    unit: { type: 'string' },
+    'time-scale': { type: 'string' },
+    dates: { type: 'string' },
+    'date-pattern': { type: 'string' },
+    extent: { type: 'string' },
+    description: { type: 'string' },
+    attribution: { type: 'string' },
+    resampling: { type: 'string' },
+    crs: { type: 'string' },
+    variable: { type: 'string' },
+    level: { type: 'string' },
+    scale: { type: 'string' },
+    offset: { type: 'string' },
+    out: { type: 'string' },
+    name: { type: 'string' },
+    stations: { type: 'string' },
+    replace: { type: 'boolean' },
+    'keep-implausible': { type: 'boolean' },
+    'time-zone': { type: 'string' },
+    report: { type: 'string' },
+    // Taken out above for a station build; declared so a raster build names them as misplaced, not unknown.
+    ...Object.fromEntries(STATION_TIME_SCALES.map((s) => [s, { type: 'string' as const }])),
   });
   if (values.layer !== undefined) {
-    if (!values.out || positionals.length === 0) usageError('build', '--layer needs --out DIR and at least one FILE.tif.');
+    if (!values.out || positionals.length === 0)
+      usageError('build', '--layer needs --out DIR and at least one FILE.tif.');
     const [dataType, subDataType, extra] = values.layer.split('/');
-    if (!dataType || subDataType === '' || extra !== undefined) usageError('build', `--layer must be NAME or NAME/SUB (e.g. elevation, et0/fao56); got "${values.layer}".`);
+    if (!dataType || subDataType === '' || extra !== undefined)
+      usageError('build', `--layer must be NAME or NAME/SUB (e.g. elevation, et0/fao56); got "${values.layer}".`);
     const number = (flag: string, text: string | undefined) => {
       if (text === undefined) return undefined;
       const n = Number(text);
-      if (text.trim() === '' || !Number.isFinite(n)) throw new ClimateQueryError('invalid_field', `--${flag} must be a number; got "${text}".`, { field: flag });
+      if (text.trim() === '' || !Number.isFinite(n))
+        throw new ClimateQueryError('invalid_field', `--${flag} must be a number; got "${text}".`, { field: flag });
       return n;
     };
     const resampling = values.resampling;
     if (resampling !== undefined && !RESAMPLING.includes(resampling as (typeof RESAMPLING)[number])) {
-      throw new ClimateQueryError('invalid_field', `--resampling must be one of ${RESAMPLING.join(', ')}; got "${resampling}".`, { field: 'resampling' });
+      throw new ClimateQueryError(
+        'invalid_field',
+        `--resampling must be one of ${RESAMPLING.join(', ')}; got "${resampling}".`,
+        { field: 'resampling' },
+      );
     }
     const scale = number('scale', values.scale);
     const offset = number('offset', values.offset);
@@ -571,11 +631,16 @@ async function buildCommand(argv: string[]): Promise<number> {
       ...(values.level !== undefined ? { level: values.level } : {}),
       log: (line) => process.stderr.write(`${line}\n`),
     });
-    process.stdout.write(`Built into ${values.out} in ${result.seconds.toFixed(1)} s:\n${layerText(result.layer, result.files)}`);
+    process.stdout.write(
+      `Built into ${values.out} in ${result.seconds.toFixed(1)} s:\n${layerText(result.layer, result.files)}`,
+    );
     return 0;
   }
   if (positionals.length > 0) {
-    usageError('build', `unexpected argument "${positionals[0]}": a station build's files follow ${orList(STATION_TIME_SCALES.map((s) => `--${s}`))} (each takes one or more), a raster build's follow --layer NAME.`);
+    usageError(
+      'build',
+      `unexpected argument "${positionals[0]}": a station build's files follow ${orList(STATION_TIME_SCALES.map((s) => `--${s}`))} (each takes one or more), a raster build's follow --layer NAME.`,
+    );
   }
   if (!values.out || !values.stations) {
     usageError('build', 'needs --out DIR and either --stations FILE or --layer TYPE/SUBTYPE FILE.tif...');
@@ -589,16 +654,26 @@ async function buildCommand(argv: string[]): Promise<number> {
       { stations: values.stations, ...scaleFiles },
       values.out,
       values.name ?? 'dataset',
-      { replace, keepImplausible: values['keep-implausible'] ?? false, ...(values['time-zone'] !== undefined ? { timeZone: values['time-zone'] } : {}) },
+      {
+        replace,
+        keepImplausible: values['keep-implausible'] ?? false,
+        ...(values['time-zone'] !== undefined ? { timeZone: values['time-zone'] } : {}),
+      },
     );
   } catch (err) {
     // The report says why nothing was written, for a tool that reads it.
-    if (values.report) await writeFile(values.report, `${JSON.stringify(failedReport(values.out, replace, err, (Date.now() - t0) / 1000), null, 2)}\n`);
+    if (values.report)
+      await writeFile(
+        values.report,
+        `${JSON.stringify(failedReport(values.out, replace, err, (Date.now() - t0) / 1000), null, 2)}\n`,
+      );
     throw err;
   }
   if (values.report) await writeFile(values.report, `${JSON.stringify(result.report, null, 2)}\n`);
   process.stderr.write(reportText(result.report));
-  process.stderr.write(`Built ${result.section.count} stations into ${values.out} in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
+  process.stderr.write(
+    `Built ${result.section.count} stations into ${values.out} in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`,
+  );
   return 0;
 }
 
@@ -606,17 +681,27 @@ async function buildCommand(argv: string[]): Promise<number> {
 const RESAMPLING = ['near', 'bilinear', 'cubic', 'average'] as const;
 
 async function layersCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('layers', args, { data: { type: 'string' }, extent: { type: 'string' } });
+  const { values, positionals } = parseCommand('layers', args, {
+    data: { type: 'string' },
+    extent: { type: 'string' },
+  });
   const data = values.data ?? DEFAULT_DATASET;
   if (positionals[0] === 'remove') {
     const [, name, ...extra] = positionals;
-    if (!name || extra.length) usageError('layers', `remove takes one layer, NAME or NAME/SUB${extra.length ? `; unexpected "${extra[0]}"` : ''}.`);
-    if (/^https?:\/\//i.test(data)) usageError('layers', 'remove changes a dataset folder; --data must be a folder, not a URL.');
+    if (!name || extra.length)
+      usageError(
+        'layers',
+        `remove takes one layer, NAME or NAME/SUB${extra.length ? `; unexpected "${extra[0]}"` : ''}.`,
+      );
+    if (/^https?:\/\//i.test(data))
+      usageError('layers', 'remove changes a dataset folder; --data must be a folder, not a URL.');
     const [dataType, subDataType = '-', more] = name.split('/');
     if (!dataType || more !== undefined) usageError('layers', `"${name}" is not NAME or NAME/SUB.`);
     const { removeRasterLayer } = await import('../builder/dataset-remove.ts');
     const r = await removeRasterLayer(data, dataType, subDataType, values.extent);
-    process.stderr.write(`Removed layer ${r.removed} from ${data}: ${r.files.length} file(s) deleted${r.files.length ? ` (${r.files.join(', ')})` : ''}.\n`);
+    process.stderr.write(
+      `Removed layer ${r.removed} from ${data}: ${r.files.length} file(s) deleted${r.files.length ? ` (${r.files.join(', ')})` : ''}.\n`,
+    );
     return 0;
   }
   if (values.extent !== undefined) usageError('layers', '--extent goes with remove.');
@@ -635,13 +720,27 @@ async function layersCommand(args: string[]): Promise<number> {
 }
 
 async function stationsCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('stations', args, { data: { type: 'string' }, all: { type: 'boolean' } });
+  const { values, positionals } = parseCommand('stations', args, {
+    data: { type: 'string' },
+    all: { type: 'boolean' },
+  });
   const [sub, ...ids] = positionals;
-  if (sub !== 'remove') usageError('stations', sub === undefined ? 'say what to do: remove.' : `unknown subcommand "${sub}"; the one there is: remove.`);
+  if (sub !== 'remove')
+    usageError(
+      'stations',
+      sub === undefined ? 'say what to do: remove.' : `unknown subcommand "${sub}"; the one there is: remove.`,
+    );
   const all = values.all ?? false;
-  if (all === (ids.length > 0)) usageError('stations', all ? '--all removes every station; name no IDs with it.' : 'name the stations to remove (their station_id), or pass --all.');
+  if (all === ids.length > 0)
+    usageError(
+      'stations',
+      all
+        ? '--all removes every station; name no IDs with it.'
+        : 'name the stations to remove (their station_id), or pass --all.',
+    );
   const data = values.data ?? DEFAULT_DATASET;
-  if (/^https?:\/\//i.test(data)) usageError('stations', 'remove changes a dataset folder; --data must be a folder, not a URL.');
+  if (/^https?:\/\//i.test(data))
+    usageError('stations', 'remove changes a dataset folder; --data must be a folder, not a URL.');
   const { removeStations } = await import('../builder/dataset-remove.ts');
   const r = await removeStations(data, ids, all);
   process.stderr.write(`Removed ${r.removed} from ${data}.\n`);
@@ -649,16 +748,24 @@ async function stationsCommand(args: string[]): Promise<number> {
 }
 
 async function indexCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('index', args, { name: { type: 'string' }, 'time-zone': { type: 'string' } });
+  const { values, positionals } = parseCommand('index', args, {
+    name: { type: 'string' },
+    'time-zone': { type: 'string' },
+  });
   const [dir] = positionals;
-  if (!dir || positionals.length > 1) usageError('index', 'needs one DIR holding stations/stations.parquet and stations/<scale>/….');
+  if (!dir || positionals.length > 1)
+    usageError('index', 'needs one DIR holding stations/stations.parquet and stations/<scale>/….');
   const { indexStations } = await import('../builder/station-index-build.ts');
   const { resolveTimeZone } = await import('../builder/time-zone.ts');
   const t0 = Date.now();
   const zone = values['time-zone'] === undefined ? undefined : resolveTimeZone(values['time-zone']);
   const section = await indexStations(dir, values.name ?? 'dataset', zone);
-  const scales = Object.entries(section.dataTypes).map(([s, t]) => `${s}: ${t!.join(', ')}`).join('; ');
-  process.stderr.write(`Indexed ${section.count} stations in ${dir} (${scales}; times in UTC${section.utcOffset}) in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`);
+  const scales = Object.entries(section.dataTypes)
+    .map(([s, t]) => `${s}: ${t!.join(', ')}`)
+    .join('; ');
+  process.stderr.write(
+    `Indexed ${section.count} stations in ${dir} (${scales}; times in UTC${section.utcOffset}) in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`,
+  );
   return 0;
 }
 
@@ -666,7 +773,8 @@ async function indexCommand(args: string[]): Promise<number> {
 function timeoutOption(command: Command, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const seconds = Number(text);
-  if (text.trim() === '' || !(seconds > 0) || !Number.isFinite(seconds)) usageError(command, `--timeout must be a number of seconds above 0; got "${text}".`);
+  if (text.trim() === '' || !(seconds > 0) || !Number.isFinite(seconds))
+    usageError(command, `--timeout must be a number of seconds above 0; got "${text}".`);
   return seconds * 1000;
 }
 
@@ -684,7 +792,8 @@ async function sqlCommand(args: string[]): Promise<number> {
     'follow-links': { type: 'boolean' },
   });
   const [text] = positionals;
-  if (!text || positionals.length > 1) usageError('sql', 'needs the SQL text (quoted, one argument) or - to read it from stdin.');
+  if (!text || positionals.length > 1)
+    usageError('sql', 'needs the SQL text (quoted, one argument) or - to read it from stdin.');
   for (const required of ['stations', 'time-scale', 'from', 'to'] as const) {
     if (values[required] === undefined) usageError('sql', `--${required} is required.`);
   }
@@ -693,9 +802,14 @@ async function sqlCommand(args: string[]): Promise<number> {
   let maxRows: number | undefined;
   if (values['max-rows'] !== undefined) {
     maxRows = Number(values['max-rows']);
-    if (!Number.isInteger(maxRows)) usageError('sql', `--max-rows must be a whole number; got "${values['max-rows']}".`);
+    if (!Number.isInteger(maxRows))
+      usageError('sql', `--max-rows must be a whole number; got "${values['max-rows']}".`);
   }
-  const list = (v: string) => v.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (v: string) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   const timeoutMs = timeoutOption('sql', values.timeout);
   const data = values.data ?? DEFAULT_DATASET;
   if (!values.data && !existsSync(data)) {
@@ -728,7 +842,10 @@ async function sqlCommand(args: string[]): Promise<number> {
 }
 
 async function demoCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('demo', args, { out: { type: 'string' }, 'if-missing': { type: 'boolean' } });
+  const { values, positionals } = parseCommand('demo', args, {
+    out: { type: 'string' },
+    'if-missing': { type: 'boolean' },
+  });
   if (positionals.length > 0) usageError('demo', `unexpected argument "${positionals[0]}".`);
   const out = values.out ?? DEFAULT_DATASET;
   if (values['if-missing'] && existsSync(`${out}/catalog.json`)) {
@@ -741,7 +858,14 @@ async function demoCommand(args: string[]): Promise<number> {
 }
 
 async function serveCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand('serve', args, { data: { type: 'string' }, static: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, timeout: { type: 'string' }, 'follow-links': { type: 'boolean' } });
+  const { values, positionals } = parseCommand('serve', args, {
+    data: { type: 'string' },
+    static: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    timeout: { type: 'string' },
+    'follow-links': { type: 'boolean' },
+  });
   if (positionals.length > 0) usageError('serve', `unexpected argument "${positionals[0]}".`);
   const timeoutMs = timeoutOption('serve', values.timeout);
   const data = values.data ?? DEFAULT_DATASET;

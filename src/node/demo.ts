@@ -30,7 +30,8 @@ export async function buildDemo(out: string, log: (line: string) => void = () =>
     const { updateCatalog } = await import('../builder/catalog-writer.ts');
     await updateCatalog(out, 'demo', (c) => {
       c.notice = DEMO_NOTICE;
-      const line = 'Demo station records are synthetic weather at the positions and names of NOAA ISD stations (and invented valley stations), not measurements.';
+      const line =
+        'Demo station records are synthetic weather at the positions and names of NOAA ISD stations (and invented valley stations), not measurements.';
       if (!c.attribution.includes(line)) c.attribution.unshift(line);
     });
     log(`demo: ${s.count} stations built in ${((Date.now() - t) / 1000).toFixed(1)} s`);

@@ -40,7 +40,11 @@ export function fileLocation(dir: string, options: FileLocationOptions = {}): Da
         return await readFile(options.followLinks ? file : await realPathWithin(file, within()), 'utf8');
       } catch (cause) {
         if (cause instanceof ClimateQueryError) throw cause;
-        throw new ClimateQueryError('dataset_unavailable', `Cannot read ${file}: ${(cause as Error).message}. Build a dataset there with \`climate-query build\` or \`climate-query demo\`.`, { cause });
+        throw new ClimateQueryError(
+          'dataset_unavailable',
+          `Cannot read ${file}: ${(cause as Error).message}. Build a dataset there with \`climate-query build\` or \`climate-query demo\`.`,
+          { cause },
+        );
       }
     },
   };

@@ -2,7 +2,15 @@
 export { createNodeEngine, type NodeEngineOptions } from './node-engine.ts';
 export { startServer, type ServerOptions, type RunningServer } from './server.ts';
 export { fileLocation, locationOf } from './file-location.ts';
-export { buildStations, buildStationsWithReport, BuildError, type StationInputs, type StationBuildOptions, type StationBuildReport, type ScaleReport } from '../builder/stations-build.ts';
+export {
+  buildStations,
+  buildStationsWithReport,
+  BuildError,
+  type StationInputs,
+  type StationBuildOptions,
+  type StationBuildReport,
+  type ScaleReport,
+} from '../builder/stations-build.ts';
 /** @deprecated The earlier name of {@link BuildError}, kept for code that catches it. */
 export { BuildError as BuildInputError } from '../builder/build-error.ts';
 export type { BuildErrorCode, BuildErrorDetail } from '../builder/build-error.ts';

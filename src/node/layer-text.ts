@@ -46,7 +46,9 @@ export function layerText(l: RasterLayerEntry, files?: Array<{ path: string; byt
   if (l.attribution) lines.push(`  attribution: ${l.attribution}`);
   if (files) {
     const total = files.reduce((n, f) => n + f.bytes, 0);
-    lines.push(`  files:       ${files.length}, ${(total / 1e6).toFixed(3)} MB (${files.map((f) => f.path).join(', ')})`);
+    lines.push(
+      `  files:       ${files.length}, ${(total / 1e6).toFixed(3)} MB (${files.map((f) => f.path).join(', ')})`,
+    );
   }
   lines.push(`  request:     ${requestText(l)}`);
   return `${lines.join('\n')}\n`;
@@ -54,6 +56,7 @@ export function layerText(l: RasterLayerEntry, files?: Array<{ path: string; byt
 
 /** The raster layers of a catalog, for `climate-query layers`. */
 export function catalogLayersText(c: Catalog): string {
-  if (c.rasters.length === 0) return `Dataset "${c.name}" has no raster layers. Add one with \`climate-query build --layer\` (docs/layers.md).\n`;
+  if (c.rasters.length === 0)
+    return `Dataset "${c.name}" has no raster layers. Add one with \`climate-query build --layer\` (docs/layers.md).\n`;
   return `Dataset "${c.name}": ${c.rasters.length} raster layer(s)\n\n${c.rasters.map((l) => layerText(l)).join('\n')}`;
 }

@@ -4,7 +4,15 @@
  * no extensions), then locked down before the user's query runs.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { LOCKDOWN_SQL, oneSessionAtATime, tableColumns, type SqlRunner, type SqlSession, type SqlValue, type StationTable } from '../sql/station-sql.ts';
+import {
+  LOCKDOWN_SQL,
+  oneSessionAtATime,
+  tableColumns,
+  type SqlRunner,
+  type SqlSession,
+  type SqlValue,
+  type StationTable,
+} from '../sql/station-sql.ts';
 
 /** Options of {@link createNativeSqlRunner}. */
 export interface NativeSqlOptions {
@@ -85,7 +93,9 @@ function toJson(v: unknown): SqlValue {
 async function load(con: DuckDBConnection, table: StationTable): Promise<void> {
   const cols = tableColumns(table);
   // Times arrive as text and are cast once loaded: the appender's own timestamp type is not needed.
-  await con.run(`CREATE TABLE raw_observations (${cols.observations.map(([n, t]) => `${ident(n)} ${t === 'DOUBLE' ? 'DOUBLE' : 'VARCHAR'}`).join(', ')})`);
+  await con.run(
+    `CREATE TABLE raw_observations (${cols.observations.map(([n, t]) => `${ident(n)} ${t === 'DOUBLE' ? 'DOUBLE' : 'VARCHAR'}`).join(', ')})`,
+  );
   const app = await con.createAppender('raw_observations');
   const { stationId, time, values } = table.observations;
   const columns = table.dataTypes.map((t) => values[t]!);
@@ -100,8 +110,12 @@ async function load(con: DuckDBConnection, table: StationTable): Promise<void> {
     app.endRow();
   }
   app.closeSync();
-  const select = cols.observations.map(([n, t]) => (t === 'DOUBLE' || t === 'VARCHAR' ? ident(n) : `CAST(${ident(n)} AS ${t}) AS ${ident(n)}`));
-  await con.run(`CREATE TABLE observations AS SELECT ${select.join(', ')} FROM raw_observations ORDER BY station_id, time`);
+  const select = cols.observations.map(([n, t]) =>
+    t === 'DOUBLE' || t === 'VARCHAR' ? ident(n) : `CAST(${ident(n)} AS ${t}) AS ${ident(n)}`,
+  );
+  await con.run(
+    `CREATE TABLE observations AS SELECT ${select.join(', ')} FROM raw_observations ORDER BY station_id, time`,
+  );
   await con.run('DROP TABLE raw_observations');
   await con.run(`CREATE TABLE stations (${cols.stations.map(([n, t]) => `${ident(n)} ${t}`).join(', ')})`);
   const st = await con.createAppender('stations');

@@ -9,7 +9,8 @@
 
 /** The optional packages, with what needs each. */
 export const OPTIONAL_PACKAGES: Record<string, string> = {
-  '@duckdb/node-api': 'station builds (`build --stations`, `demo`, `index`) and station SQL in Node (`sql`, `engine.sql`)',
+  '@duckdb/node-api':
+    'station builds (`build --stations`, `demo`, `index`) and station SQL in Node (`sql`, `engine.sql`)',
   'gdal3.js': 'raster builds (`build --layer`, `demo`)',
 };
 
@@ -19,9 +20,14 @@ export const OPTIONAL_PACKAGES: Record<string, string> = {
  */
 export function missingPackageMessage(err: unknown, command: string): string | undefined {
   const e = err as { code?: unknown; message?: unknown } | null;
-  if (!e || (e.code !== 'ERR_MODULE_NOT_FOUND' && e.code !== 'MODULE_NOT_FOUND') || typeof e.message !== 'string') return undefined;
-  const name = Object.keys(OPTIONAL_PACKAGES).find((p) => e.message!.toString().includes(`'${p}`) || e.message!.toString().includes(`"${p}`));
+  if (!e || (e.code !== 'ERR_MODULE_NOT_FOUND' && e.code !== 'MODULE_NOT_FOUND') || typeof e.message !== 'string')
+    return undefined;
+  const name = Object.keys(OPTIONAL_PACKAGES).find(
+    (p) => e.message!.toString().includes(`'${p}`) || e.message!.toString().includes(`"${p}`),
+  );
   if (!name) return undefined;
-  return `climate-query ${command}: this needs the optional package ${name}, which is not installed.\n` +
-    `It is used for ${OPTIONAL_PACKAGES[name]}. Install it next to climate-query:\n  npm install ${name}`;
+  return (
+    `climate-query ${command}: this needs the optional package ${name}, which is not installed.\n` +
+    `It is used for ${OPTIONAL_PACKAGES[name]}. Install it next to climate-query:\n  npm install ${name}`
+  );
 }

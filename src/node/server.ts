@@ -37,7 +37,11 @@ export interface RunningServer {
 
 function sendJson(res: import('node:http').ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...CORS_HEADERS, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...CORS_HEADERS,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -61,7 +65,11 @@ function readBody(req: IncomingMessage): Promise<string | null> {
   });
 }
 
-const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  408: 'Request Timeout',
+  431: 'Request Header Fields Too Large',
+};
 
 /**
  * Requests Node's HTTP parser refuses never reach the handler; by default
@@ -75,10 +83,16 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   }
   const e =
     err.code === 'HPE_HEADER_OVERFLOW'
-      ? new ClimateQueryError('headers_too_large', 'The request headers are larger than the server accepts (16 KiB in all); send fewer or shorter headers.')
+      ? new ClimateQueryError(
+          'headers_too_large',
+          'The request headers are larger than the server accepts (16 KiB in all); send fewer or shorter headers.',
+        )
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new ClimateQueryError('request_timeout', 'The request was not received in time; send it again.')
-        : new ClimateQueryError('bad_request', `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}); check the method, the headers and Content-Length / Transfer-Encoding.`);
+        : new ClimateQueryError(
+            'bad_request',
+            `The request is not valid HTTP/1.1 (${err.code ?? 'parse error'}); check the method, the headers and Content-Length / Transfer-Encoding.`,
+          );
   const text = JSON.stringify(e.toBody());
   const head = [
     `HTTP/1.1 ${e.status} ${REASONS[e.status] ?? 'Error'}`,
@@ -137,7 +151,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         sendJson(res, answer.status, answer.body);
         return;
       }
-      if ((method === 'GET' || method === 'HEAD') && root && (await serveStatic(root, url.pathname, req, res, { followLinks: options.followLinks === true }))) return;
+      if (
+        (method === 'GET' || method === 'HEAD') &&
+        root &&
+        (await serveStatic(root, url.pathname, req, res, { followLinks: options.followLinks === true }))
+      )
+        return;
       const e = new ClimateQueryError('not_found', `Nothing at ${url.pathname}.`);
       sendJson(res, e.status, e.toBody());
     })().catch((err: unknown) => {

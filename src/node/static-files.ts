@@ -43,7 +43,10 @@ export const CORS_HEADERS = {
  * one is satisfiable — one process answering a dataset need not build
  * multipart bodies, and RFC 9110 lets a server ignore Range.
  */
-export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | undefined {
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | null | undefined {
   if (!header) return undefined;
   const m = /^bytes=(.*)$/i.exec(header.trim());
   if (!m) return undefined;
@@ -87,7 +90,13 @@ function oneRange(first: string, last: string, size: number): { start: number; e
  * the file is opened first and then only its handle is used, so a rename
  * or delete after the open changes nothing, and one before it is a 404.
  */
-export async function serveStatic(root: string, urlPath: string, req: IncomingMessage, res: ServerResponse, options: { followLinks?: boolean } = {}): Promise<boolean> {
+export async function serveStatic(
+  root: string,
+  urlPath: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: { followLinks?: boolean } = {},
+): Promise<boolean> {
   const missing = false;
   let rel: string;
   try {
@@ -180,10 +189,18 @@ function inside(root: string, file: string): boolean {
 /** false (a 404 for the caller) for a path that is not there; 503 JSON, answered here, for one that cannot be read. */
 function miss(err: unknown, res: ServerResponse): boolean {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EISDIR' || code === 'ENAMETOOLONG') return false;
-  const e = new ClimateQueryError('dataset_unavailable', `The file could not be read (${code ?? 'error'}); check its permissions, or try again.`);
+  if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'ELOOP' || code === 'EISDIR' || code === 'ENAMETOOLONG')
+    return false;
+  const e = new ClimateQueryError(
+    'dataset_unavailable',
+    `The file could not be read (${code ?? 'error'}); check its permissions, or try again.`,
+  );
   const text = JSON.stringify(e.toBody());
-  res.writeHead(e.status, { ...CORS_HEADERS, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(e.status, {
+    ...CORS_HEADERS,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
   return true;
 }

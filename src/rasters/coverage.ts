@@ -85,7 +85,7 @@ export function polygonCoverage(polygons: readonly PolygonCoords[], grid: GridSp
       }
       // ∮ x dy > 0 means this ring would subtract; flip it if it is a shell, keep it if it is a hole.
       const wantsPositive = i === 0;
-      const sign = (contourIntegral(xs, ys) > 0) === wantsPositive ? -1 : 1;
+      const sign = contourIntegral(xs, ys) > 0 === wantsPositive ? -1 : 1;
       for (let k = 0; k + 1 < ring.length; k++) acc.addEdge(xs[k]!, ys[k]!, xs[k + 1]!, ys[k + 1]!, sign);
     });
   }

@@ -27,17 +27,26 @@ export interface ReadPlan {
 }
 
 /** Finds the layer of `q` in `catalog`, or throws `unknown_data_type`. */
-export function findLayer(catalog: Catalog, q: Pick<RasterQuery, 'dataType' | 'subDataType' | 'extent'>): RasterLayerEntry {
+export function findLayer(
+  catalog: Catalog,
+  q: Pick<RasterQuery, 'dataType' | 'subDataType' | 'extent'>,
+): RasterLayerEntry {
   const sameType = catalog.rasters.filter((l) => l.dataType === q.dataType);
   const layer = sameType.find((l) => l.subDataType === q.subDataType && l.extent === q.extent);
   if (layer) return layer;
   if (sameType.length === 0) {
-    throw new ClimateQueryError('unknown_data_type', `This dataset has no ${q.dataType} layers.`, { field: 'dataType' });
+    throw new ClimateQueryError('unknown_data_type', `This dataset has no ${q.dataType} layers.`, {
+      field: 'dataType',
+    });
   }
   const have = sameType.map((l) => `"${l.subDataType}" (${l.extent})`).join(', ');
-  throw new ClimateQueryError('unknown_data_type', `This dataset has no ${q.dataType} layer "${q.subDataType}" for extent "${q.extent}"; it has ${have}.`, {
-    field: 'options.subDataType',
-  });
+  throw new ClimateQueryError(
+    'unknown_data_type',
+    `This dataset has no ${q.dataType} layer "${q.subDataType}" for extent "${q.extent}"; it has ${have}.`,
+    {
+      field: 'options.subDataType',
+    },
+  );
 }
 
 const bandIndexCache = new WeakMap<RasterLayerEntry, Map<string, [number, number]>>();
@@ -54,7 +63,10 @@ function bandIndex(layer: RasterLayerEntry): Map<string, [number, number]> {
 
 /** The first and last period a layer holds, for messages. */
 export function heldRange(layer: RasterLayerEntry): [string, string] | null {
-  const all = layer.files.flatMap((f) => f.periods).filter((p) => p !== '').sort();
+  const all = layer.files
+    .flatMap((f) => f.periods)
+    .filter((p) => p !== '')
+    .sort();
   return all.length ? [all[0]!, all[all.length - 1]!] : null;
 }
 
@@ -65,7 +77,11 @@ export function heldRange(layer: RasterLayerEntry): [string, string] | null {
 export function planRead(layer: RasterLayerEntry, q: Pick<RasterQuery, 'range'>): ReadPlan {
   if (layer.timeScale === null || q.range === null) {
     const file = layer.files[0];
-    if (!file) throw new ClimateQueryError('dataset_unavailable', `catalog.json lists no file for ${layer.dataType} "${layer.subDataType}".`);
+    if (!file)
+      throw new ClimateQueryError(
+        'dataset_unavailable',
+        `catalog.json lists no file for ${layer.dataType} "${layer.subDataType}".`,
+      );
     return { layer, keys: [''], files: [{ file: 0, bands: [0], keyIndexes: [0] }] };
   }
   const index = bandIndex(layer);
@@ -86,7 +102,10 @@ export function planRead(layer: RasterLayerEntry, q: Pick<RasterQuery, 'range'>)
     const held = heldRange(layer);
     const name = layer.subDataType === '-' ? layer.dataType : `${layer.dataType} "${layer.subDataType}"`;
     const gaps = held && index.size < countBetween(layer, held) ? ' (with gaps)' : '';
-    const what = missing.length === 1 ? `${missing[0]} is` : `${missing.length} periods (${missing[0]} to ${missing[missing.length - 1]}) are`;
+    const what =
+      missing.length === 1
+        ? `${missing[0]} is`
+        : `${missing.length} periods (${missing[0]} to ${missing[missing.length - 1]}) are`;
     throw new ClimateQueryError(
       'invalid_date_range',
       held

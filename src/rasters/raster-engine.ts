@@ -91,7 +91,12 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
     if (!p) {
       const known = listed.get(entry.path);
       const expected = known ? { bytes: known.bytes, ...(known.sha256 ? { sha256: known.sha256 } : {}) } : {};
-      p = openRasterFile(options.dataset.open(entry.path, expected), options.cache, lifetime.signal, known?.header).then((f) => {
+      p = openRasterFile(
+        options.dataset.open(entry.path, expected),
+        options.cache,
+        lifetime.signal,
+        known?.header,
+      ).then((f) => {
         if (f.width !== layer.width || f.height !== layer.height || f.bands < entry.periods.length) {
           throw new ClimateQueryError(
             'dataset_unavailable',
@@ -138,7 +143,12 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
         const located: Array<{ tile: TileData; at: number; fraction: number }> = [];
         for (const px of pixels) {
           const tile = ft.tiles.get(tileKey(Math.floor(px.col / ft.tileWidth), Math.floor(px.row / ft.tileHeight)));
-          if (tile) located.push({ tile, at: ((px.row - tile.y0) * tile.width + (px.col - tile.x0)) * tile.samples, fraction: px.fraction });
+          if (tile)
+            located.push({
+              tile,
+              at: ((px.row - tile.y0) * tile.width + (px.col - tile.x0)) * tile.samples,
+              fraction: px.fraction,
+            });
         }
         for (let s = 0; s < fb.bands.length; s++) {
           const stats = new ZonalStats();
@@ -152,14 +162,22 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
           values[fb.keyIndexes[s]!] = raw === null ? null : decode(raw, method === 'mean');
         }
       }
-      out[g.key] = q.range === null || layer.timeScale === null ? (values[0] ?? null) : Object.fromEntries(plan.keys.map((k, i) => [k, values[i] ?? null]));
+      out[g.key] =
+        q.range === null || layer.timeScale === null
+          ? (values[0] ?? null)
+          : Object.fromEntries(plan.keys.map((k, i) => [k, values[i] ?? null]));
     });
     throwIfAborted(signal);
     return out;
   }
 
   /** Reads every tile the needed pixels fall in, for every file of the plan, once each, concurrently. */
-  async function readTiles(layer: RasterLayerEntry, plan: ReadPlan, needs: CoveredPixel[][], signal?: AbortSignal): Promise<Map<number, FileTiles>> {
+  async function readTiles(
+    layer: RasterLayerEntry,
+    plan: ReadPlan,
+    needs: CoveredPixel[][],
+    signal?: AbortSignal,
+  ): Promise<Map<number, FileTiles>> {
     const out = new Map<number, FileTiles>();
     if (!needs.some((n) => n.length > 0)) return out;
     const jobs: Array<() => Promise<void>> = [];
@@ -193,11 +211,17 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
    * of tiles, ~5 MB), so it is only done when a person asks to see the layer on the map.
    */
   async function grid(request: LayerGridRequest, signal?: AbortSignal): Promise<LayerGrid> {
-    const sameKind = options.catalog.rasters.find((l) => l.dataType === request.dataType && l.subDataType === request.subDataType);
+    const sameKind = options.catalog.rasters.find(
+      (l) => l.dataType === request.dataType && l.subDataType === request.subDataType,
+    );
     const layer = findLayer(options.catalog, { ...request, extent: request.extent ?? sameKind?.extent ?? '' });
     const fileIndex = layer.files.findIndex((f) => f.periods.includes(request.period));
     if (fileIndex < 0) {
-      throw new ClimateQueryError('invalid_date_range', `The ${layer.dataType} ${layer.subDataType} layer has no ${request.period ? `${request.period} band` : 'undated band'}.`, { field: 'startDate' });
+      throw new ClimateQueryError(
+        'invalid_date_range',
+        `The ${layer.dataType} ${layer.subDataType} layer has no ${request.period ? `${request.period} band` : 'undated band'}.`,
+        { field: 'startDate' },
+      );
     }
     const band = layer.files[fileIndex]!.periods.indexOf(request.period);
     const f = await file(layer, fileIndex, signal);
@@ -225,7 +249,15 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
       if (v < min) min = v;
       if (v > max) max = v;
     }
-    return { width: f.width, height: f.height, values, bbox: layer.bbox, min: min > max ? Number.NaN : min, max: min > max ? Number.NaN : max, unit: layer.unit };
+    return {
+      width: f.width,
+      height: f.height,
+      values,
+      bbox: layer.bbox,
+      min: min > max ? Number.NaN : min,
+      max: min > max ? Number.NaN : max,
+      unit: layer.unit,
+    };
   }
 
   return {

@@ -43,20 +43,31 @@ export interface RasterFile {
  * `header` (from the catalog), the file's leading bytes are checked first:
  * the same blocks geotiff.js reads next, so the check costs no request.
  */
-export async function openRasterFile(source: ByteSource, cache: BlockCacheOptions = {}, signal?: AbortSignal, header?: { bytes: number; sha256: string }): Promise<RasterFile> {
+export async function openRasterFile(
+  source: ByteSource,
+  cache: BlockCacheOptions = {},
+  signal?: AbortSignal,
+  header?: { bytes: number; sha256: string },
+): Promise<RasterFile> {
   const cached = new BlockCachedSource(source, cache);
   const url = source.url;
   try {
     if (header) {
       const [bytes] = await cached.fetch([{ offset: 0, length: header.bytes }], signal);
       if ((await sha256Hex(new Uint8Array(bytes!))) !== header.sha256) {
-        throw new ClimateQueryError('dataset_changed', `${url} is not the file the catalog records: the SHA-256 of its first ${header.bytes} bytes (header and tile index) differs, so it is another version. If a redeploy is under way, ask again in a moment; otherwise copy the dataset to the host again, whole.`);
+        throw new ClimateQueryError(
+          'dataset_changed',
+          `${url} is not the file the catalog records: the SHA-256 of its first ${header.bytes} bytes (header and tile index) differs, so it is another version. If a redeploy is under way, ask again in a moment; otherwise copy the dataset to the host again, whole.`,
+        );
       }
     }
     const tiff = await GeoTIFF.fromSource(cached as unknown as Parameters<typeof GeoTIFF.fromSource>[0], {}, signal);
     const image = await tiff.getImage(0);
     if (!image.isTiled) {
-      throw new ClimateQueryError('dataset_unavailable', `${url} is not tiled; rebuild the layer with \`climate-query build\` (tiled, pixel-interleaved GeoTIFF).`);
+      throw new ClimateQueryError(
+        'dataset_unavailable',
+        `${url} is not tiled; rebuild the layer with \`climate-query build\` (tiled, pixel-interleaved GeoTIFF).`,
+      );
     }
     // Load the whole tile index now, so no tile ever waits for its offset and size first.
     await Promise.all([image.fileDirectory.loadValue('TileOffsets'), image.fileDirectory.loadValue('TileByteCounts')]);
@@ -77,8 +88,15 @@ export async function openRasterFile(source: ByteSource, cache: BlockCacheOption
         const y0 = ty * tileHeight;
         const x1 = Math.min(x0 + tileWidth, width);
         const y1 = Math.min(y0 + tileHeight, height);
-        const decode = async () => (await image.readRasters({ window: [x0, y0, x1, y1], samples: [...bands], interleave: true, signal: sig })) as TypedArray;
-        const aborted = (err: unknown) => err instanceof ClimateQueryError || sig?.aborted || (err as { name?: unknown })?.name === 'AbortError';
+        const decode = async () =>
+          (await image.readRasters({
+            window: [x0, y0, x1, y1],
+            samples: [...bands],
+            interleave: true,
+            signal: sig,
+          })) as TypedArray;
+        const aborted = (err: unknown) =>
+          err instanceof ClimateQueryError || sig?.aborted || (err as { name?: unknown })?.name === 'AbortError';
         let data: TypedArray;
         try {
           data = await decode();
@@ -93,7 +111,11 @@ export async function openRasterFile(source: ByteSource, cache: BlockCacheOption
             if (aborted(again)) throw asSourceError(again, url, sig);
             cached.dropBlocks();
             const detail = again instanceof Error ? again.message : String(again);
-            throw new ClimateQueryError('dataset_unavailable', `${url}: tile ${tx},${ty} could not be decoded (${detail}); the file is damaged, or the host sends other bytes than asked for.`, { cause: again });
+            throw new ClimateQueryError(
+              'dataset_unavailable',
+              `${url}: tile ${tx},${ty} could not be decoded (${detail}); the file is damaged, or the host sends other bytes than asked for.`,
+              { cause: again },
+            );
           }
         }
         return { x0, y0, width: x1 - x0, height: y1 - y0, samples: bands.length, data };
@@ -105,6 +127,8 @@ export async function openRasterFile(source: ByteSource, cache: BlockCacheOption
     if (err instanceof ClimateQueryError) throw err;
     if (signal?.aborted) throw asSourceError(err, url, signal);
     const detail = err instanceof Error ? err.message : String(err);
-    throw new ClimateQueryError('dataset_unavailable', `${url} could not be opened as a GeoTIFF: ${detail}`, { cause: err });
+    throw new ClimateQueryError('dataset_unavailable', `${url} could not be opened as a GeoTIFF: ${detail}`, {
+      cause: err,
+    });
   }
 }

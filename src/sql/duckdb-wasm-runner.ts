@@ -10,8 +10,22 @@
  * in, and JavaScript's shortest round-trip number text parses back to the
  * same doubles. Every session reopens a fresh in-memory database.
  */
-import { AsyncDuckDB, VoidLogger, selectBundle, type AsyncDuckDBConnection, type DuckDBBundles } from '@duckdb/duckdb-wasm';
-import { LOCKDOWN_SQL, oneSessionAtATime, tableColumns, type SqlRunner, type SqlSession, type SqlValue, type StationTable } from './station-sql.ts';
+import {
+  AsyncDuckDB,
+  VoidLogger,
+  selectBundle,
+  type AsyncDuckDBConnection,
+  type DuckDBBundles,
+} from '@duckdb/duckdb-wasm';
+import {
+  LOCKDOWN_SQL,
+  oneSessionAtATime,
+  tableColumns,
+  type SqlRunner,
+  type SqlSession,
+  type SqlValue,
+  type StationTable,
+} from './station-sql.ts';
 
 /**
  * Where DuckDB-WASM's files are. With Vite:
@@ -45,7 +59,10 @@ function tableCsv(table: StationTable): { observations: string; stations: string
     for (const s of series) line += `,${csvCell(s[i] ?? null)}`;
     lines.push(line);
   }
-  const stations = [cols.stations.map(([n]) => n).join(','), ...table.stations.map((s) => [s.id, s.name, s.lat, s.lon, s.elevation].map((v) => csvCell(v)).join(','))];
+  const stations = [
+    cols.stations.map(([n]) => n).join(','),
+    ...table.stations.map((s) => [s.id, s.name, s.lat, s.lon, s.elevation].map((v) => csvCell(v)).join(',')),
+  ];
   return { observations: `${lines.join('\n')}\n`, stations: `${stations.join('\n')}\n` };
 }
 
@@ -105,7 +122,12 @@ export function createDuckDbWasmRunner(bundles: DuckDbWasmBundles, options: Duck
   return { session: oneSessionAtATime(open) };
 }
 
-async function runQuery(con: AsyncDuckDBConnection, sql: string, maxRows: number, signal?: AbortSignal): Promise<SqlValue[][]> {
+async function runQuery(
+  con: AsyncDuckDBConnection,
+  sql: string,
+  maxRows: number,
+  signal?: AbortSignal,
+): Promise<SqlValue[][]> {
   signal?.throwIfAborted();
   const stop = () => void con.cancelSent();
   signal?.addEventListener('abort', stop, { once: true });

@@ -114,13 +114,18 @@ export interface SqlRunner {
  * Runs sessions one after another (one DuckDB database per runner): the
  * next `open` starts when the previous session is closed or failed to open.
  */
-export function oneSessionAtATime(open: (table: StationTable, signal?: AbortSignal) => Promise<SqlSession>): SqlRunner['session'] {
+export function oneSessionAtATime(
+  open: (table: StationTable, signal?: AbortSignal) => Promise<SqlSession>,
+): SqlRunner['session'] {
   let queue: Promise<unknown> = Promise.resolve();
   return (table, signal) => {
     const opened = queue.then(() => open(table, signal));
     let release!: () => void;
     const closed = new Promise<void>((r) => (release = r));
-    queue = opened.then(() => closed, () => undefined);
+    queue = opened.then(
+      () => closed,
+      () => undefined,
+    );
     return opened.then(
       (s) => ({ query: s.query, close: () => s.close().finally(release) }),
       (err: unknown) => {
@@ -132,10 +137,23 @@ export function oneSessionAtATime(open: (table: StationTable, signal?: AbortSign
 }
 
 /** The loaded tables' columns, for runners and docs. */
-export function tableColumns(table: StationTable): { observations: Array<[string, string]>; stations: Array<[string, string]> } {
+export function tableColumns(table: StationTable): {
+  observations: Array<[string, string]>;
+  stations: Array<[string, string]>;
+} {
   return {
-    observations: [['station_id', 'VARCHAR'], ['time', table.timeScale === 'hourly' ? 'TIMESTAMP' : 'DATE'], ...table.dataTypes.map((t): [string, string] => [t, 'DOUBLE'])],
-    stations: [['station_id', 'VARCHAR'], ['name', 'VARCHAR'], ['lat', 'DOUBLE'], ['lon', 'DOUBLE'], ['elevation', 'DOUBLE']],
+    observations: [
+      ['station_id', 'VARCHAR'],
+      ['time', table.timeScale === 'hourly' ? 'TIMESTAMP' : 'DATE'],
+      ...table.dataTypes.map((t): [string, string] => [t, 'DOUBLE']),
+    ],
+    stations: [
+      ['station_id', 'VARCHAR'],
+      ['name', 'VARCHAR'],
+      ['lat', 'DOUBLE'],
+      ['lon', 'DOUBLE'],
+      ['elevation', 'DOUBLE'],
+    ],
   };
 }
 
@@ -149,20 +167,57 @@ const REQUEST_FIELDS = ['sql', 'stations', 'timeScale', 'startDate', 'endDate', 
 export function validateSqlRequest(body: unknown): { sql: string; table: StationTableRequest; maxRows: number } {
   if (!isObject(body)) throw new ClimateQueryError('invalid_json', 'The SQL request must be a JSON object.');
   for (const key of Object.keys(body)) {
-    if (!REQUEST_FIELDS.includes(key)) throw fieldError('unknown_field', truncate(key), `${truncate(key)} is not a field of a SQL request; it takes ${REQUEST_FIELDS.join(', ')}.`);
+    if (!REQUEST_FIELDS.includes(key))
+      throw fieldError(
+        'unknown_field',
+        truncate(key),
+        `${truncate(key)} is not a field of a SQL request; it takes ${REQUEST_FIELDS.join(', ')}.`,
+      );
   }
   const sql = body.sql;
-  if (typeof sql !== 'string' || sql.trim() === '') throw fieldError(sql === undefined ? 'missing_field' : 'invalid_field', 'sql', 'sql must be the text of one SELECT query.');
-  if (sql.length > SQL_LIMITS.sqlChars) throw fieldError('limit_exceeded', 'sql', `sql is ${sql.length} characters; at most ${SQL_LIMITS.sqlChars} are accepted.`);
+  if (typeof sql !== 'string' || sql.trim() === '')
+    throw fieldError(
+      sql === undefined ? 'missing_field' : 'invalid_field',
+      'sql',
+      'sql must be the text of one SELECT query.',
+    );
+  if (sql.length > SQL_LIMITS.sqlChars)
+    throw fieldError(
+      'limit_exceeded',
+      'sql',
+      `sql is ${sql.length} characters; at most ${SQL_LIMITS.sqlChars} are accepted.`,
+    );
   const stations = body.stations;
-  if (!Array.isArray(stations) || stations.length === 0) throw fieldError(stations === undefined ? 'missing_field' : 'invalid_field', 'stations', 'stations must be a non-empty array of station ids.');
-  if (stations.length > SQL_LIMITS.stations) throw fieldError('limit_exceeded', 'stations', `stations lists ${stations.length} stations; at most ${SQL_LIMITS.stations} are loaded by one query.`);
+  if (!Array.isArray(stations) || stations.length === 0)
+    throw fieldError(
+      stations === undefined ? 'missing_field' : 'invalid_field',
+      'stations',
+      'stations must be a non-empty array of station ids.',
+    );
+  if (stations.length > SQL_LIMITS.stations)
+    throw fieldError(
+      'limit_exceeded',
+      'stations',
+      `stations lists ${stations.length} stations; at most ${SQL_LIMITS.stations} are loaded by one query.`,
+    );
   stations.forEach((s, i) => {
-    if (typeof s !== 'string' || s === '') throw fieldError('invalid_field', `stations[${i}]`, `stations[${i}] must be a station id (text); got ${quote(s)}.`);
+    if (typeof s !== 'string' || s === '')
+      throw fieldError(
+        'invalid_field',
+        `stations[${i}]`,
+        `stations[${i}] must be a station id (text); got ${quote(s)}.`,
+      );
   });
-  if (new Set(stations).size !== stations.length) throw fieldError('invalid_field', 'stations', 'stations lists a station twice.');
-  if (body.timeScale === undefined) throw fieldError('missing_field', 'timeScale', `timeScale is required: one of ${STATION_TIME_SCALES.join(', ')}.`);
-  if (!STATION_TIME_SCALES.includes(body.timeScale as StationTimeScale)) throw fieldError('invalid_field', 'timeScale', `timeScale must be one of ${STATION_TIME_SCALES.join(', ')}; got ${quote(body.timeScale)}.`);
+  if (new Set(stations).size !== stations.length)
+    throw fieldError('invalid_field', 'stations', 'stations lists a station twice.');
+  if (body.timeScale === undefined)
+    throw fieldError('missing_field', 'timeScale', `timeScale is required: one of ${STATION_TIME_SCALES.join(', ')}.`);
+  if (!STATION_TIME_SCALES.includes(body.timeScale as StationTimeScale))
+    throw fieldError(
+      'invalid_field',
+      'timeScale',
+      `timeScale must be one of ${STATION_TIME_SCALES.join(', ')}; got ${quote(body.timeScale)}.`,
+    );
   const timeScale = body.timeScale as StationTimeScale;
   if (body.startDate === undefined) throw fieldError('missing_field', 'startDate', 'startDate is required.');
   if (body.endDate === undefined) throw fieldError('missing_field', 'endDate', 'endDate is required.');
@@ -170,10 +225,19 @@ export function validateSqlRequest(body: unknown): { sql: string; table: Station
   let dataTypes: string[] | undefined;
   if (body.dataTypes !== undefined) {
     const types = body.dataTypes;
-    if (!Array.isArray(types) || types.length === 0) throw fieldError('invalid_field', 'dataTypes', 'dataTypes must be a non-empty array of data type names, or left out for all.');
+    if (!Array.isArray(types) || types.length === 0)
+      throw fieldError(
+        'invalid_field',
+        'dataTypes',
+        'dataTypes must be a non-empty array of data type names, or left out for all.',
+      );
     types.forEach((t, i) => {
       if (typeof t !== 'string' || !STATION_TYPES[timeScale].includes(t)) {
-        throw fieldError('unknown_data_type', `dataTypes[${i}]`, `dataTypes[${i}] ${quote(t)} is not a ${timeScale} data type; they are ${STATION_TYPES[timeScale].join(', ')}.`);
+        throw fieldError(
+          'unknown_data_type',
+          `dataTypes[${i}]`,
+          `dataTypes[${i}] ${quote(t)} is not a ${timeScale} data type; they are ${STATION_TYPES[timeScale].join(', ')}.`,
+        );
       }
     });
     dataTypes = [...new Set(types as string[])];
@@ -181,10 +245,25 @@ export function validateSqlRequest(body: unknown): { sql: string; table: Station
   let maxRows: number = SQL_LIMITS.defaultRows;
   if (body.maxRows !== undefined) {
     const m = body.maxRows;
-    if (typeof m !== 'number' || !Number.isInteger(m) || m < 1 || m > SQL_LIMITS.maxRows) throw fieldError('invalid_field', 'maxRows', `maxRows must be a whole number from 1 to ${SQL_LIMITS.maxRows}; got ${quote(m)}.`);
+    if (typeof m !== 'number' || !Number.isInteger(m) || m < 1 || m > SQL_LIMITS.maxRows)
+      throw fieldError(
+        'invalid_field',
+        'maxRows',
+        `maxRows must be a whole number from 1 to ${SQL_LIMITS.maxRows}; got ${quote(m)}.`,
+      );
     maxRows = m;
   }
-  return { sql, table: { stations: stations as string[], timeScale, first: range.keys[0]!, last: range.keys[range.keys.length - 1]!, dataTypes }, maxRows };
+  return {
+    sql,
+    table: {
+      stations: stations as string[],
+      timeScale,
+      first: range.keys[0]!,
+      last: range.keys[range.keys.length - 1]!,
+      dataTypes,
+    },
+    maxRows,
+  };
 }
 
 /** First words a read-only query may start with (after comments and opening parentheses). */
@@ -197,15 +276,23 @@ const QUERY_STARTS = new Set(['select', 'with', 'from', 'values', 'pivot', 'unpi
  */
 export function wrapQuery(text: string): string {
   const body = text.trim().replace(/;\s*$/, '');
-  const first = body.replace(/^(\s+|--[^\n]*\n?|\/\*[\s\S]*?\*\/|\()*/, '').match(/^[A-Za-z_]+/)?.[0]?.toLowerCase();
+  const first = body
+    .replace(/^(\s+|--[^\n]*\n?|\/\*[\s\S]*?\*\/|\()*/, '')
+    .match(/^[A-Za-z_]+/)?.[0]
+    ?.toLowerCase();
   if (!first || !QUERY_STARTS.has(first)) {
-    throw fieldError('invalid_sql', 'sql', `Only a read-only query is run here (SELECT, WITH … SELECT, FROM …, VALUES); this one starts with ${quote(first ?? body.slice(0, 20))}.`);
+    throw fieldError(
+      'invalid_sql',
+      'sql',
+      `Only a read-only query is run here (SELECT, WITH … SELECT, FROM …, VALUES); this one starts with ${quote(first ?? body.slice(0, 20))}.`,
+    );
   }
   return `SELECT * FROM (\n${body}\n) AS q`;
 }
 
 const identifier = (name: string) => `"${name.replace(/"/g, '""')}"`;
-const NUMERIC = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL(\(\d+,\s*\d+\))?)$/;
+const NUMERIC =
+  /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL(\(\d+,\s*\d+\))?)$/;
 
 /** The JSON type of a DuckDB type: numbers become DOUBLE, booleans stay, everything else (dates, times, lists) is text as DuckDB prints it. */
 export function jsonTypeOf(duckdbType: string): SqlColumn['type'] {
@@ -230,7 +317,10 @@ export function sqlError(err: unknown): ClimateQueryError {
   const raw = err instanceof Error ? err.message : String(err);
   // DuckDB repeats the "LINE n:" context; one copy is enough.
   const message = raw.replace(/(\n\nLINE \d+:[\s\S]*?)\1+/g, '$1').trim();
-  return new ClimateQueryError('invalid_sql', `DuckDB could not run the query: ${message.slice(0, 2000)}`, { field: 'sql', cause: err });
+  return new ClimateQueryError('invalid_sql', `DuckDB could not run the query: ${message.slice(0, 2000)}`, {
+    field: 'sql',
+    cause: err,
+  });
 }
 
 /**
@@ -255,7 +345,11 @@ export async function runStationSql(
     try {
       // DESCRIBE's rows start with column_name, column_type (VARCHAR in every DuckDB build).
       const described = await session.query(`DESCRIBE ${wrapped}`, 10_000, signal);
-      columns = described.map(([name, type]) => ({ name: String(name), duckdbType: String(type), type: jsonTypeOf(String(type)) }));
+      columns = described.map(([name, type]) => ({
+        name: String(name),
+        duckdbType: String(type),
+        type: jsonTypeOf(String(type)),
+      }));
       // One row past the cap tells "exactly the cap" from "more than the cap".
       rows = await session.query(`${canonicalQuery(wrapped, columns)}\nLIMIT ${maxRows + 1}`, maxRows + 1, signal);
     } catch (err) {
@@ -263,9 +357,22 @@ export async function runStationSql(
       throw sqlError(err);
     }
     if (rows.length > maxRows) {
-      throw new ClimateQueryError('result_too_large', `The query returns more than ${maxRows} rows. Aggregate (GROUP BY), add a LIMIT, or raise maxRows (at most ${SQL_LIMITS.maxRows}).`, { field: 'sql' });
+      throw new ClimateQueryError(
+        'result_too_large',
+        `The query returns more than ${maxRows} rows. Aggregate (GROUP BY), add a LIMIT, or raise maxRows (at most ${SQL_LIMITS.maxRows}).`,
+        { field: 'sql' },
+      );
     }
-    return { columns, rows, loaded: { stations: table.stations.length, rows: table.observations.time.length, timeScale: table.timeScale, dataTypes: table.dataTypes } };
+    return {
+      columns,
+      rows,
+      loaded: {
+        stations: table.stations.length,
+        rows: table.observations.time.length,
+        timeScale: table.timeScale,
+        dataTypes: table.dataTypes,
+      },
+    };
   } finally {
     await session.close();
   }

@@ -38,7 +38,8 @@ export interface RankedStation {
   d: number;
 }
 
-const byDistanceThenId = (a: RankedStation, b: RankedStation) => a.d - b.d || (a.station.id < b.station.id ? -1 : a.station.id > b.station.id ? 1 : 0);
+const byDistanceThenId = (a: RankedStation, b: RankedStation) =>
+  a.d - b.d || (a.station.id < b.station.id ? -1 : a.station.id > b.station.id ? 1 : 0);
 
 /**
  * Stations ranked by geodesic distance from a point, ties by station id,
@@ -59,7 +60,9 @@ export class StationRanking {
     stations: readonly IndexedStation[],
     private readonly point: readonly [number, number],
   ) {
-    this.order = stations.map((station) => ({ station, low: distanceLowerBoundM([point[0], point[1]], [station.lon, station.lat]) })).sort((a, b) => a.low - b.low);
+    this.order = stations
+      .map((station) => ({ station, low: distanceLowerBoundM([point[0], point[1]], [station.lon, station.lat]) }))
+      .sort((a, b) => a.low - b.low);
   }
 
   /** The station of rank `i` (0 = nearest); undefined past the last. */
@@ -71,7 +74,11 @@ export class StationRanking {
   private placeNext(): boolean {
     // Every unmeasured station is at least its lower bound away: once that exceeds the best
     // measured distance, the best is placed (strictly nearer than all unmeasured: no tie missed).
-    for (let c = this.order[this.next]; c && (this.pool.length === 0 || c.low <= this.pool[0]!.d); c = this.order[++this.next]) {
+    for (
+      let c = this.order[this.next];
+      c && (this.pool.length === 0 || c.low <= this.pool[0]!.d);
+      c = this.order[++this.next]
+    ) {
       const r = { station: c.station, d: distanceM([this.point[0], this.point[1]], [c.station.lon, c.station.lat]) };
       let at = this.pool.length;
       while (at > 0 && byDistanceThenId(this.pool[at - 1]!, r) > 0) at--;
@@ -101,7 +108,14 @@ export interface StationNeed {
 
 /** The need of a station query: its types over its whole range. */
 export function needOf(q: StationQuery): StationNeed {
-  return { timeScale: q.timeScale, dataTypes: q.dataTypes, first: q.range.keys[0]!, last: q.range.keys[q.range.keys.length - 1]!, start: q.range.start, end: q.range.end };
+  return {
+    timeScale: q.timeScale,
+    dataTypes: q.dataTypes,
+    first: q.range.keys[0]!,
+    last: q.range.keys[q.range.keys.length - 1]!,
+    start: q.range.start,
+    end: q.range.end,
+  };
 }
 
 /**
@@ -131,7 +145,8 @@ export function chooseStation(
       }
       return { need };
     }
-    if (hasDataIn(cov, q.dataTypes, q.start, q.end)) return { station: r.station, distanceM: r.d, actualNearest: r.d <= nearest.d, hasData: true };
+    if (hasDataIn(cov, q.dataTypes, q.start, q.end))
+      return { station: r.station, distanceM: r.d, actualNearest: r.d <= nearest.d, hasData: true };
   }
   return { station: nearest.station, distanceM: nearest.d, actualNearest: true, hasData: false };
 }
@@ -140,7 +155,11 @@ export function chooseStation(
 export type NearestPlan = { choices: Array<NearestChoice | null>; ids: string[]; need: [] } | { need: string[] };
 
 /** The chosen station of each point and the ids of those with data to read (each once), or the coverage still needed. */
-export function planNearest(q: StationNeed, ranked: ReadonlyArray<StationRanking | null>, coverage: ReadonlyMap<string, StationCoverage>): NearestPlan {
+export function planNearest(
+  q: StationNeed,
+  ranked: ReadonlyArray<StationRanking | null>,
+  coverage: ReadonlyMap<string, StationCoverage>,
+): NearestPlan {
   const choices: Array<NearestChoice | null> = [];
   const need = new Set<string>();
   for (const r of ranked) {
@@ -156,7 +175,11 @@ export function planNearest(q: StationNeed, ranked: ReadonlyArray<StationRanking
 }
 
 /** The contract's answer from the choices and the rows read (each holding exactly `q.dataTypes`, in order, as {@link StationRows} do): every period of the range, nulls where no row. */
-export function assembleNearest(q: StationQuery, choices: ReadonlyArray<NearestChoice | null>, byStation: Map<string, Map<string, PeriodValues>>): NearestStationResponse {
+export function assembleNearest(
+  q: StationQuery,
+  choices: ReadonlyArray<NearestChoice | null>,
+  byStation: Map<string, Map<string, PeriodValues>>,
+): NearestStationResponse {
   const out: NearestStationResponse = {};
   q.geometries.forEach((g, i) => {
     const choice = choices[i];
@@ -206,19 +229,35 @@ export async function chooseStations(
   for (;;) {
     const plan = planNearest(need, ranked, coverage);
     if (plan.need.length === 0 && 'choices' in plan) return plan;
-    for (const [id, c] of await archive.coverage(plan.need.map((id) => byId.get(id)!), need.timeScale, signal)) coverage.set(id, c);
+    for (const [id, c] of await archive.coverage(
+      plan.need.map((id) => byId.get(id)!),
+      need.timeScale,
+      signal,
+    ))
+      coverage.set(id, c);
   }
 }
 
 /** Answers a validated nearest-station query from the archive. */
-export async function nearestStation(q: StationQuery, archive: StationArchive, signal?: AbortSignal): Promise<NearestStationResponse> {
+export async function nearestStation(
+  q: StationQuery,
+  archive: StationArchive,
+  signal?: AbortSignal,
+): Promise<NearestStationResponse> {
   const stations = await archive.stations(signal);
   const ranked = q.geometries.map((g) => (g.kind === 'point' ? rankStations(stations, g.position) : null));
   const byId = new Map(stations.map((s) => [s.id, s]));
   const need = needOf(q);
   const plan = await chooseStations(need, ranked, archive, byId, signal);
   // One abort listener for all reads (not one per station: browsers warn past ten on one signal).
-  const read = await abortable(Promise.all(plan.ids.map(async (id) => [id, await archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, need.first, need.last)] as const)), signal);
+  const read = await abortable(
+    Promise.all(
+      plan.ids.map(
+        async (id) => [id, await archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, need.first, need.last)] as const,
+      ),
+    ),
+    signal,
+  );
   throwIfAborted(signal);
   return assembleNearest(q, plan.choices, new Map(read));
 }

@@ -15,7 +15,8 @@ function ringSide(p: Position, ring: readonly Position[]): -1 | 0 | 1 {
     const [xj, yj] = ring[j]!;
     // On the segment: collinear and within its box.
     const cross = (xj - xi) * (y - yi) - (yj - yi) * (x - xi);
-    if (cross === 0 && x >= Math.min(xi, xj) && x <= Math.max(xi, xj) && y >= Math.min(yi, yj) && y <= Math.max(yi, yj)) return 0;
+    if (cross === 0 && x >= Math.min(xi, xj) && x <= Math.max(xi, xj) && y >= Math.min(yi, yj) && y <= Math.max(yi, yj))
+      return 0;
     if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) inside = !inside;
   }
   return inside ? 1 : -1;

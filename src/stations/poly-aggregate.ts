@@ -32,15 +32,24 @@ export function candidatesInside(q: StationQuery, stations: readonly IndexedStat
 }
 
 /** The candidates with at least one value of a requested type in the range: the contract's contributing stations. */
-export function contributing(q: StationQuery, candidates: readonly IndexedStation[], rows: ReadonlyMap<string, StationRows>): IndexedStation[] {
+export function contributing(
+  q: StationQuery,
+  candidates: readonly IndexedStation[],
+  rows: ReadonlyMap<string, StationRows>,
+): IndexedStation[] {
   return candidates.filter((s) => {
-    for (const values of rows.get(s.id)?.values() ?? []) if (q.dataTypes.some((t) => values[t] !== null && values[t] !== undefined)) return true;
+    for (const values of rows.get(s.id)?.values() ?? [])
+      if (q.dataTypes.some((t) => values[t] !== null && values[t] !== undefined)) return true;
     return false;
   });
 }
 
 /** The contract's answer from the contributing stations (id order) and their rows. */
-export function assemblePolyAggregate(q: StationQuery, inside: readonly IndexedStation[], rows: ReadonlyMap<string, StationRows>): PolyAggregateResponse {
+export function assemblePolyAggregate(
+  q: StationQuery,
+  inside: readonly IndexedStation[],
+  rows: ReadonlyMap<string, StationRows>,
+): PolyAggregateResponse {
   const stations_metadata: PolyAggregateResponse['stations_metadata'] = {};
   inside.forEach((s, i) => {
     stations_metadata[String(i)] = { station_lat: s.lat, station_lon: s.lon, station_elevation: s.elevation };
@@ -67,12 +76,21 @@ export function assemblePolyAggregate(q: StationQuery, inside: readonly IndexedS
 }
 
 /** Answers a validated poly-aggregate query from the archive. */
-export async function polyAggregate(q: StationQuery, archive: StationArchive, signal?: AbortSignal): Promise<PolyAggregateResponse> {
+export async function polyAggregate(
+  q: StationQuery,
+  archive: StationArchive,
+  signal?: AbortSignal,
+): Promise<PolyAggregateResponse> {
   const candidates = candidatesInside(q, await archive.stations(signal));
   const first = q.range.keys[0]!;
   const last = q.range.keys[q.range.keys.length - 1]!;
   // One abort listener for all reads (not one per station: runtimes warn past ten on one signal).
-  const read = await abortable(Promise.all(candidates.map(async (s) => [s.id, await archive.rows(s, q.timeScale, q.dataTypes, first, last)] as const)), signal);
+  const read = await abortable(
+    Promise.all(
+      candidates.map(async (s) => [s.id, await archive.rows(s, q.timeScale, q.dataTypes, first, last)] as const),
+    ),
+    signal,
+  );
   throwIfAborted(signal);
   const rows = new Map(read);
   return assemblePolyAggregate(q, contributing(q, candidates, rows), rows);

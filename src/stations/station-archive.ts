@@ -41,9 +41,20 @@ export interface StationArchive {
   /** Every station, sorted by id (downloads the index on the first call). */
   stations(signal?: AbortSignal): Promise<IndexedStation[]>;
   /** Coverage detail of these stations at `scale` (cached per station and scale); stations without a file are left out. */
-  coverage(stations: readonly IndexedStation[], scale: StationTimeScale, signal?: AbortSignal): Promise<Map<string, StationCoverage>>;
+  coverage(
+    stations: readonly IndexedStation[],
+    scale: StationTimeScale,
+    signal?: AbortSignal,
+  ): Promise<Map<string, StationCoverage>>;
   /** The station's rows of `scale` with period keys in [first, last], only the columns of `types`. */
-  rows(station: IndexedStation, scale: StationTimeScale, types: readonly string[], first: string, last: string, signal?: AbortSignal): Promise<StationRows>;
+  rows(
+    station: IndexedStation,
+    scale: StationTimeScale,
+    types: readonly string[],
+    first: string,
+    last: string,
+    signal?: AbortSignal,
+  ): Promise<StationRows>;
   /** Closes every open file. */
   close(): Promise<void>;
 }
@@ -129,7 +140,10 @@ export function keyOfTime(scale: StationTimeScale, value: unknown): string | nul
 export function openStationArchive(options: StationArchiveOptions): StationArchive {
   const { location, section } = options;
   if (section.layout !== STATION_LAYOUT) {
-    throw new ClimateQueryError('dataset_unavailable', `The dataset at ${location.base} has station layout "${String(section.layout)}"; this engine reads "${STATION_LAYOUT}". Rebuild it with \`climate-query build\` or \`climate-query index\`.`);
+    throw new ClimateQueryError(
+      'dataset_unavailable',
+      `The dataset at ${location.base} has station layout "${String(section.layout)}"; this engine reads "${STATION_LAYOUT}". Rebuild it with \`climate-query build\` or \`climate-query index\`.`,
+    );
   }
   const maxOpen = options.maxOpenFiles ?? 256;
   // Least recently used files are closed first (their handles, footers and blocks released).
@@ -146,10 +160,15 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     return f;
   };
 
-  const read = (f: OpenFile, start: number, end: number, signal?: AbortSignal): Promise<ArrayBuffer> => f.cached.slice(start, end, signal);
+  const read = (f: OpenFile, start: number, end: number, signal?: AbortSignal): Promise<ArrayBuffer> =>
+    f.cached.slice(start, end, signal);
 
   const unreadable = (path: string, detail: string, cause?: unknown) =>
-    new ClimateQueryError('dataset_unavailable', `${location.resolve(path)} ${detail}; the dataset changed or is damaged. Rebuild it, or rerun \`climate-query index\`.`, cause === undefined ? {} : { cause });
+    new ClimateQueryError(
+      'dataset_unavailable',
+      `${location.resolve(path)} ${detail}; the dataset changed or is damaged. Rebuild it, or rerun \`climate-query index\`.`,
+      cause === undefined ? {} : { cause },
+    );
 
   /**
    * Drops an open file whose bytes failed a check or a decode, with its footer and blocks, so
@@ -167,12 +186,22 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       const tail = file.footer + 8;
       const bytes = new Uint8Array(await read(f, file.bytes - tail, file.bytes));
       const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      if (bytes.length !== tail || view.getUint32(tail - 4, true) !== 0x31524150 || view.getUint32(tail - 8, true) !== file.footer) {
-        throw unreadable(path, `does not end with the ${file.footer}-byte Parquet footer the index records (file of ${file.bytes} bytes)`);
+      if (
+        bytes.length !== tail ||
+        view.getUint32(tail - 4, true) !== 0x31524150 ||
+        view.getUint32(tail - 8, true) !== file.footer
+      ) {
+        throw unreadable(
+          path,
+          `does not end with the ${file.footer}-byte Parquet footer the index records (file of ${file.bytes} bytes)`,
+        );
       }
       // Same size, another build: the footer (which carries the build's id) tells them apart.
       if (file.footerHash !== undefined && (await sha256Hex(bytes)).slice(0, FOOTER_HASH_DIGITS) !== file.footerHash) {
-        throw new ClimateQueryError('dataset_changed', `${location.resolve(path)} is not the file the station index records: its footer's hash differs (same size, another version). If a redeploy is under way, ask again in a moment; otherwise copy the dataset to the host again, whole, or rerun \`climate-query index\`.`);
+        throw new ClimateQueryError(
+          'dataset_changed',
+          `${location.resolve(path)} is not the file the station index records: its footer's hash differs (same size, another version). If a redeploy is under way, ask again in a moment; otherwise copy the dataset to the host again, whole, or rerun \`climate-query index\`.`,
+        );
       }
       try {
         return parquetMetadata(bytes.slice().buffer);
@@ -190,7 +219,14 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
   /** Errors of bytes that would not decode: worth one fresh read of the file. */
   const decodeFailures = new WeakSet<object>();
 
-  const readRows = async (station: IndexedStation, scale: StationTimeScale, types: readonly string[], first: string, last: string, signal?: AbortSignal): Promise<StationRows> => {
+  const readRows = async (
+    station: IndexedStation,
+    scale: StationTimeScale,
+    types: readonly string[],
+    first: string,
+    last: string,
+    signal?: AbortSignal,
+  ): Promise<StationRows> => {
     const out: StationRows = new Map();
     const file = station.files[scale];
     if (!file || file.first > last || file.last < first) return out;
@@ -226,7 +262,8 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       if (at + n > rowStart && at < rowEnd) groups.push({ index, start: at, rows: n });
       at += n;
     });
-    const keyOf = (g: number, column: string) => `${file.path}\u0000${file.bytes}\u0000${file.footerHash ?? ''}\u0000${g}\u0000${column}`;
+    const keyOf = (g: number, column: string) =>
+      `${file.path}\u0000${file.bytes}\u0000${file.footerHash ?? ''}\u0000${g}\u0000${column}`;
     // Plan the reads: the chunks not decoded already, merged across small gaps, each merged range one exact request, all sent at once.
     const wanted: Array<[number, number]> = [];
     for (const g of groups) {
@@ -239,7 +276,10 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       }
     }
     f.cached.prefetch(mergeRanges(wanted, MERGE_GAP));
-    const asyncBuffer: AsyncBuffer = { byteLength: file.bytes, slice: (start, end = file.bytes) => read(f, start, end) };
+    const asyncBuffer: AsyncBuffer = {
+      byteLength: file.bytes,
+      slice: (start, end = file.bytes) => read(f, start, end),
+    };
     // hyparquet asks for exactly each column chunk of the group, all already cached. Its
     // chunks are taken as columns (onChunk), not turned into one array per row (onComplete):
     // that made 12,000 small arrays per column and group, and a quarter of a cold query's time
@@ -265,23 +305,29 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
           }
         },
       });
-      if (filled !== g.rows) throw new Error(`column "${column}" gave ${filled} of the ${g.rows} values of row group at row ${g.start}`);
+      if (filled !== g.rows)
+        throw new Error(`column "${column}" gave ${filled} of the ${g.rows} values of row group at row ${g.start}`);
       return values;
     };
     let decoded: Array<Array<readonly unknown[]>>;
     try {
-      decoded = await abortable(Promise.all(
-        groups.map((g) =>
-          Promise.all(
-            columns.map((column) =>
-              decodedChunks.get(keyOf(g.index, column), g.rows, () =>
-                // Times are kept as period keys: the comparison below needs nothing else.
-                column === 'time' ? decode(column, g).then((t) => t.map((v) => keyOfTime(scale, v))) : decode(column, g),
+      decoded = await abortable(
+        Promise.all(
+          groups.map((g) =>
+            Promise.all(
+              columns.map((column) =>
+                decodedChunks.get(keyOf(g.index, column), g.rows, () =>
+                  // Times are kept as period keys: the comparison below needs nothing else.
+                  column === 'time'
+                    ? decode(column, g).then((t) => t.map((v) => keyOfTime(scale, v)))
+                    : decode(column, g),
+                ),
               ),
             ),
           ),
         ),
-      ), signal);
+        signal,
+      );
     } catch (err) {
       if (err instanceof ClimateQueryError) throw err;
       const failure = unreadable(file.path, `could not be decoded (${(err as Error).message})`, err);
@@ -290,7 +336,9 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     }
     // Per asked type, its column among those read (-1: the file has none).
     const columnOf = types.map((t) => present.indexOf(t));
-    for (const [times, ...valueColumns] of decoded as Array<[readonly (string | null)[], ...Array<readonly unknown[]>]>) {
+    for (const [times, ...valueColumns] of decoded as Array<
+      [readonly (string | null)[], ...Array<readonly unknown[]>]
+    >) {
       for (let i = 0; i < times.length; i++) {
         const key = times[i];
         if (key === null || key === undefined || key < first || key > last) continue;
@@ -309,7 +357,11 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     stations(signal) {
       indexP ??= (async () => {
         const f = open(section.index, section.indexBytes);
-        return parseStationIndex(await read(f, 0, section.indexBytes), location.resolve(section.index), section.coverageBytes);
+        return parseStationIndex(
+          await read(f, 0, section.indexBytes),
+          location.resolve(section.index),
+          section.coverageBytes,
+        );
       })().catch((err: unknown) => {
         indexP = undefined;
         throw err;
@@ -320,7 +372,15 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     async coverage(stations, scale, signal) {
       const f = open(section.coverage, section.coverageBytes);
       // Lines of one scale are stored in id order: near ones are fetched as one range.
-      f.cached.prefetch(mergeRanges(stations.flatMap((s) => { const at = s.files[scale]?.coverageAt; return at ? [[at[0], at[0] + at[1]] as [number, number]] : []; }), COVERAGE_GAP));
+      f.cached.prefetch(
+        mergeRanges(
+          stations.flatMap((s) => {
+            const at = s.files[scale]?.coverageAt;
+            return at ? [[at[0], at[0] + at[1]] as [number, number]] : [];
+          }),
+          COVERAGE_GAP,
+        ),
+      );
       const pending = stations.flatMap((s) => {
         const file = s.files[scale];
         if (!file) return [];
@@ -328,7 +388,12 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
         let p = coverageCache.get(key);
         if (!p) {
           const [offset, length] = file.coverageAt;
-          const missing = (cause?: unknown) => unreadable(section.coverage, `has no ${scale} coverage line for station "${s.id}" at byte ${offset}`, cause);
+          const missing = (cause?: unknown) =>
+            unreadable(
+              section.coverage,
+              `has no ${scale} coverage line for station "${s.id}" at byte ${offset}`,
+              cause,
+            );
           p = read(f, offset, offset + length).then((buf) => {
             let parsed: { id?: unknown; scale?: unknown; footer?: unknown; groups?: StationCoverage };
             try {
@@ -339,7 +404,10 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
             if (parsed.id !== s.id || parsed.scale !== scale || !Array.isArray(parsed.groups)) throw missing();
             // The line must describe the file the index records, not a version of it from another build.
             if (file.footerHash !== undefined && parsed.footer !== file.footerHash) {
-              throw new ClimateQueryError('dataset_changed', `${location.resolve(section.coverage)} describes another version of station "${s.id}"'s ${scale} file than the index records. If a redeploy is under way, ask again in a moment; otherwise rerun \`climate-query index\`.`);
+              throw new ClimateQueryError(
+                'dataset_changed',
+                `${location.resolve(section.coverage)} describes another version of station "${s.id}"'s ${scale} file than the index records. If a redeploy is under way, ask again in a moment; otherwise rerun \`climate-query index\`.`,
+              );
             }
             return parsed.groups;
           });

@@ -52,21 +52,39 @@ export const INDEX_COLUMNS = [
   'lat',
   'lon',
   'elevation',
-  ...STATION_TIME_SCALES.flatMap((s) => [`${s}_path`, `${s}_bytes`, `${s}_footer`, `${s}_footer_hash`, `${s}_first`, `${s}_last`, `${s}_coverage_offset`, `${s}_coverage_length`]),
+  ...STATION_TIME_SCALES.flatMap((s) => [
+    `${s}_path`,
+    `${s}_bytes`,
+    `${s}_footer`,
+    `${s}_footer_hash`,
+    `${s}_first`,
+    `${s}_last`,
+    `${s}_coverage_offset`,
+    `${s}_coverage_length`,
+  ]),
 ] as const;
 
-const num = (v: unknown): number | null => (v === null || v === undefined ? null : typeof v === 'bigint' ? Number(v) : Number(v));
+const num = (v: unknown): number | null =>
+  v === null || v === undefined ? null : typeof v === 'bigint' ? Number(v) : Number(v);
 
 /**
  * Parses the index file's bytes into stations sorted by id (JS string
  * order, the order poly-aggregate lists and sums them in).
  */
-export async function parseStationIndex(bytes: ArrayBuffer, where: string, coverageBytes = Infinity): Promise<IndexedStation[]> {
+export async function parseStationIndex(
+  bytes: ArrayBuffer,
+  where: string,
+  coverageBytes = Infinity,
+): Promise<IndexedStation[]> {
   let rows: Record<string, unknown>[];
   try {
     rows = (await parquetReadObjects({ file: bytes, compressors })) as Record<string, unknown>[];
   } catch (cause) {
-    throw new ClimateQueryError('dataset_unavailable', `${where} is not a readable station index (${(cause as Error).message}); rebuild it with \`climate-query index\`.`, { cause });
+    throw new ClimateQueryError(
+      'dataset_unavailable',
+      `${where} is not a readable station index (${(cause as Error).message}); rebuild it with \`climate-query index\`.`,
+      { cause },
+    );
   }
   const out: IndexedStation[] = [];
   for (const r of rows) {
@@ -74,11 +92,17 @@ export async function parseStationIndex(bytes: ArrayBuffer, where: string, cover
     const lat = num(r.lat);
     const lon = num(r.lon);
     if (typeof id !== 'string' || lat === null || lon === null) {
-      throw new ClimateQueryError('dataset_unavailable', `${where} has a row without station_id, lat or lon; rebuild it with \`climate-query index\`.`);
+      throw new ClimateQueryError(
+        'dataset_unavailable',
+        `${where} has a row without station_id, lat or lon; rebuild it with \`climate-query index\`.`,
+      );
     }
     // A position that is not a place on Earth would rank as nearest to nothing, or to everything.
     if (!(Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) {
-      throw new ClimateQueryError('dataset_unavailable', `${where}: station "${id}" has lat ${lat}, lon ${lon}, not a position on Earth; fix the stations file and rebuild with \`climate-query index\`.`);
+      throw new ClimateQueryError(
+        'dataset_unavailable',
+        `${where}: station "${id}" has lat ${lat}, lon ${lon}, not a position on Earth; fix the stations file and rebuild with \`climate-query index\`.`,
+      );
     }
     const files: IndexedStation['files'] = {};
     for (const scale of STATION_TIME_SCALES) {
@@ -88,7 +112,9 @@ export async function parseStationIndex(bytes: ArrayBuffer, where: string, cover
         path,
         bytes: num(r[`${scale}_bytes`]) ?? NaN,
         footer: num(r[`${scale}_footer`]) ?? NaN,
-        ...(r[`${scale}_footer_hash`] === null || r[`${scale}_footer_hash`] === undefined ? {} : { footerHash: r[`${scale}_footer_hash`] as string }),
+        ...(r[`${scale}_footer_hash`] === null || r[`${scale}_footer_hash`] === undefined
+          ? {}
+          : { footerHash: r[`${scale}_footer_hash`] as string }),
         first: String(r[`${scale}_first`]),
         last: String(r[`${scale}_last`]),
         coverageAt: [num(r[`${scale}_coverage_offset`]) ?? NaN, num(r[`${scale}_coverage_length`]) ?? NaN],
@@ -109,15 +135,30 @@ export async function parseStationIndex(bytes: ArrayBuffer, where: string, cover
  */
 function checkFile(f: StationFile, scale: StationTimeScale, id: string, where: string, coverageBytes: number): void {
   const bad = (column: string, value: unknown, rule: string) =>
-    new ClimateQueryError('dataset_unavailable', `${where}: station "${id}" has ${column} = ${truncate(String(value))}, which ${rule}; the index is damaged. Rebuild it with \`climate-query index\`.`);
+    new ClimateQueryError(
+      'dataset_unavailable',
+      `${where}: station "${id}" has ${column} = ${truncate(String(value))}, which ${rule}; the index is damaged. Rebuild it with \`climate-query index\`.`,
+    );
   const whole = (v: number) => Number.isSafeInteger(v) && v >= 0;
   if (!whole(f.bytes) || f.bytes < 13) throw bad(`${scale}_bytes`, f.bytes, 'is not the size of a Parquet file');
-  if (!whole(f.footer) || f.footer < 1 || f.footer + 12 > f.bytes) throw bad(`${scale}_footer`, f.footer, `is not a footer length inside a file of ${f.bytes} bytes`);
+  if (!whole(f.footer) || f.footer < 1 || f.footer + 12 > f.bytes)
+    throw bad(`${scale}_footer`, f.footer, `is not a footer length inside a file of ${f.bytes} bytes`);
   const [offset, length] = f.coverageAt;
   if (!whole(offset) || !whole(length) || length < 1 || offset + length > coverageBytes) {
-    throw bad(`${scale}_coverage_offset/length`, `${offset}/${length}`, `does not lie inside the coverage file${Number.isFinite(coverageBytes) ? ` of ${coverageBytes} bytes` : ''}`);
+    throw bad(
+      `${scale}_coverage_offset/length`,
+      `${offset}/${length}`,
+      `does not lie inside the coverage file${Number.isFinite(coverageBytes) ? ` of ${coverageBytes} bytes` : ''}`,
+    );
   }
-  if (f.footerHash !== undefined && !(typeof f.footerHash === 'string' && f.footerHash.length === FOOTER_HASH_DIGITS && /^[0-9a-f]+$/.test(f.footerHash))) {
+  if (
+    f.footerHash !== undefined &&
+    !(
+      typeof f.footerHash === 'string' &&
+      f.footerHash.length === FOOTER_HASH_DIGITS &&
+      /^[0-9a-f]+$/.test(f.footerHash)
+    )
+  ) {
     throw bad(`${scale}_footer_hash`, f.footerHash, `is not ${FOOTER_HASH_DIGITS} lower-case hex digits`);
   }
   if (!(f.first <= f.last)) throw bad(`${scale}_first/last`, `${f.first}/${f.last}`, 'is not a period range');

@@ -41,13 +41,33 @@ function needs(q: StationIndicesQuery): { hourly: StationNeed; daily: StationNee
   const a = q.firstDay - marginDays(q);
   const b = q.lastDay + marginDays(q);
   return {
-    hourly: { timeScale: 'hourly', dataTypes: HOURLY_TYPES, first: periodKey('hourly', a * 24), last: periodKey('hourly', b * 24 + 23), start: q.firstDay * 24, end: q.lastDay * 24 + 23 },
-    daily: { timeScale: 'daily', dataTypes: DAILY_TYPES, first: periodKey('daily', a), last: periodKey('daily', b), start: q.firstDay, end: q.lastDay },
+    hourly: {
+      timeScale: 'hourly',
+      dataTypes: HOURLY_TYPES,
+      first: periodKey('hourly', a * 24),
+      last: periodKey('hourly', b * 24 + 23),
+      start: q.firstDay * 24,
+      end: q.lastDay * 24 + 23,
+    },
+    daily: {
+      timeScale: 'daily',
+      dataTypes: DAILY_TYPES,
+      first: periodKey('daily', a),
+      last: periodKey('daily', b),
+      start: q.firstDay,
+      end: q.lastDay,
+    },
   };
 }
 
 /** A station's series over the window and its margins, from the source given; null when it has no temperature there. */
-async function readSeries(q: StationIndicesQuery, archive: StationArchive, station: IndexedStation, source: 'hourly' | 'daily', signal?: AbortSignal): Promise<HourSeries | null> {
+async function readSeries(
+  q: StationIndicesQuery,
+  archive: StationArchive,
+  station: IndexedStation,
+  source: 'hourly' | 'daily',
+  signal?: AbortSignal,
+): Promise<HourSeries | null> {
   const n = needs(q)[source];
   const firstDay = q.firstDay - marginDays(q);
   const days = q.lastDay + marginDays(q) - firstDay + 1;
@@ -76,33 +96,52 @@ async function readSeries(q: StationIndicesQuery, archive: StationArchive, stati
 
 /** Every asked index over each of its periods, from one station's series (null: no temperature, every value null). */
 function answerOf(q: StationIndicesQuery, series: HourSeries | null): Record<string, IndexAnswer> {
-  const empty: HourSeries = { source: 'hourly', firstDay: q.firstDay, values: new Float64Array((q.lastDay - q.firstDay + 1) * 24).fill(NaN), filled: new Uint8Array((q.lastDay - q.firstDay + 1) * 24) };
+  const empty: HourSeries = {
+    source: 'hourly',
+    firstDay: q.firstDay,
+    values: new Float64Array((q.lastDay - q.firstDay + 1) * 24).fill(NaN),
+    filled: new Uint8Array((q.lastDay - q.firstDay + 1) * 24),
+  };
   const s = series ?? empty;
   const out: Record<string, IndexAnswer> = {};
   for (const name of q.indices) {
     const { unit, family } = STATION_INDICES[name];
     const periods: Record<string, IndexPeriod> = {};
-    for (const [a, b] of indexPeriods(q, q.seasons[family])) periods[periodLabel([a, b])] = computeIndex(name, s, a, b, q);
+    for (const [a, b] of indexPeriods(q, q.seasons[family]))
+      periods[periodLabel([a, b])] = computeIndex(name, s, a, b, q);
     out[name] = { unit, periods };
   }
   return out;
 }
 
 /** Answers a validated station-indices query from the archive. */
-export async function stationIndices(q: StationIndicesQuery, archive: StationArchive, signal?: AbortSignal): Promise<StationIndicesResponse> {
+export async function stationIndices(
+  q: StationIndicesQuery,
+  archive: StationArchive,
+  signal?: AbortSignal,
+): Promise<StationIndicesResponse> {
   const stations = await archive.stations(signal);
   const g = q.geometries[0];
-  return g?.kind === 'polygon' ? polygonIndices(q, archive, stations, signal) : pointIndices(q, archive, stations, signal);
+  return g?.kind === 'polygon'
+    ? polygonIndices(q, archive, stations, signal)
+    : pointIndices(q, archive, stations, signal);
 }
 
-async function pointIndices(q: StationIndicesQuery, archive: StationArchive, stations: IndexedStation[], signal?: AbortSignal): Promise<StationIndicesResponse> {
+async function pointIndices(
+  q: StationIndicesQuery,
+  archive: StationArchive,
+  stations: IndexedStation[],
+  signal?: AbortSignal,
+): Promise<StationIndicesResponse> {
   const byId = new Map(stations.map((s) => [s.id, s]));
   const ranked = q.geometries.map((g) => (g.kind === 'point' ? rankStations(stations, g.position) : null));
   const n = needs(q);
   const hourly = await chooseStations(n.hourly, ranked, archive, byId, signal);
   // Daily extremes are looked at only for points whose hourly choice is not the nearest station.
   const needDaily = ranked.map((r, i) => (hourly.choices[i]?.hasData && hourly.choices[i]!.actualNearest ? null : r));
-  const daily = needDaily.some((r) => r) ? await chooseStations(n.daily, needDaily, archive, byId, signal) : { choices: needDaily.map(() => null), ids: [] };
+  const daily = needDaily.some((r) => r)
+    ? await chooseStations(n.daily, needDaily, archive, byId, signal)
+    : { choices: needDaily.map(() => null), ids: [] };
   const picks = q.geometries.map((_, i): { choice: NearestChoice; source: 'hourly' | 'daily' | null } | null => {
     const h = hourly.choices[i];
     const d = daily.choices[i];
@@ -139,18 +178,36 @@ async function pointIndices(q: StationIndicesQuery, archive: StationArchive, sta
   return out;
 }
 
-async function polygonIndices(q: StationIndicesQuery, archive: StationArchive, stations: IndexedStation[], signal?: AbortSignal): Promise<StationIndicesResponse> {
+async function polygonIndices(
+  q: StationIndicesQuery,
+  archive: StationArchive,
+  stations: IndexedStation[],
+  signal?: AbortSignal,
+): Promise<StationIndicesResponse> {
   const g = q.geometries[0]!;
   const n = needs(q);
   const inside = stations
-    .filter((s) => g.kind === 'polygon' && containsPoint(g.polygons, [s.lon, s.lat]) && (spansRange(s, 'hourly', n.hourly.first, n.hourly.last) || spansRange(s, 'daily', n.daily.first, n.daily.last)))
+    .filter(
+      (s) =>
+        g.kind === 'polygon' &&
+        containsPoint(g.polygons, [s.lon, s.lat]) &&
+        (spansRange(s, 'hourly', n.hourly.first, n.hourly.last) || spansRange(s, 'daily', n.daily.first, n.daily.last)),
+    )
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   // Measured hours where the station has them in the window, else its daily extremes.
   const read = await abortable(
     Promise.all(
       inside.map(async (s) => {
-        const h = spansRange(s, 'hourly', n.hourly.first, n.hourly.last) ? await readSeries(q, archive, s, 'hourly', signal) : null;
-        return [s, h ?? (spansRange(s, 'daily', n.daily.first, n.daily.last) ? await readSeries(q, archive, s, 'daily', signal) : null)] as const;
+        const h = spansRange(s, 'hourly', n.hourly.first, n.hourly.last)
+          ? await readSeries(q, archive, s, 'hourly', signal)
+          : null;
+        return [
+          s,
+          h ??
+            (spansRange(s, 'daily', n.daily.first, n.daily.last)
+              ? await readSeries(q, archive, s, 'daily', signal)
+              : null),
+        ] as const;
       }),
     ),
     signal,
@@ -158,15 +215,27 @@ async function polygonIndices(q: StationIndicesQuery, archive: StationArchive, s
   throwIfAborted(signal);
   const contributing = read.filter((r): r is readonly [IndexedStation, HourSeries] => r[1] !== null);
   const answers = contributing.map(([, s]) => answerOf(q, s));
-  const stations_metadata: Record<string, { station_lat: number; station_lon: number; station_elevation: number | null; hours_from: 'hourly' | 'daily' }> = {};
+  const stations_metadata: Record<
+    string,
+    { station_lat: number; station_lon: number; station_elevation: number | null; hours_from: 'hourly' | 'daily' }
+  > = {};
   contributing.forEach(([s, series], i) => {
-    stations_metadata[String(i)] = { station_lat: s.lat, station_lon: s.lon, station_elevation: s.elevation, hours_from: series.source };
+    stations_metadata[String(i)] = {
+      station_lat: s.lat,
+      station_lon: s.lon,
+      station_elevation: s.elevation,
+      hours_from: series.source,
+    };
   });
   const indices: Record<string, IndexAnswer> = {};
   for (const [name, { unit }] of q.indices.map((n) => [n, STATION_INDICES[n]] as const)) {
     const template = answerOf({ ...q, indices: [name] }, null)[name]!;
     const periods: Record<string, IndexPeriod> = {};
-    for (const label of Object.keys(template.periods)) periods[label] = meanOf(answers.map((a) => a[name]!.periods[label]!), template.periods[label]!);
+    for (const label of Object.keys(template.periods))
+      periods[label] = meanOf(
+        answers.map((a) => a[name]!.periods[label]!),
+        template.periods[label]!,
+      );
     indices[name] = { unit, periods };
   }
   return { stations_metadata, indices };
@@ -177,14 +246,19 @@ function meanOf(parts: IndexPeriod[], empty: IndexPeriod): IndexPeriod {
   const withValue = parts.filter((p) => p.value !== null);
   const sum = (f: (p: IndexPeriod) => number) => parts.reduce((a, p) => a + f(p), 0);
   const out: IndexPeriod = {
-    value: withValue.length ? Math.round((withValue.reduce((a, p) => a + p.value!, 0) / withValue.length) * 1e4) / 1e4 : null,
+    value: withValue.length
+      ? Math.round((withValue.reduce((a, p) => a + p.value!, 0) / withValue.length) * 1e4) / 1e4
+      : null,
     hours_expected: parts.length ? sum((p) => p.hours_expected) : empty.hours_expected,
     hours_used: sum((p) => p.hours_used),
     hours_missing: parts.length ? sum((p) => p.hours_missing) : empty.hours_missing,
     hours_filled: sum((p) => p.hours_filled),
     station_count: withValue.length,
   };
-  if (out.value === null) out.reason = parts.length ? 'No station inside the polygon has enough hours in this period.' : 'No station inside the polygon has temperatures in the window.';
+  if (out.value === null)
+    out.reason = parts.length
+      ? 'No station inside the polygon has enough hours in this period.'
+      : 'No station inside the polygon has temperatures in the window.';
   if (empty.months) {
     out.months = {};
     for (const m of Object.keys(empty.months)) {

@@ -18,17 +18,30 @@ const sqlTime = (key: string) => key.replace('T', ' ');
  * dataset holds at the scale (its catalog); asked types it lacks load as
  * all-null columns, like the endpoints answer null for them.
  */
-export async function readStationTable(request: StationTableRequest, archive: StationArchive, held: readonly string[], signal?: AbortSignal): Promise<StationTable> {
+export async function readStationTable(
+  request: StationTableRequest,
+  archive: StationArchive,
+  held: readonly string[],
+  signal?: AbortSignal,
+): Promise<StationTable> {
   const all = await archive.stations(signal);
   const byId = new Map(all.map((s) => [s.id, s]));
   const chosen = request.stations.map((id, i) => {
     const s = byId.get(id);
-    if (!s) throw fieldError('invalid_field', `stations[${i}]`, `stations[${i}] ${quote(id)} is not a station of this dataset (it lists ${all.length}; the app's map and engine.stations() show them).`);
+    if (!s)
+      throw fieldError(
+        'invalid_field',
+        `stations[${i}]`,
+        `stations[${i}] ${quote(id)} is not a station of this dataset (it lists ${all.length}; the app's map and engine.stations() show them).`,
+      );
     return s;
   });
   // Default: what the dataset holds, in the contract's table order.
   const dataTypes = request.dataTypes ?? STATION_TYPES[request.timeScale].filter((t) => held.includes(t));
-  const read = await abortable(Promise.all(chosen.map((s) => archive.rows(s, request.timeScale, dataTypes, request.first, request.last))), signal);
+  const read = await abortable(
+    Promise.all(chosen.map((s) => archive.rows(s, request.timeScale, dataTypes, request.first, request.last))),
+    signal,
+  );
   throwIfAborted(signal);
   const stationId: string[] = [];
   const time: string[] = [];

@@ -19,7 +19,9 @@
  */
 /// <reference lib="webworker" />
 
-declare const self: ServiceWorkerGlobalScope & { __CLIMATE_QUERY_PRECACHE__?: { version: string; files: string[]; bytes: number } };
+declare const self: ServiceWorkerGlobalScope & {
+  __CLIMATE_QUERY_PRECACHE__?: { version: string; files: string[]; bytes: number };
+};
 
 /** Prefix of the shell caches; the build's hash follows it. */
 export const SHELL_CACHE_PREFIX = 'climate-query-shell-';
@@ -101,7 +103,8 @@ export async function precacheShell(): Promise<void> {
     m.files.map(async (f) => {
       // `reload` skips the HTTP cache, so no stale file of an older build gets in.
       const response = await fetch(new Request(shellUrl(f), { cache: 'reload' }));
-      if (!response.ok) throw new Error(`The app's file ${f} answered HTTP ${response.status}; the shell is not complete.`);
+      if (!response.ok)
+        throw new Error(`The app's file ${f} answered HTTP ${response.status}; the shell is not complete.`);
       await cache.put(shellUrl(f), await storable(response, f));
     }),
   );
@@ -115,7 +118,8 @@ export async function precacheShell(): Promise<void> {
 export async function dropOldShells(): Promise<void> {
   if (!manifest()) return;
   const keep = shellCache();
-  for (const name of await caches.keys()) if (name.startsWith(SHELL_CACHE_PREFIX) && name !== keep) await caches.delete(name);
+  for (const name of await caches.keys())
+    if (name.startsWith(SHELL_CACHE_PREFIX) && name !== keep) await caches.delete(name);
 }
 
 /**
@@ -126,7 +130,11 @@ export async function dropOldShells(): Promise<void> {
  */
 let keptUrls: Set<string> | null = null;
 /** Reads the kept URLs from the data cache (once per worker start). */
-export const keptLoaded: Promise<Set<string>> = (typeof caches === 'undefined' ? Promise.resolve([] as readonly Request[]) : caches.open(DATA_CACHE).then((c) => c.keys()))
+export const keptLoaded: Promise<Set<string>> = (
+  typeof caches === 'undefined'
+    ? Promise.resolve([] as readonly Request[])
+    : caches.open(DATA_CACHE).then((c) => c.keys())
+)
   .then((keys) => (keptUrls = new Set(keys.map((k) => k.url))))
   .catch(() => (keptUrls = new Set()));
 
@@ -173,7 +181,10 @@ export async function offlineAnswer(request: Request): Promise<Response | null> 
     const scope = new URL(self.registration.scope);
     const cache = await caches.open(shellCache());
     // The app's own page, however it is opened (scope root, index.html, any ?data= or ?basemap=).
-    const isApp = request.mode === 'navigate' && url.origin === scope.origin && (url.pathname === scope.pathname || url.pathname === `${scope.pathname}index.html`);
+    const isApp =
+      request.mode === 'navigate' &&
+      url.origin === scope.origin &&
+      (url.pathname === scope.pathname || url.pathname === `${scope.pathname}index.html`);
     const hit = await cache.match(isApp ? shellUrl('index.html') : request, { ignoreSearch: isApp, ignoreVary: true });
     if (hit) return hit;
   }

@@ -11,7 +11,16 @@
 import { ClimateQueryError } from '../contract/errors.ts';
 import { preflight, type ApiJsonResponse, type ApiResponse } from '../engine/router.ts';
 import { relayedAnswer, type RelayReply, type RelayRequest } from '../worker/protocol.ts';
-import { dropOldShells, hasShell, isKept, keepFiles, keptLoaded, offlineAnswer, precacheShell, type KeepRequest } from './offline-cache.ts';
+import {
+  dropOldShells,
+  hasShell,
+  isKept,
+  keepFiles,
+  keptLoaded,
+  offlineAnswer,
+  precacheShell,
+  type KeepRequest,
+} from './offline-cache.ts';
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -38,7 +47,10 @@ self.addEventListener('fetch', (event) => {
     // A Range read is answered here only for a kept file (the station index); until the kept list is read, ask it.
     const kept = event.request.headers.has('Range') ? isKept(event.request.url) : true;
     if (kept === false) return;
-    const offline = kept === null ? keptLoaded.then(() => (isKept(event.request.url) ? offlineAnswer(event.request) : null)) : offlineAnswer(event.request);
+    const offline =
+      kept === null
+        ? keptLoaded.then(() => (isKept(event.request.url) ? offlineAnswer(event.request) : null))
+        : offlineAnswer(event.request);
     event.respondWith(offline.then((r) => r ?? fetch(event.request)));
     return;
   }
@@ -46,7 +58,10 @@ self.addEventListener('fetch', (event) => {
 });
 
 function json(r: ApiResponse | ApiJsonResponse): Response {
-  return new Response('json' in r ? r.json : JSON.stringify(r.body), { status: r.status, headers: { 'Content-Type': 'application/json' } });
+  return new Response('json' in r ? r.json : JSON.stringify(r.body), {
+    status: r.status,
+    headers: { 'Content-Type': 'application/json' },
+  });
 }
 
 async function answer(event: FetchEvent): Promise<Response> {
@@ -63,7 +78,10 @@ async function answer(event: FetchEvent): Promise<Response> {
   const asking = windows.find((c) => c.id === event.clientId || c.id === event.resultingClientId);
   const order = asking ? [asking, ...windows.filter((c) => c !== asking)] : windows;
   for (const client of order) {
-    const response = await relay(client, { type: 'climate-query:request', request: { method: req.method, path, body } });
+    const response = await relay(client, {
+      type: 'climate-query:request',
+      request: { method: req.method, path, body },
+    });
     if (response) return json(response);
   }
   const e = new ClimateQueryError(

@@ -25,7 +25,13 @@ export interface ActionDeps {
 }
 
 /** The answer as the panels show it: its table, and whether it holds any value. */
-function shownAnswer(deps: ActionDeps, request: AppRequest, answer: unknown, origin: ShownAnswer['origin'], savedAt?: string): ShownAnswer {
+function shownAnswer(
+  deps: ActionDeps,
+  request: AppRequest,
+  answer: unknown,
+  origin: ShownAnswer['origin'],
+  savedAt?: string,
+): ShownAnswer {
   const table = toTable(request.endpoint, request.body, answer, layersOf(deps.store.get().dataset));
   // Station counts of 0 are not values: a field with no station inside is empty too.
   const empty = table.series.every((s) => s.unit === 'stations' || s.values.every((v) => v === null));
@@ -47,7 +53,10 @@ export function createActions(deps: ActionDeps): AppActions {
     }
     const req = buildRequest(state.form, state.geometries, layersOf(state.dataset));
     if (!req) {
-      store.set({ error: { field: 'wkts', message: 'Draw at least one point or field on the map first.' }, status: 'Not run: draw a point or field on the map first.' });
+      store.set({
+        error: { field: 'wkts', message: 'Draw at least one point or field on the map first.' },
+        status: 'Not run: draw a point or field on the map first.',
+      });
       return;
     }
     try {
@@ -56,7 +65,10 @@ export function createActions(deps: ActionDeps): AppActions {
       if (!(e instanceof ClimateQueryError)) throw e;
       // Beside Run too: a click on Run always runs or says why not.
       const kind = endpointFor(state.form, state.geometries)?.used[0]?.kind ?? null;
-      store.set({ error: { ...(e.field === undefined ? {} : { field: e.field }), message: e.message }, status: `Not run: ${plainError(e.message, kind)}` });
+      store.set({
+        error: { ...(e.field === undefined ? {} : { field: e.field }), message: e.message },
+        status: `Not run: ${plainError(e.message, kind)}`,
+      });
       return;
     }
     running?.abort();
@@ -64,8 +76,14 @@ export function createActions(deps: ActionDeps): AppActions {
     running = controller;
     const started = performance.now();
     store.set({ shown: null, running: true, status: 'Running…', error: null, unreachable: null });
-    const tick = setInterval(() => store.set({ status: `Running… ${((performance.now() - started) / 1000).toFixed(1)} s` }), 100);
-    const res = await engine.handle({ method: 'POST', path: req.path, body: JSON.stringify(req.body) }, { signal: controller.signal });
+    const tick = setInterval(
+      () => store.set({ status: `Running… ${((performance.now() - started) / 1000).toFixed(1)} s` }),
+      100,
+    );
+    const res = await engine.handle(
+      { method: 'POST', path: req.path, body: JSON.stringify(req.body) },
+      { signal: controller.signal },
+    );
     clearInterval(tick);
     // A newer run, or a saved answer opened meanwhile, owns the screen now.
     if (running !== controller) return;
@@ -77,13 +95,20 @@ export function createActions(deps: ActionDeps): AppActions {
       store.set({
         running: false,
         status: error.code === 'aborted' ? 'Cancelled.' : `Failed after ${seconds} s.`,
-        error: error.code === 'aborted' ? null : { ...(error.field === undefined ? {} : { field: error.field }), message: error.message },
+        error:
+          error.code === 'aborted'
+            ? null
+            : { ...(error.field === undefined ? {} : { field: error.field }), message: error.message },
         unreachable: lost ? req : null,
       });
       return;
     }
     const shown = shownAnswer(deps, req, res.body, 'run');
-    store.set({ running: false, shown, status: shown.empty ? `No values for these dates (${seconds} s).` : `Answered in ${seconds} s.` });
+    store.set({
+      running: false,
+      shown,
+      status: shown.empty ? `No values for these dates (${seconds} s).` : `Answered in ${seconds} s.`,
+    });
   }
 
   function loadGeometries(geometries: DrawnGeometry[]): string[] {
@@ -102,11 +127,19 @@ export function createActions(deps: ActionDeps): AppActions {
     running = null;
     store.set({ form: { ...item.form } });
     loadGeometries(item.geometries);
-    const pts = item.geometries.flatMap((g) => (g.kind === 'point' ? [g.coordinates as [number, number]] : (g.coordinates as Array<Array<[number, number]>>)[0]!));
+    const pts = item.geometries.flatMap((g) =>
+      g.kind === 'point' ? [g.coordinates as [number, number]] : (g.coordinates as Array<Array<[number, number]>>)[0]!,
+    );
     if (pts.length) {
       const lons = pts.map((p) => p[0]);
       const lats = pts.map((p) => p[1]);
-      view.map.fitBounds([[Math.min(...lons), Math.min(...lats)], [Math.max(...lons), Math.max(...lats)]], { padding: 80, maxZoom: 9, duration: 0 });
+      view.map.fitBounds(
+        [
+          [Math.min(...lons), Math.min(...lats)],
+          [Math.max(...lons), Math.max(...lats)],
+        ],
+        { padding: 80, maxZoom: 9, duration: 0 },
+      );
     }
     const request = { ...item.request, endpoint: item.request.endpoint as Endpoint };
     store.set({

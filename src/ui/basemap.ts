@@ -44,7 +44,8 @@ export const ONLINE_BASEMAPS: readonly OnlineBasemap[] = [
     title: 'Satellite (online, non-commercial)',
     tiles: 'https://tiles.maps.eox.at/wmts/1.0.0/s2cloudless-2020_3857/default/g/{z}/{y}/{x}.jpg',
     maxzoom: 15,
-    attribution: 'EOxCloudless https://cloudless.eox.at by EOX IT Services GmbH (Contains modified Copernicus Sentinel data 2020)',
+    attribution:
+      'EOxCloudless https://cloudless.eox.at by EOX IT Services GmbH (Contains modified Copernicus Sentinel data 2020)',
     labelled: false,
   },
 ];
@@ -58,7 +59,8 @@ const FONT = 'Noto Sans Regular';
 /** The offline style: sea, land, provinces, neighbours and labelled places, all bundled. */
 export function offlineStyle(base: string = location.href): StyleSpecification {
   const abs = (u: string) => new URL(u, base).href;
-  const labels = (layer: Omit<LayerSpecification & { type: 'symbol' }, 'type'>): LayerSpecification => ({ ...layer, type: 'symbol' }) as LayerSpecification;
+  const labels = (layer: Omit<LayerSpecification & { type: 'symbol' }, 'type'>): LayerSpecification =>
+    ({ ...layer, type: 'symbol' }) as LayerSpecification;
   return {
     version: 8,
     // MapLibre draws every glyph from this bundled file (TinySDF in the
@@ -73,10 +75,31 @@ export function offlineStyle(base: string = location.href): StyleSpecification {
     layers: [
       { id: 'sea', type: 'background', paint: { 'background-color': '#b9d3e3' } },
       { id: 'neighbours', type: 'fill', source: 'neighbours', paint: { 'fill-color': '#e4e0d6' } },
-      { id: 'neighbour-borders', type: 'line', source: 'neighbours', paint: { 'line-color': '#8d8170', 'line-width': 1 } },
+      {
+        id: 'neighbour-borders',
+        type: 'line',
+        source: 'neighbours',
+        paint: { 'line-color': '#8d8170', 'line-width': 1 },
+      },
       { id: 'land', type: 'fill', source: 'provinces', paint: { 'fill-color': '#f6f3ec' } },
-      { id: 'borders', type: 'line', source: 'provinces', paint: { 'line-color': '#8d8170', 'line-width': 0.8, 'line-dasharray': [3, 2] } },
-      { id: 'place-dots', type: 'circle', source: 'places', minzoom: 7, paint: { 'circle-radius': 2.5, 'circle-color': '#333', 'circle-stroke-color': '#fff', 'circle-stroke-width': 1 } },
+      {
+        id: 'borders',
+        type: 'line',
+        source: 'provinces',
+        paint: { 'line-color': '#8d8170', 'line-width': 0.8, 'line-dasharray': [3, 2] },
+      },
+      {
+        id: 'place-dots',
+        type: 'circle',
+        source: 'places',
+        minzoom: 7,
+        paint: {
+          'circle-radius': 2.5,
+          'circle-color': '#333',
+          'circle-stroke-color': '#fff',
+          'circle-stroke-width': 1,
+        },
+      },
       labels({
         id: 'place-labels',
         source: 'places',
@@ -96,7 +119,12 @@ export function offlineStyle(base: string = location.href): StyleSpecification {
         id: 'country-labels',
         source: 'neighbours',
         maxzoom: 8,
-        layout: { 'text-field': ['upcase', ['get', 'name']], 'text-font': [FONT], 'text-size': 12, 'text-letter-spacing': 0.1 },
+        layout: {
+          'text-field': ['upcase', ['get', 'name']],
+          'text-font': [FONT],
+          'text-size': 12,
+          'text-letter-spacing': 0.1,
+        },
         paint: { 'text-color': '#6d6354', 'text-halo-color': '#fff', 'text-halo-width': 1 },
       }),
     ],
@@ -113,7 +141,11 @@ export async function loadPlaces(base: string = location.href): Promise<Place[]>
 export function placesGeoJson(places: readonly Place[]): GeoJSON.FeatureCollection {
   return {
     type: 'FeatureCollection',
-    features: places.map(([name, lon, lat, population]) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: [lon, lat] }, properties: { name, population } })),
+    features: places.map(([name, lon, lat, population]) => ({
+      type: 'Feature',
+      geometry: { type: 'Point', coordinates: [lon, lat] },
+      properties: { name, population },
+    })),
   };
 }
 
@@ -124,6 +156,14 @@ export function placesGeoJson(places: readonly Place[]): GeoJSON.FeatureCollecti
  */
 export function basemapFromUrl(params: URLSearchParams): OnlineBasemap | null {
   const tiles = params.get('tiles');
-  if (tiles) return { id: 'custom', title: 'Your tiles', tiles, maxzoom: 19, attribution: params.get('tilesAttribution') ?? tiles.replace(/^https?:\/\/([^/]+).*/, '$1'), labelled: false };
+  if (tiles)
+    return {
+      id: 'custom',
+      title: 'Your tiles',
+      tiles,
+      maxzoom: 19,
+      attribution: params.get('tilesAttribution') ?? tiles.replace(/^https?:\/\/([^/]+).*/, '$1'),
+      labelled: false,
+    };
   return ONLINE_BASEMAPS.find((b) => b.id === params.get('basemap')) ?? null;
 }

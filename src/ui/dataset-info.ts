@@ -18,7 +18,7 @@ export function datasetBounds(catalog: Catalog, stations: readonly IndexedStatio
     [w, s, e, n] = [Math.min(w, lon), Math.min(s, lat), Math.max(e, lon), Math.max(n, lat)];
   };
   for (const st of stations) add(st.lon, st.lat);
-  for (const r of stations.length ? [] : catalog.rasters ?? []) {
+  for (const r of stations.length ? [] : (catalog.rasters ?? [])) {
     // Only geographic grids: a projected bbox is in metres.
     if (!/4326|WGS ?84|CRS84/i.test(r.crs ?? '')) continue;
     add(r.bbox[0], r.bbox[1]);
@@ -34,7 +34,11 @@ export function datasetBounds(catalog: Catalog, stations: readonly IndexedStatio
  * per station and scale, not per data type (per-type detail is fetched only
  * for the stations a query considers), so callers say "records", not which types.
  */
-export function heldRange(stations: readonly IndexedStation[], scale: string, station?: { lat: number; lon: number }): [string, string] | null {
+export function heldRange(
+  stations: readonly IndexedStation[],
+  scale: string,
+  station?: { lat: number; lon: number },
+): [string, string] | null {
   let first: string | null = null;
   let last: string | null = null;
   for (const s of stations) {
@@ -56,7 +60,10 @@ const pad = (n: number) => String(n).padStart(2, '0');
  * do not reach back over a full month (three weeks of June), the days they
  * hold of their last month instead; never a start before the data begin.
  */
-export function defaultStationDates(stations: readonly IndexedStation[], scale: string): { startDate: string; endDate: string } | null {
+export function defaultStationDates(
+  stations: readonly IndexedStation[],
+  scale: string,
+): { startDate: string; endDate: string } | null {
   const range = heldRange(stations, scale);
   if (!range) return null;
   const [begin, end] = range;
@@ -92,9 +99,10 @@ export function defaultStationDates(stations: readonly IndexedStation[], scale: 
 export function answeringStations(stations: readonly IndexedStation[], answer: unknown): string[] {
   if (typeof answer !== 'object' || answer === null) return [];
   const a = answer as Record<string, unknown>;
-  const metas = a.stations_metadata && typeof a.stations_metadata === 'object'
-    ? Object.values(a.stations_metadata as Record<string, unknown>)
-    : Object.values(a).map((v) => (v && typeof v === 'object' ? (v as { metadata?: unknown }).metadata : undefined));
+  const metas =
+    a.stations_metadata && typeof a.stations_metadata === 'object'
+      ? Object.values(a.stations_metadata as Record<string, unknown>)
+      : Object.values(a).map((v) => (v && typeof v === 'object' ? (v as { metadata?: unknown }).metadata : undefined));
   const ids = new Set<string>();
   for (const m of metas) {
     const meta = m as { station_lat?: unknown; station_lon?: unknown } | undefined;
@@ -110,7 +118,10 @@ export function sqlDefaultDays(stations: readonly IndexedStation[], scale: strin
   if (!range) return { from: '', to: '' };
   const lastKey = range[1].slice(0, 10);
   // Monthly keys name the month's first day: the year runs to that month's end.
-  const last = scale === 'monthly' ? new Date(Date.UTC(Number(lastKey.slice(0, 4)), Number(lastKey.slice(5, 7)), 0)) : new Date(`${lastKey}T00:00:00Z`);
+  const last =
+    scale === 'monthly'
+      ? new Date(Date.UTC(Number(lastKey.slice(0, 4)), Number(lastKey.slice(5, 7)), 0))
+      : new Date(`${lastKey}T00:00:00Z`);
   const first = new Date(Date.UTC(last.getUTCFullYear() - 1, last.getUTCMonth(), last.getUTCDate() + 1));
   const day = (d: Date) => d.toISOString().slice(0, 10);
   const from = day(first) < range[0].slice(0, 10) ? range[0].slice(0, 10) : day(first);
@@ -128,11 +139,16 @@ export const FAR_STATION_KM = 100;
  * station 7,717 km away); otherwise that the point lies outside. Null
  * inside the area.
  */
-export function placeWarning(lon: number, lat: number, bounds: readonly [number, number, number, number]): string | null {
+export function placeWarning(
+  lon: number,
+  lat: number,
+  bounds: readonly [number, number, number, number],
+): string | null {
   const [w, s, e, n] = bounds;
   const inside = (x: number, y: number) => x >= w - 0.5 && x <= e + 0.5 && y >= s - 0.5 && y <= n + 0.5;
   if (inside(lon, lat)) return null;
   const at = `${lat.toFixed(4)}, ${lon.toFixed(4)} (latitude, longitude)`;
-  if (inside(lat, lon)) return `The point at ${at} lies outside this dataset's area, but with its two numbers swapped it would lie inside: WKT is longitude first, so perhaps you meant POINT (${lat} ${lon}).`;
+  if (inside(lat, lon))
+    return `The point at ${at} lies outside this dataset's area, but with its two numbers swapped it would lie inside: WKT is longitude first, so perhaps you meant POINT (${lat} ${lon}).`;
   return `The point at ${at} lies outside this dataset's area (longitude ${w.toFixed(1)} to ${e.toFixed(1)}, latitude ${s.toFixed(1)} to ${n.toFixed(1)}).`;
 }

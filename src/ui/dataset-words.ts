@@ -9,7 +9,8 @@
 export const DATA_ADVICE = 'Check that ?data= points to the folder that holds catalog.json.';
 
 /** What to do when the built-in demo dataset is missing. */
-export const DEMO_ADVICE = 'Build the demo dataset with `npx climate-query demo`, or open the app with ?data= and the address of your own dataset.';
+export const DEMO_ADVICE =
+  'Build the demo dataset with `npx climate-query demo`, or open the app with ?data= and the address of your own dataset.';
 
 /**
  * The message at the top of the page for a dataset that could not be opened:

@@ -30,7 +30,10 @@ export function developerPanel(ctx: PanelContext): Panel {
   const $ = (id: string) => part(ctx.root, id);
   const copies: Array<[HTMLElement, () => void]> = [];
   // Each copy button says "Copied" for a moment, since a copy is otherwise invisible.
-  for (const [button, source] of [['copy-json', 'request-json'], ['copy-fetch', 'fetch-snippet']] as const) {
+  for (const [button, source] of [
+    ['copy-json', 'request-json'],
+    ['copy-fetch', 'fetch-snippet'],
+  ] as const) {
     const b = $(button);
     const label = b.textContent ?? '';
     const copy = () => {
@@ -48,12 +51,19 @@ export function developerPanel(ctx: PanelContext): Panel {
   const raw = (message: string) => ($('raw-error').textContent = message ? `Raw error: ${message}` : '');
   return {
     update(state, previous) {
-      if (state === previous || state.form !== previous.form || state.geometries !== previous.geometries || state.dataset !== previous.dataset) {
+      if (
+        state === previous ||
+        state.form !== previous.form ||
+        state.geometries !== previous.geometries ||
+        state.dataset !== previous.dataset
+      ) {
         const req = buildRequest(state.form, state.geometries, layersOf(state.dataset));
         $('endpoint-info').textContent = req ? `Endpoint: POST ${req.path}` : 'No request yet: draw on the map first.';
         $('request-json').textContent = req ? JSON.stringify(req.body, null, 2) : '';
         $('fetch-snippet').textContent = req ? fetchSnippet(req) : '';
-        const layer = layersOf(state.dataset).find((l) => l.dataType === state.form.dataType && l.subDataType === state.form.subDataType);
+        const layer = layersOf(state.dataset).find(
+          (l) => l.dataType === state.form.dataType && l.subDataType === state.form.subDataType,
+        );
         $('layer-code').textContent =
           layer && state.form.source === 'raster'
             ? `Layer: dataType "${layer.dataType}", subDataType "${layer.subDataType}", dataExtent "${layer.extent}", timeScale ${layer.timeScale === null ? 'none' : `"${layer.timeScale}"`}.`

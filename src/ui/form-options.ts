@@ -26,9 +26,14 @@ export function timeScaleOptions(): FormOption[] {
  * `held` when given (what the dataset holds): labelled by plain name and
  * unit, titled with the contract name.
  */
-export function stationTypeOptions(scale: StationTimeScale, held?: readonly string[]): Array<FormOption & { title: string }> {
+export function stationTypeOptions(
+  scale: StationTimeScale,
+  held?: readonly string[],
+): Array<FormOption & { title: string }> {
   const types = STATION_TYPES[scale] ?? [];
-  return types.filter((t) => !held || held.includes(t)).map((t) => ({ value: t, label: withUnit(stationWords(scale, t)), title: t }));
+  return types
+    .filter((t) => !held || held.includes(t))
+    .map((t) => ({ value: t, label: withUnit(stationWords(scale, t)), title: t }));
 }
 
 /** The form's first (preselected) aggregation, as the form has always offered it. */

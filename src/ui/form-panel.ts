@@ -27,7 +27,9 @@ export function geometryLabel(i: number): string {
 
 /** The dates typed into the From and To fields before the app was ready (the fields are there from the first paint). */
 export function typedDates(root: HTMLElement, scale: string | null): Partial<Pick<FormState, 'startDate' | 'endDate'>> {
-  const typed = (['startDate', 'endDate'] as const).map((id) => fromDateInput(scale, part<HTMLInputElement>(root, id).value));
+  const typed = (['startDate', 'endDate'] as const).map((id) =>
+    fromDateInput(scale, part<HTMLInputElement>(root, id).value),
+  );
   return { ...(typed[0] ? { startDate: typed[0] } : {}), ...(typed[1] ? { endDate: typed[1] } : {}) };
 }
 
@@ -41,13 +43,17 @@ export function formPanel(ctx: PanelContext): Panel {
 
   // The option lists come from the contract's description of scales, types and aggregations (none in index.html).
   $<HTMLSelectElement>('timeScale').replaceChildren(...timeScaleOptions().map((o) => new Option(o.label, o.value)));
-  $<HTMLSelectElement>('aggregationMethod').replaceChildren(...aggregationOptions().map((o) => new Option(o.label, o.value)));
+  $<HTMLSelectElement>('aggregationMethod').replaceChildren(
+    ...aggregationOptions().map((o) => new Option(o.label, o.value)),
+  );
 
   function renderOptions(d: AppDataset): void {
     // The layer list is the dataset's own (its catalog), so a user's dataset shows nothing of the demo.
     const layers = layersOf(d);
     const dataTypes = [...new Set(layers.map((l) => l.dataType))];
-    $<HTMLSelectElement>('dataType').replaceChildren(...dataTypes.map((t) => new Option(layerName(layers.find((l) => l.dataType === t)!), t)));
+    $<HTMLSelectElement>('dataType').replaceChildren(
+      ...dataTypes.map((t) => new Option(layerName(layers.find((l) => l.dataType === t)!), t)),
+    );
     root.querySelector<HTMLInputElement>('input[name=source][value=raster]')!.disabled = dataTypes.length === 0;
     root.querySelector<HTMLInputElement>('input[name=source][value=stations]')!.disabled = !d.catalog.stations;
   }
@@ -90,8 +96,11 @@ export function formPanel(ctx: PanelContext): Panel {
     $<HTMLSelectElement>('aggregationMethod').value = form.aggregationMethod;
     const layer = formLayer(d, form);
     const kind = layer?.timeScale === null ? 'one value, no dates' : `${layer?.timeScale?.replace('_', ' ')} values`;
-    $('layer-info').textContent = layer ? `${layerName(layer)}, ${kind}${heldText(form)}.` : 'This dataset has no such layer.';
-    $('layer-definition').textContent = (layer && layerDefinition(layer.dataType, layer.subDataType, layer.description)) ?? '';
+    $('layer-info').textContent = layer
+      ? `${layerName(layer)}, ${kind}${heldText(form)}.`
+      : 'This dataset has no such layer.';
+    $('layer-definition').textContent =
+      (layer && layerDefinition(layer.dataType, layer.subDataType, layer.description)) ?? '';
     const scale = currentScale(d, form);
     $('dates').hidden = scale === null;
     for (const id of ['startDate', 'endDate'] as const) {
@@ -177,7 +186,10 @@ export function formPanel(ctx: PanelContext): Panel {
     view?.markTooLarge(state.form.source === 'raster' ? over : []);
     view?.setLabels(
       (target?.used ?? []).map((g, i) => {
-        const ring = g.kind === 'point' ? [g.coordinates as [number, number]] : (g.coordinates as Array<Array<[number, number]>>)[0]!.slice(0, -1);
+        const ring =
+          g.kind === 'point'
+            ? [g.coordinates as [number, number]]
+            : (g.coordinates as Array<Array<[number, number]>>)[0]!.slice(0, -1);
         const lon = ring.reduce((a, p) => a + p[0], 0) / ring.length;
         const lat = Math.max(...ring.map((p) => p[1]));
         return { lon, lat, label: geometryLabel(i) };
@@ -189,7 +201,10 @@ export function formPanel(ctx: PanelContext): Panel {
   function renderRequest(state: AppState): void {
     clearErrors();
     const req = buildRequest(state.form, state.geometries, layersOf(state.dataset));
-    $('ask-info').textContent = askText(req?.endpoint ?? null, endpointFor(state.form, state.geometries)?.used.length ?? 0);
+    $('ask-info').textContent = askText(
+      req?.endpoint ?? null,
+      endpointFor(state.form, state.geometries)?.used.length ?? 0,
+    );
     try {
       if (req) validateRequest(state.dataset, req.endpoint, req.body);
       else {
@@ -239,17 +254,31 @@ export function formPanel(ctx: PanelContext): Panel {
     const before = store.get().form;
     const form = readForm();
     const target = ev?.target as HTMLElement | undefined;
-    if (target?.id === 'dataType') form.subDataType = layersOf(d).find((l) => l.dataType === form.dataType)?.subDataType ?? '-';
+    if (target?.id === 'dataType')
+      form.subDataType = layersOf(d).find((l) => l.dataType === form.dataType)?.subDataType ?? '-';
     let scaleNote = '';
     if (target?.id === 'timeScale' && before.timeScale !== form.timeScale) {
       // The chosen types and dates come along (scale-switch.ts); what cannot is named.
-      const sw = switchScale(before.timeScale, form.timeScale, before.dataTypes, before, d?.catalog.stations?.dataTypes[form.timeScale]);
+      const sw = switchScale(
+        before.timeScale,
+        form.timeScale,
+        before.dataTypes,
+        before,
+        d?.catalog.stations?.dataTypes[form.timeScale],
+      );
       form.dataTypes = sw.dataTypes;
-      Object.assign(form, sw.dates ? clipToHeld(form.timeScale, sw.dates, heldRange(d?.stations ?? [], form.timeScale)) : defaultDates(d, form));
+      Object.assign(
+        form,
+        sw.dates
+          ? clipToHeld(form.timeScale, sw.dates, heldRange(d?.stations ?? [], form.timeScale))
+          : defaultDates(d, form),
+      );
       scaleNote = scaleSwitchNote(before.timeScale, form.timeScale, sw);
     }
     $('scale-note').textContent = scaleNote;
-    const datesChange = (target && ['dataType', 'subDataType'].includes(target.id)) || (target as HTMLInputElement | undefined)?.name === 'source';
+    const datesChange =
+      (target && ['dataType', 'subDataType'].includes(target.id)) ||
+      (target as HTMLInputElement | undefined)?.name === 'source';
     if (datesChange) Object.assign(form, defaultDates(d, form));
     written = form;
     if (datesChange || target?.id === 'timeScale') renderForm(form);
@@ -261,10 +290,16 @@ export function formPanel(ctx: PanelContext): Panel {
     const parts: string[] = [];
     if (sw.dropped.length) {
       const names = sw.dropped.map((t) => stationWords(from, t).name).join('; ');
-      parts.push(`${names}: no ${to} counterpart in this dataset, so ${sw.dropped.length === 1 ? 'it was' : 'they were'} left out.`);
+      parts.push(
+        `${names}: no ${to} counterpart in this dataset, so ${sw.dropped.length === 1 ? 'it was' : 'they were'} left out.`,
+      );
     }
-    if (!sw.dates) parts.push(`The dates were not valid ${from} dates, so the latest ${to} records are chosen instead.`);
-    if (sw.shortened) parts.push(`One request holds at most ${MAX_PERIODS.toLocaleString('en-ZA')} ${to} periods, so the To date was moved to ${sw.dates!.endDate.replace('T', ' ')}.`);
+    if (!sw.dates)
+      parts.push(`The dates were not valid ${from} dates, so the latest ${to} records are chosen instead.`);
+    if (sw.shortened)
+      parts.push(
+        `One request holds at most ${MAX_PERIODS.toLocaleString('en-ZA')} ${to} periods, so the To date was moved to ${sw.dates!.endDate.replace('T', ' ')}.`,
+      );
     if (!sw.dataTypes.length) parts.push('Choose what to show.');
     return parts.join(' ');
   }
@@ -296,7 +331,10 @@ export function formPanel(ctx: PanelContext): Panel {
     const view = ctx.map();
     if (!view) return;
     const c = view.map.getCenter();
-    actions.loadGeometries([...store.get().geometries, { id: `centre${Date.now()}`, kind: 'point', coordinates: [c.lng, c.lat] }]);
+    actions.loadGeometries([
+      ...store.get().geometries,
+      { id: `centre${Date.now()}`, kind: 'point', coordinates: [c.lng, c.lat] },
+    ]);
   });
   on($('add-shape'), 'click', () => {
     const text = $<HTMLTextAreaElement>('shape-text');
@@ -305,10 +343,17 @@ export function formPanel(ctx: PanelContext): Panel {
     if ('error' in read) return;
     // Those already drawn came from the map and load again; any refusal is of a new shape.
     const refused = actions.loadGeometries([...store.get().geometries, ...read.geometries]);
-    if (refused.length) $('shape-text-error').textContent = `The map could not draw ${refused.length === 1 ? 'this shape' : `${refused.length} shapes`}: ${refused.join('; ')}.`;
+    if (refused.length)
+      $('shape-text-error').textContent =
+        `The map could not draw ${refused.length === 1 ? 'this shape' : `${refused.length} shapes`}: ${refused.join('; ')}.`;
     const b = boundsOf(read.geometries);
     // Fields fill the view; points alone keep their surroundings (towns, stations) in sight.
-    if (b) ctx.map()?.map.fitBounds(b, { padding: 60, maxZoom: read.geometries.every((g) => g.kind === 'point') ? 11 : 15, duration: 0 });
+    if (b)
+      ctx.map()?.map.fitBounds(b, {
+        padding: 60,
+        maxZoom: read.geometries.every((g) => g.kind === 'point') ? 11 : 15,
+        duration: 0,
+      });
     if (!refused.length) text.value = '';
   });
   on($('delete-selected'), 'click', () => ctx.map()?.deleteSelected());
@@ -323,10 +368,22 @@ export function formPanel(ctx: PanelContext): Panel {
       return;
     }
     const scale = layer.timeScale;
-    const key = scale === null ? '' : scale === 'monthly' ? `${form.startDate}-01` : scale === 'calendar_month' ? `--${form.startDate.replace(/^--/, '')}` : form.startDate;
+    const key =
+      scale === null
+        ? ''
+        : scale === 'monthly'
+          ? `${form.startDate}-01`
+          : scale === 'calendar_month'
+            ? `--${form.startDate.replace(/^--/, '')}`
+            : form.startDate;
     store.set({ status: 'Reading the layer for the preview…' });
     try {
-      const grid = await ctx.engine.layerGrid({ dataType: layer.dataType, subDataType: layer.subDataType, extent: layer.extent, period: key });
+      const grid = await ctx.engine.layerGrid({
+        dataType: layer.dataType,
+        subDataType: layer.subDataType,
+        extent: layer.extent,
+        period: key,
+      });
       // The ramp is only needed once a preview is asked for.
       const { RAMP_CSS, paintGrid } = await import('./raster-preview.ts');
       ctx.map()?.showPreview(paintGrid(grid), grid.bbox);
@@ -335,7 +392,9 @@ export function formPanel(ctx: PanelContext): Panel {
       $('legend-min').textContent = `${grid.min.toFixed(1)} ${grid.unit}`;
       $('legend-max').textContent = `${grid.max.toFixed(1)} ${grid.unit}`;
       const variant = layer.subDataType === '-' ? '' : `, ${subTypeName(layer.dataType, layer.subDataType)}`;
-      store.set({ status: `Showing ${layer.description}${variant}${key ? `, ${key.replace(/^--/, 'month ')}` : ''} on the map.` });
+      store.set({
+        status: `Showing ${layer.description}${variant}${key ? `, ${key.replace(/^--/, 'month ')}` : ''} on the map.`,
+      });
     } catch (e) {
       store.set({ status: '', error: { field: 'startDate', message: (e as Error).message } });
     }
@@ -347,7 +406,12 @@ export function formPanel(ctx: PanelContext): Panel {
       if (state.dataset && (state === previous || state.dataset !== previous.dataset)) renderOptions(state.dataset);
       const drawn = state.form !== written && (state.form !== previous.form || state.dataset !== previous.dataset);
       if (drawn || state === previous) renderForm(state.form);
-      if (state === previous || state.form !== previous.form || state.geometries !== previous.geometries || state.dataset !== previous.dataset) {
+      if (
+        state === previous ||
+        state.form !== previous.form ||
+        state.geometries !== previous.geometries ||
+        state.dataset !== previous.dataset
+      ) {
         renderGeometries(state);
         renderRequest(state);
       }

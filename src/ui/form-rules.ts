@@ -43,7 +43,9 @@ export function defaultDates(dataset: AppDataset | null, form: FormState): Pick<
     const from = scale === 'daily' ? periods[Math.max(0, periods.length - 92)]! : periods[0]!;
     return { startDate: toReq(from), endDate: toReq(periods[periods.length - 1]!) };
   }
-  return defaultStationDates(dataset?.stations ?? [], form.timeScale) ?? { startDate: form.startDate, endDate: form.endDate };
+  return (
+    defaultStationDates(dataset?.stations ?? [], form.timeScale) ?? { startDate: form.startDate, endDate: form.endDate }
+  );
 }
 
 /** The first form a dataset offers: the demo's choice where the dataset has it, else its own first layer, and its latest data. */

@@ -4,17 +4,24 @@
  * season the stations hold) and how to lay out the answer (per family of
  * seasons, the latest season against the others, with completeness). Pure.
  */
-import { INDEX_DEFAULTS, MAX_INDEX_DAYS, STATION_INDICES, type IndexAnswer, type StationIndexName } from '../contract/station-indices.ts';
+import {
+  INDEX_DEFAULTS,
+  MAX_INDEX_DAYS,
+  STATION_INDICES,
+  type IndexAnswer,
+  type StationIndexName,
+} from '../contract/station-indices.ts';
 import type { Endpoint } from '../contract/types.ts';
 import { parseWkts } from '../contract/wkt.ts';
 import { formatValue } from './query-model.ts';
 
 /** The indices asked, by family, as the view shows them. */
-export const SHOWN: ReadonlyArray<{ family: 'chill' | 'heat' | 'frost'; title: string; indices: StationIndexName[] }> = [
-  { family: 'chill', title: 'Winter chill', indices: ['chill_portions', 'dpcu'] },
-  { family: 'heat', title: 'Growing-season heat', indices: ['gdd', 'gdh'] },
-  { family: 'frost', title: 'Frost', indices: ['frost_days', 'frost_hours'] },
-];
+export const SHOWN: ReadonlyArray<{ family: 'chill' | 'heat' | 'frost'; title: string; indices: StationIndexName[] }> =
+  [
+    { family: 'chill', title: 'Winter chill', indices: ['chill_portions', 'dpcu'] },
+    { family: 'heat', title: 'Growing-season heat', indices: ['gdd', 'gdh'] },
+    { family: 'frost', title: 'Frost', indices: ['frost_days', 'frost_hours'] },
+  ];
 
 /** The request for an answer, or why there is none. */
 export type IndicesPlan = { ok: true; body: Record<string, unknown>; where: string } | { ok: false; reason: string };
@@ -53,7 +60,17 @@ export function planIndices(endpoint: Endpoint, body: Record<string, unknown>, h
   const last = Date.parse(`${held.last}T00:00:00Z`) / DAY;
   const first = Math.max(Date.parse(`${held.first}T00:00:00Z`) / DAY, last - MAX_INDEX_DAYS + 1);
   const day = (d: number) => new Date(d * DAY).toISOString().slice(0, 10);
-  return { ok: true, where, body: { wkts, indices: SHOWN.flatMap((f) => f.indices), startDate: day(first), endDate: day(last), options: { by: 'season' } } };
+  return {
+    ok: true,
+    where,
+    body: {
+      wkts,
+      indices: SHOWN.flatMap((f) => f.indices),
+      startDate: day(first),
+      endDate: day(last),
+      options: { by: 'season' },
+    },
+  };
 }
 
 /** One season's row: its label, a value per index (null with the reason), and the share of its hours known. */
@@ -80,7 +97,20 @@ export interface FamilyTable {
   summary: string;
 }
 
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const words = (iso: string) => `${Number(iso.slice(8, 10))} ${MONTHS[Number(iso.slice(5, 7)) - 1]}`;
 
 /** A season's name: its year, or "2023/24" across the new year. */
@@ -101,16 +131,33 @@ export function formatIndex(v: number | null, decimals: number): string {
 /** The answer laid out per family (the first geometry of a point answer, or the polygon's). */
 export function arrangeIndices(answer: unknown): FamilyTable[] {
   const a = answer as Record<string, unknown>;
-  const indices = ('indices' in a && 'stations_metadata' in a ? a.indices : (Object.values(a)[0] as { indices?: unknown } | undefined)?.indices) as Record<string, IndexAnswer> | undefined;
+  const indices = (
+    'indices' in a && 'stations_metadata' in a
+      ? a.indices
+      : (Object.values(a)[0] as { indices?: unknown } | undefined)?.indices
+  ) as Record<string, IndexAnswer> | undefined;
   if (!indices) return [];
   return SHOWN.map(({ family, title, indices: names }) => {
     const labels = Object.keys(indices[names[0]!]?.periods ?? {});
     const rows: SeasonRow[] = labels.map((label) => {
       const periods = names.map((n) => indices[n]!.periods[label]!);
       const [start, end] = label.split('/') as [string, string];
-      return { label: seasonName(start, end), start, end, values: periods.map((p) => p.value), reasons: periods.map((p) => p.reason), known: periods[0]!.hours_expected ? periods[0]!.hours_used / periods[0]!.hours_expected : 0, partial: false };
+      return {
+        label: seasonName(start, end),
+        start,
+        end,
+        values: periods.map((p) => p.value),
+        reasons: periods.map((p) => p.reason),
+        known: periods[0]!.hours_expected ? periods[0]!.hours_used / periods[0]!.hours_expected : 0,
+        partial: false,
+      };
     });
-    const cols = names.map((name) => ({ name, words: STATION_INDICES[name].words, unit: STATION_INDICES[name].unit, decimals: decimalsOfIndex(name) }));
+    const cols = names.map((name) => ({
+      name,
+      words: STATION_INDICES[name].words,
+      unit: STATION_INDICES[name].unit,
+      decimals: decimalsOfIndex(name),
+    }));
     // The season's own dates: the route's defaults, which the request leaves in place.
     const [ws, we] = INDEX_DEFAULTS[`${family}Season`].split('/') as [string, string];
     const window = `${ws}|${we}`;
@@ -118,9 +165,20 @@ export function arrangeIndices(answer: unknown): FamilyTable[] {
       r.partial = `${r.start.slice(5)}|${r.end.slice(5)}` !== window;
       // A clipped season keeps its own name: Jan–Mar 2023 is the end of the 2022/23 heat season.
       const y = Number(r.start.slice(0, 4));
-      if (we < ws) r.label = r.start.slice(5) >= ws ? `${y}/${String((y + 1) % 100).padStart(2, '0')}` : `${y - 1}/${String(y % 100).padStart(2, '0')}`;
+      if (we < ws)
+        r.label =
+          r.start.slice(5) >= ws
+            ? `${y}/${String((y + 1) % 100).padStart(2, '0')}`
+            : `${y - 1}/${String(y % 100).padStart(2, '0')}`;
     }
-    return { family, title, window: ws && we ? `${words(`0000-${ws}`)} – ${words(`0000-${we}`)}` : '', indices: cols, rows, summary: summaryOf(rows, cols, window) };
+    return {
+      family,
+      title,
+      window: ws && we ? `${words(`0000-${ws}`)} – ${words(`0000-${we}`)}` : '',
+      indices: cols,
+      rows,
+      summary: summaryOf(rows, cols, window),
+    };
   });
 }
 
@@ -131,12 +189,18 @@ function summaryOf(rows: SeasonRow[], cols: FamilyTable['indices'], window: stri
   const v = latest.values[0] ?? null;
   if (v === null) return `${latest.label}: no ${first.words.toLowerCase()} — ${latest.reasons[0] ?? 'no value'}`;
   // Whole seasons only: a season clipped by the record's start or end is not comparable.
-  const others = rows.slice(0, -1).filter((r) => !r.partial).map((r) => r.values[0]).filter((x): x is number => x !== null && x !== undefined);
+  const others = rows
+    .slice(0, -1)
+    .filter((r) => !r.partial)
+    .map((r) => r.values[0])
+    .filter((x): x is number => x !== null && x !== undefined);
   const partial = `${latest.start.slice(5)}|${latest.end.slice(5)}` !== window;
   const head = `${latest.label}${partial ? ' (so far)' : ''}: ${formatIndex(v, first.decimals)} ${first.unit}.`;
   if (others.length === 0) return `${head} No other season has a value to compare with.`;
   const mean = others.reduce((s, x) => s + x, 0) / others.length;
-  const few = others.length < 3 ? ` Only ${others.length} other season${others.length > 1 ? 's' : ''} to compare with.` : '';
-  if (others.length === 1) return `${head} The other whole season: ${formatIndex(mean, first.decimals)} ${first.unit}.${few}`;
+  const few =
+    others.length < 3 ? ` Only ${others.length} other season${others.length > 1 ? 's' : ''} to compare with.` : '';
+  if (others.length === 1)
+    return `${head} The other whole season: ${formatIndex(mean, first.decimals)} ${first.unit}.${few}`;
   return `${head} The other ${others.length} whole seasons: mean ${formatIndex(mean, first.decimals)} ${first.unit}, lowest ${formatIndex(Math.min(...others), first.decimals)}, highest ${formatIndex(Math.max(...others), first.decimals)}.${few}`;
 }

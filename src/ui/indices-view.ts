@@ -15,7 +15,15 @@ import type { IndexedStation } from '../stations/station-index.ts';
 import { heldRange } from './dataset-info.ts';
 import { type Panel, type PanelContext, part } from './panel.ts';
 import { followUpError } from './words.ts';
-import { arrangeIndices, formatIndex, planIndices, SHOWN, type FamilyTable, type HeldDays, type IndicesPlan } from './indices-model.ts';
+import {
+  arrangeIndices,
+  formatIndex,
+  planIndices,
+  SHOWN,
+  type FamilyTable,
+  type HeldDays,
+  type IndicesPlan,
+} from './indices-model.ts';
 
 /** Anything that answers the routes (the engine client). */
 interface Engine {
@@ -51,7 +59,11 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, text = '', className 
 }
 
 /** Creates the (hidden) view after `anchor`. */
-export function createIndicesView(anchor: HTMLElement, engine: Engine, stations: () => readonly IndexedStation[]): IndicesView {
+export function createIndicesView(
+  anchor: HTMLElement,
+  engine: Engine,
+  stations: () => readonly IndexedStation[],
+): IndicesView {
   const section = el('section');
   section.id = 'indices';
   section.hidden = true;
@@ -75,7 +87,10 @@ export function createIndicesView(anchor: HTMLElement, engine: Engine, stations:
       p.append(el('strong', `${STATION_INDICES[n].words}: `), STATION_INDICES[n].definition);
       return p;
     }),
-    el('p', `A season's value needs ${Math.round(INDEX_DEFAULTS.minCompleteness * 100)} % of its hours; gaps of up to ${INDEX_DEFAULTS.maxGapHours} hours are filled in a straight line. Stations with only daily minimum and maximum have their hours rebuilt from them (chillR's method). Sources and details: docs/indices.md.`),
+    el(
+      'p',
+      `A season's value needs ${Math.round(INDEX_DEFAULTS.minCompleteness * 100)} % of its hours; gaps of up to ${INDEX_DEFAULTS.maxGapHours} hours are filled in a straight line. Stations with only daily minimum and maximum have their hours rebuilt from them (chillR's method). Sources and details: docs/indices.md.`,
+    ),
   );
   section.append(title, run, message, body, defs);
   anchor.after(section);
@@ -93,7 +108,11 @@ export function createIndicesView(anchor: HTMLElement, engine: Engine, stations:
       const table = el('table');
       const head = el('tr');
       // The unit only where the words do not already say it ("Chill portions (Dynamic Model)", not "… (chill portions)").
-      head.append(el('th', 'Season'), ...t.indices.map((c) => el('th', c.words.toLowerCase().includes(c.unit) ? c.words : `${c.words} (${c.unit})`)), el('th', 'Hours known'));
+      head.append(
+        el('th', 'Season'),
+        ...t.indices.map((c) => el('th', c.words.toLowerCase().includes(c.unit) ? c.words : `${c.words} (${c.unit})`)),
+        el('th', 'Hours known'),
+      );
       table.append(head);
       t.rows.forEach((r, i) => {
         const tr = el('tr');

@@ -31,21 +31,43 @@ const $ = (id: string) => document.getElementById(id)!;
 const params = new URLSearchParams(location.search);
 const datasetUrl = new URL(params.get('data') ?? './data/demo/', location.href).href;
 
-const worker = new Worker(new URL('../worker/engine-worker.ts', import.meta.url), { type: 'module', name: 'climate-query-engine' });
+const worker = new Worker(new URL('../worker/engine-worker.ts', import.meta.url), {
+  type: 'module',
+  name: 'climate-query-engine',
+});
 // DuckDB-WASM is imported only when the SQL panel first runs a query.
-const engine = createEngineClient({ dataset: datasetUrl, worker, sqlRunner: () => import('./duckdb-runner.ts').then((m) => m.appSqlRunner()) });
-const store = createStore({ dataset: null, form: { ...DEFAULT_FORM }, geometries: [], shown: null, running: false, status: '', error: null, unreachable: null });
+const engine = createEngineClient({
+  dataset: datasetUrl,
+  worker,
+  sqlRunner: () => import('./duckdb-runner.ts').then((m) => m.appSqlRunner()),
+});
+const store = createStore({
+  dataset: null,
+  form: { ...DEFAULT_FORM },
+  geometries: [],
+  shown: null,
+  running: false,
+  status: '',
+  error: null,
+  unreachable: null,
+});
 let view: MapView | undefined;
 
 /** The console handle (window.cqUi): the store's state by name, and what panels expose. */
-const ui: Record<string, unknown> & { ready: Promise<void>; panels: string[] } = { ready: Promise.resolve(), panels: [], engine, store };
+const ui: Record<string, unknown> & { ready: Promise<void>; panels: string[] } = {
+  ready: Promise.resolve(),
+  panels: [],
+  engine,
+  store,
+};
 for (const [name, read] of Object.entries({
   form: () => store.get().form,
   lastRequest: () => store.get().shown?.request,
   lastAnswer: () => store.get().shown?.answer,
   table: () => store.get().shown?.table,
   view: () => view,
-})) Object.defineProperty(ui, name, { get: read, enumerable: true });
+}))
+  Object.defineProperty(ui, name, { get: read, enumerable: true });
 (window as unknown as { cqUi: typeof ui }).cqUi = ui;
 
 const actions = createActions({ store, engine, map: () => view, ready: () => ui.ready });
@@ -74,7 +96,10 @@ $('controls').addEventListener('submit', (e) => {
   // Once mounted, the form panel runs it.
   if (ui.panels.includes('form')) return;
   $('status').textContent = 'The app is still loading; the query runs as soon as it is ready.';
-  void ui.ready.then(() => actions.run(), () => undefined);
+  void ui.ready.then(
+    () => actions.run(),
+    () => undefined,
+  );
 });
 $('find').addEventListener('submit', (e) => {
   e.preventDefault();
@@ -89,18 +114,26 @@ async function loadDataset(): Promise<AppDataset> {
     const catalog = await engine.catalog();
     return { url: datasetUrl, catalog, stations: catalog.stations ? await engine.stations() : [] };
   } catch (e) {
-    throw new Error(datasetErrorText((e as Error).message, params.has('data') ? DATA_ADVICE : DEMO_ADVICE), { cause: e });
+    throw new Error(datasetErrorText((e as Error).message, params.has('data') ? DATA_ADVICE : DEMO_ADVICE), {
+      cause: e,
+    });
   }
 }
 
 async function start(): Promise<void> {
   const dataset = await loadDataset();
   // A host without Range support still answers (whole files): a warning, not an error.
-  void engine.rangeSupport().then((r) => ($('data-warning').textContent = r === false ? rangeWarningText(datasetUrl) : ''), () => undefined);
+  void engine.rangeSupport().then(
+    (r) => ($('data-warning').textContent = r === false ? rangeWarningText(datasetUrl) : ''),
+    () => undefined,
+  );
   // The dataset's own warning (the demo: synthetic weather), above every answer, so no number is read as a measurement.
   $('dataset-notice').textContent = dataset.catalog.notice ?? '';
   const first = defaultForm(dataset);
-  const form = decodeState(location.hash)?.form ?? { ...first, ...typedDates($('controls'), currentScale(dataset, first)) };
+  const form = decodeState(location.hash)?.form ?? {
+    ...first,
+    ...typedDates($('controls'), currentScale(dataset, first)),
+  };
   store.set({ dataset, form });
   // Before the map: its first moveend rewrites the URL, which must not happen before the hash is applied.
   const panels = mountPanels(context, [
@@ -115,18 +148,34 @@ async function start(): Promise<void> {
   ui.panels.push(...panels.names);
   await panels.ready;
   const places = await loadPlaces();
-  const map = await createMapView($('map'), dataset.catalog, { styleUrl: params.get('style') ?? undefined, places, bounds: datasetBounds(dataset.catalog, dataset.stations), stations: dataset.stations });
+  const map = await createMapView($('map'), dataset.catalog, {
+    styleUrl: params.get('style') ?? undefined,
+    places,
+    bounds: datasetBounds(dataset.catalog, dataset.stations),
+    stations: dataset.stations,
+  });
   view = map;
   map.onChange(() => store.set({ geometries: map.geometries() }));
-  const tools = mountPanels(context, [{ name: 'map-tools', root: $('map-tools'), factory: mapToolsPanel(map, places, basemapFromUrl(params), () => findWaiting) }]);
+  const tools = mountPanels(context, [
+    {
+      name: 'map-tools',
+      root: $('map-tools'),
+      factory: mapToolsPanel(map, places, basemapFromUrl(params), () => findWaiting),
+    },
+  ]);
   ui.panels.push(...tools.names);
   started = true;
   syncUrl(store, map, actions);
   if (serviceWorker) {
     // Once it controls the page, it keeps the files the app starts from, for offline visits.
     const files = urlLocation(datasetUrl);
-    const startFiles = [files.resolve('catalog.json'), ...(dataset.catalog.stations ? [files.resolve(dataset.catalog.stations.index)] : [])];
-    ui.offline = serviceWorker.then((registration) => (registration ? keepForOffline(startFiles) : undefined)).catch(() => undefined);
+    const startFiles = [
+      files.resolve('catalog.json'),
+      ...(dataset.catalog.stations ? [files.resolve(dataset.catalog.stations.index)] : []),
+    ];
+    ui.offline = serviceWorker
+      .then((registration) => (registration ? keepForOffline(startFiles) : undefined))
+      .catch(() => undefined);
   }
 }
 

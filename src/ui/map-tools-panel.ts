@@ -9,82 +9,95 @@ import { type Panel, type PanelContext, type PanelFactory, part } from './panel.
 import { type Found, parseCoordinates, searchPlaces } from './place-search.ts';
 
 /** The map tools over `view`, with the bundled `places`; `initial` is the URL's basemap, `waiting` an Enter pressed before the app was up. */
-export function mapToolsPanel(view: MapView, places: readonly Place[], initial: OnlineBasemap | null, waiting: () => boolean): PanelFactory {
+export function mapToolsPanel(
+  view: MapView,
+  places: readonly Place[],
+  initial: OnlineBasemap | null,
+  waiting: () => boolean,
+): PanelFactory {
   return (ctx: PanelContext): Panel => {
     const $ = <T extends HTMLElement = HTMLElement>(id: string) => part<T>(ctx.root, id);
-  {
-    const choices = [null, ...ONLINE_BASEMAPS, ...(initial && !ONLINE_BASEMAPS.includes(initial) ? [initial] : [])];
-    const select = $<HTMLSelectElement>('basemap');
-    select.replaceChildren(...choices.map((b) => new Option(b ? b.title : 'Offline map (bundled)', b?.id ?? 'offline', false, b === initial)));
-    const apply = (b: OnlineBasemap | null) => {
-      $('map-notice').textContent = '';
-      view.setBasemap(b);
-    };
-    select.addEventListener('change', () => {
-      const b = choices.find((c) => (c?.id ?? 'offline') === select.value) ?? null;
-      apply(b);
-      // The choice is part of the shareable URL.
-      const q = new URLSearchParams(location.search);
-      if (b && b.id !== 'custom') q.set('basemap', b.id);
-      else if (!b) q.delete('basemap');
-      history.replaceState(null, '', `${location.pathname}${q.size ? `?${q}` : ''}${location.hash}`);
-    });
-    view.onBasemapFallback((failed) => {
-      select.value = 'offline';
-      $('map-notice').textContent = `${failed.title} could not be loaded (no connection, or the tile server refused): showing the offline map.`;
-    });
-    apply(initial);
-  }
-
-  {
-    const input = $<HTMLInputElement>('find-input');
-    const list = $('find-results');
-    const message = $('find-message');
-    let found: Found[] = [];
-    const go = (f: Found) => {
-      view.goTo(f);
-      list.replaceChildren();
-      message.textContent = `Showing ${f.label}.`;
-    };
-    const suggest = () => {
-      const coords = parseCoordinates(input.value);
-      found = coords ? [coords] : searchPlaces(places, input.value);
-      list.replaceChildren(
-        ...found.map((f) => {
-          const li = document.createElement('li');
-          const b = document.createElement('button');
-          b.type = 'button';
-          b.textContent = f.label;
-          b.addEventListener('click', () => go(f));
-          li.append(b);
-          return li;
-        }),
+    {
+      const choices = [null, ...ONLINE_BASEMAPS, ...(initial && !ONLINE_BASEMAPS.includes(initial) ? [initial] : [])];
+      const select = $<HTMLSelectElement>('basemap');
+      select.replaceChildren(
+        ...choices.map(
+          (b) => new Option(b ? b.title : 'Offline map (bundled)', b?.id ?? 'offline', false, b === initial),
+        ),
       );
-      message.textContent = '';
-    };
-    input.addEventListener('input', suggest);
-    input.addEventListener('keydown', (e) => {
-      if (e.key === 'ArrowDown') list.querySelector('button')?.focus();
-      if (e.key === 'Escape') list.replaceChildren();
-    });
-    list.addEventListener('keydown', (e) => {
-      const items = [...list.querySelectorAll('button')];
-      const i = items.indexOf(document.activeElement as HTMLButtonElement);
-      if (e.key === 'ArrowDown') items[Math.min(i + 1, items.length - 1)]?.focus();
-      if (e.key === 'ArrowUp') (i <= 0 ? input : items[i - 1])?.focus();
-    });
-    const find = () => {
-      suggest();
-      if (found[0]) go(found[0]);
-      else message.textContent = input.value.trim() ? `No town called "${input.value.trim()}" in the bundled list, and not coordinates. Try a nearby town, or type latitude, longitude (e.g. -33.93, 18.87).` : '';
-    };
-    // The early listener (top of this module) only keeps the page; from now on Enter finds.
-    $('find').addEventListener('submit', (e) => {
-      e.preventDefault();
-      find();
-    });
-    if (waiting()) find();
-  }
+      const apply = (b: OnlineBasemap | null) => {
+        $('map-notice').textContent = '';
+        view.setBasemap(b);
+      };
+      select.addEventListener('change', () => {
+        const b = choices.find((c) => (c?.id ?? 'offline') === select.value) ?? null;
+        apply(b);
+        // The choice is part of the shareable URL.
+        const q = new URLSearchParams(location.search);
+        if (b && b.id !== 'custom') q.set('basemap', b.id);
+        else if (!b) q.delete('basemap');
+        history.replaceState(null, '', `${location.pathname}${q.size ? `?${q}` : ''}${location.hash}`);
+      });
+      view.onBasemapFallback((failed) => {
+        select.value = 'offline';
+        $('map-notice').textContent =
+          `${failed.title} could not be loaded (no connection, or the tile server refused): showing the offline map.`;
+      });
+      apply(initial);
+    }
+
+    {
+      const input = $<HTMLInputElement>('find-input');
+      const list = $('find-results');
+      const message = $('find-message');
+      let found: Found[] = [];
+      const go = (f: Found) => {
+        view.goTo(f);
+        list.replaceChildren();
+        message.textContent = `Showing ${f.label}.`;
+      };
+      const suggest = () => {
+        const coords = parseCoordinates(input.value);
+        found = coords ? [coords] : searchPlaces(places, input.value);
+        list.replaceChildren(
+          ...found.map((f) => {
+            const li = document.createElement('li');
+            const b = document.createElement('button');
+            b.type = 'button';
+            b.textContent = f.label;
+            b.addEventListener('click', () => go(f));
+            li.append(b);
+            return li;
+          }),
+        );
+        message.textContent = '';
+      };
+      input.addEventListener('input', suggest);
+      input.addEventListener('keydown', (e) => {
+        if (e.key === 'ArrowDown') list.querySelector('button')?.focus();
+        if (e.key === 'Escape') list.replaceChildren();
+      });
+      list.addEventListener('keydown', (e) => {
+        const items = [...list.querySelectorAll('button')];
+        const i = items.indexOf(document.activeElement as HTMLButtonElement);
+        if (e.key === 'ArrowDown') items[Math.min(i + 1, items.length - 1)]?.focus();
+        if (e.key === 'ArrowUp') (i <= 0 ? input : items[i - 1])?.focus();
+      });
+      const find = () => {
+        suggest();
+        if (found[0]) go(found[0]);
+        else
+          message.textContent = input.value.trim()
+            ? `No town called "${input.value.trim()}" in the bundled list, and not coordinates. Try a nearby town, or type latitude, longitude (e.g. -33.93, 18.87).`
+            : '';
+      };
+      // The early listener (top of this module) only keeps the page; from now on Enter finds.
+      $('find').addEventListener('submit', (e) => {
+        e.preventDefault();
+        find();
+      });
+      if (waiting()) find();
+    }
     return { update: () => undefined, dispose: () => undefined };
   };
 }

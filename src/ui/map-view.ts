@@ -5,10 +5,25 @@
  * with popups, drawing with terra-draw, polygons over 2 km² outlined in
  * red, and the raster preview as an image layer.
  */
-import { GeolocateControl, Map as MapLibreMap, Marker, NavigationControl, Popup, ScaleControl, setWorkerUrl, type GeoJSONSource } from 'maplibre-gl';
+import {
+  GeolocateControl,
+  Map as MapLibreMap,
+  Marker,
+  NavigationControl,
+  Popup,
+  ScaleControl,
+  setWorkerUrl,
+  type GeoJSONSource,
+} from 'maplibre-gl';
 import 'maplibre-gl/dist/maplibre-gl.css';
 import maplibreWorkerUrl from 'maplibre-gl/dist/maplibre-gl-worker.mjs?url';
-import { TerraDraw, TerraDrawPointMode, TerraDrawPolygonMode, TerraDrawRectangleMode, TerraDrawSelectMode } from 'terra-draw';
+import {
+  TerraDraw,
+  TerraDrawPointMode,
+  TerraDrawPolygonMode,
+  TerraDrawRectangleMode,
+  TerraDrawSelectMode,
+} from 'terra-draw';
 import { TerraDrawMapLibreGLAdapter } from 'terra-draw-maplibre-gl-adapter';
 import { OFFLINE_ATTRIBUTION, offlineStyle, placesGeoJson, type OnlineBasemap, type Place } from './basemap.ts';
 import type { Catalog } from '../dataset/catalog.ts';
@@ -73,7 +88,8 @@ function yearsOf(s: IndexedStation): string {
   return parts.join(', ') || 'no data';
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** Creates the map in `container`. Resolves when the style and stations are loaded and drawing is ready. */
 export async function createMapView(container: HTMLElement, catalog: Catalog, options: MapOptions): Promise<MapView> {
@@ -86,7 +102,10 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     attributionControl: { compact: true, customAttribution: [OFFLINE_ATTRIBUTION, ...catalog.attribution] },
   });
   map.addControl(new NavigationControl({ showCompass: false }), 'top-right');
-  map.addControl(new GeolocateControl({ positionOptions: { enableHighAccuracy: true }, fitBoundsOptions: { maxZoom: 14 } }), 'top-right');
+  map.addControl(
+    new GeolocateControl({ positionOptions: { enableHighAccuracy: true }, fitBoundsOptions: { maxZoom: 14 } }),
+    'top-right',
+  );
   map.addControl(new ScaleControl({ unit: 'metric' }), 'bottom-left');
   await new Promise<void>((resolve) => map.once('load', () => resolve()));
   // Credits folded behind their (i) button, so they never cover the land one draws on.
@@ -101,10 +120,20 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     if (map.getSource('online')) map.removeSource('online');
     online = b;
     const labelled = b?.labelled ?? false;
-    for (const id of ['place-labels', 'place-dots', 'country-labels']) if (map.getLayer(id)) map.setLayoutProperty(id, 'visibility', labelled ? 'none' : 'visible');
+    for (const id of ['place-labels', 'place-dots', 'country-labels'])
+      if (map.getLayer(id)) map.setLayoutProperty(id, 'visibility', labelled ? 'none' : 'visible');
     if (!b) return;
-    map.addSource('online', { type: 'raster', tiles: [b.tiles], tileSize: 256, maxzoom: b.maxzoom, attribution: b.attribution });
-    map.addLayer({ id: 'online', type: 'raster', source: 'online' }, map.getLayer('place-dots') ? 'place-dots' : undefined);
+    map.addSource('online', {
+      type: 'raster',
+      tiles: [b.tiles],
+      tileSize: 256,
+      maxzoom: b.maxzoom,
+      attribution: b.attribution,
+    });
+    map.addLayer(
+      { id: 'online', type: 'raster', source: 'online' },
+      map.getLayer('place-dots') ? 'place-dots' : undefined,
+    );
   };
   map.on('error', (e) => {
     // A failed tile (offline, blocked, 4xx/5xx): the offline map takes over at once.
@@ -120,26 +149,64 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     type: 'geojson',
     data: {
       type: 'FeatureCollection',
-      features: stations.map((s) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: [s.lon, s.lat] }, properties: { id: s.id } })),
+      features: stations.map((s) => ({
+        type: 'Feature',
+        geometry: { type: 'Point', coordinates: [s.lon, s.lat] },
+        properties: { id: s.id },
+      })),
     },
   });
-  map.addLayer({ id: 'stations', type: 'circle', source: 'stations', paint: { 'circle-radius': 4, 'circle-color': '#1d5f8a', 'circle-stroke-color': '#fff', 'circle-stroke-width': 1 } });
+  map.addLayer({
+    id: 'stations',
+    type: 'circle',
+    source: 'stations',
+    paint: { 'circle-radius': 4, 'circle-color': '#1d5f8a', 'circle-stroke-color': '#fff', 'circle-stroke-width': 1 },
+  });
   // Drawn geometries' labels, and the answer: the station that answered, joined to its point.
   map.addSource('geometry-labels', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
   map.addSource('answer', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
-  map.addLayer({ id: 'answer-links', type: 'line', source: 'answer', filter: ['==', ['geometry-type'], 'LineString'], paint: { 'line-color': '#b3261e', 'line-width': 2.5, 'line-dasharray': [2, 1] } });
-  map.addLayer({ id: 'answer-stations', type: 'circle', source: 'answer', filter: ['==', ['geometry-type'], 'Point'], paint: { 'circle-radius': 9, 'circle-color': 'rgba(0,0,0,0)', 'circle-stroke-color': '#b3261e', 'circle-stroke-width': 3 } });
+  map.addLayer({
+    id: 'answer-links',
+    type: 'line',
+    source: 'answer',
+    filter: ['==', ['geometry-type'], 'LineString'],
+    paint: { 'line-color': '#b3261e', 'line-width': 2.5, 'line-dasharray': [2, 1] },
+  });
+  map.addLayer({
+    id: 'answer-stations',
+    type: 'circle',
+    source: 'answer',
+    filter: ['==', ['geometry-type'], 'Point'],
+    paint: {
+      'circle-radius': 9,
+      'circle-color': 'rgba(0,0,0,0)',
+      'circle-stroke-color': '#b3261e',
+      'circle-stroke-width': 3,
+    },
+  });
   if (!options.styleUrl) {
     map.addLayer({
       id: 'geometry-labels',
       type: 'symbol',
       source: 'geometry-labels',
-      layout: { 'text-field': ['get', 'label'], 'text-font': ['Noto Sans Regular'], 'text-size': 14, 'text-offset': [0, -1.3], 'text-allow-overlap': true, 'text-ignore-placement': false },
+      layout: {
+        'text-field': ['get', 'label'],
+        'text-font': ['Noto Sans Regular'],
+        'text-size': 14,
+        'text-offset': [0, -1.3],
+        'text-allow-overlap': true,
+        'text-ignore-placement': false,
+      },
       paint: { 'text-color': '#7a4a00', 'text-halo-color': '#fff', 'text-halo-width': 2 },
     });
   }
   map.addSource('too-large', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
-  map.addLayer({ id: 'too-large', type: 'line', source: 'too-large', paint: { 'line-color': '#c62828', 'line-width': 3, 'line-dasharray': [2, 1] } });
+  map.addLayer({
+    id: 'too-large',
+    type: 'line',
+    source: 'too-large',
+    paint: { 'line-color': '#c62828', 'line-width': 3, 'line-dasharray': [2, 1] },
+  });
 
   const byId = new Map(stations.map((s) => [s.id, s]));
   map.on('click', 'stations', (e) => {
@@ -149,7 +216,9 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     if (!s) return;
     new Popup()
       .setLngLat([s.lon, s.lat])
-      .setHTML(`<strong>${escapeHtml(s.name)}</strong><br>${s.elevation === null ? 'elevation unknown' : `${s.elevation} m`}<br>${escapeHtml(yearsOf(s))}`)
+      .setHTML(
+        `<strong>${escapeHtml(s.name)}</strong><br>${s.elevation === null ? 'elevation unknown' : `${s.elevation} m`}<br>${escapeHtml(yearsOf(s))}`,
+      )
       .addTo(map);
   });
 
@@ -157,9 +226,15 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     adapter: new TerraDrawMapLibreGLAdapter({ map }),
     modes: [
       // Drawn geometries are amber, squarer and outlined in black: unlike the blue station dots.
-      new TerraDrawPointMode({ styles: { pointColor: '#f0b429', pointWidth: 7, pointOutlineColor: '#000000', pointOutlineWidth: 2 } }),
-      new TerraDrawPolygonMode({ styles: { fillColor: '#f0b429', fillOpacity: 0.25, outlineColor: '#7a4a00', outlineWidth: 2.5 } }),
-      new TerraDrawRectangleMode({ styles: { fillColor: '#f0b429', fillOpacity: 0.25, outlineColor: '#7a4a00', outlineWidth: 2.5 } }),
+      new TerraDrawPointMode({
+        styles: { pointColor: '#f0b429', pointWidth: 7, pointOutlineColor: '#000000', pointOutlineWidth: 2 },
+      }),
+      new TerraDrawPolygonMode({
+        styles: { fillColor: '#f0b429', fillOpacity: 0.25, outlineColor: '#7a4a00', outlineWidth: 2.5 },
+      }),
+      new TerraDrawRectangleMode({
+        styles: { fillColor: '#f0b429', fillOpacity: 0.25, outlineColor: '#7a4a00', outlineWidth: 2.5 },
+      }),
       new TerraDrawSelectMode({
         flags: {
           point: { feature: { draggable: true } },
@@ -188,7 +263,9 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
       .map((f) => ({
         id: String(f.id),
         kind: f.geometry.type === 'Point' ? 'point' : 'polygon',
-        coordinates: (f.geometry.type === 'Point' ? f.geometry.coordinates : f.geometry.coordinates) as Position | PolygonCoords,
+        coordinates: (f.geometry.type === 'Point' ? f.geometry.coordinates : f.geometry.coordinates) as
+          | Position
+          | PolygonCoords,
         ...(typeof f.properties?.name === 'string' ? { name: f.properties.name } : {}),
       }));
 
@@ -220,18 +297,30 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
       const results = draw.addFeatures(
         gs.map((g) => ({
           type: 'Feature',
-          geometry: g.kind === 'point' ? { type: 'Point', coordinates: r9(g.coordinates as Position) } : { type: 'Polygon', coordinates: (g.coordinates as PolygonCoords).map((ring) => ring.map(r9)) },
+          geometry:
+            g.kind === 'point'
+              ? { type: 'Point', coordinates: r9(g.coordinates as Position) }
+              : { type: 'Polygon', coordinates: (g.coordinates as PolygonCoords).map((ring) => ring.map(r9)) },
           properties: { mode: g.kind, ...(g.name ? { name: g.name } : {}) },
         })),
       );
-      return results.flatMap((r, i) => (r.valid ? [] : [`${gs[i]!.name ?? `shape ${i + 1}`}: ${r.reason ?? 'refused by the map'}`]));
+      return results.flatMap((r, i) =>
+        r.valid ? [] : [`${gs[i]!.name ?? `shape ${i + 1}`}: ${r.reason ?? 'refused by the map'}`],
+      );
     },
     markTooLarge(ids) {
       const set = new Set(ids);
       const features = geometries()
         .filter((g) => set.has(g.id))
-        .map((g) => ({ type: 'Feature' as const, geometry: { type: 'Polygon' as const, coordinates: g.coordinates as PolygonCoords }, properties: {} }));
-      (map.getSource('too-large') as import('maplibre-gl').GeoJSONSource).setData({ type: 'FeatureCollection', features });
+        .map((g) => ({
+          type: 'Feature' as const,
+          geometry: { type: 'Polygon' as const, coordinates: g.coordinates as PolygonCoords },
+          properties: {},
+        }));
+      (map.getSource('too-large') as import('maplibre-gl').GeoJSONSource).setData({
+        type: 'FeatureCollection',
+        features,
+      });
       // Above terra-draw's own layers, which it adds after ours.
       map.moveLayer('too-large');
     },
@@ -240,8 +329,25 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
       if (map.getSource('preview')) map.removeSource('preview');
       if (!canvas || !bbox) return;
       const [w, s, e, n] = bbox;
-      map.addSource('preview', { type: 'image', url: canvas.toDataURL('image/png'), coordinates: [[w, n], [e, n], [e, s], [w, s]] });
-      map.addLayer({ id: 'preview', type: 'raster', source: 'preview', paint: { 'raster-opacity': 0.75, 'raster-resampling': 'nearest' } }, 'stations');
+      map.addSource('preview', {
+        type: 'image',
+        url: canvas.toDataURL('image/png'),
+        coordinates: [
+          [w, n],
+          [e, n],
+          [e, s],
+          [w, s],
+        ],
+      });
+      map.addLayer(
+        {
+          id: 'preview',
+          type: 'raster',
+          source: 'preview',
+          paint: { 'raster-opacity': 0.75, 'raster-resampling': 'nearest' },
+        },
+        'stations',
+      );
     },
     onChange(listener) {
       listeners.push(listener);
@@ -249,7 +355,11 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     setLabels(items) {
       (map.getSource('geometry-labels') as GeoJSONSource).setData({
         type: 'FeatureCollection',
-        features: items.map((i) => ({ type: 'Feature', geometry: { type: 'Point', coordinates: [i.lon, i.lat] }, properties: { label: i.label } })),
+        features: items.map((i) => ({
+          type: 'Feature',
+          geometry: { type: 'Point', coordinates: [i.lon, i.lat] },
+          properties: { label: i.label },
+        })),
       });
       if (map.getLayer('geometry-labels')) map.moveLayer('geometry-labels');
     },
@@ -257,7 +367,11 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
       (map.getSource('answer') as GeoJSONSource).setData({
         type: 'FeatureCollection',
         features: links.flatMap((l) => [
-          { type: 'Feature' as const, geometry: { type: 'LineString' as const, coordinates: [l.from, l.station] }, properties: {} },
+          {
+            type: 'Feature' as const,
+            geometry: { type: 'LineString' as const, coordinates: [l.from, l.station] },
+            properties: {},
+          },
           { type: 'Feature' as const, geometry: { type: 'Point' as const, coordinates: l.station }, properties: {} },
         ]),
       });
@@ -268,7 +382,10 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     },
     goTo(target) {
       searchMarker?.remove();
-      searchMarker = new Marker({ color: '#f0b429' }).setLngLat([target.lon, target.lat]).setPopup(new Popup({ offset: 30 }).setText(target.label)).addTo(map);
+      searchMarker = new Marker({ color: '#f0b429' })
+        .setLngLat([target.lon, target.lat])
+        .setPopup(new Popup({ offset: 30 }).setText(target.label))
+        .addTo(map);
       map.jumpTo({ center: [target.lon, target.lat], zoom: target.zoom });
     },
   };

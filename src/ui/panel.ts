@@ -63,7 +63,10 @@ export interface MountedPanels {
  * Mounts each panel on its root with the shared context, updates it once with
  * the current state and after every change, and returns them for disposal.
  */
-export function mountPanels(base: Omit<PanelContext, 'root'>, specs: ReadonlyArray<{ name: string; root: HTMLElement; factory: PanelFactory }>): MountedPanels {
+export function mountPanels(
+  base: Omit<PanelContext, 'root'>,
+  specs: ReadonlyArray<{ name: string; root: HTMLElement; factory: PanelFactory }>,
+): MountedPanels {
   const mounted: Array<{ name: string; panel: Panel; stop: () => void }> = [];
   for (const { name, root, factory } of specs) {
     const panel = factory({ ...base, root });

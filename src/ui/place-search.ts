@@ -14,7 +14,12 @@ export interface Found {
   zoom: number;
 }
 
-const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[’']/g, '');
+const fold = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[’']/g, '');
 
 /**
  * Places whose name starts with (then contains) the query, bigger towns
@@ -31,7 +36,12 @@ export function searchPlaces(places: readonly Place[], query: string, limit = 8)
     else if (n.includes(q)) contains.push(p);
   }
   // The gazetteer is sorted by population already.
-  return [...starts, ...contains].slice(0, limit).map(([name, lon, lat, , country]) => ({ label: country === 'ZA' ? name : `${name} (${country})`, lon, lat, zoom: 12 }));
+  return [...starts, ...contains].slice(0, limit).map(([name, lon, lat, , country]) => ({
+    label: country === 'ZA' ? name : `${name} (${country})`,
+    lon,
+    lat,
+    zoom: 12,
+  }));
 }
 
 /** One angle: "33.9", "-33.9", "33°56'5\"S", "33 56 5 S", "33°56.08'". */
@@ -45,7 +55,11 @@ function parseAngle(text: string): { value: number; hemi: string | null } | null
     if (/^[NSEW]$/.test(a)) [hemi, body] = [a, b];
     else [body, hemi] = [a, b];
   }
-  const parts = body.replace(/[°º'′"″]/g, ' ').trim().split(/\s+/).filter(Boolean);
+  const parts = body
+    .replace(/[°º'′"″]/g, ' ')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
   if (!parts.length || parts.length > 3 || !parts.every((p) => /^[-+]?\d+(\.\d+)?$/.test(p))) return null;
   const [d, m = '0', s = '0'] = parts;
   const deg = Number(d);
@@ -67,7 +81,8 @@ export function parseCoordinates(text: string): Found | null {
   // Split into two angles: at a comma/semicolon, or after a hemisphere letter.
   let pieces = t.split(/\s*[,;]\s*/);
   if (pieces.length !== 2) {
-    const m = /^(.*?[NSns])\s+(.*[EWew])$|^(.*?[EWew])\s+(.*[NSns])$/.exec(t) ?? /^([NSEWnsew].*?)\s+([NSEWnsew].*)$/.exec(t);
+    const m =
+      /^(.*?[NSns])\s+(.*[EWew])$|^(.*?[EWew])\s+(.*[NSns])$/.exec(t) ?? /^([NSEWnsew].*?)\s+([NSEWnsew].*)$/.exec(t);
     if (m) pieces = [m[1] ?? m[3]!, m[2] ?? m[4]!];
     else {
       const nums = t.split(/\s+/);
@@ -81,7 +96,8 @@ export function parseCoordinates(text: string): Found | null {
   let lat: number;
   let lon: number;
   const isLon = (h: string | null) => h === 'E' || h === 'W';
-  if (isLon(a.hemi) || (b.hemi !== null && !isLon(b.hemi) && a.hemi === null)) [lon, lat] = [a.value * (a.hemi === 'W' ? -1 : 1), b.value * (b.hemi === 'S' ? -1 : 1)];
+  if (isLon(a.hemi) || (b.hemi !== null && !isLon(b.hemi) && a.hemi === null))
+    [lon, lat] = [a.value * (a.hemi === 'W' ? -1 : 1), b.value * (b.hemi === 'S' ? -1 : 1)];
   else [lat, lon] = [a.value * (a.hemi === 'S' ? -1 : 1), b.value * (b.hemi === 'W' ? -1 : 1)];
   if (!(Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) return null;
   return { label: `${lat.toFixed(5)}, ${lon.toFixed(5)}`, lon, lat, zoom: 14 };

@@ -4,7 +4,11 @@
  * from an answer (the chart, the table and the CSV all read the same
  * series, so they cannot disagree). No DOM here.
  */
-import { CONTRACT_RASTER_LAYERS, type AggregationMethod, type RasterLayerDeclaration } from '../contract/raster-layers.ts';
+import {
+  CONTRACT_RASTER_LAYERS,
+  type AggregationMethod,
+  type RasterLayerDeclaration,
+} from '../contract/raster-layers.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 import type { Endpoint } from '../contract/types.ts';
 import { areaM2 } from '../contract/geodesic.ts';
@@ -54,7 +58,9 @@ export function wktOf(g: DrawnGeometry): string {
     const [lon, lat] = g.coordinates as Position;
     return `POINT (${fmt(lon)} ${fmt(lat)})`;
   }
-  const rings = (g.coordinates as PolygonCoords).map((ring) => `(${ring.map(([x, y]) => `${fmt(x)} ${fmt(y)}`).join(', ')})`);
+  const rings = (g.coordinates as PolygonCoords).map(
+    (ring) => `(${ring.map(([x, y]) => `${fmt(x)} ${fmt(y)}`).join(', ')})`,
+  );
   return `POLYGON (${rings.join(', ')})`;
 }
 
@@ -64,12 +70,21 @@ export function areaOf(g: DrawnGeometry): number {
 }
 
 /** The endpoint the form and the geometries call for: the kind of the most recently drawn geometry wins. */
-export function endpointFor(form: FormState, geometries: readonly DrawnGeometry[]): { endpoint: Endpoint; used: DrawnGeometry[] } | null {
+export function endpointFor(
+  form: FormState,
+  geometries: readonly DrawnGeometry[],
+): { endpoint: Endpoint; used: DrawnGeometry[] } | null {
   const last = geometries[geometries.length - 1];
   if (!last) return null;
   const used = geometries.filter((g) => g.kind === last.kind);
   const endpoint: Endpoint =
-    form.source === 'stations' ? (last.kind === 'point' ? 'nearest-station' : 'poly-aggregate') : last.kind === 'point' ? 'point' : 'polygon';
+    form.source === 'stations'
+      ? last.kind === 'point'
+        ? 'nearest-station'
+        : 'poly-aggregate'
+      : last.kind === 'point'
+        ? 'point'
+        : 'polygon';
   return { endpoint, used };
 }
 
@@ -78,11 +93,21 @@ export function endpointFor(form: FormState, geometries: readonly DrawnGeometry[
  * contract's declaration. `scale` (stored value × scale = value) gives the layer's step, so values
  * are shown at the precision the layer stores them (0.1 °C; whole chill units).
  */
-export type LayerInfo = Pick<RasterLayerDeclaration, 'dataType' | 'subDataType' | 'extent' | 'timeScale' | 'unit' | 'description'> & { scale?: number };
+export type LayerInfo = Pick<
+  RasterLayerDeclaration,
+  'dataType' | 'subDataType' | 'extent' | 'timeScale' | 'unit' | 'description'
+> & { scale?: number };
 
 /** The layer `dataType`/`subDataType` names among `layers`, if the dataset has it. */
-export function layerOf(layers: readonly LayerInfo[], dataType: string, subDataType: string | undefined): LayerInfo | undefined {
-  return layers.find((l) => l.dataType === dataType && l.subDataType === subDataType) ?? (subDataType === undefined ? layers.find((l) => l.dataType === dataType) : undefined);
+export function layerOf(
+  layers: readonly LayerInfo[],
+  dataType: string,
+  subDataType: string | undefined,
+): LayerInfo | undefined {
+  return (
+    layers.find((l) => l.dataType === dataType && l.subDataType === subDataType) ??
+    (subDataType === undefined ? layers.find((l) => l.dataType === dataType) : undefined)
+  );
 }
 
 /**
@@ -90,7 +115,11 @@ export function layerOf(layers: readonly LayerInfo[], dataType: string, subDataT
  * contract's validators do that). `layers` are the dataset's (its catalog);
  * a layer it lacks gets an empty extent, which the validators name.
  */
-export function buildRequest(form: FormState, geometries: readonly DrawnGeometry[], layers: readonly LayerInfo[] = CONTRACT_RASTER_LAYERS): { endpoint: Endpoint; path: string; body: Record<string, unknown> } | null {
+export function buildRequest(
+  form: FormState,
+  geometries: readonly DrawnGeometry[],
+  layers: readonly LayerInfo[] = CONTRACT_RASTER_LAYERS,
+): { endpoint: Endpoint; path: string; body: Record<string, unknown> } | null {
   const target = endpointFor(form, geometries);
   if (!target) return null;
   const wkts = target.used.map(wktOf).join(';');
@@ -98,7 +127,13 @@ export function buildRequest(form: FormState, geometries: readonly DrawnGeometry
     return {
       endpoint: target.endpoint,
       path: `/api/${target.endpoint}/`,
-      body: { wkts, dataTypes: form.dataTypes, options: { timeScale: form.timeScale }, startDate: form.startDate, endDate: form.endDate },
+      body: {
+        wkts,
+        dataTypes: form.dataTypes,
+        options: { timeScale: form.timeScale },
+        startDate: form.startDate,
+        endDate: form.endDate,
+      },
     };
   }
   const family = layerOf(layers, form.dataType, form.subDataType) ?? { extent: '', timeScale: null };
@@ -158,14 +193,27 @@ type Values = Record<string, number | null>;
  * Turns any endpoint's answer into one table. Geometries are labelled
  * G1, G2… in request order, matching the list next to the map.
  */
-export function toTable(endpoint: Endpoint, request: Record<string, unknown>, answer: unknown, layers: readonly LayerInfo[] = CONTRACT_RASTER_LAYERS): ResultTable {
+export function toTable(
+  endpoint: Endpoint,
+  request: Record<string, unknown>,
+  answer: unknown,
+  layers: readonly LayerInfo[] = CONTRACT_RASTER_LAYERS,
+): ResultTable {
   if (endpoint === 'nearest-station') {
     const res = answer as Record<string, { data: Record<string, Values> }>;
     const types = request.dataTypes as string[];
     const keys = Object.keys(res);
     const rows = keys.length ? Object.keys(res[keys[0]!]!.data) : [];
     const scale = (request.options as { timeScale: string }).timeScale;
-    const series = keys.flatMap((k, i) => types.map((t) => ({ label: `G${i + 1} ${t}`, title: `G${i + 1} ${stationWords(scale, t).name}`, unit: stationUnit(t), decimals: stationTypeInfo(scale, t).decimals, values: rows.map((r) => res[k]!.data[r]?.[t] ?? null) })));
+    const series = keys.flatMap((k, i) =>
+      types.map((t) => ({
+        label: `G${i + 1} ${t}`,
+        title: `G${i + 1} ${stationWords(scale, t).name}`,
+        unit: stationUnit(t),
+        decimals: stationTypeInfo(scale, t).decimals,
+        values: rows.map((r) => res[k]!.data[r]?.[t] ?? null),
+      })),
+    );
     return { rows, series, temporal: true, timeScale: scale };
   }
   if (endpoint === 'poly-aggregate') {
@@ -174,28 +222,59 @@ export function toTable(endpoint: Endpoint, request: Record<string, unknown>, an
     const rows = Object.keys(res.aggregated_data);
     const scale = (request.options as { timeScale: string }).timeScale;
     const series = types.flatMap((t) => [
-      { label: `G1 ${t}`, title: `G1 ${stationWords(scale, t).name}, mean of the stations inside`, unit: stationUnit(t), decimals: stationTypeInfo(scale, t).decimals, values: rows.map((r) => res.aggregated_data[r]?.[t] ?? null) },
-      { label: `G1 ${t}_station_count`, title: `G1 ${stationWords(scale, t).name}: stations`, unit: 'stations', decimals: 0, values: rows.map((r) => res.aggregated_data[r]?.[`${t}_station_count`] ?? null) },
+      {
+        label: `G1 ${t}`,
+        title: `G1 ${stationWords(scale, t).name}, mean of the stations inside`,
+        unit: stationUnit(t),
+        decimals: stationTypeInfo(scale, t).decimals,
+        values: rows.map((r) => res.aggregated_data[r]?.[t] ?? null),
+      },
+      {
+        label: `G1 ${t}_station_count`,
+        title: `G1 ${stationWords(scale, t).name}: stations`,
+        unit: 'stations',
+        decimals: 0,
+        values: rows.map((r) => res.aggregated_data[r]?.[`${t}_station_count`] ?? null),
+      },
     ]);
     return { rows, series, temporal: true, timeScale: scale };
   }
   const res = answer as Record<string, Values | number | null>;
   const keys = Object.keys(res);
   const sub = (request.options as { subDataType?: string }).subDataType;
-  const family = layerOf(layers, String(request.dataType), sub) ?? { dataType: String(request.dataType), unit: '', timeScale: null, description: String(request.dataType) };
+  const family = layerOf(layers, String(request.dataType), sub) ?? {
+    dataType: String(request.dataType),
+    unit: '',
+    timeScale: null,
+    description: String(request.dataType),
+  };
   const label = `${family.dataType} ${sub ?? ''}`.trim();
   // Plain: the catalog's description, the variant's name where there is one to tell apart, and for a
   // field how its pixels were combined (the chart must say whether it shows the min, mean or max).
-  const how = endpoint === 'polygon' ? `, ${String((request.options as { aggregationMethod?: string }).aggregationMethod ?? 'mean')} over the field` : '';
+  const how =
+    endpoint === 'polygon'
+      ? `, ${String((request.options as { aggregationMethod?: string }).aggregationMethod ?? 'mean')} over the field`
+      : '';
   // Mid-sentence the variant reads in lower case ("Daily air temperature, daily maximum"); acronyms stay ("DPCU").
   const variant = (name: string) => (/^[A-Z][a-z]/.test(name) ? name.charAt(0).toLowerCase() + name.slice(1) : name);
   const title = `${sub && sub !== '-' ? `${family.description}, ${variant(subTypeName(family.dataType, sub))}` : family.description}${how}`;
   const decimals = stepDecimals((family as LayerInfo).scale) ?? undefined;
   if (family.timeScale === null) {
-    return { rows: keys.map((_, i) => `G${i + 1}`), series: [{ label, title, unit: family.unit, decimals, values: keys.map((k) => res[k] as number | null) }], temporal: false, timeScale: null };
+    return {
+      rows: keys.map((_, i) => `G${i + 1}`),
+      series: [{ label, title, unit: family.unit, decimals, values: keys.map((k) => res[k] as number | null) }],
+      temporal: false,
+      timeScale: null,
+    };
   }
   const rows = keys.length ? Object.keys(res[keys[0]!] as Values) : [];
-  const series = keys.map((k, i) => ({ label: `G${i + 1} ${label}`, title: `G${i + 1} ${title}`, unit: family.unit, decimals, values: rows.map((r) => (res[k] as Values)[r] ?? null) }));
+  const series = keys.map((k, i) => ({
+    label: `G${i + 1} ${label}`,
+    title: `G${i + 1} ${title}`,
+    unit: family.unit,
+    decimals,
+    values: rows.map((r) => (res[k] as Values)[r] ?? null),
+  }));
   return { rows, series, temporal: family.timeScale !== 'calendar_month', timeScale: family.timeScale };
 }
 
@@ -219,7 +298,20 @@ export function isTimeAxis(timeScale: string | null): boolean {
 
 /** Month names as a South African reads them in English. */
 export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /**
  * A period key as a person reads it: "2024-06-01 00:00" (hourly),
@@ -230,7 +322,8 @@ export function periodLabel(row: string, timeScale: string | null): string {
   let m: RegExpExecArray | null;
   if ((m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(row))) return `${m[1]} ${m[2]}`;
   if ((m = /^--(\d{2})$/.exec(row))) return MONTH_NAMES[Number(m[1]) - 1] ?? row;
-  if ((m = /^(\d{4})-(\d{2})(-01)?$/.exec(row)) && (timeScale === 'monthly' || row.length === 7)) return `${MONTHS[Number(m[2]) - 1]} ${m[1]}`;
+  if ((m = /^(\d{4})-(\d{2})(-01)?$/.exec(row)) && (timeScale === 'monthly' || row.length === 7))
+    return `${MONTHS[Number(m[2]) - 1]} ${m[1]}`;
   return row;
 }
 
@@ -290,8 +383,19 @@ export function toCsv(t: ResultTable, periodHeader = 'Period', about: readonly s
  * digits and "-" only, at most 120 characters before the extension.
  */
 export function downloadName(parts: ReadonlyArray<string | null | undefined>, ext: string): string {
-  const slug = (x: string) => x.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
-  const name = parts.map((p) => slug(p ?? '')).filter(Boolean).join('_').slice(0, 120).replace(/[-_]+$/, '');
+  const slug = (x: string) =>
+    x
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '');
+  const name = parts
+    .map((p) => slug(p ?? ''))
+    .filter(Boolean)
+    .join('_')
+    .slice(0, 120)
+    .replace(/[-_]+$/, '');
   return `${name || 'climate-query'}.${ext}`;
 }
 
@@ -305,8 +409,19 @@ export function decodeState(hash: string): { form: FormState; geometries: DrawnG
   const m = /^#q=([^&]*)/.exec(hash);
   if (!m) return null;
   try {
-    const v = JSON.parse(decodeURIComponent(m[1]!)) as { f: Partial<FormState>; g: Array<{ k: 'point' | 'polygon'; c: Position | PolygonCoords; n?: unknown }> };
-    return { form: { ...DEFAULT_FORM, ...v.f }, geometries: v.g.map((g, i) => ({ id: `u${i}`, kind: g.k, coordinates: g.c, ...(typeof g.n === 'string' && g.n ? { name: g.n.slice(0, 80) } : {}) })) };
+    const v = JSON.parse(decodeURIComponent(m[1]!)) as {
+      f: Partial<FormState>;
+      g: Array<{ k: 'point' | 'polygon'; c: Position | PolygonCoords; n?: unknown }>;
+    };
+    return {
+      form: { ...DEFAULT_FORM, ...v.f },
+      geometries: v.g.map((g, i) => ({
+        id: `u${i}`,
+        kind: g.k,
+        coordinates: g.c,
+        ...(typeof g.n === 'string' && g.n ? { name: g.n.slice(0, 80) } : {}),
+      })),
+    };
   } catch {
     return null;
   }

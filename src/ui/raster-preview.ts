@@ -9,7 +9,11 @@ import type { LayerGrid } from '../rasters/raster-engine.ts';
 
 // A perceptually even ramp (viridis-like), low to high.
 const RAMP: Array<[number, number, number]> = [
-  [68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37],
+  [68, 1, 84],
+  [59, 82, 139],
+  [33, 145, 140],
+  [94, 201, 98],
+  [253, 231, 37],
 ];
 
 /** The ramp's colour at t ∈ [0, 1]. */

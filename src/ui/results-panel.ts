@@ -30,9 +30,26 @@ import {
 import type { ShownAnswer } from './store.ts';
 import { stationWords, subTypeName } from './words.ts';
 
-type StationMeta = { station_lat: number; station_lon: number; station_elevation: number | null; distance_from_point_m: number; actual_nearest: boolean };
+type StationMeta = {
+  station_lat: number;
+  station_lon: number;
+  station_elevation: number | null;
+  distance_from_point_m: number;
+  actual_nearest: boolean;
+};
 
-const PALETTE = ['#1d5f8a', '#c62828', '#2e7d32', '#ef6c00', '#6a1b9a', '#00838f', '#ad1457', '#5d4037', '#455a64', '#9e9d24'];
+const PALETTE = [
+  '#1d5f8a',
+  '#c62828',
+  '#2e7d32',
+  '#ef6c00',
+  '#6a1b9a',
+  '#00838f',
+  '#ad1457',
+  '#5d4037',
+  '#455a64',
+  '#9e9d24',
+];
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
@@ -46,7 +63,10 @@ function timeTicks(splits: number[], incr: number): string[] {
     const d = new Date(t * 1000);
     const day = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
     const first = i === 0;
-    if (incr < 86400) return d.getUTCHours() === 0 && d.getUTCMinutes() === 0 ? `${day}\n00:00` : `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}${first ? `\n${day}` : ''}`;
+    if (incr < 86400)
+      return d.getUTCHours() === 0 && d.getUTCMinutes() === 0
+        ? `${day}\n00:00`
+        : `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}${first ? `\n${day}` : ''}`;
     if (incr < 28 * 86400) return first || d.getUTCDate() === 1 ? `${day}\n${d.getUTCFullYear()}` : day;
     return `${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
   });
@@ -93,13 +113,20 @@ export function resultsPanel(ctx: PanelContext): Panel {
     const when = (d: unknown) => String(d ?? '').replace(/T(\d{2}:\d{2}):\d{2}$/, ' $1');
     const asked = `${when(body.startDate)} to ${when(body.endDate)}`;
     let fix: { startDate: string; endDate: string } | null = null;
-    const noneInside = endpoint === 'poly-aggregate' && Object.keys((answer as { stations_metadata: object }).stations_metadata).length === 0;
+    const noneInside =
+      endpoint === 'poly-aggregate' &&
+      Object.keys((answer as { stations_metadata: object }).stations_metadata).length === 0;
     if (noneInside) {
       // The reason is the field, not the dates: no date would help.
-      p.textContent = 'No weather station with records for these dates lies inside this field. Draw a point instead to get the nearest station\'s records, or draw a field around a station (the map marks them).';
+      p.textContent =
+        "No weather station with records for these dates lies inside this field. Draw a point instead to get the nearest station's records, or draw a field around a station (the map marks them).";
     } else if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') {
       const scale = (body.options as { timeScale: string }).timeScale;
-      const meta = endpoint === 'nearest-station' ? Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number } }>)[0]?.metadata : undefined;
+      const meta =
+        endpoint === 'nearest-station'
+          ? Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number } }>)[0]
+              ?.metadata
+          : undefined;
       const st = meta ? stations().find((s) => s.lat === meta.station_lat && s.lon === meta.station_lon) : undefined;
       const range = heldRange(stations(), scale, st);
       const who = st ? `${st.name} holds` : 'The stations of this dataset hold';
@@ -108,7 +135,9 @@ export function resultsPanel(ctx: PanelContext): Panel {
         fix = defaultStationDates(stations(), scale);
       } else p.textContent = `No values for ${asked}. ${who} no ${scale} records at all; try another time scale.`;
     } else {
-      const layer = catalog().rasters.find((l) => l.dataType === body.dataType && l.subDataType === (body.options as { subDataType: string }).subDataType);
+      const layer = catalog().rasters.find(
+        (l) => l.dataType === body.dataType && l.subDataType === (body.options as { subDataType: string }).subDataType,
+      );
       const periods = layer?.files.flatMap((f) => f.periods) ?? [];
       p.textContent = periods.length
         ? `No values for ${asked} here. The layer holds ${periods[0]} to ${periods[periods.length - 1]}; if the dates are inside that, the point or field lies outside the layer or on the sea.`
@@ -162,10 +191,14 @@ export function resultsPanel(ctx: PanelContext): Panel {
     // One slot per month, year or calendar month; thinned so labels do not overlap.
     const every = Math.max(1, Math.ceil(table.rows.length / Math.max(1, Math.floor(width / 70))));
     const slotSplits = () => table.rows.map((_, i) => i + 1).filter((i) => (i - 1) % every === 0);
-    const bars = uPlot.paths.bars!({ size: [0.7 / Math.max(1, shown.filter(({ s }) => isSum(s.label, table.timeScale)).length), 60] });
+    const bars = uPlot.paths.bars!({
+      size: [0.7 / Math.max(1, shown.filter(({ s }) => isSum(s.label, table.timeScale)).length), 60],
+    });
     const decimals = shown.map(({ s }) => seriesDecimals(s));
     // Bars start at zero: a year 5 % lower must look 5 % shorter, not like a sliver.
-    const barUnits = new Set(shown.filter(({ s }) => isSum(s.label, table.timeScale)).map(({ s }) => s.unit || 'value'));
+    const barUnits = new Set(
+      shown.filter(({ s }) => isSum(s.label, table.timeScale)).map(({ s }) => s.unit || 'value'),
+    );
     const zeroBased = (_u: uPlot, min: number | null, max: number | null): uPlot.Range.MinMax => {
       const lo = Math.min(0, min ?? 0);
       const hi = Math.max(0, max ?? 0);
@@ -183,11 +216,13 @@ export function resultsPanel(ctx: PanelContext): Panel {
           ...Object.fromEntries([...barUnits].map((u) => [u, { range: zeroBased }])),
         },
         axes: [
-          timeAxis ? { values: (_u, splits, _ax, _space, incr) => timeTicks(splits, incr) } : { splits: slotSplits, values: (_u, ticks) => ticks.map((t) => labels[t - 1] ?? '') },
+          timeAxis
+            ? { values: (_u, splits, _ax, _space, incr) => timeTicks(splits, incr) }
+            : { splits: slotSplits, values: (_u, ticks) => ticks.map((t) => labels[t - 1] ?? '') },
           ...units.map((u, k) => ({ scale: u || 'value', label: u, side: k === 0 ? 3 : 1, grid: { show: k === 0 } })),
         ],
         series: [
-          { label: timeAxis ? 'time' : 'period', value: (_u, v) => (v === null ? '' : labels[rowOf(v)] ?? '') },
+          { label: timeAxis ? 'time' : 'period', value: (_u, v) => (v === null ? '' : (labels[rowOf(v)] ?? '')) },
           ...shown.map(({ s }, k) => {
             const sum = isSum(s.label, table.timeScale);
             return {
@@ -213,7 +248,10 @@ export function resultsPanel(ctx: PanelContext): Panel {
     const table = $<HTMLTableElement>('table');
     const head = document.createElement('tr');
     // The first column holds times, or G1, G2… for a layer without dates.
-    for (const h of [t.temporal || t.timeScale !== null ? 'Period' : 'Point or field', ...t.series.map(seriesHeading)]) {
+    for (const h of [
+      t.temporal || t.timeScale !== null ? 'Period' : 'Point or field',
+      ...t.series.map(seriesHeading),
+    ]) {
       const th = document.createElement('th');
       th.scope = 'col';
       th.textContent = h;
@@ -224,11 +262,14 @@ export function resultsPanel(ctx: PanelContext): Panel {
       const tr = document.createElement('tr');
       const th = document.createElement('td');
       th.textContent = periodLabel(r, t.timeScale);
-      tr.append(th, ...t.series.map((s, k) => {
-        const td = document.createElement('td');
-        td.textContent = formatValue(s.values[i], dec[k]!);
-        return td;
-      }));
+      tr.append(
+        th,
+        ...t.series.map((s, k) => {
+          const td = document.createElement('td');
+          td.textContent = formatValue(s.values[i], dec[k]!);
+          return td;
+        }),
+      );
       return tr;
     });
     const thead = document.createElement('thead');
@@ -254,26 +295,65 @@ export function resultsPanel(ctx: PanelContext): Panel {
     if (endpoint === 'nearest-station') {
       Object.values(answer as Record<string, { metadata: StationMeta }>).forEach((v, i) => {
         const m = v.metadata;
-        notes.push(`${geometryLabel(i)}: ${stationNameAt(m.station_lat, m.station_lon)} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation === null ? 'elevation unknown' : `${m.station_elevation} m`}, ${(m.distance_from_point_m / 1000).toFixed(2)} km away${m.actual_nearest ? ', the nearest station' : '; a closer station had no data for this request'}`);
-        if (m.distance_from_point_m > FAR_STATION_KM * 1000) notes.push(`Warning: ${geometryLabel(i)} is ${Math.round(m.distance_from_point_m / 1000).toLocaleString('en-ZA')} km from this station, too far for its weather to stand for the point's.`);
+        notes.push(
+          `${geometryLabel(i)}: ${stationNameAt(m.station_lat, m.station_lon)} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation === null ? 'elevation unknown' : `${m.station_elevation} m`}, ${(m.distance_from_point_m / 1000).toFixed(2)} km away${m.actual_nearest ? ', the nearest station' : '; a closer station had no data for this request'}`,
+        );
+        if (m.distance_from_point_m > FAR_STATION_KM * 1000)
+          notes.push(
+            `Warning: ${geometryLabel(i)} is ${Math.round(m.distance_from_point_m / 1000).toLocaleString('en-ZA')} km from this station, too far for its weather to stand for the point's.`,
+          );
       });
     } else if (endpoint === 'poly-aggregate') {
-      const meta = Object.values((answer as { stations_metadata: Record<string, Omit<StationMeta, 'distance_from_point_m' | 'actual_nearest'>> }).stations_metadata);
-      notes.push(meta.length ? `${meta.length} station(s) inside the field contribute; per-period counts are in the table:` : 'No station with data lies inside the field.');
-      for (const m of meta) notes.push(`${stationNameAt(m.station_lat, m.station_lon)} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation === null ? 'elevation unknown' : `${m.station_elevation} m`}`);
+      const meta = Object.values(
+        (answer as { stations_metadata: Record<string, Omit<StationMeta, 'distance_from_point_m' | 'actual_nearest'>> })
+          .stations_metadata,
+      );
+      notes.push(
+        meta.length
+          ? `${meta.length} station(s) inside the field contribute; per-period counts are in the table:`
+          : 'No station with data lies inside the field.',
+      );
+      for (const m of meta)
+        notes.push(
+          `${stationNameAt(m.station_lat, m.station_lon)} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation === null ? 'elevation unknown' : `${m.station_elevation} m`}`,
+        );
     } else {
-      notes.push('A value is left empty where a point or field lies outside the layer or on the sea (the layer has no data there).');
+      notes.push(
+        'A value is left empty where a point or field lies outside the layer or on the sea (the layer has no data there).',
+      );
     }
     if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') {
       // A blank total has a rule behind it that the person should not have to find in the docs.
-      const rows: Array<Record<string, number | null>> = endpoint === 'nearest-station'
-        ? Object.values(answer as Record<string, { data: Record<string, Record<string, number | null>> }>).flatMap((v) => Object.values(v.data))
-        : Object.values((answer as { aggregated_data: Record<string, Record<string, number | null>> }).aggregated_data);
-      const blankTotals = [...new Set(rows.flatMap((r) => Object.keys(r).filter((t) => /_sum$/.test(t) && r[t] === null && Object.entries(r).some(([k, v]) => v !== null && !k.endsWith('_station_count')))))];
+      const rows: Array<Record<string, number | null>> =
+        endpoint === 'nearest-station'
+          ? Object.values(answer as Record<string, { data: Record<string, Record<string, number | null>> }>).flatMap(
+              (v) => Object.values(v.data),
+            )
+          : Object.values(
+              (answer as { aggregated_data: Record<string, Record<string, number | null>> }).aggregated_data,
+            );
+      const blankTotals = [
+        ...new Set(
+          rows.flatMap((r) =>
+            Object.keys(r).filter(
+              (t) =>
+                /_sum$/.test(t) &&
+                r[t] === null &&
+                Object.entries(r).some(([k, v]) => v !== null && !k.endsWith('_station_count')),
+            ),
+          ),
+        ),
+      ];
       const scale = (st().shown?.request.body.options as { timeScale?: string } | undefined)?.timeScale;
-      if (blankTotals.length) notes.push(`Blank ${blankTotals.map((t) => stationWords(scale ?? 'daily', t).name.toLowerCase()).join(', ')}: a total is given only when every ${scale === 'monthly' ? 'day of the month' : 'hour of the day'} has a value (a total with gaps would be too small).`);
+      if (blankTotals.length)
+        notes.push(
+          `Blank ${blankTotals.map((t) => stationWords(scale ?? 'daily', t).name.toLowerCase()).join(', ')}: a total is given only when every ${scale === 'monthly' ? 'day of the month' : 'hour of the day'} has a value (a total with gaps would be too small).`,
+        );
     }
-    if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') notes.push(`Times are the dataset's local standard time, ${utcOffsetLabel(stationsUtcOffset(catalog()))} all year (no daylight saving).`);
+    if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate')
+      notes.push(
+        `Times are the dataset's local standard time, ${utcOffsetLabel(stationsUtcOffset(catalog()))} all year (no daylight saving).`,
+      );
     return notes;
   }
 
@@ -284,7 +364,14 @@ export function resultsPanel(ctx: PanelContext): Panel {
       const used = endpointFor(st().form, st().geometries)?.used ?? [];
       ctx.map()?.showAnswer(
         Object.values(answer as Record<string, { metadata: StationMeta }>).flatMap((v, i) =>
-          used[i] ? [{ from: used[i].coordinates as [number, number], station: [v.metadata.station_lon, v.metadata.station_lat] as [number, number] }] : [],
+          used[i]
+            ? [
+                {
+                  from: used[i].coordinates as [number, number],
+                  station: [v.metadata.station_lon, v.metadata.station_lat] as [number, number],
+                },
+              ]
+            : [],
         ),
       );
     }
@@ -304,25 +391,56 @@ export function resultsPanel(ctx: PanelContext): Panel {
     const table = shown.table;
     const body = req.body;
     const station = req.endpoint === 'nearest-station' || req.endpoint === 'poly-aggregate';
-    const wkts = String(body.wkts ?? '').split(';').map((w) => w.trim()).filter(Boolean);
+    const wkts = String(body.wkts ?? '')
+      .split(';')
+      .map((w) => w.trim())
+      .filter(Boolean);
     const geometries = endpointFor(st().form, st().geometries)?.used ?? [];
     const opts = (body.options ?? {}) as Record<string, unknown>;
-    const first = req.endpoint === 'nearest-station' ? Object.values(shown.answer as Record<string, { metadata: StationMeta }>)[0]?.metadata : undefined;
-    const place = first ? stationNameAt(first.station_lat, first.station_lon) : (geometries[0]?.name ?? (wkts[0]?.startsWith('POINT') ? 'point' : 'field'));
-    const what = station ? (body.dataTypes as string[]).join(' ') : `${String(body.dataType)} ${opts.subDataType && opts.subDataType !== '-' ? String(opts.subDataType) : ''}`;
-    const layer = station ? undefined : layersOf(st().dataset).find((l) => l.dataType === body.dataType && l.subDataType === opts.subDataType);
+    const first =
+      req.endpoint === 'nearest-station'
+        ? Object.values(shown.answer as Record<string, { metadata: StationMeta }>)[0]?.metadata
+        : undefined;
+    const place = first
+      ? stationNameAt(first.station_lat, first.station_lon)
+      : (geometries[0]?.name ?? (wkts[0]?.startsWith('POINT') ? 'point' : 'field'));
+    const what = station
+      ? (body.dataTypes as string[]).join(' ')
+      : `${String(body.dataType)} ${opts.subDataType && opts.subDataType !== '-' ? String(opts.subDataType) : ''}`;
+    const layer = station
+      ? undefined
+      : layersOf(st().dataset).find((l) => l.dataType === body.dataType && l.subDataType === opts.subDataType);
     const about = [
       `climate-query export, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
       `Dataset: ${catalog().name ?? 'unnamed'} (${st().dataset!.url})${catalog().notice ? `. ${catalog().notice}` : ''}`,
       `Query: POST ${new URL(`.${req.path}`, location.href).href} ${JSON.stringify(body)}`,
       ...wkts.map((w, i) => `${geometryLabel(i)}${geometries[i]?.name ? ` (${geometries[i]!.name})` : ''}: ${w}`),
-      ...(req.endpoint === 'polygon' ? [`Pixels of each field combined by ${String(opts.aggregationMethod ?? 'mean')}, weighted by the share of each pixel inside the field.`] : []),
-      ...(req.endpoint === 'poly-aggregate' ? ['Values are the mean of the stations inside the field that have a value that period; the station_count columns say how many.'] : []),
-      ...(layer ? [`Layer: ${layer.description}${layer.subDataType !== '-' ? `, ${subTypeName(layer.dataType, layer.subDataType)}` : ''}; ${layer.attribution ?? ''}`.replace(/; $/, '')] : []),
+      ...(req.endpoint === 'polygon'
+        ? [
+            `Pixels of each field combined by ${String(opts.aggregationMethod ?? 'mean')}, weighted by the share of each pixel inside the field.`,
+          ]
+        : []),
+      ...(req.endpoint === 'poly-aggregate'
+        ? [
+            'Values are the mean of the stations inside the field that have a value that period; the station_count columns say how many.',
+          ]
+        : []),
+      ...(layer
+        ? [
+            `Layer: ${layer.description}${layer.subDataType !== '-' ? `, ${subTypeName(layer.dataType, layer.subDataType)}` : ''}; ${layer.attribution ?? ''}`.replace(
+              /; $/,
+              '',
+            ),
+          ]
+        : []),
       ...answerNotes(req.endpoint, shown.answer).filter((n) => !/^A value is left empty/.test(n)),
       'Empty cells: no value (missing, incomplete, or outside the layer).',
     ];
-    const zone = station ? `Period (${utcOffsetLabel(stationsUtcOffset(catalog()))})` : table.temporal || table.timeScale !== null ? 'Period' : 'Point or field';
+    const zone = station
+      ? `Period (${utcOffsetLabel(stationsUtcOffset(catalog()))})`
+      : table.temporal || table.timeScale !== null
+        ? 'Period'
+        : 'Point or field';
     const dates = body.startDate === undefined ? [] : [String(body.startDate), String(body.endDate)];
     return { name: downloadName([place, what, ...dates], 'csv'), text: toCsv(table, zone, about) };
   }
@@ -332,7 +450,11 @@ export function resultsPanel(ctx: PanelContext): Panel {
     if (csv) actions.download(csv.name, 'text/csv', csv.text);
   }
   function onJson(): void {
-    actions.download(answerCsv()?.name.replace(/\.csv$/, '.json') ?? 'climate-query.json', 'application/json', JSON.stringify(st().shown?.answer, null, 1));
+    actions.download(
+      answerCsv()?.name.replace(/\.csv$/, '.json') ?? 'climate-query.json',
+      'application/json',
+      JSON.stringify(st().shown?.answer, null, 1),
+    );
   }
   $('download-csv').addEventListener('click', onCsv);
   $('download-json').addEventListener('click', onJson);

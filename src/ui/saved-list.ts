@@ -159,9 +159,16 @@ export function savedPanel(ctx: PanelContext): Panel {
   let list: SavedList | undefined;
   const describe = (dataType: string, sub: string) => {
     const layer = layersOf(store.get().dataset).find((l) => l.dataType === dataType && l.subDataType === sub);
-    return layer ? `${layer.description}${sub !== '-' ? `, ${subTypeName(dataType, sub)}` : ''}` : `${dataType}, ${subTypeName(dataType, sub)}`;
+    return layer
+      ? `${layer.description}${sub !== '-' ? `, ${subTypeName(dataType, sub)}` : ''}`
+      : `${dataType}, ${subTypeName(dataType, sub)}`;
   };
-  const ready = createSavedList(ctx.root, store.get().dataset?.url ?? '', (item) => actions.openSaved(item), describe).then((l) => {
+  const ready = createSavedList(
+    ctx.root,
+    store.get().dataset?.url ?? '',
+    (item) => actions.openSaved(item),
+    describe,
+  ).then((l) => {
     list = l;
   });
   ctx.expose('saved', () => list);
@@ -170,14 +177,24 @@ export function savedPanel(ctx: PanelContext): Panel {
     update(state, previous) {
       const shown = state.shown;
       if (shown && shown !== previous.shown && shown.origin === 'run' && !shown.empty) {
-        void list?.save({ form: { ...state.form }, geometries: state.geometries, used: endpointFor(state.form, state.geometries)?.used ?? [], request: shown.request, answer: shown.answer });
+        void list?.save({
+          form: { ...state.form },
+          geometries: state.geometries,
+          used: endpointFor(state.form, state.geometries)?.used ?? [],
+          request: shown.request,
+          answer: shown.answer,
+        });
       }
       const failed = state.unreachable;
       if (failed && failed !== previous.unreachable) {
         list?.unreachable();
         // The same question answered before: show that answer, and say it is the saved one.
         const kept = list?.find(failed.path, failed.body);
-        if (kept) actions.openSaved(kept, `No connection to the dataset: showing the answer saved on ${savedTimeLabel(kept.savedAt)}.`);
+        if (kept)
+          actions.openSaved(
+            kept,
+            `No connection to the dataset: showing the answer saved on ${savedTimeLabel(kept.savedAt)}.`,
+          );
       }
     },
     dispose() {

@@ -68,7 +68,10 @@ function committed(tx: IDBTransaction): Promise<void> {
 }
 
 /** The same question: same dataset, endpoint and request body. */
-const sameQuestion = (a: SavedAnswer, b: SavedAnswer) => a.dataset === b.dataset && a.request.path === b.request.path && JSON.stringify(a.request.body) === JSON.stringify(b.request.body);
+const sameQuestion = (a: SavedAnswer, b: SavedAnswer) =>
+  a.dataset === b.dataset &&
+  a.request.path === b.request.path &&
+  JSON.stringify(a.request.body) === JSON.stringify(b.request.body);
 
 /** Opens (creating on first use) the store in this browser profile. */
 export async function openSavedStore(): Promise<SavedStore> {
@@ -86,13 +89,17 @@ export async function openSavedStore(): Promise<SavedStore> {
       const { id: _drop, ...fresh } = item;
       const id = (await done(store.add(fresh))) as number;
       // Oldest beyond the limit go, whatever their dataset.
-      const survivors = existing.filter((o) => !sameQuestion(o, item)).sort((a, b) => b.savedAt.localeCompare(a.savedAt) || b.id! - a.id!);
+      const survivors = existing
+        .filter((o) => !sameQuestion(o, item))
+        .sort((a, b) => b.savedAt.localeCompare(a.savedAt) || b.id! - a.id!);
       for (const old of survivors.slice(SAVED_LIMIT - 1)) store.delete(old.id!);
       await committed(tx);
       return { ...fresh, id };
     },
     async list(dataset) {
-      return (await all()).filter((a) => a.dataset === dataset).sort((a, b) => b.savedAt.localeCompare(a.savedAt) || b.id! - a.id!);
+      return (await all())
+        .filter((a) => a.dataset === dataset)
+        .sort((a, b) => b.savedAt.localeCompare(a.savedAt) || b.id! - a.id!);
     },
     async get(id) {
       return (await done(db.transaction(STORE).objectStore(STORE).get(id))) as SavedAnswer | undefined;

@@ -28,7 +28,11 @@ export function geometriesLabel(used: readonly DrawnGeometry[]): string {
  * data types, dates. `describeLayer` names a layer as the dataset's catalog
  * does (default: its code and its sub-type's plain name).
  */
-export function requestSummary(endpoint: string, body: Record<string, unknown>, describeLayer?: (dataType: string, subDataType: string) => string): string {
+export function requestSummary(
+  endpoint: string,
+  body: Record<string, unknown>,
+  describeLayer?: (dataType: string, subDataType: string) => string,
+): string {
   const options = (body.options ?? {}) as Record<string, unknown>;
   // Hours as the table writes them: "2024-06-01 00:00".
   const when = (d: unknown) => String(d).replace(/T(\d{2}:\d{2})(:\d{2})?$/, ' $1');

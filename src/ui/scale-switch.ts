@@ -44,7 +44,12 @@ export function switchScale(
     } else dropped.push(t);
   }
   const dates = convertRange(from, to, range);
-  return { dataTypes: kept, dropped, dates: dates && { startDate: dates.startDate, endDate: dates.endDate }, shortened: dates?.shortened ?? false };
+  return {
+    dataTypes: kept,
+    dropped,
+    dates: dates && { startDate: dates.startDate, endDate: dates.endDate },
+    shortened: dates?.shortened ?? false,
+  };
 }
 
 /** The request date of a period key at a station scale ("2024-06-01T00:00:00", "2024-06-01", "2024-06"). */
@@ -57,7 +62,11 @@ function requestDate(scale: StationTimeScale, key: string): string {
  * (a daily week becomes its 168 hours; hours become the days they fall in),
  * cut at the end to the most periods one request may hold.
  */
-export function convertRange(from: StationTimeScale, to: StationTimeScale, range: { startDate: string; endDate: string }): { startDate: string; endDate: string; shortened: boolean } | null {
+export function convertRange(
+  from: StationTimeScale,
+  to: StationTimeScale,
+  range: { startDate: string; endDate: string },
+): { startDate: string; endDate: string; shortened: boolean } | null {
   let a: number;
   let b: number;
   try {
@@ -86,7 +95,11 @@ export function convertRange(from: StationTimeScale, to: StationTimeScale, range
   let end = toOrdinal(d1, true);
   const shortened = end - start + 1 > MAX_PERIODS;
   if (shortened) end = start + MAX_PERIODS - 1;
-  return { startDate: requestDate(to, periodKey(to as TimeScale, start)), endDate: requestDate(to, periodKey(to as TimeScale, end)), shortened };
+  return {
+    startDate: requestDate(to, periodKey(to as TimeScale, start)),
+    endDate: requestDate(to, periodKey(to as TimeScale, end)),
+    shortened,
+  };
 }
 
 /**
@@ -96,9 +109,16 @@ export function convertRange(from: StationTimeScale, to: StationTimeScale, range
  * before the data begin. A range that misses the records is kept as typed
  * (the answer then says what the records hold).
  */
-export function clipToHeld(scale: StationTimeScale, dates: { startDate: string; endDate: string }, held: readonly [string, string] | null): { startDate: string; endDate: string } {
+export function clipToHeld(
+  scale: StationTimeScale,
+  dates: { startDate: string; endDate: string },
+  held: readonly [string, string] | null,
+): { startDate: string; endDate: string } {
   if (!held) return dates;
   const [first, last] = held.map((k) => requestDate(scale, k)) as [string, string];
   if (dates.endDate < first || dates.startDate > last) return dates;
-  return { startDate: dates.startDate < first ? first : dates.startDate, endDate: dates.endDate > last ? last : dates.endDate };
+  return {
+    startDate: dates.startDate < first ? first : dates.startDate,
+    endDate: dates.endDate > last ? last : dates.endDate,
+  };
 }

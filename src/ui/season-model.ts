@@ -38,12 +38,26 @@ export function yearsBetween(first: string, last: string): string[] {
  */
 export function planSeason(endpoint: Endpoint, body: Record<string, unknown>, held: HeldSpan | null): SeasonPlan {
   if (!held || (held.scale !== 'annual' && held.scale !== 'monthly')) {
-    return { ok: false, reason: 'A season against normal is drawn for annual and monthly data (climate layers by year or month, and monthly station records).' };
+    return {
+      ok: false,
+      reason:
+        'A season against normal is drawn for annual and monthly data (climate layers by year or month, and monthly station records).',
+    };
   }
   const years = yearsBetween(held.first, held.last);
-  if (years.length < 2) return { ok: false, reason: `This dataset holds only ${years[0] ?? 'one year'} for this; there are no other years to compare with.` };
+  if (years.length < 2)
+    return {
+      ok: false,
+      reason: `This dataset holds only ${years[0] ?? 'one year'} for this; there are no other years to compare with.`,
+    };
   const key = (k: string) => (held.scale === 'monthly' ? k.slice(0, 7) : k.slice(0, 4));
-  return { ok: true, scale: held.scale, path: `/api/${endpoint}/`, body: { ...body, startDate: key(held.first), endDate: key(held.last) }, years };
+  return {
+    ok: true,
+    scale: held.scale,
+    path: `/api/${endpoint}/`,
+    body: { ...body, startDate: key(held.first), endDate: key(held.last) },
+    years,
+  };
 }
 
 /** The chosen year against the other years, ready to draw. */
@@ -66,14 +80,20 @@ export interface Season {
   count: number[];
 }
 
-const stats = (vs: number[]) => (vs.length ? { mean: vs.reduce((a, b) => a + b, 0) / vs.length, min: Math.min(...vs), max: Math.max(...vs) } : null);
+const stats = (vs: number[]) =>
+  vs.length ? { mean: vs.reduce((a, b) => a + b, 0) / vs.length, min: Math.min(...vs), max: Math.max(...vs) } : null;
 
 /**
  * Arranges one series of the all-years answer (`rows` are its period keys)
  * around `year`. Null when no other year has a value: there is no normal
  * to draw then.
  */
-export function seasonOf(scale: SeasonScale, rows: readonly string[], values: ReadonlyArray<number | null>, year: string): Season | null {
+export function seasonOf(
+  scale: SeasonScale,
+  rows: readonly string[],
+  values: ReadonlyArray<number | null>,
+  year: string,
+): Season | null {
   const yearOf = (r: string) => r.slice(0, 4);
   const has = (i: number) => values[i] !== null && values[i] !== undefined && Number.isFinite(values[i]);
   const otherYears = [...new Set(rows.filter((r, i) => yearOf(r) !== year && has(i)).map(yearOf))].sort();
@@ -86,21 +106,37 @@ export function seasonOf(scale: SeasonScale, rows: readonly string[], values: Re
     };
     const s = stats(otherYears.map(valueIn).filter((v): v is number => v !== null))!;
     return {
-      scale, year, otherYears, slots,
+      scale,
+      year,
+      otherYears,
+      slots,
       chosen: slots.map((y) => (y === year ? valueIn(y) : null)),
       others: slots.map((y) => (y === year ? null : valueIn(y))),
-      mean: slots.map(() => s.mean), min: slots.map(() => s.min), max: slots.map(() => s.max),
+      mean: slots.map(() => s.mean),
+      min: slots.map(() => s.min),
+      max: slots.map(() => s.max),
       count: slots.map(() => otherYears.length),
     };
   }
   const byMonth = (y: string | null) =>
-    MONTHS.map((_, m) => rows.flatMap((r, i) => ((y === null ? yearOf(r) !== year : yearOf(r) === y) && Number(r.slice(5, 7)) === m + 1 && has(i) ? [values[i]!] : [])));
+    MONTHS.map((_, m) =>
+      rows.flatMap((r, i) =>
+        (y === null ? yearOf(r) !== year : yearOf(r) === y) && Number(r.slice(5, 7)) === m + 1 && has(i)
+          ? [values[i]!]
+          : [],
+      ),
+    );
   const others = byMonth(null).map(stats);
   return {
-    scale, year, otherYears, slots: [...MONTHS],
+    scale,
+    year,
+    otherYears,
+    slots: [...MONTHS],
     chosen: byMonth(year).map((vs) => vs[0] ?? null),
     others: [],
-    mean: others.map((s) => s?.mean ?? null), min: others.map((s) => s?.min ?? null), max: others.map((s) => s?.max ?? null),
+    mean: others.map((s) => s?.mean ?? null),
+    min: others.map((s) => s?.min ?? null),
+    max: others.map((s) => s?.max ?? null),
     count: byMonth(null).map((vs) => vs.length),
   };
 }

@@ -56,7 +56,12 @@ export interface SeasonView {
 }
 
 /** The time scale and span the dataset holds for a request. */
-function heldFor(endpoint: Endpoint, body: Record<string, unknown>, catalog: Catalog, stations: readonly IndexedStation[]): HeldSpan | null {
+function heldFor(
+  endpoint: Endpoint,
+  body: Record<string, unknown>,
+  catalog: Catalog,
+  stations: readonly IndexedStation[],
+): HeldSpan | null {
   const options = (body.options ?? {}) as { timeScale?: string; subDataType?: string };
   if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') {
     const scale = options.timeScale ?? null;
@@ -65,11 +70,16 @@ function heldFor(endpoint: Endpoint, body: Record<string, unknown>, catalog: Cat
   }
   const layer = catalog.rasters.find((l) => l.dataType === body.dataType && l.subDataType === options.subDataType);
   const periods = layer?.files.flatMap((f) => f.periods) ?? [];
-  return layer && periods.length ? { scale: layer.timeScale, first: periods[0]!, last: periods[periods.length - 1]! } : null;
+  return layer && periods.length
+    ? { scale: layer.timeScale, first: periods[0]!, last: periods[periods.length - 1]! }
+    : null;
 }
 
 /** An element with an id, a class or a text (all optional). */
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { id?: string; className?: string; textContent?: string } = {}): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: { id?: string; className?: string; textContent?: string } = {},
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   if (props.id) e.id = props.id;
   if (props.className) e.className = props.className;
@@ -78,7 +88,11 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: { id?: string;
 }
 
 /** Creates the (hidden) view right after `anchor` (the answer's notes, under its chart). */
-export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: () => { catalog: Catalog; stations: readonly IndexedStation[] }): SeasonView {
+export function createSeasonView(
+  anchor: HTMLElement,
+  engine: Engine,
+  dataset: () => { catalog: Catalog; stations: readonly IndexedStation[] },
+): SeasonView {
   const section = el('section', { id: 'season' });
   section.hidden = true;
   section.setAttribute('aria-labelledby', 'season-title');
@@ -127,9 +141,15 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
   const stationNote = (label: string): string => {
     if (endpoint !== 'nearest-station' || !answer) return '';
     const g = Number(/^G(\d+)/.exec(label)?.[1] ?? 1) - 1;
-    const m = Object.values(answer as Record<string, { metadata: { station_lat: number; station_lon: number; distance_from_point_m: number } }>)[g]?.metadata;
+    const m = Object.values(
+      answer as Record<
+        string,
+        { metadata: { station_lat: number; station_lon: number; distance_from_point_m: number } }
+      >,
+    )[g]?.metadata;
     if (!m) return '';
-    const name = dataset().stations.find((st) => st.lat === m.station_lat && st.lon === m.station_lon)?.name ?? 'station';
+    const name =
+      dataset().stations.find((st) => st.lat === m.station_lat && st.lon === m.station_lon)?.name ?? 'station';
     return ` Records of ${name} (${m.station_lat}, ${m.station_lon}), ${(m.distance_from_point_m / 1000).toFixed(2)} km away.`;
   };
 
@@ -140,7 +160,15 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
     box.replaceChildren();
     const s = table.series[Number(series.value)]!;
     const season = seasonOf(plan.scale, table.rows, s.values, year.value);
-    state = { season, series: s.label, unit: s.unit, request: { path: plan.path, body: plan.body }, reused, chartData: [], labels: [] };
+    state = {
+      season,
+      series: s.label,
+      unit: s.unit,
+      request: { path: plan.path, body: plan.body },
+      reused,
+      chartData: [],
+      labels: [],
+    };
     if (!season) {
       message.textContent = `No other year has values for ${s.title ?? s.label} here, so there is no normal to compare ${year.value} with.`;
       summary.textContent = '';
@@ -162,8 +190,22 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
     const annual = season.scale === 'annual';
     const bars = uPlot.paths.bars!({ size: [annual ? 0.6 : 0.5, 60] });
     const sum = annual || isSum(s.label, 'monthly');
-    const labels = ['x', `Highest of ${others}`, `Lowest of ${others}`, one ? others : `Mean of ${others}`, ...(annual ? ['Other years'] : []), season.year];
-    const data: Array<Array<number | null>> = [season.slots.map((_, i) => i + 1), season.max, season.min, season.mean, ...(annual ? [season.others] : []), season.chosen];
+    const labels = [
+      'x',
+      `Highest of ${others}`,
+      `Lowest of ${others}`,
+      one ? others : `Mean of ${others}`,
+      ...(annual ? ['Other years'] : []),
+      season.year,
+    ];
+    const data: Array<Array<number | null>> = [
+      season.slots.map((_, i) => i + 1),
+      season.max,
+      season.min,
+      season.mean,
+      ...(annual ? [season.others] : []),
+      season.chosen,
+    ];
     state.chartData = data;
     state.labels = labels;
     const width = Math.max(300, box.clientWidth || anchor.clientWidth || 800);
@@ -176,20 +218,43 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
         // Totals (bars) start at zero, so a 5 % lower year looks 5 % shorter; lines keep a fitted axis.
         scales: {
           x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] },
-          y: { range: (_u, min, max) => (sum ? [Math.min(0, min), Math.max(0, max) * 1.1 + 1e-9] : [min - (max - min) * 0.15 - 1e-9, max + (max - min) * 0.1 + 1e-9]) },
+          y: {
+            range: (_u, min, max) =>
+              sum
+                ? [Math.min(0, min), Math.max(0, max) * 1.1 + 1e-9]
+                : [min - (max - min) * 0.15 - 1e-9, max + (max - min) * 0.1 + 1e-9],
+          },
         },
         // Names only: a value under each name would repeat the summary below the chart.
         legend: { live: false },
         // Month initials where three letters would run together (a phone).
-        axes: [{ splits: () => season.slots.map((_, i) => i + 1), values: (_u, ticks) => ticks.map((t) => (narrow ? (season.slots[t - 1] ?? '').slice(0, 1) : season.slots[t - 1] ?? '')) }, { label: s.unit }],
+        axes: [
+          {
+            splits: () => season.slots.map((_, i) => i + 1),
+            values: (_u, ticks) =>
+              ticks.map((t) => (narrow ? (season.slots[t - 1] ?? '').slice(0, 1) : (season.slots[t - 1] ?? ''))),
+          },
+          { label: s.unit },
+        ],
         bands: [{ series: [1, 2], fill: 'rgba(120, 144, 156, 0.25)' }],
         series: [
-          { label: annual ? 'year' : 'month', value: (_u, v) => (v === null ? '' : season.slots[v - 1] ?? '') },
+          { label: annual ? 'year' : 'month', value: (_u, v) => (v === null ? '' : (season.slots[v - 1] ?? '')) },
           { label: labels[1], stroke: '#90a4ae', width: 1, dash: [2, 3], points: { show: false }, value },
           { label: labels[2], stroke: '#90a4ae', width: 1, dash: [2, 3], points: { show: false }, value },
           { label: labels[3], stroke: '#37474f', width: 2, dash: [8, 4], points: { show: false }, value },
-          ...(annual ? [{ label: labels[4], stroke: '#78909c', fill: '#b0bec5', paths: bars, points: { show: false }, value }] : []),
-          { label: labels[labels.length - 1], stroke: '#c62828', fill: sum ? '#c62828cc' : undefined, width: sum ? 1 : 2.5, paths: sum ? bars : undefined, points: { show: !sum }, spanGaps: false, value },
+          ...(annual
+            ? [{ label: labels[4], stroke: '#78909c', fill: '#b0bec5', paths: bars, points: { show: false }, value }]
+            : []),
+          {
+            label: labels[labels.length - 1],
+            stroke: '#c62828',
+            fill: sum ? '#c62828cc' : undefined,
+            width: sum ? 1 : 2.5,
+            paths: sum ? bars : undefined,
+            points: { show: !sum },
+            spanGaps: false,
+            value,
+          },
         ],
       },
       data as uPlot.AlignedData,
@@ -198,12 +263,21 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
     if (annual) {
       const v = season.chosen.find((x) => x !== null) ?? null;
       const m = season.mean[0]!;
-      const diff = v === null || few ? '' : ` That is ${fm(Math.abs(v - m))}${unit} ${v >= m ? 'above' : 'below'} the mean${m !== 0 ? ` (${v >= m ? '+' : '−'}${Math.abs(((v - m) / m) * 100).toFixed(0)} %)` : ''}${v < season.min[0]! ? ', lower than any other year' : v > season.max[0]! ? ', higher than any other year' : ''}.`;
+      const diff =
+        v === null || few
+          ? ''
+          : ` That is ${fm(Math.abs(v - m))}${unit} ${v >= m ? 'above' : 'below'} the mean${m !== 0 ? ` (${v >= m ? '+' : '−'}${Math.abs(((v - m) / m) * 100).toFixed(0)} %)` : ''}${v < season.min[0]! ? ', lower than any other year' : v > season.max[0]! ? ', higher than any other year' : ''}.`;
       summary.textContent = `${name}:${stationNote(s.label)} ${season.year} ${v === null ? 'has no value' : `${f(v)}${unit}`}. Other years (${others}): mean ${fm(m)}${unit}, lowest ${f(season.min[0]!)}, highest ${f(season.max[0]!)}.${diff}`;
     } else {
-      const outside = season.chosen.flatMap((v, i) => (v !== null && season.min[i] !== null && (v < season.min[i]! || v > season.max[i]!) ? [season.slots[i]!] : []));
+      const outside = season.chosen.flatMap((v, i) =>
+        v !== null && season.min[i] !== null && (v < season.min[i]! || v > season.max[i]!) ? [season.slots[i]!] : [],
+      );
       const missing = season.chosen.filter((v) => v === null).length;
-      const verdict = few ? '' : outside.length ? ` Outside the other years' range in ${outside.join(', ')}.` : ` Within the other years' range in every month with values.`;
+      const verdict = few
+        ? ''
+        : outside.length
+          ? ` Outside the other years' range in ${outside.join(', ')}.`
+          : ` Within the other years' range in every month with values.`;
       summary.textContent = `${name}, ${season.year} month by month against ${one ? others : `the mean and range of ${others}`}.${stationNote(s.label)}${verdict}${missing ? ` ${missing} month(s) of ${season.year} have no value.` : ''}`;
     }
   };
@@ -215,12 +289,18 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
     run.disabled = true;
     const held = onScreen && onScreen.body === JSON.stringify(p.body) ? onScreen : null;
     if (!held) message.textContent = `Asking for ${yearsLabel(p.years)}…`;
-    const got = held ? Promise.resolve({ status: 200, body: held.answer }) : engine.handle({ method: 'POST', path: p.path, body: JSON.stringify(p.body) });
+    const got = held
+      ? Promise.resolve({ status: 200, body: held.answer })
+      : engine.handle({ method: 'POST', path: p.path, body: JSON.stringify(p.body) });
     void got.then((res) => {
       if (mine !== asked) return;
       run.disabled = false;
       if (res.status !== 200) {
-        message.textContent = followUpError('get the other years', (res.body as ErrorBody).error, 'Only the answers saved here can be shown. Connect and try again.');
+        message.textContent = followUpError(
+          'get the other years',
+          (res.body as ErrorBody).error,
+          'Only the answers saved here can be shown. Connect and try again.',
+        );
         return;
       }
       const { catalog } = dataset();
@@ -229,7 +309,11 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
       answer = res.body;
       table = toTable(endpoint, p.body, res.body, catalog.rasters);
       const shown = table.series.map((s, i) => ({ s, i })).filter(({ s }) => s.unit !== 'stations');
-      series.replaceChildren(...shown.map(({ s, i }) => new Option(s.unit ? `${s.title ?? s.label} (${s.unit})` : s.title ?? s.label, String(i))));
+      series.replaceChildren(
+        ...shown.map(
+          ({ s, i }) => new Option(s.unit ? `${s.title ?? s.label} (${s.unit})` : (s.title ?? s.label), String(i)),
+        ),
+      );
       yearLabel.hidden = year.hidden = false;
       seriesLabel.hidden = series.hidden = shown.length < 2;
       draw();
@@ -271,7 +355,10 @@ export function createSeasonView(anchor: HTMLElement, engine: Engine, dataset: (
 /** The season view as a panel of `#results`: it offers the comparison for each answer shown, and hides for none or an empty one. */
 export function seasonPanel(ctx: PanelContext): Panel {
   const dataset = () => ctx.store.get().dataset!;
-  const view = createSeasonView(part(ctx.root, 'metadata'), ctx.engine, () => ({ catalog: dataset().catalog, stations: dataset().stations }));
+  const view = createSeasonView(part(ctx.root, 'metadata'), ctx.engine, () => ({
+    catalog: dataset().catalog,
+    stations: dataset().stations,
+  }));
   ctx.expose('season', () => view);
   return {
     update(state, previous) {

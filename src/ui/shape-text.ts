@@ -15,7 +15,11 @@ export const MAX_PASTED_SHAPES = 50;
 /** The shapes read from `text`, or a sentence saying what could not be read. */
 export function readShapeText(text: string, idPrefix = 'typed'): { geometries: DrawnGeometry[] } | { error: string } {
   const trimmed = text.trim();
-  if (!trimmed) return { error: 'Type or paste a shape first: a WKT text such as POLYGON ((19.03 -34.15, 19.04 -34.15, 19.04 -34.14, 19.03 -34.15)), or GeoJSON.' };
+  if (!trimmed)
+    return {
+      error:
+        'Type or paste a shape first: a WKT text such as POLYGON ((19.03 -34.15, 19.04 -34.15, 19.04 -34.14, 19.03 -34.15)), or GeoJSON.',
+    };
   let items: Array<{ wkt: string; name?: string }>;
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
     const fromJson = geoJsonToWkts(trimmed);
@@ -24,7 +28,9 @@ export function readShapeText(text: string, idPrefix = 'typed'): { geometries: D
   } else {
     items = splitWkts(trimmed).flatMap((wkt) => multiPointAsPoints(wkt).map((w) => ({ wkt: w })));
   }
-  const tooMany = (n: number) => ({ error: `That is ${n} shapes (each part of a multi-polygon counts); add at most ${MAX_PASTED_SHAPES} at a time.` });
+  const tooMany = (n: number) => ({
+    error: `That is ${n} shapes (each part of a multi-polygon counts); add at most ${MAX_PASTED_SHAPES} at a time.`,
+  });
   if (items.length > MAX_PASTED_SHAPES) return tooMany(items.length);
   const geometries: DrawnGeometry[] = [];
   let vertices = 0;
@@ -33,24 +39,35 @@ export function readShapeText(text: string, idPrefix = 'typed'): { geometries: D
     try {
       const [g] = parseWkts(wkt, kind, 1, 1);
       if (!g) continue;
-      if (g.kind === 'point') geometries.push({ id: `${idPrefix}-${i}`, kind: 'point', coordinates: g.position, ...(name ? { name } : {}) });
+      if (g.kind === 'point')
+        geometries.push({ id: `${idPrefix}-${i}`, kind: 'point', coordinates: g.position, ...(name ? { name } : {}) });
       // A MULTIPOLYGON becomes one field per part: the map draws and edits single polygons.
       else {
         g.polygons.forEach((rings, p) => {
           const partName = name && g.polygons.length > 1 ? `${name}, part ${p + 1}` : name;
-          geometries.push({ id: `${idPrefix}-${i}-${p}`, kind: 'polygon', coordinates: rings, ...(partName ? { name: partName } : {}) });
+          geometries.push({
+            id: `${idPrefix}-${i}-${p}`,
+            kind: 'polygon',
+            coordinates: rings,
+            ...(partName ? { name: partName } : {}),
+          });
         });
       }
-      vertices += g.kind === 'point' ? 1 : g.polygons.reduce((n, rings) => n + rings.reduce((m, r) => m + r.length, 0), 0);
+      vertices +=
+        g.kind === 'point' ? 1 : g.polygons.reduce((n, rings) => n + rings.reduce((m, r) => m + r.length, 0), 0);
     } catch (err) {
       // The contract's messages name "wkts item 1 (…)": here it is the shape's place in the paste.
-      if (err instanceof ClimateQueryError) return { error: err.message.replace(/^wkts item 1( \("[^"]*"\))?/, `Shape ${i + 1}`) };
+      if (err instanceof ClimateQueryError)
+        return { error: err.message.replace(/^wkts item 1( \("[^"]*"\))?/, `Shape ${i + 1}`) };
       return { error: `Shape ${i + 1} could not be read (${String(err)}).` };
     }
   }
   if (geometries.length > MAX_PASTED_SHAPES) return tooMany(geometries.length);
   // One query takes at most this many vertices in all (docs/contract.md): say so now, not on Run.
-  if (vertices > MAX_VERTICES) return { error: `These shapes have ${vertices} vertices; a query takes at most ${MAX_VERTICES} in all. Simplify the boundaries (in QGIS: Vector › Geometry Tools › Simplify).` };
+  if (vertices > MAX_VERTICES)
+    return {
+      error: `These shapes have ${vertices} vertices; a query takes at most ${MAX_VERTICES} in all. Simplify the boundaries (in QGIS: Vector › Geometry Tools › Simplify).`,
+    };
   return { geometries };
 }
 
@@ -123,7 +140,14 @@ function geoJsonToWkts(text: string): { items: Array<{ wkt: string; name?: strin
   const out: Array<{ wkt: string; name?: string }> = [];
   const visit = (g: Json, depth: number, name?: string): void => {
     if (depth > 8 || typeof g !== 'object' || g === null) throw new Error('expected a GeoJSON object');
-    const o = g as { type?: unknown; coordinates?: Json; geometry?: Json; features?: Json; geometries?: Json; properties?: Json };
+    const o = g as {
+      type?: unknown;
+      coordinates?: Json;
+      geometry?: Json;
+      features?: Json;
+      geometries?: Json;
+      properties?: Json;
+    };
     const push = (wkt: string, n = name) => out.push(n ? { wkt, name: n } : { wkt });
     switch (o.type) {
       case 'FeatureCollection':

@@ -32,7 +32,11 @@ export interface SqlPanelOptions {
 /** Most result rows drawn on the page; the CSV holds them all. */
 const SHOWN_ROWS = 500;
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, unknown> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Record<string, unknown> = {},
+  ...children: Array<Node | string>
+): HTMLElementTagNameMap[K] {
   const e = Object.assign(document.createElement(tag), props);
   e.append(...children);
   return e;
@@ -48,20 +52,48 @@ export function requestDate(scale: StationTimeScale, day: string, end: boolean):
 /** Builds the panel (a collapsed <details>) and appends it to `parent`. */
 export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HTMLElement {
   // Only the ready queries whose columns this dataset holds: one reading a missing column would fail with DuckDB's words.
-  const fits = (x: (typeof SQL_EXAMPLES)[number]) => x.needs.every((t) => options.columns(x.timeScale).some(([c]) => c === t));
+  const fits = (x: (typeof SQL_EXAMPLES)[number]) =>
+    x.needs.every((t) => options.columns(x.timeScale).some(([c]) => c === t));
   const offered = SQL_EXAMPLES.map((x, i) => ({ x, i })).filter(({ x }) => fits(x));
   const example = el(
     'select',
     { id: 'sql-example' },
-    el('option', { value: '', textContent: offered.length ? 'Start from an example…' : "No ready query fits this dataset's records" }),
+    el('option', {
+      value: '',
+      textContent: offered.length ? 'Start from an example…' : "No ready query fits this dataset's records",
+    }),
     ...offered.map(({ x, i }) => el('option', { value: String(i), textContent: x.title })),
   );
-  const stations = el('input', { id: 'sql-stations', autocomplete: 'off', placeholder: 'station ids, comma-separated' });
+  const stations = el('input', {
+    id: 'sql-stations',
+    autocomplete: 'off',
+    placeholder: 'station ids, comma-separated',
+  });
   stations.setAttribute('list', 'sql-station-list');
   const list = el('datalist', { id: 'sql-station-list' });
-  const scale = el('select', { id: 'sql-timeScale' }, ...([['hourly', 'hour'], ['daily', 'day'], ['monthly', 'month']] as const).map(([s, w]) => el('option', { value: s, textContent: `${w} (${s})` })));
-  const from = el('input', { id: 'sql-from', placeholder: 'yyyy-mm-dd', pattern: '\\d{4}-\\d{2}-\\d{2}', inputMode: 'numeric' });
-  const to = el('input', { id: 'sql-to', placeholder: 'yyyy-mm-dd', pattern: '\\d{4}-\\d{2}-\\d{2}', inputMode: 'numeric' });
+  const scale = el(
+    'select',
+    { id: 'sql-timeScale' },
+    ...(
+      [
+        ['hourly', 'hour'],
+        ['daily', 'day'],
+        ['monthly', 'month'],
+      ] as const
+    ).map(([s, w]) => el('option', { value: s, textContent: `${w} (${s})` })),
+  );
+  const from = el('input', {
+    id: 'sql-from',
+    placeholder: 'yyyy-mm-dd',
+    pattern: '\\d{4}-\\d{2}-\\d{2}',
+    inputMode: 'numeric',
+  });
+  const to = el('input', {
+    id: 'sql-to',
+    placeholder: 'yyyy-mm-dd',
+    pattern: '\\d{4}-\\d{2}-\\d{2}',
+    inputMode: 'numeric',
+  });
   const text = el('textarea', { id: 'sql-text', rows: 7, spellcheck: false });
   const runButton = el('button', { type: 'button', id: 'sql-run', textContent: 'Run SQL' });
   const cancel = el('button', { type: 'button', id: 'sql-cancel', textContent: 'Cancel', disabled: true });
@@ -77,13 +109,27 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
     'details',
     { id: 'sql-panel' },
     el('summary', { textContent: 'SQL over station records' }),
-    el('p', { className: 'hint', textContent: 'Ask your own question of the records with DuckDB SQL. The query sees observations(station_id, time, one column per data type) and stations(station_id, name, lat, lon, elevation). DuckDB itself loads the first time you run a query (about 34 MB, 7–8 MB where the host compresses it), then stays for the visit.' }),
+    el('p', {
+      className: 'hint',
+      textContent:
+        'Ask your own question of the records with DuckDB SQL. The query sees observations(station_id, time, one column per data type) and stations(station_id, name, lat, lon, elevation). DuckDB itself loads the first time you run a query (about 34 MB, 7–8 MB where the host compresses it), then stays for the visit.',
+    }),
     el('details', {}, el('summary', { textContent: 'Columns of observations' }), columnList),
-    label('sql-example', 'Ready query'), example,
-    label('sql-stations', 'Station ids'), stations, list,
-    label('sql-timeScale', 'Records by'), scale,
-    el('div', { className: 'sql-dates' }, el('span', {}, label('sql-from', 'First day'), from), el('span', {}, label('sql-to', 'Last day'), to)),
-    label('sql-text', 'SQL'), text,
+    label('sql-example', 'Ready query'),
+    example,
+    label('sql-stations', 'Station ids'),
+    stations,
+    list,
+    label('sql-timeScale', 'Records by'),
+    scale,
+    el(
+      'div',
+      { className: 'sql-dates' },
+      el('span', {}, label('sql-from', 'First day'), from),
+      el('span', {}, label('sql-to', 'Last day'), to),
+    ),
+    label('sql-text', 'SQL'),
+    text,
     el('div', { className: 'actions' }, runButton, cancel, csv, status),
     error,
     el('div', { className: 'table-wrap' }, table),
@@ -98,14 +144,22 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
     const d = options.defaultDays(s);
     from.value = d.from;
     to.value = d.to;
-    const time = s === 'hourly' ? 'the hour, station time (TIMESTAMP)' : s === 'daily' ? 'the day (DATE)' : "the month's first day (DATE)";
+    const time =
+      s === 'hourly'
+        ? 'the hour, station time (TIMESTAMP)'
+        : s === 'daily'
+          ? 'the day (DATE)'
+          : "the month's first day (DATE)";
     columnList.replaceChildren(
-      ...[['station_id', 'the station (join stations on it)'], ['time', time], ...options.columns(s)].flatMap(([c, w]) => [el('dt', { textContent: c! }), el('dd', { textContent: w! })]),
+      ...[['station_id', 'the station (join stations on it)'], ['time', time], ...options.columns(s)].flatMap(
+        ([c, w]) => [el('dt', { textContent: c! }), el('dd', { textContent: w! })],
+      ),
     );
   };
   panel.addEventListener('toggle', () => {
     if (!panel.open) return;
-    if (list.childElementCount === 0) list.append(...options.stations().map((s) => el('option', { value: s.id, label: s.name })));
+    if (list.childElementCount === 0)
+      list.append(...options.stations().map((s) => el('option', { value: s.id, label: s.name })));
     if (!stations.value) stations.value = options.suggestedStations().join(', ');
     if (!from.value) setDays();
     // Start from the first ready query rather than an empty box.
@@ -128,7 +182,16 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
   const show = (r: StationSqlResult) => {
     const head = el('tr', {}, ...r.columns.map((c) => el('th', { scope: 'col', textContent: c.name })));
     const body = r.rows.slice(0, SHOWN_ROWS).map((row) =>
-      el('tr', {}, ...row.map((v, i) => el('td', { textContent: v === null ? '' : String(v), className: r.columns[i]!.type === 'number' ? 'num' : '' }))),
+      el(
+        'tr',
+        {},
+        ...row.map((v, i) =>
+          el('td', {
+            textContent: v === null ? '' : String(v),
+            className: r.columns[i]!.type === 'number' ? 'num' : '',
+          }),
+        ),
+      ),
     );
     table.replaceChildren(el('thead', {}, head), el('tbody', {}, ...body));
   };
@@ -140,7 +203,10 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
     const s = scale.value as StationTimeScale;
     const body = {
       sql: text.value,
-      stations: stations.value.split(',').map((x) => x.trim()).filter(Boolean),
+      stations: stations.value
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
       timeScale: s,
       startDate: requestDate(s, from.value.trim(), false),
       endDate: requestDate(s, to.value.trim(), true),
@@ -181,7 +247,10 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
     cancel.disabled = true;
     status.textContent = 'Cancelled.';
   });
-  csv.addEventListener('click', () => result && options.download('climate-query-sql.csv', 'text/csv', sqlResultCsv(result)));
+  csv.addEventListener(
+    'click',
+    () => result && options.download('climate-query-sql.csv', 'text/csv', sqlResultCsv(result)),
+  );
   return panel;
 }
 
@@ -195,7 +264,11 @@ export function sqlPanel(ctx: PanelContext): Panel {
     suggestedStations: () => answeringStations(dataset.stations, ctx.store.get().shown?.answer),
     defaultDays: (scale) => sqlDefaultDays(dataset.stations, scale),
     download: (name, type, text) => ctx.actions.download(name, type, text),
-    columns: (scale) => (dataset.catalog.stations?.dataTypes[scale] ?? []).map((t): [string, string] => [t, withUnit(stationWords(scale, t))]),
+    columns: (scale) =>
+      (dataset.catalog.stations?.dataTypes[scale] ?? []).map((t): [string, string] => [
+        t,
+        withUnit(stationWords(scale, t)),
+      ]),
   });
   return { update: () => undefined, dispose: () => section.remove() };
 }

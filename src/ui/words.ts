@@ -32,19 +32,40 @@ export function withUnit(w: Words): string {
   return w.unit ? `${w.name} (${w.unit})` : w.name;
 }
 
-const SEASON_MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const SEASON_MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const day = (m: number, d: number) => `${d} ${SEASON_MONTHS[m - 1]}`;
 const chillSeason = `${day(CHILL_SEASON.startMonth, CHILL_SEASON.startDay)} to ${day(CHILL_SEASON.endMonth, CHILL_SEASON.endDay)}`;
 const interimSeason = `${day(CHILL_SEASON.startMonth, CHILL_SEASON.startDay)} to ${day(CHILL_SEASON.interimEndMonth, CHILL_SEASON.interimEndDay)}`;
 const gddSeason = `${day(GDD_SEASON.startMonth, GDD_SEASON.startDay)} of the year before to ${day(GDD_SEASON.endMonth, GDD_SEASON.endDay)} of the season's year`;
 // The Utah model's hourly scores (Richardson, Seeley & Walker 1974), as utahUnits() in the demo build has them.
-const UTAH_SCORES = '1 unit an hour at 2.5–9.1 °C, ½ just either side (1.5–2.4 and 9.2–12.4 °C), 0 at 12.5–15.9 °C, −½ at 16–18 °C and −1 above 18 °C';
+const UTAH_SCORES =
+  '1 unit an hour at 2.5–9.1 °C, ½ just either side (1.5–2.4 and 9.2–12.4 °C), 0 at 12.5–15.9 °C, −½ at 16–18 °C and −1 above 18 °C';
 const HOURS = "Hourly temperatures are estimated from each day's minimum and maximum.";
 
 /** Plain names of the contract's raster sub-types (the catalog names the layer; its sub-types are bare codes). */
 const SUB_WORDS: Record<string, Record<string, string>> = {
-  chill: { dpcu: 'Daily Positive Chill Units (DPCU)', dpcui: 'DPCU, interim (to 30 June)', ucu: 'Utah chill units (UCU)', ucui: 'UCU, interim (to 30 June)' },
-  gdd: Object.fromEntries(Object.entries(GDD_BASE).map(([k, b]) => [k, `${k[0]!.toUpperCase()}${k.slice(1)} (base ${b} °C)`])),
+  chill: {
+    dpcu: 'Daily Positive Chill Units (DPCU)',
+    dpcui: 'DPCU, interim (to 30 June)',
+    ucu: 'Utah chill units (UCU)',
+    ucui: 'UCU, interim (to 30 June)',
+  },
+  gdd: Object.fromEntries(
+    Object.entries(GDD_BASE).map(([k, b]) => [k, `${k[0]!.toUpperCase()}${k.slice(1)} (base ${b} °C)`]),
+  ),
   temp: { min: 'Daily minimum', mean: 'Daily mean', max: 'Daily maximum' },
   rain: { monthly_median: 'Median for each calendar month' },
   windspeed: { 20: '20 m above ground', 50: '50 m above ground', 100: '100 m above ground', 150: '150 m above ground' },
@@ -69,7 +90,9 @@ export interface LayerText {
  * units)"; a description that already ends with its unit (a build's default, "et0 (mm)") is not given it twice.
  */
 export function layerName(layer: Pick<LayerText, 'description' | 'unit'>): string {
-  return layer.unit && layer.description.endsWith(`(${layer.unit})`) ? layer.description : withUnit({ name: layer.description, unit: layer.unit });
+  return layer.unit && layer.description.endsWith(`(${layer.unit})`)
+    ? layer.description
+    : withUnit({ name: layer.description, unit: layer.unit });
 }
 
 /**
@@ -122,11 +145,16 @@ export function plainError(message: string, kind: 'point' | 'polygon' | null): s
 export function askText(endpoint: string | null, count: number): string {
   const n = count > 1 ? `G1–G${count}` : 'G1';
   switch (endpoint) {
-    case 'nearest-station': return `Records of the nearest weather station to ${count > 1 ? 'each point' : 'the point'} (${n}).`;
-    case 'poly-aggregate': return `The average of the weather stations inside the field (${n}).`;
-    case 'point': return `The layer's value at ${count > 1 ? 'each point' : 'the point'} (${n}).`;
-    case 'polygon': return `The layer's value over ${count > 1 ? 'each field' : 'the field'} (${n}), its pixels combined as chosen.`;
-    default: return 'Draw a point (nearest station, or a layer value) or a field (station average, or a layer statistic).';
+    case 'nearest-station':
+      return `Records of the nearest weather station to ${count > 1 ? 'each point' : 'the point'} (${n}).`;
+    case 'poly-aggregate':
+      return `The average of the weather stations inside the field (${n}).`;
+    case 'point':
+      return `The layer's value at ${count > 1 ? 'each point' : 'the point'} (${n}).`;
+    case 'polygon':
+      return `The layer's value over ${count > 1 ? 'each field' : 'the field'} (${n}), its pixels combined as chosen.`;
+    default:
+      return 'Draw a point (nearest station, or a layer value) or a field (station average, or a layer statistic).';
   }
 }
 
@@ -134,7 +162,11 @@ export function askText(endpoint: string | null, count: number): string {
  * The sentence for a follow-up request that failed: offline, the engine can
  * only say a file was unreachable, so the grower is told the cause instead.
  */
-export function followUpError(what: string, error: { code: string; message: string }, offlineHint = 'Connect and try again.'): string {
+export function followUpError(
+  what: string,
+  error: { code: string; message: string },
+  offlineHint = 'Connect and try again.',
+): string {
   return navigator.onLine === false && (error.code === 'dataset_unavailable' || error.code === 'upstream_timeout')
     ? `Could not ${what}: this browser is offline. ${offlineHint}`
     : `Could not ${what}: ${error.message}`;

@@ -33,7 +33,9 @@ export function climateQuery(options: ClimateQueryPluginOptions = {}): Plugin {
         worker: { format: 'es' },
         // The engine Worker is bundled from the package as it is (its `new Worker(new URL(…))` must stay
         // visible to Vite); its CommonJS dependency is pre-bundled on its own.
-        optimizeDeps: ownPackage ? { exclude: ['climate-query', '@duckdb/duckdb-wasm'], include: ['climate-query > geographiclib-geodesic'] } : {},
+        optimizeDeps: ownPackage
+          ? { exclude: ['climate-query', '@duckdb/duckdb-wasm'], include: ['climate-query > geographiclib-geodesic'] }
+          : {},
       };
     },
     configResolved(config) {
@@ -52,7 +54,10 @@ export function climateQuery(options: ClimateQueryPluginOptions = {}): Plugin {
         try {
           const resolved = await server.pluginContainer.resolveId(id);
           if (!resolved) throw new Error(`Cannot resolve ${id}; is climate-query installed?`);
-          const url = resolved.id.startsWith('/') && !resolved.id.startsWith(server.config.root) ? `/@fs${resolved.id}` : resolved.id.slice(server.config.root.length) || resolved.id;
+          const url =
+            resolved.id.startsWith('/') && !resolved.id.startsWith(server.config.root)
+              ? `/@fs${resolved.id}`
+              : resolved.id.slice(server.config.root.length) || resolved.id;
           res.setHeader('Content-Type', 'text/javascript');
           res.setHeader('Cache-Control', 'no-cache');
           res.setHeader('Service-Worker-Allowed', base);

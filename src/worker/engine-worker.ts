@@ -32,7 +32,12 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
       );
     };
     if (!engine) {
-      reply({ status: 503, body: { error: { code: 'engine_unavailable', message: 'The engine worker was not initialised with a dataset.' } } });
+      reply({
+        status: 503,
+        body: {
+          error: { code: 'engine_unavailable', message: 'The engine worker was not initialised with a dataset.' },
+        },
+      });
       return;
     }
     void engine.handle(msg.request, { signal: controller.signal }).then(reply);
@@ -52,8 +57,12 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
 
 /** Runs one {@link WorkerCall} on the engine. */
 function call(method: WorkerCall, args: unknown[], signal: AbortSignal): Promise<unknown> {
-  if (!engine) return Promise.reject(new ClimateQueryError('engine_unavailable', 'The engine worker was not initialised with a dataset.'));
-  if (!WORKER_CALLS.includes(method)) return Promise.reject(new ClimateQueryError('not_found', `The engine worker has no method "${String(method)}".`));
+  if (!engine)
+    return Promise.reject(
+      new ClimateQueryError('engine_unavailable', 'The engine worker was not initialised with a dataset.'),
+    );
+  if (!WORKER_CALLS.includes(method))
+    return Promise.reject(new ClimateQueryError('not_found', `The engine worker has no method "${String(method)}".`));
   const fn = engine[method] as (...a: unknown[]) => Promise<unknown>;
   return fn(...args, { signal });
 }

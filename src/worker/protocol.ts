@@ -66,7 +66,11 @@ export type RelayReply = { type: 'ack' } | { type: 'response'; status: number; j
 export function relayedAnswer(reply: Extract<RelayReply, { type: 'response' }>): ApiJsonResponse {
   const r = reply as { status?: unknown; json?: unknown; response?: { status?: unknown; body?: unknown } };
   if (typeof r.status === 'number' && typeof r.json === 'string') return { status: r.status, json: r.json };
-  if (typeof r.response?.status === 'number') return { status: r.response.status, json: JSON.stringify(r.response.body) };
-  const e = new ClimateQueryError('engine_unavailable', 'The page running the query engine answered in a form this service worker does not know (the app was updated while it was open). Reload the page and retry.');
+  if (typeof r.response?.status === 'number')
+    return { status: r.response.status, json: JSON.stringify(r.response.body) };
+  const e = new ClimateQueryError(
+    'engine_unavailable',
+    'The page running the query engine answered in a form this service worker does not know (the app was updated while it was open). Reload the page and retry.',
+  );
   return { status: e.status, json: JSON.stringify(e.toBody()) };
 }

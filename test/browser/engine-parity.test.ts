@@ -35,16 +35,29 @@ async function openEnginePage(ctx: BrowserContext): Promise<Page> {
 
 const viaLibrary = (p: Page, path: string, body: string) =>
   p.evaluate(
-    ([path, body]) => (window as unknown as { cq: { engine: { handle(r: unknown): Promise<Answer> } } }).cq.engine.handle({ method: 'POST', path, body }),
+    ([path, body]) =>
+      (window as unknown as { cq: { engine: { handle(r: unknown): Promise<Answer> } } }).cq.engine.handle({
+        method: 'POST',
+        path,
+        body,
+      }),
     [path, body] as const,
   );
 
 const viaFetch = (p: Page, path: string, body: string, method = 'POST') =>
   p.evaluate(
     async ([path, body, method]) => {
-      const res = await fetch(path, method === 'POST' ? { method, body, headers: { 'Content-Type': 'application/json' } } : { method });
+      const res = await fetch(
+        path,
+        method === 'POST' ? { method, body, headers: { 'Content-Type': 'application/json' } } : { method },
+      );
       const text = await res.text();
-      return { status: res.status, contentType: res.headers.get('content-type'), body: JSON.parse(text) as unknown, text } as Answer;
+      return {
+        status: res.status,
+        contentType: res.headers.get('content-type'),
+        body: JSON.parse(text) as unknown,
+        text,
+      } as Answer;
     },
     [path, body, method] as const,
   );
@@ -89,7 +102,10 @@ describe('library, service worker and serve agree', () => {
       expect(http.body).toEqual(lib.body);
       // Byte for byte: the Worker's JSON text, relayed by the service worker, is what serve sends (docs/contract.md).
       const libText = await page.evaluate(
-        ([path, body]) => (window as unknown as { cq: { engine: { handleJson(r: unknown): Promise<{ json: string }> } } }).cq.engine.handleJson({ method: 'POST', path, body }).then((r) => r.json),
+        ([path, body]) =>
+          (window as unknown as { cq: { engine: { handleJson(r: unknown): Promise<{ json: string }> } } }).cq.engine
+            .handleJson({ method: 'POST', path, body })
+            .then((r) => r.json),
         [path, text] as const,
       );
       expect(sw.text === http.text, `${path} ${text}: service worker and serve differ`).toBe(true);
@@ -146,7 +162,13 @@ describe('library, service worker and serve agree', () => {
 
 describe('service-worker errors', () => {
   it('400 for an invalid body, with the contract error JSON, like serve', async () => {
-    const bad = JSON.stringify({ wkts: 'POINT (19 -33)', dataTypes: ['rain'], options: { timeScale: 'weekly' }, startDate: '2024-01-01', endDate: '2024-01-02' });
+    const bad = JSON.stringify({
+      wkts: 'POINT (19 -33)',
+      dataTypes: ['rain'],
+      options: { timeScale: 'weekly' },
+      startDate: '2024-01-01',
+      endDate: '2024-01-02',
+    });
     const sw = await viaFetch(page, '/api/nearest-station/', bad);
     expect(sw.status).toBe(400);
     expect(sw.body).toMatchObject({ error: { code: 'invalid_field', field: 'options.timeScale' } });
@@ -156,11 +178,23 @@ describe('service-worker errors', () => {
   });
 
   it('404 for an unknown API path, 405 for GET, 413 past 1 MiB', async () => {
-    expect(await viaFetch(page, '/api/nearest/', '{}')).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
-    expect(await viaFetch(page, '/api/point/', '', 'GET')).toMatchObject({ status: 405, body: { error: { code: 'method_not_allowed' } } });
+    expect(await viaFetch(page, '/api/nearest/', '{}')).toMatchObject({
+      status: 404,
+      body: { error: { code: 'not_found' } },
+    });
+    expect(await viaFetch(page, '/api/point/', '', 'GET')).toMatchObject({
+      status: 405,
+      body: { error: { code: 'method_not_allowed' } },
+    });
     const big = JSON.stringify({ wkts: 'x'.repeat(1_100_000) });
-    expect(await viaFetch(page, '/api/point/', big)).toMatchObject({ status: 413, body: { error: { code: 'body_too_large' } } });
-    expect(await viaServe('/api/point/', big)).toMatchObject({ status: 413, body: { error: { code: 'body_too_large' } } });
+    expect(await viaFetch(page, '/api/point/', big)).toMatchObject({
+      status: 413,
+      body: { error: { code: 'body_too_large' } },
+    });
+    expect(await viaServe('/api/point/', big)).toMatchObject({
+      status: 413,
+      body: { error: { code: 'body_too_large' } },
+    });
   });
 
   it('does not intercept requests outside its routes', async () => {
@@ -193,7 +227,9 @@ describe('reads over HTTP', () => {
     // ranges of one file must bypass it or they queue. Four stations whose coverage lines lie
     // far apart in coverage.jsonl make four ranges of one file in one round.
     const bytes = await readFile(join(demo, 'stations/index.parquet'));
-    const stations = (await parseStationIndex(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), 'index')).filter((s) => s.files.hourly);
+    const stations = (
+      await parseStationIndex(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), 'index')
+    ).filter((s) => s.files.hourly);
     const picked: typeof stations = [];
     for (const st of stations) {
       const at = st.files.hourly!.coverageAt[0];

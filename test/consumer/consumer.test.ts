@@ -41,7 +41,8 @@ const MAX_PRODUCTION_BYTES = 40 * 1024 * 1024;
 let productionBytes = 0;
 let productionPackages: string[] = [];
 
-const npm = (args: string[], cwd: string) => exec('npm', args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } });
+const npm = (args: string[], cwd: string) =>
+  exec('npm', args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } });
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'cq-consumer-'));
@@ -49,17 +50,31 @@ beforeAll(async () => {
   const tarball = (await readdir(work)).find((f) => f.endsWith('.tgz'))!;
   app = join(work, 'app');
   await cp(join(repo, 'test/consumer/app'), app, { recursive: true });
-  const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as { devDependencies: Record<string, string> };
+  const pkg = (await import('../../package.json', { with: { type: 'json' } })).default as {
+    devDependencies: Record<string, string>;
+  };
   await writeFile(
     join(app, 'package.json'),
-    JSON.stringify({ name: 'consumer-app', private: true, type: 'module', dependencies: { 'climate-query': `file:../${tarball}` }, devDependencies: { vite: pkg.devDependencies.vite ?? '8.3.8', typescript: pkg.devDependencies.typescript } }),
+    JSON.stringify({
+      name: 'consumer-app',
+      private: true,
+      type: 'module',
+      dependencies: { 'climate-query': `file:../${tarball}` },
+      devDependencies: { vite: pkg.devDependencies.vite ?? '8.3.8', typescript: pkg.devDependencies.typescript },
+    }),
   );
   // Everything is in npm's cache already (this repository installed it).
   // First what an app gets from the library alone: production dependencies only.
   await npm(['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], app);
   productionBytes = await treeBytes(join(app, 'node_modules'));
   const top = await readdir(join(app, 'node_modules'));
-  productionPackages = (await Promise.all(top.map(async (d) => (d.startsWith('@') ? (await readdir(join(app, 'node_modules', d))).map((s) => `${d}/${s}`) : [d])))).flat();
+  productionPackages = (
+    await Promise.all(
+      top.map(async (d) =>
+        d.startsWith('@') ? (await readdir(join(app, 'node_modules', d))).map((s) => `${d}/${s}`) : [d],
+      ),
+    )
+  ).flat();
   await cliChecks();
   // Then the app's own build tools (its devDependencies: Vite, TypeScript).
   await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], app);
@@ -82,9 +97,29 @@ async function cliChecks(): Promise<void> {
   await run('help', ['query', '--help']);
   await writeFile(join(work, 'stations.csv'), 'station_id,name,lat,lon\n1,A,-33,19\n');
   await run('build', ['build', '--out', join(work, 'built'), '--stations', join(work, 'stations.csv')]);
-  await writeFile(join(work, 'wind.json'), JSON.stringify({ wkts: 'POINT (19.31 -33.37)', dataType: 'windspeed', options: { subDataType: '50', dataExtent: 'sa' } }));
+  await writeFile(
+    join(work, 'wind.json'),
+    JSON.stringify({
+      wkts: 'POINT (19.31 -33.37)',
+      dataType: 'windspeed',
+      options: { subDataType: '50', dataExtent: 'sa' },
+    }),
+  );
   await run('raster', ['query', 'point', join(work, 'wind.json'), '--data', demo]);
-  await run('sql', ['sql', 'SELECT 1', '--data', demo, '--stations', 'x', '--time-scale', 'daily', '--from', '2024-01-01', '--to', '2024-01-02']);
+  await run('sql', [
+    'sql',
+    'SELECT 1',
+    '--data',
+    demo,
+    '--stations',
+    'x',
+    '--time-scale',
+    'daily',
+    '--from',
+    '2024-01-01',
+    '--to',
+    '2024-01-02',
+  ]);
 }
 
 afterAll(async () => {
@@ -96,7 +131,17 @@ afterAll(async () => {
 describe('a separate app using the packed package', () => {
   it(`gets at most ${MAX_PRODUCTION_BYTES / 1024 / 1024} MB of node_modules from the library, without native DuckDB, gdal3.js (LGPL), map or build packages`, () => {
     expect(productionPackages).toContain('climate-query');
-    for (const heavy of ['@duckdb/node-api', '@duckdb/duckdb-wasm', 'gdal3.js', 'maplibre-gl', 'terra-draw', 'uplot', 'vite', 'tsx', 'typescript']) {
+    for (const heavy of [
+      '@duckdb/node-api',
+      '@duckdb/duckdb-wasm',
+      'gdal3.js',
+      'maplibre-gl',
+      'terra-draw',
+      'uplot',
+      'vite',
+      'tsx',
+      'typescript',
+    ]) {
       expect(productionPackages, heavy).not.toContain(heavy);
     }
     expect(productionPackages.filter((p) => p.startsWith('@duckdb/'))).toEqual([]);
@@ -161,7 +206,11 @@ describe('a separate app using the packed package', () => {
   it('answers the same in `vite dev` (npm run dev), the service worker included', async () => {
     // As the app's developer runs it: its own Vite, its own config, the dataset in its public folder.
     await cp(demo, join(app, 'public/data'), { recursive: true });
-    const dev = spawn(join(app, 'node_modules/.bin/vite'), ['--host', '127.0.0.1', '--port', '0', '--strictPort', 'false'], { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+    const dev = spawn(
+      join(app, 'node_modules/.bin/vite'),
+      ['--host', '127.0.0.1', '--port', '0', '--strictPort', 'false'],
+      { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     try {
       let out = '';
       const url = await new Promise<string>((resolve, reject) => {
@@ -188,10 +237,18 @@ describe('a separate app using the packed package', () => {
         page.on('pageerror', (e) => errors.push(String(e)));
         await page.goto(`${url}?request=${encodeURIComponent(JSON.stringify(request))}`);
         await page.waitForFunction(() => 'result' in window, undefined, { timeout: 90_000 });
-        const result = (await page.evaluate(() => (window as unknown as { result: unknown }).result)) as { viaLibrary: unknown; viaFetch: unknown; error?: string };
+        const result = (await page.evaluate(() => (window as unknown as { result: unknown }).result)) as {
+          viaLibrary: unknown;
+          viaFetch: unknown;
+          error?: string;
+        };
         expect(result.error).toBeUndefined();
         expect(errors).toEqual([]);
-        const expected = await engine.handle({ method: 'POST', path: request.path, body: JSON.stringify(request.body) });
+        const expected = await engine.handle({
+          method: 'POST',
+          path: request.path,
+          body: JSON.stringify(request.body),
+        });
         expect(expected.status).toBe(200);
         expect(result.viaLibrary).toEqual(expected);
         expect(result.viaFetch).toEqual(expected);

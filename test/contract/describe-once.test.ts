@@ -86,7 +86,10 @@ let copy: string;
 
 /** Runs the script in the copy and parses what it printed. */
 async function print(): Promise<Printed> {
-  const { stdout } = await promisify(execFile)(join(copy, 'node_modules/.bin/tsx'), ['describe-once.mts'], { cwd: copy, maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await promisify(execFile)(join(copy, 'node_modules/.bin/tsx'), ['describe-once.mts'], {
+    cwd: copy,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return JSON.parse(stdout) as Printed;
 }
 
@@ -96,7 +99,10 @@ function insertBefore(file: string, anchor: string, text: string): void {
   const source = readFileSync(path, 'utf8');
   expect(source.split(anchor).length, `${file} holds "${anchor.trim()}" once`).toBe(2);
   // A function, so "$" in the text is not a replacement pattern.
-  writeFileSync(path, source.replace(anchor, () => `${text}${anchor}`));
+  writeFileSync(
+    path,
+    source.replace(anchor, () => `${text}${anchor}`),
+  );
 }
 
 beforeAll(() => {
@@ -134,7 +140,8 @@ describe('a time scale and a station type described once', () => {
     expect(synoptic?.properties.startDate.examples).toEqual(['2024-01-31T12:00:00']);
     expect(synoptic?.properties.dataTypes.items.enum).toEqual([TYPE]);
     for (const scale of ['hourly', 'daily']) {
-      const items = oneOf.find((s) => s.properties.options.properties.timeScale.const === scale)!.properties.dataTypes.items;
+      const items = oneOf.find((s) => s.properties.options.properties.timeScale.const === scale)!.properties.dataTypes
+        .items;
       const i = items.enum.indexOf(TYPE);
       expect(i, `${scale} lists ${TYPE}`).toBeGreaterThan(-1);
       expect(items['x-enum-descriptions'][i]).toBe('Soil moisture (% by volume, step 0.1)');
@@ -144,13 +151,22 @@ describe('a time scale and a station type described once', () => {
 
     // The app: the scale in the time-scale list, the type in its scales' lists, the scale's date field.
     expect(after.ui.timeScales).toContainEqual({ value: SCALE, label: SCALE });
-    for (const scale of ['hourly', 'daily', SCALE]) expect(after.ui.types[scale]).toContainEqual({ value: TYPE, label: 'Soil moisture (% by volume)', title: TYPE });
+    for (const scale of ['hourly', 'daily', SCALE])
+      expect(after.ui.types[scale]).toContainEqual({ value: TYPE, label: 'Soil moisture (% by volume)', title: TYPE });
     expect(after.ui.types.monthly!.map((o) => o.value)).not.toContain(TYPE);
     expect(after.ui.dateInput.placeholder).toBe('yyyy-mm-dd hh:00');
 
     // The CLI help: the scale with its date format and example, the type at its scales.
-    expect(after.help).toMatch(new RegExp(`^ {2}${SCALE} +yyyy-mm-ddThh:00:00 +e\\.g\\. 2024-01-31T12:00:00 +${SCALE} values of station records$`, 'm'));
-    const typeLines = (scale: string) => new RegExp(`^ {2}${scale}: +([^]*?)(?=\\n {2}\\w+:|\\n\\n)`, 'm').exec(after.help.slice(after.help.indexOf('Station data types')))?.[1] ?? '';
+    expect(after.help).toMatch(
+      new RegExp(
+        `^ {2}${SCALE} +yyyy-mm-ddThh:00:00 +e\\.g\\. 2024-01-31T12:00:00 +${SCALE} values of station records$`,
+        'm',
+      ),
+    );
+    const typeLines = (scale: string) =>
+      new RegExp(`^ {2}${scale}: +([^]*?)(?=\\n {2}\\w+:|\\n\\n)`, 'm').exec(
+        after.help.slice(after.help.indexOf('Station data types')),
+      )?.[1] ?? '';
     expect(typeLines('hourly')).toContain(TYPE);
     expect(typeLines('daily')).toContain(TYPE);
     expect(typeLines(SCALE)).toBe(TYPE);

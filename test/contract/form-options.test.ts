@@ -26,10 +26,18 @@ describe('form options', () => {
         expect(o.label).toMatch(/^[A-Z][^_]* \(.+\)$/);
       }
     }
-    expect(stationTypeOptions('daily').find((o) => o.value === 'temperature_max')).toEqual({ value: 'temperature_max', label: 'Air temperature, daily maximum (°C)', title: 'temperature_max' });
+    expect(stationTypeOptions('daily').find((o) => o.value === 'temperature_max')).toEqual({
+      value: 'temperature_max',
+      label: 'Air temperature, daily maximum (°C)',
+      title: 'temperature_max',
+    });
     // The same name reads differently per scale.
-    expect(stationTypeOptions('monthly').find((o) => o.value === 'rain_sum')?.label).toBe('Rainfall, monthly total (mm)');
-    expect(stationTypeOptions('hourly').find((o) => o.value === 'solar_radation')?.label).toBe('Solar radiation, hourly mean (W/m²)');
+    expect(stationTypeOptions('monthly').find((o) => o.value === 'rain_sum')?.label).toBe(
+      'Rainfall, monthly total (mm)',
+    );
+    expect(stationTypeOptions('hourly').find((o) => o.value === 'solar_radation')?.label).toBe(
+      'Solar radiation, hourly mean (W/m²)',
+    );
   });
 
   it('station types: only those the dataset holds, still in contract order; none when it holds none', () => {
@@ -45,6 +53,10 @@ describe('form options', () => {
       { value: 'min', label: 'min' },
       { value: 'max', label: 'max' },
     ]);
-    expect(aggregationOptions().map((o) => o.value).sort()).toEqual([...AGGREGATION_METHODS].sort());
+    expect(
+      aggregationOptions()
+        .map((o) => o.value)
+        .sort(),
+    ).toEqual([...AGGREGATION_METHODS].sort());
   });
 });

@@ -10,8 +10,13 @@ import { errorOf } from '../helpers/expect-error.ts';
 const validateOnly = async (endpoint: Endpoint, body: unknown) => VALIDATORS[endpoint](body);
 const route = (path: string, body: unknown) => routeRequest({ method: 'POST', path, body }, validateOnly);
 
-
-const stationBody = (wkts: string) => ({ wkts, dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' });
+const stationBody = (wkts: string) => ({
+  wkts,
+  dataTypes: ['rain_sum'],
+  options: { timeScale: 'daily' },
+  startDate: '2024-01-01',
+  endDate: '2024-01-02',
+});
 
 /** A body just under 1 MiB: `POLYGON ((1 1,1 1,…` — ending with `tail`. */
 function megabytePolygonBody(tail: string): string {
@@ -45,21 +50,30 @@ describe('a 1 MiB WKT body', () => {
 
 describe('nesting', () => {
   const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
-  it.each(['dataType', 'options', 'wkts', 'startDate'])('a value nested 20,000 deep in %s is a 400, not a stack overflow', async (field) => {
-    const text = `{"${field}":${deep(20_000)},"wkts":"POINT (1 1)"}`;
-    const answer = await route('/api/point/', text);
-    expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ error: { code: 'invalid_json' } });
-  });
+  it.each(['dataType', 'options', 'wkts', 'startDate'])(
+    'a value nested 20,000 deep in %s is a 400, not a stack overflow',
+    async (field) => {
+      const text = `{"${field}":${deep(20_000)},"wkts":"POINT (1 1)"}`;
+      const answer = await route('/api/point/', text);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ error: { code: 'invalid_json' } });
+    },
+  );
 
   it(`accepts nesting up to ${MAX_JSON_DEPTH} and counts no bracket inside a string`, async () => {
     const inString = JSON.stringify({ ...stationBody('POINT (1 1)'), dataTypes: ['[['.repeat(50)] });
-    expect((await route('/api/nearest-station/', inString)).body).toMatchObject({ error: { code: 'unknown_data_type', field: 'dataTypes[0]' } });
+    expect((await route('/api/nearest-station/', inString)).body).toMatchObject({
+      error: { code: 'unknown_data_type', field: 'dataTypes[0]' },
+    });
     const escaped = `{"dataType":"\\"[[[[[[[[[[[[[[[[[[[[","wkts":"POINT (1 1)"}`;
     expect((await route('/api/point/', escaped)).body).toMatchObject({ error: { field: 'dataType' } });
     const atLimit = `{"dataType":${deep(MAX_JSON_DEPTH - 1)}}`;
-    expect((await route('/api/point/', atLimit)).body).toMatchObject({ error: { code: 'invalid_field', field: 'dataType' } });
-    expect((await route('/api/point/', `{"dataType":${deep(MAX_JSON_DEPTH)}}`)).body).toMatchObject({ error: { code: 'invalid_json' } });
+    expect((await route('/api/point/', atLimit)).body).toMatchObject({
+      error: { code: 'invalid_field', field: 'dataType' },
+    });
+    expect((await route('/api/point/', `{"dataType":${deep(MAX_JSON_DEPTH)}}`)).body).toMatchObject({
+      error: { code: 'invalid_json' },
+    });
   });
 
   it('an already-parsed deep value (library callers) is described, not stringified', async () => {
@@ -67,7 +81,9 @@ describe('nesting', () => {
     for (let i = 0; i < 20_000; i++) v = [v];
     const answer = await route('/api/point/', { wkts: 'POINT (1 1)', dataType: v, options: {} });
     expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ error: { code: 'invalid_field', field: 'dataType', message: expect.stringContaining('an array of 1 item') } });
+    expect(answer.body).toMatchObject({
+      error: { code: 'invalid_field', field: 'dataType', message: expect.stringContaining('an array of 1 item') },
+    });
   });
 });
 
@@ -98,7 +114,9 @@ describe('the WKT tokenizer', () => {
     const a = poly('POLYGON ((18 -34, 19 -34, 19 -33, 18 -34))');
     const b = poly('polygon((18.0 -34,1.9e1 -34.0,\n\t19 -33E0,+18 -34))');
     expect(b.kind === 'polygon' && b.polygons).toEqual(a.kind === 'polygon' && a.polygons);
-    const m = poly('MultiPolygon (((18 -34, 19 -34, 19 -33, 18 -34), (18.8 -33.9, 18.9 -33.9, 18.9 -33.8, 18.8 -33.9)), ((20 -34, 21 -34, 21 -33, 20 -34)))');
+    const m = poly(
+      'MultiPolygon (((18 -34, 19 -34, 19 -33, 18 -34), (18.8 -33.9, 18.9 -33.9, 18.9 -33.8, 18.8 -33.9)), ((20 -34, 21 -34, 21 -33, 20 -34)))',
+    );
     expect(m.kind === 'polygon' && m.polygons.map((p) => p.length)).toEqual([2, 1]);
   });
 
@@ -114,13 +132,21 @@ describe('the WKT tokenizer', () => {
     ['POLYGON ((18 -34, 1e999 -34, 19 -33, 18 -34))', 'two finite numbers'],
     ['TRIANGLE ((18 -34, 19 -34, 19 -33, 18 -34))', 'is a TRIANGLE'],
   ])('refuses %s', (wkts, fragment) => {
-    const e = errorOf(() => validatePolygon({ wkts, dataType: 'windspeed', options: { subDataType: '20', dataExtent: 'sa', aggregationMethod: 'mean' } }));
+    const e = errorOf(() =>
+      validatePolygon({
+        wkts,
+        dataType: 'windspeed',
+        options: { subDataType: '20', dataExtent: 'sa', aggregationMethod: 'mean' },
+      }),
+    );
     expect(e).toMatchObject({ code: 'invalid_wkt', field: 'wkts' });
     expect(e.message).toContain(fragment);
   });
 
   it('counts geometries and vertices on the raw text, so limits win over a parse error later in the text', () => {
     expect(errorOf(() => validatePolyAggregate(stationBody(`${';'.repeat(100_000)}`))).code).toBe('limit_exceeded');
-    expect(errorOf(() => validatePolyAggregate(stationBody(`POLYGON ((${'1 1,'.repeat(MAX_VERTICES + 1)} oops`))).code).toBe('limit_exceeded');
+    expect(
+      errorOf(() => validatePolyAggregate(stationBody(`POLYGON ((${'1 1,'.repeat(MAX_VERTICES + 1)} oops`))).code,
+    ).toBe('limit_exceeded');
   });
 });

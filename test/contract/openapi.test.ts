@@ -30,7 +30,11 @@ function schemaValidator(name: string) {
   ajv.addSchema({ $id: 'doc', components }, 'doc');
   return ajv.compile({ $ref: `doc#/components/schemas/${name}` });
 }
-const schemaName = (e: Endpoint) => e.split('-').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+const schemaName = (e: Endpoint) =>
+  e
+    .split('-')
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('');
 
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1', async () => {
@@ -63,14 +67,21 @@ describe('the OpenAPI document', () => {
   });
 
   it('the request schemas reject what the validators reject for structure (unknown, missing, mistyped fields, unknown names)', () => {
-    for (const code of ['invalid_json', 'missing_field', 'invalid_field', 'unknown_field', 'unknown_data_type', 'limit_exceeded'] as ErrorCode[]) {
+    for (const code of [
+      'invalid_json',
+      'missing_field',
+      'invalid_field',
+      'unknown_field',
+      'unknown_data_type',
+      'limit_exceeded',
+    ] as ErrorCode[]) {
       const bad = ERROR_REQUESTS[code]!;
       if (code === 'limit_exceeded') continue; // a count of ";"-joined items: only the validator can see it
       expect(schemaValidator(`${schemaName(bad.endpoint)}Request`)(bad.body), code).toBe(false);
     }
   });
 
-  it('every input error example is the validators\' own answer to the documented bad request', () => {
+  it("every input error example is the validators' own answer to the documented bad request", () => {
     const examples = components.examples as Json;
     for (const [code, bad] of Object.entries(ERROR_REQUESTS)) {
       let thrown: unknown;
@@ -110,7 +121,12 @@ describe('the OpenAPI document', () => {
     const table = [...text.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)].map((m) => [m[1]!, Number(m[2])] as const);
     expect(table.length).toBeGreaterThan(10);
     expect(Object.fromEntries(table)).toEqual(
-      Object.fromEntries((components.schemas.Error.properties.error.properties.code.enum as ErrorCode[]).map((c) => [c, ERROR_STATUS[c]])),
+      Object.fromEntries(
+        (components.schemas.Error.properties.error.properties.code.enum as ErrorCode[]).map((c) => [
+          c,
+          ERROR_STATUS[c],
+        ]),
+      ),
     );
   });
 });
@@ -120,14 +136,17 @@ describe('the OpenAPI document against the running engine', () => {
   const engine = createNodeEngine(demo);
   afterAll(() => engine.close());
 
-  it.each(ENDPOINTS)('%s: the engine answers every request example with 200 and a body that matches the response schema', async (endpoint) => {
-    const schema = schemaValidator(`${schemaName(endpoint)}Response`);
-    for (const [name, { value }] of Object.entries(REQUEST_EXAMPLES[endpoint])) {
-      const res = await engine.handle({ method: 'POST', path: `/api/${endpoint}/`, body: JSON.stringify(value) });
-      expect(res.status, `${name}: ${JSON.stringify(res.body)}`).toBe(200);
-      expect(schema(res.body), `${name}: ${JSON.stringify(schema.errors)}`).toBe(true);
-    }
-  });
+  it.each(ENDPOINTS)(
+    '%s: the engine answers every request example with 200 and a body that matches the response schema',
+    async (endpoint) => {
+      const schema = schemaValidator(`${schemaName(endpoint)}Response`);
+      for (const [name, { value }] of Object.entries(REQUEST_EXAMPLES[endpoint])) {
+        const res = await engine.handle({ method: 'POST', path: `/api/${endpoint}/`, body: JSON.stringify(value) });
+        expect(res.status, `${name}: ${JSON.stringify(res.body)}`).toBe(200);
+        expect(schema(res.body), `${name}: ${JSON.stringify(schema.errors)}`).toBe(true);
+      }
+    },
+  );
 
   it('climate-query serve answers GET and HEAD /api/openapi.json with the document', async () => {
     const server = await startServer({ engine, port: 0 });

@@ -6,7 +6,13 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { STATION_TYPES } from '../../src/contract/station-data-types.ts';
-import { STATION_TYPE_INFO_NAMES, derivedDecimals, roundValue, roundValueSql, stationTypeInfo } from '../../src/contract/station-type-info.ts';
+import {
+  STATION_TYPE_INFO_NAMES,
+  derivedDecimals,
+  roundValue,
+  roundValueSql,
+  stationTypeInfo,
+} from '../../src/contract/station-type-info.ts';
 
 describe('station type facts', () => {
   it('every name of contract table 2.4 has a name, a unit and a step', () => {
@@ -29,10 +35,13 @@ describe('station type facts', () => {
 
 describe('roundValue agrees with DuckDB round(round(x, 9), n)', () => {
   it('on halves, negatives, noisy halves and random values', async () => {
-    const xs: number[] = [0.125, -0.125, 1.005, -1.005, 2.675, 5.3999999999999995, 43.599999999999994, 0.12499999999999999, 0.12500000000000001, -2.5, 2.5, 0, -0.001, 101.19999999999999, 238.89959999999996, 183.89999999999998];
+    const xs: number[] = [
+      0.125, -0.125, 1.005, -1.005, 2.675, 5.3999999999999995, 43.599999999999994, 0.12499999999999999,
+      0.12500000000000001, -2.5, 2.5, 0, -0.001, 101.19999999999999, 238.89959999999996, 183.89999999999998,
+    ];
     // Means of 24 readings at 0.1 °C, summed in two orders: the two sums differ in the last bits.
     let seed = 7;
-    const r = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const r = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 400; i++) {
       const v = Array.from({ length: 24 }, () => Math.round((r() * 60 - 15) * 10) / 10);
       xs.push(v.reduce((a, b) => a + b, 0) / 24, [...v].reverse().reduce((a, b) => a + b, 0) / 24, (r() - 0.5) * 1e5);

@@ -27,16 +27,28 @@ const CASES: Array<[string, (c: Json) => void, RegExp]> = [
   ['a scale of 0', (c) => (c.rasters[0].scale = 0), /rasters\[0\]\.scale is 0/],
   ['nodata as text', (c) => (c.rasters[0].nodata = 'x'), /rasters\[0\]\.nodata is "x"/],
   ['a reversed bbox', (c) => (c.rasters[0].bbox = [20, -30, 16, -35]), /rasters\[0\]\.bbox is \[20, -30, 16, -35\]/],
-  ['a layer without files', (c) => (c.rasters[0].files = []), /rasters\[0\]\.files is \[\], which must list at least one file/],
+  [
+    'a layer without files',
+    (c) => (c.rasters[0].files = []),
+    /rasters\[0\]\.files is \[\], which must list at least one file/,
+  ],
   ['periods that are not text', (c) => (c.rasters[0].files[0].periods = [1, 2]), /rasters\[0\]\.files\[0\]\.periods/],
   ['an unknown time scale', (c) => (c.rasters[0].timeScale = 'weekly'), /rasters\[0\]\.timeScale is "weekly"/],
   ['a tile size of 0', (c) => (c.rasters[0].tileSize = [0, 0]), /rasters\[0\]\.tileSize/],
   ['a file size as text', (c) => (c.files[0].bytes = '12'), /files\[0\]\.bytes is "12"/],
   ['a short sha256', (c) => (c.files[0].sha256 = 'abc'), /files\[0\]\.sha256 is "abc"/],
-  ['a header longer than its file', (c) => (c.files.find((f: Json) => f.header).header.bytes = 1e12), /files\[\d+\]\.header\.bytes is 1000000000000/],
+  [
+    'a header longer than its file',
+    (c) => (c.files.find((f: Json) => f.header).header.bytes = 1e12),
+    /files\[\d+\]\.header\.bytes is 1000000000000/,
+  ],
   ['an index size of 3', (c) => (c.stations.indexBytes = 3), /stations\.indexBytes is 3/],
   ['a negative coverage size', (c) => (c.stations.coverageBytes = -1), /stations\.coverageBytes is -1/],
-  ['data types of an unknown scale', (c) => (c.stations.dataTypes = { weekly: ['rain'] }), /stations\.dataTypes\.weekly/],
+  [
+    'data types of an unknown scale',
+    (c) => (c.stations.dataTypes = { weekly: ['rain'] }),
+    /stations\.dataTypes\.weekly/,
+  ],
 ];
 
 describe('a damaged or hostile catalog.json', () => {
@@ -47,21 +59,34 @@ describe('a damaged or hostile catalog.json', () => {
     it(`${what}: dataset_unavailable naming the field`, () => {
       const c = structuredClone(good) as Json;
       change(c);
-      expect(() => checkCatalog(c, 'catalog.json')).toThrow(expect.objectContaining({ code: 'dataset_unavailable', message: expect.stringMatching(message) }));
+      expect(() => checkCatalog(c, 'catalog.json')).toThrow(
+        expect.objectContaining({ code: 'dataset_unavailable', message: expect.stringMatching(message) }),
+      );
     });
   }
   it('through the engine: 503 dataset_unavailable, not 500', async () => {
     const root = join(work, 'width');
-    await cp(demo, root, { recursive: true, filter: (src) => !src.includes('/stations/') || src.endsWith('/stations') });
+    await cp(demo, root, {
+      recursive: true,
+      filter: (src) => !src.includes('/stations/') || src.endsWith('/stations'),
+    });
     const c = structuredClone(good) as Json;
     c.rasters[0].width = -1;
     await writeFile(join(root, 'catalog.json'), JSON.stringify(c));
     const engine = createNodeEngine(root);
     try {
-      const body = { wkts: 'POINT (19 -33.5)', dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' };
+      const body = {
+        wkts: 'POINT (19 -33.5)',
+        dataTypes: ['rain_sum'],
+        options: { timeScale: 'daily' },
+        startDate: '2024-01-01',
+        endDate: '2024-01-02',
+      };
       const answer = await engine.handle({ method: 'POST', path: '/api/nearest-station/', body: JSON.stringify(body) });
       expect(answer.status).toBe(503);
-      expect((answer.body as { error: { code: string; message: string } }).error.message).toMatch(/rasters\[0\]\.width is -1/);
+      expect((answer.body as { error: { code: string; message: string } }).error.message).toMatch(
+        /rasters\[0\]\.width is -1/,
+      );
     } finally {
       await engine.close();
     }

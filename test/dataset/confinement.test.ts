@@ -20,7 +20,10 @@ let station: IndexedStation;
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'cq-confine-'));
   const bytes = await readFile(join(fx.dataset, 'stations/index.parquet'));
-  const stations = await parseStationIndex(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), 'fixture');
+  const stations = await parseStationIndex(
+    bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+    'fixture',
+  );
   station = stations.find((s) => s.files.daily)!;
 });
 afterAll(() => rm(work, { recursive: true, force: true }));
@@ -84,9 +87,14 @@ describe('symlinks out of a folder dataset', () => {
         const engine = createNodeEngine(root, { followLinks });
         try {
           server = await startServer({ engine, port: 0, staticRoot: root, followLinks });
-          const api = await fetch(`${server.url}api/nearest-station/`, { method: 'POST', body: JSON.stringify(request()) });
+          const api = await fetch(`${server.url}api/nearest-station/`, {
+            method: 'POST',
+            body: JSON.stringify(request()),
+          });
           expect(api.status).toBe(followLinks ? 200 : 503);
-          const got = await fetch(`${server.url}${file.split('/').map(encodeURIComponent).join('/').replace(/%3D/g, '=')}`);
+          const got = await fetch(
+            `${server.url}${file.split('/').map(encodeURIComponent).join('/').replace(/%3D/g, '=')}`,
+          );
           expect(got.status).toBe(followLinks ? 200 : 404);
         } finally {
           await server?.close();

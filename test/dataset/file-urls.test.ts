@@ -29,8 +29,12 @@ beforeAll(async () => {
   await mkdir(join(archive, 'stations'), { recursive: true });
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
-  const ids = IDS.map((id, i) => `('${id}', 'Station ${i}', ${-33.9 + i * 0.1}, ${18.8 + i * 0.1}, ${100 + i})`).join(', ');
-  await con.run(`COPY (SELECT * FROM (VALUES ${ids}) t(station_id, name, lat, lon, elevation)) TO '${join(archive, 'stations/stations.parquet')}' (FORMAT parquet)`);
+  const ids = IDS.map((id, i) => `('${id}', 'Station ${i}', ${-33.9 + i * 0.1}, ${18.8 + i * 0.1}, ${100 + i})`).join(
+    ', ',
+  );
+  await con.run(
+    `COPY (SELECT * FROM (VALUES ${ids}) t(station_id, name, lat, lon, elevation)) TO '${join(archive, 'stations/stations.parquet')}' (FORMAT parquet)`,
+  );
   await con.run(`COPY (SELECT s.station_id, TIMESTAMP '2024-03-01 00:00:00' + INTERVAL (h) HOUR AS time, round(10 + s.k + h / 10.0, 1) AS temperature_mean
       FROM (SELECT station_id, row_number() OVER (ORDER BY station_id) AS k FROM (VALUES ${IDS.map((id) => `('${id}')`).join(', ')}) v(station_id)) s, range(48) r(h)
       ORDER BY station_id, time) TO '${join(archive, 'stations/hourly')}' (FORMAT parquet, PARTITION_BY (station_id), WRITE_PARTITION_COLUMNS true)`);
@@ -38,7 +42,13 @@ beforeAll(async () => {
   db.closeSync();
   await indexStations(archive);
   // As `npm start` serves a dataset: a file in Vite's public folder.
-  vite = await createServer({ root: join(dir, 'public'), configFile: false, publicDir: join(dir, 'public'), logLevel: 'error', server: { host: '127.0.0.1', port: 0, hmr: false } });
+  vite = await createServer({
+    root: join(dir, 'public'),
+    configFile: false,
+    publicDir: join(dir, 'public'),
+    logLevel: 'error',
+    server: { host: '127.0.0.1', port: 0, hmr: false },
+  });
   await vite.listen();
   viteUrl = `http://127.0.0.1:${(vite.httpServer!.address() as { port: number }).port}/`;
 });
@@ -49,17 +59,40 @@ afterAll(async () => {
 });
 
 const body = (x: number, y: number) =>
-  JSON.stringify({ wkts: `POINT (${x} ${y})`, dataTypes: ['temperature_mean'], options: { timeScale: 'hourly' }, startDate: '2024-03-01T00:00:00', endDate: '2024-03-02T23:00:00' });
+  JSON.stringify({
+    wkts: `POINT (${x} ${y})`,
+    dataTypes: ['temperature_mean'],
+    options: { timeScale: 'hourly' },
+    startDate: '2024-03-01T00:00:00',
+    endDate: '2024-03-02T23:00:00',
+  });
 
 describe('file URLs', () => {
   it('keep "=" literal, encode what a segment must not hold, and stay under the dataset', () => {
-    expect(encodeDatasetPath('stations/hourly/station_id=SYN-044/data_0.parquet')).toBe('stations/hourly/station_id=SYN-044/data_0.parquet');
-    expect(encodeDatasetPath('stations/hourly/station_id=A%3B1/x y#?.parquet')).toBe('stations/hourly/station_id=A%253B1/x%20y%23%3F.parquet');
+    expect(encodeDatasetPath('stations/hourly/station_id=SYN-044/data_0.parquet')).toBe(
+      'stations/hourly/station_id=SYN-044/data_0.parquet',
+    );
+    expect(encodeDatasetPath('stations/hourly/station_id=A%3B1/x y#?.parquet')).toBe(
+      'stations/hourly/station_id=A%253B1/x%20y%23%3F.parquet',
+    );
     const at = urlLocation('http://h.example/data/demo/');
-    expect(at.resolve('stations/hourly/station_id=C=3/data_0.parquet')).toBe('http://h.example/data/demo/stations/hourly/station_id=C=3/data_0.parquet');
+    expect(at.resolve('stations/hourly/station_id=C=3/data_0.parquet')).toBe(
+      'http://h.example/data/demo/stations/hourly/station_id=C=3/data_0.parquet',
+    );
     // Text that a URL parser would read as a climb, a scheme or another host is refused or stays a name.
     expect(at.resolve('rasters/.%2e/secret.tif')).toBe('http://h.example/data/demo/rasters/.%252e/secret.tif');
-    for (const bad of ['../x.tif', 'a/../../x', '\thttp://evil/x.tif', 'a\n/b', ' a', 'a//b', './a', 'http://evil/x', '/etc/passwd', 'a\\b']) {
+    for (const bad of [
+      '../x.tif',
+      'a/../../x',
+      '\thttp://evil/x.tif',
+      'a\n/b',
+      ' a',
+      'a//b',
+      './a',
+      'http://evil/x',
+      '/etc/passwd',
+      'a\\b',
+    ]) {
       expect(() => at.resolve(bad), bad).toThrow(/lists the file/);
     }
   });
@@ -98,7 +131,17 @@ describe('a host that answers something else than the file', () => {
     const s = stations[0]!;
     await rm(join(copy, s.files.hourly!.path));
     const wkt = `POINT (${s.lon} ${s.lat})`;
-    const answer = await engine.handle({ method: 'POST', path: '/api/nearest-station/', body: JSON.stringify({ wkts: wkt, dataTypes: ['temperature_mean'], options: { timeScale: 'hourly' }, startDate: '2024-02-10T00:00:00', endDate: '2024-02-10T03:00:00' }) });
+    const answer = await engine.handle({
+      method: 'POST',
+      path: '/api/nearest-station/',
+      body: JSON.stringify({
+        wkts: wkt,
+        dataTypes: ['temperature_mean'],
+        options: { timeScale: 'hourly' },
+        startDate: '2024-02-10T00:00:00',
+        endDate: '2024-02-10T03:00:00',
+      }),
+    });
     expect(answer.status, JSON.stringify(answer.body).slice(0, 400)).toBe(503);
     const error = (answer.body as { error: { code: string; message: string } }).error;
     expect(error.code).toBe('dataset_unavailable');

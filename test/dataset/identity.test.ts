@@ -32,7 +32,10 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'cq-identity-'));
   rasters = await buildRasterFixture();
   const bytes = await readFile(join(fx.dataset, 'stations/index.parquet'));
-  stations = await parseStationIndex(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), 'fixture');
+  stations = await parseStationIndex(
+    bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+    'fixture',
+  );
 }, 120_000);
 afterAll(async () => {
   await rasters?.cleanup();
@@ -45,7 +48,10 @@ afterAll(async () => {
  */
 async function rebuildInPlace(file: string): Promise<void> {
   const bytes = await readFile(file);
-  const key = bytes.indexOf(Buffer.from(BUILD_ID_KEY)) >= 0 ? bytes.indexOf(Buffer.from(BUILD_ID_KEY)) : bytes.indexOf(Buffer.from(BUILD_ID_KEY.toUpperCase()));
+  const key =
+    bytes.indexOf(Buffer.from(BUILD_ID_KEY)) >= 0
+      ? bytes.indexOf(Buffer.from(BUILD_ID_KEY))
+      : bytes.indexOf(Buffer.from(BUILD_ID_KEY.toUpperCase()));
   expect(key, `${file} carries the build id`).toBeGreaterThan(0);
   // "<ISO time>Z/<8 hex>": the first hex digit after the "Z/".
   const at = bytes.indexOf(Buffer.from('Z/'), key) + 2;
@@ -88,10 +94,21 @@ function fieldQuery() {
   const some = stations.filter((s) => s.files.daily).slice(0, 10);
   const lons = some.map((s) => s.lon);
   const lats = some.map((s) => s.lat);
-  const [w, e, s, n] = [Math.min(...lons) - 0.01, Math.max(...lons) + 0.01, Math.min(...lats) - 0.01, Math.max(...lats) + 0.01];
+  const [w, e, s, n] = [
+    Math.min(...lons) - 0.01,
+    Math.max(...lons) + 0.01,
+    Math.min(...lats) - 0.01,
+    Math.max(...lats) + 0.01,
+  ];
   const file = some[3]!.files.daily!;
   return {
-    body: { wkts: `POLYGON ((${w} ${s}, ${e} ${s}, ${e} ${n}, ${w} ${n}, ${w} ${s}))`, dataTypes: ['temperature_mean'], options: { timeScale: 'daily' }, startDate: file.first, endDate: file.last },
+    body: {
+      wkts: `POLYGON ((${w} ${s}, ${e} ${s}, ${e} ${n}, ${w} ${n}, ${w} ${s}))`,
+      dataTypes: ['temperature_mean'],
+      options: { timeScale: 'daily' },
+      startDate: file.first,
+      endDate: file.last,
+    },
     file: file.path,
   };
 }
@@ -101,12 +118,21 @@ describe('a station file from another build, of the same size', () => {
     for (const s of stations) {
       for (const f of Object.values(s.files)) {
         const bytes = await readFile(join(fx.dataset, f.path));
-        expect(f.footerHash).toBe(createHash('sha256').update(bytes.subarray(bytes.length - f.footer - 8)).digest('hex').slice(0, FOOTER_HASH_DIGITS));
+        expect(f.footerHash).toBe(
+          createHash('sha256')
+            .update(bytes.subarray(bytes.length - f.footer - 8))
+            .digest('hex')
+            .slice(0, FOOTER_HASH_DIGITS),
+        );
       }
     }
     const db = await DuckDBInstance.create(':memory:');
     const con = await db.connect();
-    const marked = (await con.runAndReadAll(`SELECT count(DISTINCT file_name) AS n FROM parquet_kv_metadata('${fx.dataset}/stations/daily/*/*.parquet') WHERE decode(key) = '${BUILD_ID_KEY}' AND regexp_matches(decode(value), '^\\d{4}-\\d\\d-\\d\\dT.*Z/[0-9a-f]{8}$')`)).getRowObjectsJS();
+    const marked = (
+      await con.runAndReadAll(
+        `SELECT count(DISTINCT file_name) AS n FROM parquet_kv_metadata('${fx.dataset}/stations/daily/*/*.parquet') WHERE decode(key) = '${BUILD_ID_KEY}' AND regexp_matches(decode(value), '^\\d{4}-\\d\\d-\\d\\dT.*Z/[0-9a-f]{8}$')`,
+      )
+    ).getRowObjectsJS();
     con.closeSync();
     db.closeSync();
     expect(Number(marked[0]!.n)).toBe(stations.filter((s) => s.files.daily).length);
@@ -127,13 +153,22 @@ describe('a station file from another build, of the same size', () => {
     const root = join(work, 'stations-coverage');
     await cp(fx.dataset, root, { recursive: true });
     const s = stations.find((x) => x.files.daily)!;
-    const body = { wkts: `POINT (${s.lon} ${s.lat})`, dataTypes: ['temperature_mean'], options: { timeScale: 'daily' }, startDate: s.files.daily!.first, endDate: s.files.daily!.last };
+    const body = {
+      wkts: `POINT (${s.lon} ${s.lat})`,
+      dataTypes: ['temperature_mean'],
+      options: { timeScale: 'daily' },
+      startDate: s.files.daily!.first,
+      endDate: s.files.daily!.last,
+    };
     const before = await bothWays(root, '/api/nearest-station/', body);
     for (const a of before) expect(a.status).toBe(200);
     const path = join(root, 'stations/coverage.jsonl');
     const text = await readFile(path, 'utf8');
     // Every daily line's footer digest changed at the same length: as if written for other files.
-    const other = text.replace(/("scale":"daily","footer":")([0-9a-f])/g, (_m, head: string, d: string) => `${head}${d === 'a' ? 'b' : 'a'}`);
+    const other = text.replace(
+      /("scale":"daily","footer":")([0-9a-f])/g,
+      (_m, head: string, d: string) => `${head}${d === 'a' ? 'b' : 'a'}`,
+    );
     expect(other).not.toBe(text);
     expect(other.length).toBe(text.length);
     await writeFile(path, other);
@@ -142,7 +177,13 @@ describe('a station file from another build, of the same size', () => {
 });
 
 describe('a raster file from another build, of the same size', () => {
-  const point = { wkts: 'POINT (18.61 -33.31)', dataType: 'temp', options: { subDataType: 'mean', timeScale: 'daily', dataExtent: 'tc' }, startDate: '2023-06-01', endDate: '2023-06-03' };
+  const point = {
+    wkts: 'POINT (18.61 -33.31)',
+    dataType: 'temp',
+    options: { subDataType: 'mean', timeScale: 'daily', dataExtent: 'tc' },
+    startDate: '2023-06-01',
+    endDate: '2023-06-03',
+  };
 
   it('the catalog records each layer file’s header (up to the first tile) and its SHA-256', async () => {
     const rasterFiles = rasters.catalog.files.filter((f) => f.role === 'raster');
@@ -175,15 +216,26 @@ describe('a host without ETags', () => {
       const [, a, b] = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? '') ?? [];
       const start = Number(a);
       const end = Math.min(Number(b), body.length - 1);
-      res.writeHead(206, { 'Content-Range': `bytes ${start}-${end}/${body.length}`, 'Content-Length': end - start + 1, 'Last-Modified': modified }).end(body.subarray(start, end + 1));
+      res
+        .writeHead(206, {
+          'Content-Range': `bytes ${start}-${end}/${body.length}`,
+          'Content-Length': end - start + 1,
+          'Last-Modified': modified,
+        })
+        .end(body.subarray(start, end + 1));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const source = createHttpSource(`http://127.0.0.1:${(server.address() as AddressInfo).port}/f.bin`, { expected: { bytes: body.length } });
+      const source = createHttpSource(`http://127.0.0.1:${(server.address() as AddressInfo).port}/f.bin`, {
+        expected: { bytes: body.length },
+      });
       expect((await source.read(0, 100)).length).toBe(100);
       expect((await source.read(100, 100)).length).toBe(100);
       modified = 'Tue, 24 Nov 2026 10:05:00 GMT';
-      await expect(source.read(200, 100)).rejects.toMatchObject({ code: 'dataset_changed', message: expect.stringContaining('Last-Modified') });
+      await expect(source.read(200, 100)).rejects.toMatchObject({
+        code: 'dataset_changed',
+        message: expect.stringContaining('Last-Modified'),
+      });
     } finally {
       server.close();
     }

@@ -14,7 +14,10 @@ export type Ui = {
   lastRequest?: { endpoint: string; path: string; body: Record<string, unknown> };
   lastAnswer?: unknown;
   chartData?: Array<Array<number | null>>;
-  table?: { rows: string[]; series: Array<{ label: string; title?: string; unit: string; values: Array<number | null> }> };
+  table?: {
+    rows: string[];
+    series: Array<{ label: string; title?: string; unit: string; values: Array<number | null> }>;
+  };
 };
 
 /** Cuts the page off from everything but the test servers, as on a farm with no signal; returns the URLs it blocked. */
@@ -29,15 +32,25 @@ export async function networkOff(page: Page): Promise<string[]> {
 
 /** Waits until the map has loaded its style and tiles (bounded: 20 s). */
 export async function mapIdle(page: Page): Promise<void> {
-  await page.waitForFunction(() => {
-    const map = (window as unknown as { cqUi: { view: { map: { loaded(): boolean; areTilesLoaded(): boolean } } } }).cqUi.view.map;
-    return map.loaded() && map.areTilesLoaded();
-  }, undefined, { timeout: 20_000 });
+  await page.waitForFunction(
+    () => {
+      const map = (window as unknown as { cqUi: { view: { map: { loaded(): boolean; areTilesLoaded(): boolean } } } })
+        .cqUi.view.map;
+      return map.loaded() && map.areTilesLoaded();
+    },
+    undefined,
+    { timeout: 20_000 },
+  );
   await page.waitForTimeout(250);
 }
 
 /** Opens the app at `url` in a new page of `browser` with the network off, and waits for it and its map. */
-export async function openAppPage(browser: Browser, url: string, size = { width: 1280, height: 800 }, before?: (page: Page) => Promise<unknown>): Promise<Page> {
+export async function openAppPage(
+  browser: Browser,
+  url: string,
+  size = { width: 1280, height: 800 },
+  before?: (page: Page) => Promise<unknown>,
+): Promise<Page> {
   const page = await browser.newPage({ viewport: size });
   // Tests never reach the internet: whatever the app asks of it fails.
   await networkOff(page);
@@ -78,17 +91,24 @@ export async function drawPolygon(page: Page, ring: Array<[number, number]>): Pr
 
 /** Moves the map at once. */
 export async function zoomTo(page: Page, center: [number, number], zoom: number): Promise<void> {
-  await page.evaluate(([c, z]) => {
-    const map = (window as unknown as { cqUi: { view: { map: { jumpTo(o: unknown): void } } } }).cqUi.view.map;
-    map.jumpTo({ center: c, zoom: z });
-  }, [center, zoom] as const);
+  await page.evaluate(
+    ([c, z]) => {
+      const map = (window as unknown as { cqUi: { view: { map: { jumpTo(o: unknown): void } } } }).cqUi.view.map;
+      map.jumpTo({ center: c, zoom: z });
+    },
+    [center, zoom] as const,
+  );
   await page.waitForTimeout(200);
 }
 
 /** Presses Run, waits (60 s at most) for the answer, expects it answered, and returns what the app holds. */
 export async function runAndWait(page: Page): Promise<Ui> {
   await page.getByRole('button', { name: 'Run query' }).click();
-  await page.waitForFunction(() => /Answered|Failed|Cancelled|No values/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => /Answered|Failed|Cancelled|No values/.test(document.getElementById('status')!.textContent ?? ''),
+    undefined,
+    { timeout: 60_000 },
+  );
   expect(await page.locator('#status').textContent()).toMatch(/Answered/);
   return page.evaluate(() => {
     const u = (window as unknown as { cqUi: Ui }).cqUi;

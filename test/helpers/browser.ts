@@ -12,12 +12,23 @@ export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Launches headless Chromium with WebGL through SwiftShader (MapLibre needs it). */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}. Install it with \`apt-get install chromium\` (.ci/run does) or set CHROMIUM_PATH.`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}. Install it with \`apt-get install chromium\` (.ci/run does) or set CHROMIUM_PATH.`,
+    );
   }
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--no-sandbox',
+      '--use-angle=swiftshader',
+      '--enable-unsafe-swiftshader',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   });
   // Two test workers each drawing maps in software on two cores: a first load of the app through
   // Vite's dev server has taken over 30 s (Playwright's default) on a loaded CI machine. Every page
@@ -38,7 +49,10 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 /** Starts Vite on the repository root, with `datasets` mounted as /<name>/. */
-export async function startVite(datasets: Record<string, string>, options: { withoutPublic?: boolean } = {}): Promise<{ server: ViteDevServer; url: string }> {
+export async function startVite(
+  datasets: Record<string, string>,
+  options: { withoutPublic?: boolean } = {},
+): Promise<{ server: ViteDevServer; url: string }> {
   const server = await createServer({
     root: new URL('../..', import.meta.url).pathname,
     // withoutPublic: as on a fresh clone, whatever `npm start` left in public/ (the demo dataset) is not served.

@@ -27,11 +27,19 @@ export interface BuiltSite {
 export async function buildSite(dataset: string): Promise<BuiltSite> {
   const out = await mkdtemp(join(tmpdir(), 'cq-built-'));
   const site = join(out, 'site');
-  await exec(join(repo, 'node_modules/.bin/vite'), ['build', '--outDir', site, '--emptyOutDir', '--logLevel', 'warn'], { cwd: repo, env: { ...process.env, CQ_NO_PUBLIC: '1' } });
+  await exec(join(repo, 'node_modules/.bin/vite'), ['build', '--outDir', site, '--emptyOutDir', '--logLevel', 'warn'], {
+    cwd: repo,
+    env: { ...process.env, CQ_NO_PUBLIC: '1' },
+  });
   await mkdir(join(site, 'data'), { recursive: true });
   await cp(dataset, join(site, 'data/demo'), { recursive: true });
   const sw = await readFile(join(site, 'sw.js'), 'utf8');
   const m = /^self\.__CLIMATE_QUERY_PRECACHE__ = (\{.*?\});\n/.exec(sw);
   if (!m) throw new Error('sw.js carries no precache list: is scripts/vite-precache-plugin.ts in vite.config.ts?');
-  return { site, dataset: join(site, 'data/demo'), manifest: JSON.parse(m[1]!), remove: () => rm(out, { recursive: true, force: true }) };
+  return {
+    site,
+    dataset: join(site, 'data/demo'),
+    manifest: JSON.parse(m[1]!),
+    remove: () => rm(out, { recursive: true, force: true }),
+  };
 }

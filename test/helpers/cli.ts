@@ -15,10 +15,19 @@ export interface CliResult {
 /** Runs the CLI with `args` (and `input` on stdin); never rejects: a failing run is its exit code. Killed after 5 minutes. */
 export function cli(args: string[], input?: string): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], { maxBuffer: 256 * 1024 * 1024, timeout: 300_000 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { maxBuffer: 256 * 1024 * 1024, timeout: 300_000 },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : 1
+          : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
     child.stdin!.end(input ?? '');
   });
 }

@@ -13,7 +13,11 @@ export function errorOf(fn: () => unknown): ClimateQueryError {
 }
 
 /** Awaits `p`, expecting a ClimateQueryError with `code` (and `field`, when given), and returns it. */
-export async function expectClimateError(p: Promise<unknown>, code: string, field?: string): Promise<ClimateQueryError> {
+export async function expectClimateError(
+  p: Promise<unknown>,
+  code: string,
+  field?: string,
+): Promise<ClimateQueryError> {
   const e = await p.then(
     () => {
       throw new Error(`expected a ClimateQueryError ${code}, got success`);
@@ -22,6 +26,9 @@ export async function expectClimateError(p: Promise<unknown>, code: string, fiel
   );
   expect(e).toBeInstanceOf(ClimateQueryError);
   const err = e as ClimateQueryError;
-  expect({ code: err.code, ...(field !== undefined ? { field: err.field } : {}) }).toEqual({ code, ...(field !== undefined ? { field } : {}) });
+  expect({ code: err.code, ...(field !== undefined ? { field: err.field } : {}) }).toEqual({
+    code,
+    ...(field !== undefined ? { field } : {}),
+  });
   return err;
 }

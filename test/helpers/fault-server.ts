@@ -97,7 +97,11 @@ export async function startFaultServer(root: string): Promise<FaultServer> {
       const size = bytes.length;
       // An ETag like nginx's: modification time and size.
       const etag = `"${Math.floor(mtime).toString(16)}-${size.toString(16)}"`;
-      const headers: Record<string, string | number> = { 'Accept-Ranges': 'bytes', 'Content-Type': 'application/octet-stream', ETag: etag };
+      const headers: Record<string, string | number> = {
+        'Accept-Ranges': 'bytes',
+        'Content-Type': 'application/octet-stream',
+        ETag: etag,
+      };
       const ifMatch = req.headers['if-match'];
       if (ifMatch && ifMatch !== etag) return void res.writeHead(412, headers).end();
       let start = 0;
@@ -127,7 +131,10 @@ export async function startFaultServer(root: string): Promise<FaultServer> {
       }
       if (fault === 'shifted' && status === 206) {
         const from = Math.min(size, start + 4096);
-        body = Buffer.concat([bytes.subarray(from, from + body.length), Buffer.alloc(Math.max(0, body.length - (size - from)))]);
+        body = Buffer.concat([
+          bytes.subarray(from, from + body.length),
+          Buffer.alloc(Math.max(0, body.length - (size - from))),
+        ]);
       }
       const total = fault === 'wrong-total' ? size + 1000 : size;
       if (status === 206) headers['Content-Range'] = `bytes ${start}-${end}/${total}`;

@@ -24,7 +24,13 @@ export async function gdalPixel(path: string, band: number, x: number, y: number
       const col = Math.floor((x - gt[0]!) / gt[1]!);
       const row = Math.floor((y - gt[3]!) / gt[5]!);
       if (col < 0 || row < 0 || col >= info.size[0] || row >= info.size[1]) return null;
-      await gdalStep('gdal_translate -srcwin', (g) => g.gdal_translate(ds, ['-srcwin', String(col), String(row), '1', '1', '-b', String(band), '-of', 'XYZ'], `${outMount.outputName}/px`));
+      await gdalStep('gdal_translate -srcwin', (g) =>
+        g.gdal_translate(
+          ds,
+          ['-srcwin', String(col), String(row), '1', '1', '-b', String(band), '-of', 'XYZ'],
+          `${outMount.outputName}/px`,
+        ),
+      );
       const file = (await readdir(work)).find((f) => f.startsWith('px'));
       if (!file) throw new Error('gdal_translate wrote no XYZ file');
       const z = Number((await readFile(join(work, file), 'utf8')).trim().split(/\s+/)[2]);

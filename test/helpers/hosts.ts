@@ -58,7 +58,15 @@ export function freePort(): Promise<number> {
 
 /** The first of `candidates` that exists as a file, or a name found on PATH (with the sbin folders a root shell has). */
 function findProgram(...candidates: string[]): string | null {
-  const dirs = [...(process.env.PATH ?? '').split(':'), '/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+  const dirs = [
+    ...(process.env.PATH ?? '').split(':'),
+    '/usr/local/sbin',
+    '/usr/local/bin',
+    '/usr/sbin',
+    '/usr/bin',
+    '/sbin',
+    '/bin',
+  ];
   for (const c of candidates) {
     if (c.includes('/')) {
       if (existsSync(c)) return c;
@@ -125,8 +133,18 @@ async function waitUntilUp(url: string, child: ChildProcess | null, output: () =
 }
 
 /** Starts a foreground server process and waits until `probeUrl` answers. */
-async function startProcess(name: string, command: string, args: string[], probeUrl: string, options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ child: ChildProcess; output: () => string; stop: () => Promise<void> }> {
-  const child = spawn(command, args, { cwd: options.cwd ?? REPO, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  probeUrl: string,
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ child: ChildProcess; output: () => string; stop: () => Promise<void> }> {
+  const child = spawn(command, args, {
+    cwd: options.cwd ?? REPO,
+    env: options.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out = (out + c.toString()).slice(-20_000)));
   child.stderr!.on('data', (c: Buffer) => (out = (out + c.toString()).slice(-20_000)));
@@ -166,7 +184,8 @@ export async function startNginx(site: string, options: NginxOptions = {}): Prom
   const name = options.extraMjs ? 'nginx+mjs' : 'nginx';
   const bin = findProgram('nginx');
   if (!bin) return { name, skipped: 'nginx is not installed (apt-get install nginx-light)' };
-  if (!existsSync('/etc/nginx/mime.types')) return { name, skipped: '/etc/nginx/mime.types is missing (apt-get install nginx-common)' };
+  if (!existsSync('/etc/nginx/mime.types'))
+    return { name, skipped: '/etc/nginx/mime.types is missing (apt-get install nginx-common)' };
   await worldReadable(site);
   const dir = await mkdtemp(join(tmpdir(), 'cq-nginx-'));
   await chmod(dir, 0o755);
@@ -203,7 +222,12 @@ ${options.extraMjs ? '  types { text/javascript mjs; }\n' : ''}  access_log ${di
 `,
   );
   const url = `http://127.0.0.1:${port}/`;
-  const p = await startProcess(name, bin, ['-c', conf, '-p', dir, '-e', `${dir}/error.log`, '-g', 'daemon off;'], url).catch(async (e: unknown) => {
+  const p = await startProcess(
+    name,
+    bin,
+    ['-c', conf, '-p', dir, '-e', `${dir}/error.log`, '-g', 'daemon off;'],
+    url,
+  ).catch(async (e: unknown) => {
     await rm(dir, { recursive: true, force: true });
     throw e;
   });
@@ -267,7 +291,15 @@ Listen 127.0.0.1:${port}
 `,
   );
   const url = `http://127.0.0.1:${port}/`;
-  const env = { ...process.env, APACHE_RUN_DIR: dir, APACHE_LOCK_DIR: dir, APACHE_LOG_DIR: dir, APACHE_PID_FILE: `${dir}/apache2.pid`, APACHE_RUN_USER: 'www-data', APACHE_RUN_GROUP: 'www-data' };
+  const env = {
+    ...process.env,
+    APACHE_RUN_DIR: dir,
+    APACHE_LOCK_DIR: dir,
+    APACHE_LOG_DIR: dir,
+    APACHE_PID_FILE: `${dir}/apache2.pid`,
+    APACHE_RUN_USER: 'www-data',
+    APACHE_RUN_GROUP: 'www-data',
+  };
   const p = await startProcess(name, bin, ['-f', conf, '-DFOREGROUND'], url, { env }).catch(async (e: unknown) => {
     await rm(dir, { recursive: true, force: true });
     throw e;
@@ -310,7 +342,10 @@ http://127.0.0.1:${port} {
   );
   const url = `http://127.0.0.1:${port}/`;
   const env = { ...process.env, HOME: dir, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config') };
-  const p = await startProcess(name, bin, ['run', '--config', conf, '--adapter', 'caddyfile'], url, { env, cwd: dir }).catch(async (e: unknown) => {
+  const p = await startProcess(name, bin, ['run', '--config', conf, '--adapter', 'caddyfile'], url, {
+    env,
+    cwd: dir,
+  }).catch(async (e: unknown) => {
     await rm(dir, { recursive: true, force: true });
     throw e;
   });
@@ -340,7 +375,9 @@ export async function startLighttpd(site: string): Promise<HostResult> {
   await chmod(dir, 0o755);
   const port = await freePort();
   const conf = join(dir, 'lighttpd.conf');
-  const mime = existsSync('/usr/share/lighttpd/create-mime.conf.pl') ? 'include_shell "/usr/share/lighttpd/create-mime.conf.pl"' : mimeAssignFromEtc();
+  const mime = existsSync('/usr/share/lighttpd/create-mime.conf.pl')
+    ? 'include_shell "/usr/share/lighttpd/create-mime.conf.pl"'
+    : mimeAssignFromEtc();
   await writeFile(
     conf,
     `server.modules = ( "mod_indexfile", "mod_access", "mod_alias", "mod_redirect", "mod_accesslog" )
@@ -420,7 +457,12 @@ export async function startVitePreview(site: string): Promise<HostResult> {
   if (!existsSync(vite)) return { name, skipped: 'vite is not installed (npm install)' };
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
-  const p = await startProcess(name, process.execPath, [vite, 'preview', '--outDir', site, '--port', String(port), '--host', '127.0.0.1', '--strictPort'], url);
+  const p = await startProcess(
+    name,
+    process.execPath,
+    [vite, 'preview', '--outDir', site, '--port', String(port), '--host', '127.0.0.1', '--strictPort'],
+    url,
+  );
   return { name, url, rangeSupported: true, stop: p.stop };
 }
 
@@ -431,7 +473,8 @@ export async function startVitePreview(site: string): Promise<HostResult> {
  */
 export async function startViteDev(site: string): Promise<HostResult> {
   const name = 'vite-dev';
-  if (!existsSync(join(REPO, 'node_modules/vite/package.json'))) return { name, skipped: 'vite is not installed (npm install)' };
+  if (!existsSync(join(REPO, 'node_modules/vite/package.json')))
+    return { name, skipped: 'vite is not installed (npm install)' };
   const pub = await mkdtemp(join(tmpdir(), 'cq-vite-public-'));
   await mkdir(join(pub, 'data'), { recursive: true });
   await cp(join(site, 'data/demo'), join(pub, 'data/demo'), { recursive: true });
@@ -492,7 +535,13 @@ export async function startServe(site: string): Promise<HostResult> {
   if (!bin) return { name, skipped: 'serve is not installed (npm install)' };
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
-  const p = await startProcess(name, process.execPath, [bin, site, '-l', `tcp://127.0.0.1:${port}`, '--no-clipboard', '--no-port-switching'], url, { env: { ...process.env, NO_UPDATE_CHECK: '1' } });
+  const p = await startProcess(
+    name,
+    process.execPath,
+    [bin, site, '-l', `tcp://127.0.0.1:${port}`, '--no-clipboard', '--no-port-switching'],
+    url,
+    { env: { ...process.env, NO_UPDATE_CHECK: '1' } },
+  );
   return { name, url, rangeSupported: true, stop: p.stop };
 }
 
@@ -503,7 +552,12 @@ export async function startPython(site: string): Promise<HostResult> {
   if (!bin) return { name, skipped: 'python3 is not installed' };
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
-  const p = await startProcess(name, bin, ['-m', 'http.server', '--bind', '127.0.0.1', String(port), '--directory', site], url);
+  const p = await startProcess(
+    name,
+    bin,
+    ['-m', 'http.server', '--bind', '127.0.0.1', String(port), '--directory', site],
+    url,
+  );
   return { name, url, rangeSupported: false, stop: p.stop };
 }
 
@@ -540,7 +594,24 @@ export async function startS3(site: string): Promise<HostResult> {
   const port = await freePort();
   const root = `http://127.0.0.1:${port}/`;
   const base = `${root}${S3_BUCKET}/`;
-  const p = await startProcess(name, process.execPath, [bin, '-d', join(dir, 'data'), '-a', '127.0.0.1', '-p', String(port), '--silent', '--configure-bucket', S3_BUCKET, join(dir, 'cors.xml')], root).catch(async (e: unknown) => {
+  const p = await startProcess(
+    name,
+    process.execPath,
+    [
+      bin,
+      '-d',
+      join(dir, 'data'),
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '--silent',
+      '--configure-bucket',
+      S3_BUCKET,
+      join(dir, 'cors.xml'),
+    ],
+    root,
+  ).catch(async (e: unknown) => {
     await rm(dir, { recursive: true, force: true });
     throw e;
   });
@@ -607,7 +678,11 @@ async function guessTypes(exts: string[]): Promise<Map<string, string>> {
   const py = findProgram('python3');
   if (py) {
     try {
-      const { stdout } = await exec(py, ['-c', 'import json,mimetypes,sys\nprint(json.dumps({e: mimetypes.guess_type("f"+e)[0] for e in sys.argv[1:]}))', ...unique]);
+      const { stdout } = await exec(py, [
+        '-c',
+        'import json,mimetypes,sys\nprint(json.dumps({e: mimetypes.guess_type("f"+e)[0] for e in sys.argv[1:]}))',
+        ...unique,
+      ]);
       for (const [e, t] of Object.entries(JSON.parse(stdout) as Record<string, string | null>)) if (t) map.set(e, t);
       return map;
     } catch {
@@ -660,9 +735,15 @@ export const DEFAULT_HOSTS = ['vite-dev', 'vite-preview', 'nginx', 's3', 'serve'
 export function selectedHosts(value = process.env.CQ_HOSTS): string[] {
   if (!value || !value.trim()) return DEFAULT_HOSTS;
   if (value.trim() === 'all') return Object.keys(HOSTS);
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(n in HOSTS));
-  if (unknown.length) throw new Error(`CQ_HOSTS names unknown host(s) ${unknown.join(', ')}; known: ${Object.keys(HOSTS).join(', ')}, or all`);
+  if (unknown.length)
+    throw new Error(
+      `CQ_HOSTS names unknown host(s) ${unknown.join(', ')}; known: ${Object.keys(HOSTS).join(', ')}, or all`,
+    );
   return names;
 }
 

@@ -25,7 +25,14 @@ export const rng = mulberry32;
 const close = (ring: Position[]): Position[] => [...ring, ring[0]!];
 
 /** A star-shaped (usually concave) ring around (cx, cy), radii in degrees, counter-clockwise. */
-export function star(rand: () => number, cx: number, cy: number, rMin: number, rMax: number, spikes: number): Position[] {
+export function star(
+  rand: () => number,
+  cx: number,
+  cy: number,
+  rMin: number,
+  rMax: number,
+  spikes: number,
+): Position[] {
   const pts: Position[] = [];
   const phase = rand() * Math.PI * 2;
   for (let i = 0; i < spikes * 2; i++) {
@@ -56,7 +63,8 @@ export function randomShapes(g: ShapeGrid, n: number, seed: number): Shape[] {
   const east = g.west + g.width * g.resX;
   const south = g.north - g.height * g.resY;
   const at = (col: number, row: number): Position => [g.west + col * g.resX, g.north - row * g.resY];
-  const anywhere = (margin = 0): Position => at(margin + rand() * (g.width - 2 * margin), margin + rand() * (g.height - 2 * margin));
+  const anywhere = (margin = 0): Position =>
+    at(margin + rand() * (g.width - 2 * margin), margin + rand() * (g.height - 2 * margin));
   const kinds: Array<() => Shape> = [
     () => {
       // Sub-pixel triangle inside one pixel.
@@ -66,7 +74,17 @@ export function randomShapes(g: ShapeGrid, n: number, seed: number): Shape[] {
     },
     () => {
       const [cx, cy] = anywhere(3);
-      return { kind: 'concave star', polygons: [[maybeReverse(rand, star(rand, cx, cy, px * (0.2 + rand()), px * (1 + 3 * rand()), 4 + Math.floor(rand() * 6)))]] };
+      return {
+        kind: 'concave star',
+        polygons: [
+          [
+            maybeReverse(
+              rand,
+              star(rand, cx, cy, px * (0.2 + rand()), px * (1 + 3 * rand()), 4 + Math.floor(rand() * 6)),
+            ),
+          ],
+        ],
+      };
     },
     () => {
       const [cx, cy] = anywhere(4);
@@ -80,7 +98,9 @@ export function randomShapes(g: ShapeGrid, n: number, seed: number): Shape[] {
       const [cx, cy] = anywhere(6);
       for (let k = 0; k < 2 + Math.floor(rand() * 2); k++) {
         const ox = cx + (k - 1) * px * 2.5;
-        parts.push([maybeReverse(rand, star(rand, ox, cy + (rand() - 0.5) * px, px * 0.3, px * (0.6 + rand() * 0.5), 5))]);
+        parts.push([
+          maybeReverse(rand, star(rand, ox, cy + (rand() - 0.5) * px, px * 0.3, px * (0.6 + rand() * 0.5), 5)),
+        ]);
       }
       return { kind: 'multipart', polygons: parts };
     },
@@ -96,16 +116,38 @@ export function randomShapes(g: ShapeGrid, n: number, seed: number): Shape[] {
       // Centred on a tile corner, so the pixels come from up to four tiles.
       const tc = 1 + Math.floor(rand() * Math.max(1, Math.floor((g.width - 1) / g.tile)));
       const tr = 1 + Math.floor(rand() * Math.max(1, Math.floor((g.height - 1) / g.tile)));
-      const [cx, cy] = at(Math.min(g.width - 1, tc * g.tile) + (rand() - 0.5) * 0.6, Math.min(g.height - 1, tr * g.tile) + (rand() - 0.5) * 0.6);
-      return { kind: 'on tile corner', polygons: [[maybeReverse(rand, star(rand, cx, cy, px * 0.5, px * (1 + rand() * 2), 6))]] };
+      const [cx, cy] = at(
+        Math.min(g.width - 1, tc * g.tile) + (rand() - 0.5) * 0.6,
+        Math.min(g.height - 1, tr * g.tile) + (rand() - 0.5) * 0.6,
+      );
+      return {
+        kind: 'on tile corner',
+        polygons: [[maybeReverse(rand, star(rand, cx, cy, px * 0.5, px * (1 + rand() * 2), 6))]],
+      };
     },
     () => {
       // Straddling one of the raster's edges; part of it lies outside the grid.
       const side = Math.floor(rand() * 4);
       const t = 0.1 + 0.8 * rand();
       const c: Position =
-        side === 0 ? [g.west, g.north - t * g.height * g.resY] : side === 1 ? [east, g.north - t * g.height * g.resY] : side === 2 ? [g.west + t * g.width * g.resX, g.north] : [g.west + t * g.width * g.resX, south];
-      return { kind: 'across raster edge', polygons: [[maybeReverse(rand, star(rand, c[0] + (rand() - 0.5) * px, c[1] + (rand() - 0.5) * px, px * 0.5, px * (1 + rand() * 2), 7))]] };
+        side === 0
+          ? [g.west, g.north - t * g.height * g.resY]
+          : side === 1
+            ? [east, g.north - t * g.height * g.resY]
+            : side === 2
+              ? [g.west + t * g.width * g.resX, g.north]
+              : [g.west + t * g.width * g.resX, south];
+      return {
+        kind: 'across raster edge',
+        polygons: [
+          [
+            maybeReverse(
+              rand,
+              star(rand, c[0] + (rand() - 0.5) * px, c[1] + (rand() - 0.5) * px, px * 0.5, px * (1 + rand() * 2), 7),
+            ),
+          ],
+        ],
+      };
     },
     () => {
       // Thin sliver crossing several pixels diagonally.
@@ -113,7 +155,22 @@ export function randomShapes(g: ShapeGrid, n: number, seed: number): Shape[] {
       const dx = px * (2 + 3 * rand());
       const dy = px * (rand() - 0.5) * 4;
       const w = px * 0.05;
-      return { kind: 'sliver', polygons: [[maybeReverse(rand, close([[x, y], [x + dx, y + dy], [x + dx, y + dy + w], [x, y + w]]))]] };
+      return {
+        kind: 'sliver',
+        polygons: [
+          [
+            maybeReverse(
+              rand,
+              close([
+                [x, y],
+                [x + dx, y + dy],
+                [x + dx, y + dy + w],
+                [x, y + w],
+              ]),
+            ),
+          ],
+        ],
+      };
     },
   ];
   return Array.from({ length: n }, (_, i) => kinds[i % kinds.length]!());

@@ -57,7 +57,9 @@ export async function startRangeServer(root: string, options: RangeServerOptions
       res.setHeader('Access-Control-Allow-Origin', '*');
       res.setHeader('Access-Control-Expose-Headers', 'Content-Length, Content-Range, Accept-Ranges, ETag');
       if (req.method === 'OPTIONS') {
-        res.writeHead(204, { 'Access-Control-Allow-Methods': 'GET, HEAD', 'Access-Control-Allow-Headers': 'Range' }).end();
+        res
+          .writeHead(204, { 'Access-Control-Allow-Methods': 'GET, HEAD', 'Access-Control-Allow-Headers': 'Range' })
+          .end();
         return;
       }
     }
@@ -96,7 +98,13 @@ export async function startRangeServer(root: string, options: RangeServerOptions
 
 // Each request is logged as soon as its status and length are known, before the body is
 // streamed, so a client that has its bytes always sees its request counted.
-async function handle(root: string, req: IncomingMessage, res: ServerResponse, record: (e: RangeRequestLog) => void, options: RangeServerOptions): Promise<void> {
+async function handle(
+  root: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: (e: RangeRequestLog) => void,
+  options: RangeServerOptions,
+): Promise<void> {
   const method = req.method ?? 'GET';
   const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
   const range = options.ranges === false ? null : (req.headers.range ?? null);
@@ -152,7 +160,11 @@ async function handle(root: string, req: IncomingMessage, res: ServerResponse, r
   }
   const length = end - start + 1;
   done(status, length);
-  res.writeHead(status, { ...headers, 'Content-Length': length, ...(status === 206 ? { 'Content-Range': `bytes ${start}-${end}/${size}` } : {}) });
+  res.writeHead(status, {
+    ...headers,
+    'Content-Length': length,
+    ...(status === 206 ? { 'Content-Range': `bytes ${start}-${end}/${size}` } : {}),
+  });
   await new Promise<void>((resolve) => {
     const stream = createReadStream(file, { start, end });
     stream.on('error', () => {

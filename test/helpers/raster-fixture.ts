@@ -52,7 +52,8 @@ function fill(valueAt: (c: number, r: number) => number, width = FIXTURE_GRID.wi
   };
 }
 
-const days = (startUtc: number, n: number) => Array.from({ length: n }, (_, i) => new Date(startUtc + i * 86_400_000).toISOString().slice(0, 10));
+const days = (startUtc: number, n: number) =>
+  Array.from({ length: n }, (_, i) => new Date(startUtc + i * 86_400_000).toISOString().slice(0, 10));
 
 /** A built fixture. */
 export interface RasterFixture {
@@ -72,24 +73,57 @@ export async function buildRasterFixture(): Promise<RasterFixture> {
   const dataset = join(root, 'dataset');
   await mkdir(inputs, { recursive: true });
   const g = FIXTURE_GRID;
-  const base = { width: g.width, height: g.height, geoTransform: [g.west, g.res, 0, g.north, 0, -g.res] as [number, number, number, number, number, number], nodata: INPUT_NODATA };
+  const base = {
+    width: g.width,
+    height: g.height,
+    geoTransform: [g.west, g.res, 0, g.north, 0, -g.res] as [number, number, number, number, number, number],
+    nodata: INPUT_NODATA,
+  };
 
   // temp/mean: one 365-band stack of 2023, dated by band descriptions.
-  await writeInputGeoTiff(join(inputs, 'tmean-2023.tif'), { ...base, bands: 365, descriptions: days(Date.UTC(2023, 0, 1), 365), fill: (b, out) => fill((c, r) => dailyValue(c, r, b))(out) });
+  await writeInputGeoTiff(join(inputs, 'tmean-2023.tif'), {
+    ...base,
+    bands: 365,
+    descriptions: days(Date.UTC(2023, 0, 1), 365),
+    fill: (b, out) => fill((c, r) => dailyValue(c, r, b))(out),
+  });
   // temp/max: two stacks that straddle the new year, so the layer has a file per year.
-  await writeInputGeoTiff(join(inputs, 'tmax-a.tif'), { ...base, bands: 12, descriptions: days(Date.UTC(2023, 11, 20), 12), fill: (b, out) => fill((c, r) => dailyValue(c, r, b, 353) + 8)(out) });
-  await writeInputGeoTiff(join(inputs, 'tmax-b.tif'), { ...base, bands: 10, descriptions: days(Date.UTC(2024, 0, 1), 10), fill: (b, out) => fill((c, r) => dailyValue(c, r, b + 12, 353) + 8)(out) });
+  await writeInputGeoTiff(join(inputs, 'tmax-a.tif'), {
+    ...base,
+    bands: 12,
+    descriptions: days(Date.UTC(2023, 11, 20), 12),
+    fill: (b, out) => fill((c, r) => dailyValue(c, r, b, 353) + 8)(out),
+  });
+  await writeInputGeoTiff(join(inputs, 'tmax-b.tif'), {
+    ...base,
+    bands: 10,
+    descriptions: days(Date.UTC(2024, 0, 1), 10),
+    fill: (b, out) => fill((c, r) => dailyValue(c, r, b + 12, 353) + 8)(out),
+  });
   // gdd/apples: one single-band file per season, dated by file name only.
   const gddFiles: string[] = [];
   for (let y = 2019; y <= 2024; y++) {
     const f = join(inputs, `gdd_apples_${y}.tif`);
-    await writeInputGeoTiff(f, { ...base, bands: 1, fill: (_b, out) => fill((c, r) => 1500 + 10 * c + 5 * r + 100 * (y - 2019) + 50 * hash(c, r, y))(out) });
+    await writeInputGeoTiff(f, {
+      ...base,
+      bands: 1,
+      fill: (_b, out) => fill((c, r) => 1500 + 10 * c + 5 * r + 100 * (y - 2019) + 50 * hash(c, r, y))(out),
+    });
     gddFiles.push(f);
   }
   // rain: calendar months written as "1".."12".
-  await writeInputGeoTiff(join(inputs, 'rain.tif'), { ...base, bands: 12, descriptions: Array.from({ length: 12 }, (_, m) => String(m + 1)), fill: (b, out) => fill((c, r) => 10 * (b + 1) + 0.3 * c + 20 * hash(c, r, b))(out) });
+  await writeInputGeoTiff(join(inputs, 'rain.tif'), {
+    ...base,
+    bands: 12,
+    descriptions: Array.from({ length: 12 }, (_, m) => String(m + 1)),
+    fill: (b, out) => fill((c, r) => 10 * (b + 1) + 0.3 * c + 20 * hash(c, r, b))(out),
+  });
   // chill/dpcu: no descriptions, periods passed explicitly.
-  await writeInputGeoTiff(join(inputs, 'chill.tif'), { ...base, bands: 3, fill: (b, out) => fill((c, r) => 800 - 300 * b + 2 * c - 3 * r)(out) });
+  await writeInputGeoTiff(join(inputs, 'chill.tif'), {
+    ...base,
+    bands: 3,
+    fill: (b, out) => fill((c, r) => 800 - 300 * b + 2 * c - 3 * r)(out),
+  });
   // windspeed/50: projected (UTM 34S) input; the build must reproject it.
   const utm = '+proj=utm +zone=34 +south +datum=WGS84 +units=m +no_defs';
   const [x0, y0] = proj4('EPSG:4326', utm, [g.west, g.north]);
@@ -113,16 +147,52 @@ export async function buildRasterFixture(): Promise<RasterFixture> {
     },
   });
   // windspeed/20: an undated EPSG:4326 layer.
-  await writeInputGeoTiff(join(inputs, 'wind-20.tif'), { ...base, bands: 1, fill: (_b, out) => fill((c, r) => 3 + 0.01 * c + 0.02 * r + hash(c, r, 7))(out) });
+  await writeInputGeoTiff(join(inputs, 'wind-20.tif'), {
+    ...base,
+    bands: 1,
+    fill: (_b, out) => fill((c, r) => 3 + 0.01 * c + 0.02 * r + hash(c, r, 7))(out),
+  });
 
   const started = Date.now();
-  await buildRasterLayer({ dir: dataset, datasetName: 'fixture', dataType: 'temp', subDataType: 'mean', inputs: [join(inputs, 'tmean-2023.tif')] });
-  await buildRasterLayer({ dir: dataset, dataType: 'temp', subDataType: 'max', inputs: [join(inputs, 'tmax-b.tif'), join(inputs, 'tmax-a.tif')] });
-  await buildRasterLayer({ dir: dataset, dataType: 'gdd', subDataType: 'apples', inputs: gddFiles, datePattern: 'gdd_apples_{yyyy}.tif' });
+  await buildRasterLayer({
+    dir: dataset,
+    datasetName: 'fixture',
+    dataType: 'temp',
+    subDataType: 'mean',
+    inputs: [join(inputs, 'tmean-2023.tif')],
+  });
+  await buildRasterLayer({
+    dir: dataset,
+    dataType: 'temp',
+    subDataType: 'max',
+    inputs: [join(inputs, 'tmax-b.tif'), join(inputs, 'tmax-a.tif')],
+  });
+  await buildRasterLayer({
+    dir: dataset,
+    dataType: 'gdd',
+    subDataType: 'apples',
+    inputs: gddFiles,
+    datePattern: 'gdd_apples_{yyyy}.tif',
+  });
   await buildRasterLayer({ dir: dataset, dataType: 'rain', inputs: [join(inputs, 'rain.tif')] });
-  await buildRasterLayer({ dir: dataset, dataType: 'chill', subDataType: 'dpcu', inputs: [{ path: join(inputs, 'chill.tif'), periods: ['2022', '2023', '2024'] }] });
-  await buildRasterLayer({ dir: dataset, dataType: 'windspeed', subDataType: '20', inputs: [join(inputs, 'wind-20.tif')] });
-  await buildRasterLayer({ dir: dataset, dataType: 'windspeed', subDataType: '50', inputs: [join(inputs, 'wind-utm.tif')] });
+  await buildRasterLayer({
+    dir: dataset,
+    dataType: 'chill',
+    subDataType: 'dpcu',
+    inputs: [{ path: join(inputs, 'chill.tif'), periods: ['2022', '2023', '2024'] }],
+  });
+  await buildRasterLayer({
+    dir: dataset,
+    dataType: 'windspeed',
+    subDataType: '20',
+    inputs: [join(inputs, 'wind-20.tif')],
+  });
+  await buildRasterLayer({
+    dir: dataset,
+    dataType: 'windspeed',
+    subDataType: '50',
+    inputs: [join(inputs, 'wind-utm.tif')],
+  });
   const buildSeconds = (Date.now() - started) / 1000;
 
   const catalog = JSON.parse(await readFile(join(dataset, 'catalog.json'), 'utf8')) as Catalog;

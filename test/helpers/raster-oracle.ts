@@ -25,7 +25,16 @@ export async function decodeWhole(path: string): Promise<DecodedRaster> {
     const [west, north] = image.getOrigin() as [number, number];
     const [resX, resYNeg] = image.getResolution() as [number, number];
     const bands = (await image.readRasters()) as unknown as ArrayLike<number>[];
-    return { west, north, resX, resY: -resYNeg, width: image.getWidth(), height: image.getHeight(), nodata: image.getGDALNoData(), bands };
+    return {
+      west,
+      north,
+      resX,
+      resY: -resYNeg,
+      width: image.getWidth(),
+      height: image.getHeight(),
+      nodata: image.getGDALNoData(),
+      bands,
+    };
   } finally {
     await tiff.close();
   }
@@ -41,7 +50,13 @@ export function lookup(r: DecodedRaster, band: number, lon: number, lat: number)
 }
 
 /** Sutherland–Hodgman: `ring` (closed or not) clipped to the rectangle; returns the clipped vertex list. */
-export function clipToRect(ring: readonly Position[], xmin: number, ymin: number, xmax: number, ymax: number): Position[] {
+export function clipToRect(
+  ring: readonly Position[],
+  xmin: number,
+  ymin: number,
+  xmax: number,
+  ymax: number,
+): Position[] {
   let pts: Position[] = ring.slice(0, ring.length - (samePoint(ring[0]!, ring[ring.length - 1]!) ? 1 : 0));
   const edges: Array<[(p: Position) => boolean, (a: Position, b: Position) => Position]> = [
     [(p) => p[0] >= xmin, (a, b) => atX(a, b, xmin)],
@@ -89,7 +104,12 @@ export function shoelace(pts: readonly Position[]): number {
 }
 
 /** Covered fraction of pixel (col, row) of `r`'s grid by a (multi)polygon: shells minus holes, per part. */
-export function pixelFraction(polygons: readonly PolygonCoords[], r: Pick<DecodedRaster, 'west' | 'north' | 'resX' | 'resY'>, col: number, row: number): number {
+export function pixelFraction(
+  polygons: readonly PolygonCoords[],
+  r: Pick<DecodedRaster, 'west' | 'north' | 'resX' | 'resY'>,
+  col: number,
+  row: number,
+): number {
   const xmin = r.west + col * r.resX;
   const xmax = r.west + (col + 1) * r.resX;
   const ymax = r.north - row * r.resY;
@@ -135,7 +155,12 @@ export function oracleCoverage(
 }
 
 /** exactextract-style statistic of band `band` over oracle coverage, in raw stored units. */
-export function oracleStat(r: DecodedRaster, band: number, cells: Array<{ col: number; row: number; fraction: number }>, method: 'min' | 'mean' | 'max'): number | null {
+export function oracleStat(
+  r: DecodedRaster,
+  band: number,
+  cells: Array<{ col: number; row: number; fraction: number }>,
+  method: 'min' | 'mean' | 'max',
+): number | null {
   let w = 0;
   let s = 0;
   let lo = Infinity;

@@ -19,7 +19,9 @@ export interface ServeProcess {
 
 /** Starts `climate-query serve --data <dataset> --port 0 …args`; rejects with its output if it exits first. */
 export async function startServeProcess(dataset: string, args: string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--data', dataset, '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--data', dataset, '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr.on('data', (c: Buffer) => {

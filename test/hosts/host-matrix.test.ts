@@ -39,22 +39,46 @@ const REQUESTS = [
   {
     name: 'nearest-station hourly',
     endpoint: 'nearest-station',
-    body: { wkts: 'POINT (18.87 -33.93);POINT (19.45 -33.64)', dataTypes: ['temperature_mean', 'rain', 'humidity'], options: { timeScale: 'hourly' }, startDate: '2024-02-01T00:00:00', endDate: '2024-02-02T23:00:00' },
+    body: {
+      wkts: 'POINT (18.87 -33.93);POINT (19.45 -33.64)',
+      dataTypes: ['temperature_mean', 'rain', 'humidity'],
+      options: { timeScale: 'hourly' },
+      startDate: '2024-02-01T00:00:00',
+      endDate: '2024-02-02T23:00:00',
+    },
   },
   {
     name: 'poly-aggregate daily',
     endpoint: 'poly-aggregate',
-    body: { wkts: 'POLYGON ((18.7 -34.1, 19.3 -34.1, 19.3 -33.6, 18.7 -33.6, 18.7 -34.1))', dataTypes: ['rain_sum', 'temperature_max'], options: { timeScale: 'daily' }, startDate: '2024-01-10', endDate: '2024-02-10' },
+    body: {
+      wkts: 'POLYGON ((18.7 -34.1, 19.3 -34.1, 19.3 -33.6, 18.7 -33.6, 18.7 -34.1))',
+      dataTypes: ['rain_sum', 'temperature_max'],
+      options: { timeScale: 'daily' },
+      startDate: '2024-01-10',
+      endDate: '2024-02-10',
+    },
   },
   {
     name: 'point daily',
     endpoint: 'point',
-    body: { wkts: 'POINT (19.03 -34.15);POINT (19.31 -33.37);POINT (18.42 -33.92)', dataType: 'temp', options: { subDataType: 'mean', timeScale: 'daily', dataExtent: 'tc' }, startDate: '2024-01-01', endDate: '2024-03-31' },
+    body: {
+      wkts: 'POINT (19.03 -34.15);POINT (19.31 -33.37);POINT (18.42 -33.92)',
+      dataType: 'temp',
+      options: { subDataType: 'mean', timeScale: 'daily', dataExtent: 'tc' },
+      startDate: '2024-01-01',
+      endDate: '2024-03-31',
+    },
   },
   {
     name: 'polygon annual',
     endpoint: 'polygon',
-    body: { wkts: FIELDS.join(';'), dataType: 'chill', options: { subDataType: 'ucu', timeScale: 'annual', dataExtent: 'tc', aggregationMethod: 'mean' }, startDate: '2019', endDate: '2024' },
+    body: {
+      wkts: FIELDS.join(';'),
+      dataType: 'chill',
+      options: { subDataType: 'ucu', timeScale: 'annual', dataExtent: 'tc', aggregationMethod: 'mean' },
+      startDate: '2019',
+      endDate: '2024',
+    },
   },
 ] as const;
 
@@ -87,7 +111,9 @@ beforeAll(async () => {
     const res = await engine.handle({ method: 'POST', path: `/api/${r.endpoint}/`, body: JSON.stringify(r.body) });
     expected.set(r.name, { status: res.status, text: JSON.stringify(res.body) });
   }
-  console.log(`[hosts] site built and engine answers ready in ${((Date.now() - t0) / 1000).toFixed(1)} s; hosts: ${names.join(', ')}`);
+  console.log(
+    `[hosts] site built and engine answers ready in ${((Date.now() - t0) / 1000).toFixed(1)} s; hosts: ${names.join(', ')}`,
+  );
 }, 300_000);
 
 afterAll(async () => {
@@ -102,7 +128,13 @@ afterAll(async () => {
   console.log(`[hosts] whole file: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 });
 
-type Ui = { cqUi: { ready: Promise<void>; offline?: Promise<unknown>; view?: { map: { loaded(): boolean; areTilesLoaded(): boolean; queryRenderedFeatures(o: unknown): unknown[] } } } };
+type Ui = {
+  cqUi: {
+    ready: Promise<void>;
+    offline?: Promise<unknown>;
+    view?: { map: { loaded(): boolean; areTilesLoaded(): boolean; queryRenderedFeatures(o: unknown): unknown[] } };
+  };
+};
 type Seen = { url: string; status: number; range: string | null; contentRange: string | null; bySw: boolean };
 type FetchAnswer = { status: number; contentType: string | null; text: string } | { error: string };
 
@@ -144,7 +176,11 @@ async function mapDrawn(page: Page): Promise<{ land: number; labels: number; can
     page.evaluate(() => {
       const map = (window as unknown as Ui).cqUi.view!.map;
       const c = document.querySelector('#map canvas') as HTMLCanvasElement | null;
-      return { land: map.queryRenderedFeatures({ layers: ['land'] }).length, labels: map.queryRenderedFeatures({ layers: ['place-labels'] }).length, canvas: c ? c.width * c.height : 0 };
+      return {
+        land: map.queryRenderedFeatures({ layers: ['land'] }).length,
+        labels: map.queryRenderedFeatures({ layers: ['place-labels'] }).length,
+        canvas: c ? c.width * c.height : 0,
+      };
     });
   let drawn = await sample();
   for (let waited = 0; waited < 10_000 && !(drawn.land > 0 && drawn.labels > 0 && drawn.canvas > 0); waited += 250) {
@@ -169,13 +205,20 @@ async function openedState(page: Page, navigate: () => Promise<{ status(): numbe
   try {
     const res = await navigate().catch((e: unknown) => String(e));
     const status = typeof res === 'string' ? res : (res?.status() ?? null);
-    const ready = status === 200 ? await readyState(page).catch((e: unknown) => String(e)) : 'not tried: the page did not load';
-    const css = await page.evaluate(() => {
-      const h = document.querySelector('header');
-      return { header: h ? getComputedStyle(h).backgroundColor : null, bodyMargin: getComputedStyle(document.body).marginTop };
-    }).catch((e: unknown) => String(e));
+    const ready =
+      status === 200 ? await readyState(page).catch((e: unknown) => String(e)) : 'not tried: the page did not load';
+    const css = await page
+      .evaluate(() => {
+        const h = document.querySelector('header');
+        return {
+          header: h ? getComputedStyle(h).backgroundColor : null,
+          bodyMargin: getComputedStyle(document.body).marginTop,
+        };
+      })
+      .catch((e: unknown) => String(e));
     let map = ready === 'ok' ? await mapDrawn(page) : 'not tried: the app is not ready';
-    if (typeof map !== 'string') map = map.canvas > 0 && map.land > 0 && map.labels > 0 ? 'drawn' : `drawn too little: ${JSON.stringify(map)}`;
+    if (typeof map !== 'string')
+      map = map.canvas > 0 && map.land > 0 && map.labels > 0 ? 'drawn' : `drawn too little: ${JSON.stringify(map)}`;
     return { status, css, ready, map, pageErrors: errors };
   } finally {
     page.off('pageerror', onError);
@@ -187,7 +230,12 @@ const postFromPage = (page: Page, endpoint: string, body: string) =>
   page.evaluate(
     async ([endpoint, body]) => {
       try {
-        const res = await fetch(`api/${endpoint}/`, { method: 'POST', body, headers: { 'Content-Type': 'application/json' }, signal: AbortSignal.timeout(90_000) });
+        const res = await fetch(`api/${endpoint}/`, {
+          method: 'POST',
+          body,
+          headers: { 'Content-Type': 'application/json' },
+          signal: AbortSignal.timeout(90_000),
+        });
         return { status: res.status, contentType: res.headers.get('content-type'), text: await res.text() };
       } catch (e) {
         return { error: String(e) };
@@ -203,8 +251,14 @@ async function compareEndpoints(page: Page): Promise<string[]> {
     const want = expected.get(r.name)!;
     const got = await postFromPage(page, r.endpoint, JSON.stringify(r.body));
     if ('error' in got) wrong.push(`${r.name}: fetch failed: ${got.error}`);
-    else if (got.status !== want.status) wrong.push(`${r.name}: status ${got.status} (${got.contentType}), Node engine ${want.status}: ${got.text.slice(0, 400)}`);
-    else if (got.text !== want.text) wrong.push(`${r.name}: ${got.text.length} bytes differ from the Node engine's ${want.text.length}: ${got.text.slice(0, 200)}`);
+    else if (got.status !== want.status)
+      wrong.push(
+        `${r.name}: status ${got.status} (${got.contentType}), Node engine ${want.status}: ${got.text.slice(0, 400)}`,
+      );
+    else if (got.text !== want.text)
+      wrong.push(
+        `${r.name}: ${got.text.length} bytes differ from the Node engine's ${want.text.length}: ${got.text.slice(0, 200)}`,
+      );
     else if (got.contentType !== 'application/json') wrong.push(`${r.name}: content-type ${got.contentType}`);
   }
   return wrong;
@@ -282,7 +336,13 @@ for (const name of names) {
           const req = res.request();
           if (!DATA_FILE.test(req.url())) return;
           const h = req.headers();
-          seen.push({ url: req.url(), status: res.status(), range: h.range ?? null, contentRange: res.headers()['content-range'] ?? null, bySw: req.serviceWorker() !== null });
+          seen.push({
+            url: req.url(),
+            status: res.status(),
+            range: h.range ?? null,
+            contentRange: res.headers()['content-range'] ?? null,
+            bySw: req.serviceWorker() !== null,
+          });
         });
         page = await context.newPage();
         page.on('requestfailed', (r) => failedRequests.push(`${r.url()}: ${r.failure()?.errorText}`));
@@ -306,7 +366,9 @@ for (const name of names) {
         const k = `${s.status}${s.range ? ' to Range' : ''}${s.bySw ? ' (service worker)' : ''}`;
         byStatus.set(k, (byStatus.get(k) ?? 0) + 1);
       }
-      console.log(`[${name}] .parquet/.tif responses seen by the browser: ${JSON.stringify(Object.fromEntries(byStatus))}`);
+      console.log(
+        `[${name}] .parquet/.tif responses seen by the browser: ${JSON.stringify(Object.fromEntries(byStatus))}`,
+      );
     });
 
     it(`${name}: a. the app opens (no page errors, cqUi.ready resolves, the map is drawn)`, async () => {
@@ -316,7 +378,10 @@ for (const name of names) {
       // machine whose other core was drawing maps; a built site opens in 15–25 s there.
       const opened = await openedState(page, () => page.goto(host.url, { timeout: 90_000 }));
       console.log(`[${name}] app opened in ${Date.now() - t} ms: ${JSON.stringify(opened)}`);
-      expect(opened, `failed requests:\n${failedRequests.join('\n')}\nconsole errors:\n${consoleErrors.join('\n')}`).toEqual({ status: 200, css: CSS_APPLIED, ready: 'ok', map: 'drawn', pageErrors: [] });
+      expect(
+        opened,
+        `failed requests:\n${failedRequests.join('\n')}\nconsole errors:\n${consoleErrors.join('\n')}`,
+      ).toEqual({ status: 200, css: CSS_APPLIED, ready: 'ok', map: 'drawn', pageErrors: [] });
     });
 
     it(`${name}: b. the service worker is registered and controls the page`, async () => {
@@ -329,7 +394,12 @@ for (const name of names) {
           if (ui?.offline) await Promise.race([ui.offline, new Promise((r) => setTimeout(r, 20_000))]);
           else if (!navigator.serviceWorker.controller) await new Promise((r) => setTimeout(r, 3_000));
           const reg = await navigator.serviceWorker.getRegistration();
-          return { controller: navigator.serviceWorker.controller?.scriptURL ?? null, active: reg?.active?.scriptURL ?? null, activeState: reg?.active?.state ?? null, scope: reg?.scope ?? null };
+          return {
+            controller: navigator.serviceWorker.controller?.scriptURL ?? null,
+            active: reg?.active?.scriptURL ?? null,
+            activeState: reg?.active?.state ?? null,
+            scope: reg?.scope ?? null,
+          };
         });
       let s = await state();
       if (s.active && !s.controller) {
@@ -362,9 +432,13 @@ for (const name of names) {
       expect(controlled, 'no service worker controls the page').toBe(true);
       const cdp: CDPSession = await context.newCDPSession(page);
       const versions = new Map<string, string>();
-      cdp.on('ServiceWorker.workerVersionUpdated', (ev: { versions: Array<{ versionId: string; runningStatus: string; scriptURL: string }> }) => {
-        for (const v of ev.versions) if (v.scriptURL === new URL('sw.js', host.url).href) versions.set(v.versionId, v.runningStatus);
-      });
+      cdp.on(
+        'ServiceWorker.workerVersionUpdated',
+        (ev: { versions: Array<{ versionId: string; runningStatus: string; scriptURL: string }> }) => {
+          for (const v of ev.versions)
+            if (v.scriptURL === new URL('sw.js', host.url).href) versions.set(v.versionId, v.runningStatus);
+        },
+      );
       await cdp.send('ServiceWorker.enable');
       await cdp.send('ServiceWorker.stopAllWorkers');
       await expect
@@ -372,7 +446,12 @@ for (const name of names) {
         .toSatisfy((v: string[]) => v.length > 0 && v.every((s) => s === 'stopped'));
       const wrong = await compareEndpoints(page);
       expect(wrong, `${REQUESTS.length - wrong.length}/${REQUESTS.length} right after the restart`).toEqual([]);
-      await expect.poll(() => [...versions.values()], { timeout: 5_000, message: 'the service worker did not start again to answer' }).toContain('running');
+      await expect
+        .poll(() => [...versions.values()], {
+          timeout: 5_000,
+          message: 'the service worker did not start again to answer',
+        })
+        .toContain('running');
       await cdp.detach();
     });
 
@@ -382,10 +461,15 @@ for (const name of names) {
         // The host itself, from Node: a ranged GET of a layer file.
         const tif = join(built.dataset, 'rasters/gdd-grapes/years.tif');
         const size = (await stat(tif)).size;
-        const p = await probe(new URL('data/demo/rasters/gdd-grapes/years.tif', host.url).href, { Range: 'bytes=0-15' });
+        const p = await probe(new URL('data/demo/rasters/gdd-grapes/years.tif', host.url).href, {
+          Range: 'bytes=0-15',
+        });
         expect(p).toMatchObject({ status: 206, range: `bytes 0-15/${size}`, bytes: 16 });
         // The browser: only the engine's dedicated Worker asks for ranges, so its requests must be visible here, and answered 206.
-        expect(seen.filter((s) => s.range !== null).length, 'no ranged .parquet/.tif request was seen by the browser (are dedicated-Worker requests visible?)').toBeGreaterThan(0);
+        expect(
+          seen.filter((s) => s.range !== null).length,
+          'no ranged .parquet/.tif request was seen by the browser (are dedicated-Worker requests visible?)',
+        ).toBeGreaterThan(0);
         const partial = seen.filter((s) => s.status === 206);
         expect(partial.length, `statuses seen: ${JSON.stringify(seen.slice(0, 12))}`).toBeGreaterThan(0);
         for (const s of partial) expect(s.contentRange, s.url).toMatch(/^bytes \d+-\d+\/\d+$/);
@@ -395,13 +479,21 @@ for (const name of names) {
         started();
         const tif = join(built.dataset, 'rasters/gdd-grapes/years.tif');
         const size = (await stat(tif)).size;
-        const p = await probe(new URL('data/demo/rasters/gdd-grapes/years.tif', host.url).href, { Range: 'bytes=0-15' });
+        const p = await probe(new URL('data/demo/rasters/gdd-grapes/years.tif', host.url).href, {
+          Range: 'bytes=0-15',
+        });
         // python's http.server ignores Range: 200 and the whole file.
         expect(p).toMatchObject({ status: 200, bytes: size });
         // The engine's Worker asked for ranges (its requests are visible) and got whole files.
-        expect(seen.filter((s) => s.range !== null).length, 'no ranged .parquet/.tif request was seen by the browser').toBeGreaterThan(0);
+        expect(
+          seen.filter((s) => s.range !== null).length,
+          'no ranged .parquet/.tif request was seen by the browser',
+        ).toBeGreaterThan(0);
         expect(seen.filter((s) => s.status === 206)).toEqual([]);
-        expect(seen.every((s) => s.status === 200), JSON.stringify(seen.filter((s) => s.status !== 200).slice(0, 5))).toBe(true);
+        expect(
+          seen.every((s) => s.status === 200),
+          JSON.stringify(seen.filter((s) => s.status !== 200).slice(0, 5)),
+        ).toBe(true);
         expect(endpointsRight, 'the answers (c) were not all equal to the Node engine').toBe(true);
       });
     }
@@ -409,27 +501,35 @@ for (const name of names) {
     // The dev server compiles modules on request: there is no built shell to precache, so no offline start
     // (docs/offline.md). Said by name rather than left out.
     const offlineShell = name !== 'vite-dev';
-    (offlineShell ? it : it.skip)(offlineShell ? `${name}: f. offline reload (host stopped, browser offline): the app opens with its CSS and the basemap drawn` : `${name}: f. offline reload — skipped: the dev server has no built shell to precache (docs/offline.md)`, async () => {
-      started();
-      const controlled = await page
-        .evaluate(async () => {
-          const ui = (window as unknown as Partial<Ui>).cqUi;
-          if (ui?.offline) await Promise.race([ui.offline, new Promise((r) => setTimeout(r, 20_000))]);
-          return navigator.serviceWorker.controller !== null;
-        })
-        .catch(() => false);
-      expect(controlled, 'no service worker controls the page before going offline').toBe(true);
-      await stopHost();
-      await context.setOffline(true);
-      try {
-        failedRequests.length = 0;
-        consoleErrors.length = 0;
-        const opened = await openedState(page, () => page.reload({ timeout: 30_000 }));
-        expect(opened, `failed requests:\n${failedRequests.join('\n')}\nconsole errors:\n${consoleErrors.join('\n')}`).toMatchObject({ status: 200, css: CSS_APPLIED, ready: 'ok', map: 'drawn' });
-      } finally {
-        await context.setOffline(false);
-      }
-    });
+    (offlineShell ? it : it.skip)(
+      offlineShell
+        ? `${name}: f. offline reload (host stopped, browser offline): the app opens with its CSS and the basemap drawn`
+        : `${name}: f. offline reload — skipped: the dev server has no built shell to precache (docs/offline.md)`,
+      async () => {
+        started();
+        const controlled = await page
+          .evaluate(async () => {
+            const ui = (window as unknown as Partial<Ui>).cqUi;
+            if (ui?.offline) await Promise.race([ui.offline, new Promise((r) => setTimeout(r, 20_000))]);
+            return navigator.serviceWorker.controller !== null;
+          })
+          .catch(() => false);
+        expect(controlled, 'no service worker controls the page before going offline').toBe(true);
+        await stopHost();
+        await context.setOffline(true);
+        try {
+          failedRequests.length = 0;
+          consoleErrors.length = 0;
+          const opened = await openedState(page, () => page.reload({ timeout: 30_000 }));
+          expect(
+            opened,
+            `failed requests:\n${failedRequests.join('\n')}\nconsole errors:\n${consoleErrors.join('\n')}`,
+          ).toMatchObject({ status: 200, css: CSS_APPLIED, ready: 'ok', map: 'drawn' });
+        } finally {
+          await context.setOffline(false);
+        }
+      },
+    );
   });
 }
 
@@ -450,7 +550,11 @@ async function report(name: string, host: RunningHost, site: BuiltSite): Promise
     ['index.html', `${base}index.html`],
     ['sw.js', `${base}sw.js`],
     ...(mjs ? ([[`assets/${mjs}`, `${base}assets/${mjs}`]] as Array<[string, string]>) : []),
-    ...(js ? ([[`assets/${js} (gzip)`, `${base}assets/${js}`, { 'Accept-Encoding': 'gzip', Origin: new URL(base).origin }]] as Array<[string, string, Record<string, string>]>) : []),
+    ...(js
+      ? ([
+          [`assets/${js} (gzip)`, `${base}assets/${js}`, { 'Accept-Encoding': 'gzip', Origin: new URL(base).origin }],
+        ] as Array<[string, string, Record<string, string>]>)
+      : []),
     ['catalog.json (gzip)', `${base}data/demo/catalog.json`, { 'Accept-Encoding': 'gzip' }],
     [`${station} Range`, `${base}${station}`, { Range: 'bytes=0-3' }],
     [`${encoded} Range`, `${base}${encoded}`, { Range: 'bytes=0-3' }],

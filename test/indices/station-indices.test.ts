@@ -56,8 +56,14 @@ function fill(xs: Float64Array, max: number): number {
   return filled;
 }
 
-const utah = (t: number) => (t <= 1.4 ? 0 : t <= 2.4 ? 0.5 : t <= 9.1 ? 1 : t <= 12.4 ? 0.5 : t <= 15.9 ? 0 : t <= 18 ? -0.5 : -1);
-const gdh = (t: number) => (t < 4 || t > 36 ? 0 : t <= 25 ? 10.5 * (1 - Math.cos((Math.PI * (t - 4)) / 21)) : 21 * (1 - Math.sin((Math.PI / 2) * ((t - 25) / 11))));
+const utah = (t: number) =>
+  t <= 1.4 ? 0 : t <= 2.4 ? 0.5 : t <= 9.1 ? 1 : t <= 12.4 ? 0.5 : t <= 15.9 ? 0 : t <= 18 ? -0.5 : -1;
+const gdh = (t: number) =>
+  t < 4 || t > 36
+    ? 0
+    : t <= 25
+      ? 10.5 * (1 - Math.cos((Math.PI * (t - 4)) / 21))
+      : 21 * (1 - Math.sin((Math.PI / 2) * ((t - 25) / 11)));
 
 /** Every index for one station over days [a, b], as the oracle computes them (null below 90 % known). */
 function oracle(id: string, a: number, b: number, maxGap = 6, gddBase = 10) {
@@ -67,11 +73,23 @@ function oracle(id: string, a: number, b: number, maxGap = 6, gddBase = 10) {
   const hrs = all.slice(margin * 24, margin * 24 + (b - a + 1) * 24);
   const known = [...hrs].filter((t) => !Number.isNaN(t));
   const days = Array.from({ length: b - a + 1 }, (_, d) => Array.from(hrs.slice(d * 24, d * 24 + 24)));
-  const dd = (base: number) => days.reduce((s, d) => (d.some(Number.isNaN) ? s : s + Math.max(0, (Math.min(...d) + Math.max(...d)) / 2 - base)), 0);
+  const dd = (base: number) =>
+    days.reduce(
+      (s, d) => (d.some(Number.isNaN) ? s : s + Math.max(0, (Math.min(...d) + Math.max(...d)) / 2 - base)),
+      0,
+    );
   const v = {
     chill_portions: dynamicModelPortions(known).reduce((s, x) => s + x, 0),
     utah_chill_units: known.reduce((s, t) => s + utah(t), 0),
-    dpcu: days.reduce((s, d) => s + Math.max(0, d.filter((t) => !Number.isNaN(t)).reduce((x, t) => x + utah(t), 0)), 0),
+    dpcu: days.reduce(
+      (s, d) =>
+        s +
+        Math.max(
+          0,
+          d.filter((t) => !Number.isNaN(t)).reduce((x, t) => x + utah(t), 0),
+        ),
+      0,
+    ),
     chilling_hours: known.filter((t) => t >= 0 && t <= 7.2).length,
     gdh: known.reduce((s, t) => s + gdh(t), 0),
     gdd: dd(gddBase),
@@ -79,16 +97,41 @@ function oracle(id: string, a: number, b: number, maxGap = 6, gddBase = 10) {
     frost_hours: known.filter((t) => t < 0).length,
   };
   const complete = known.length >= 0.9 * hrs.length;
-  return { values: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, complete ? x : null])), used: known.length, expected: hrs.length };
+  return {
+    values: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, complete ? x : null])),
+    used: known.length,
+    expected: hrs.length,
+  };
 }
 
-const INDICES = ['chill_portions', 'utah_chill_units', 'dpcu', 'chilling_hours', 'gdh', 'gdd', 'winkler', 'frost_hours'];
-type PointAnswer = Record<string, { metadata: { hours_from: string | null; distance_from_point_m: number; station_lat: number; station_lon: number }; indices: Record<string, { unit: string; periods: Record<string, IndexPeriod> }> }>;
+const INDICES = [
+  'chill_portions',
+  'utah_chill_units',
+  'dpcu',
+  'chilling_hours',
+  'gdh',
+  'gdd',
+  'winkler',
+  'frost_hours',
+];
+type PointAnswer = Record<
+  string,
+  {
+    metadata: { hours_from: string | null; distance_from_point_m: number; station_lat: number; station_lon: number };
+    indices: Record<string, { unit: string; periods: Record<string, IndexPeriod> }>;
+  }
+>;
 
 /** The station the oracle picks for a point: the nearest with any hourly temperature in the window (ties by id). */
 function nearestWithHours(lon: number, lat: number, a: number, b: number): OStation {
-  const has = (s: OStation) => [...(hourly.get(s.id) ?? [])].some(([k, v]) => v.temperature_mean !== null && dayOf(k.slice(0, 10)) >= a && dayOf(k.slice(0, 10)) <= b);
-  return stations.filter(has).map((s) => ({ s, d: distance(lon, lat, s.lon, s.lat) })).sort((x, y) => x.d - y.d || (x.s.id < y.s.id ? -1 : 1))[0]!.s;
+  const has = (s: OStation) =>
+    [...(hourly.get(s.id) ?? [])].some(
+      ([k, v]) => v.temperature_mean !== null && dayOf(k.slice(0, 10)) >= a && dayOf(k.slice(0, 10)) <= b,
+    );
+  return stations
+    .filter(has)
+    .map((s) => ({ s, d: distance(lon, lat, s.lon, s.lat) }))
+    .sort((x, y) => x.d - y.d || (x.s.id < y.s.id ? -1 : 1))[0]!.s;
 }
 
 describe('station-indices over the fixture, against the oracle', () => {
@@ -97,7 +140,12 @@ describe('station-indices over the fixture, against the oracle', () => {
     const [startDate, endDate] = ['2024-01-15', '2024-03-10'];
     const a = dayOf(startDate);
     const b = dayOf(endDate);
-    const res = (await engine.stationIndices({ wkts: pts.map(([x, y]) => `POINT (${x} ${y})`).join(';'), indices: INDICES, startDate, endDate })) as PointAnswer;
+    const res = (await engine.stationIndices({
+      wkts: pts.map(([x, y]) => `POINT (${x} ${y})`).join(';'),
+      indices: INDICES,
+      startDate,
+      endDate,
+    })) as PointAnswer;
     let compared = 0;
     for (const [x, y] of pts) {
       const ans = res[`POINT (${x} ${y})`]!;
@@ -134,18 +182,30 @@ describe('station-indices over the fixture, against the oracle', () => {
     expect(Object.keys(ans.indices.gdh!.periods)).toEqual(['2024-02-01/2024-02-29']);
     // The chill season 2023-12-20 – 2024-01-31 overlaps the window from 01-10: clipped.
     expect(Object.keys(ans.indices.chilling_hours!.periods)).toEqual(['2024-01-10/2024-01-31']);
-    expect(ans.indices.gdh!.periods['2024-02-01/2024-02-29']!.value).toBeCloseTo(oracle(s.id, dayOf('2024-02-01'), dayOf('2024-02-29')).values.gdh!, 3);
+    expect(ans.indices.gdh!.periods['2024-02-01/2024-02-29']!.value).toBeCloseTo(
+      oracle(s.id, dayOf('2024-02-01'), dayOf('2024-02-29')).values.gdh!,
+      3,
+    );
     expect(ans.indices.chilling_hours!.periods['2024-01-10/2024-01-31']!.hours_expected).toBe(22 * 24);
   });
 
   it('gaps: filled up to options.maxGapHours and counted; below options.minCompleteness the value is null with the reason', async () => {
     // The station with the most hours in short gaps (≤ 72 h) in the fixture's window.
-    const missing = (id: string) => [...hoursOf(id, dayOf('2024-01-01'), dayOf('2024-03-31'), 0)].filter(Number.isNaN).length;
+    const missing = (id: string) =>
+      [...hoursOf(id, dayOf('2024-01-01'), dayOf('2024-03-31'), 0)].filter(Number.isNaN).length;
     const fillable = (id: string) => fill(hoursOf(id, dayOf('2024-01-01'), dayOf('2024-03-31'), 3), 72);
     const s = [...stations].sort((x, y) => fillable(y.id) - fillable(x.id))[0]!;
     expect(fillable(s.id)).toBeGreaterThan(0);
     const ask = async (options: Record<string, unknown>) =>
-      ((await engine.stationIndices({ wkts: `POINT (${s.lon} ${s.lat})`, indices: ['frost_hours', 'gdh'], startDate: '2024-01-01', endDate: '2024-03-31', options })) as PointAnswer)[`POINT (${s.lon} ${s.lat})`]!.indices.gdh!.periods['2024-01-01/2024-03-31']!;
+      (
+        (await engine.stationIndices({
+          wkts: `POINT (${s.lon} ${s.lat})`,
+          indices: ['frost_hours', 'gdh'],
+          startDate: '2024-01-01',
+          endDate: '2024-03-31',
+          options,
+        })) as PointAnswer
+      )[`POINT (${s.lon} ${s.lat})`]!.indices.gdh!.periods['2024-01-01/2024-03-31']!;
     const none = await ask({ maxGapHours: 0 });
     const wide = await ask({ maxGapHours: 72 });
     expect(none.hours_filled).toBe(0);
@@ -159,20 +219,37 @@ describe('station-indices over the fixture, against the oracle', () => {
   });
 
   it('a window outside every record: null values that say why, never zeros', async () => {
-    const res = (await engine.stationIndices({ wkts: 'POINT (19.3 -33.4)', indices: ['chill_portions', 'frost_days'], startDate: '2030-05-01', endDate: '2030-06-30' })) as PointAnswer;
+    const res = (await engine.stationIndices({
+      wkts: 'POINT (19.3 -33.4)',
+      indices: ['chill_portions', 'frost_days'],
+      startDate: '2030-05-01',
+      endDate: '2030-06-30',
+    })) as PointAnswer;
     const ans = res['POINT (19.3 -33.4)']!;
     expect(ans.metadata.hours_from).toBeNull();
     const p = ans.indices.chill_portions!.periods['2030-05-01/2030-06-30']!;
     expect(p).toMatchObject({ value: null, hours_used: 0, hours_missing: 61 * 24 });
     expect(p.reason).toMatch(/no temperature/);
-    expect(ans.indices.frost_days!.periods['2030-05-01/2030-06-30']!.months).toEqual({ '2030-05': null, '2030-06': null });
+    expect(ans.indices.frost_days!.periods['2030-05-01/2030-06-30']!.months).toEqual({
+      '2030-05': null,
+      '2030-06': null,
+    });
   });
 
   it('a polygon: each index the mean over the stations inside with a value (a second method: one point query per station)', async () => {
     const box = 'POLYGON ((18.2 -34.5, 20.5 -34.5, 20.5 -32.5, 18.2 -32.5, 18.2 -34.5))';
-    const ring = [[18.2, -34.5], [20.5, -34.5], [20.5, -32.5], [18.2, -32.5], [18.2, -34.5]] as [number, number][];
+    const ring = [
+      [18.2, -34.5],
+      [20.5, -34.5],
+      [20.5, -32.5],
+      [18.2, -32.5],
+      [18.2, -34.5],
+    ] as [number, number][];
     const body = { indices: ['gdd', 'utah_chill_units'], startDate: '2024-02-01', endDate: '2024-02-29' };
-    const res = (await engine.stationIndices({ wkts: box, ...body })) as Extract<StationIndicesResponse, { stations_metadata: unknown }>;
+    const res = (await engine.stationIndices({ wkts: box, ...body })) as Extract<
+      StationIndicesResponse,
+      { stations_metadata: unknown }
+    >;
     const inside = stations.filter((s) => insideOrOn([s.lon, s.lat], [ring])).sort((a, b) => (a.id < b.id ? -1 : 1));
     expect(inside.length).toBeGreaterThan(2);
     const label = '2024-02-01/2024-02-29';
@@ -180,44 +257,91 @@ describe('station-indices over the fixture, against the oracle', () => {
       const per: number[] = [];
       for (let i = 0; i < inside.length; i += 10) {
         const chunk = inside.slice(i, i + 10);
-        const r = (await engine.stationIndices({ wkts: chunk.map((s) => `POINT (${s.lon} ${s.lat})`).join(';'), ...body })) as PointAnswer;
+        const r = (await engine.stationIndices({
+          wkts: chunk.map((s) => `POINT (${s.lon} ${s.lat})`).join(';'),
+          ...body,
+        })) as PointAnswer;
         for (const s of chunk) {
           const p = r[`POINT (${s.lon} ${s.lat})`]!;
-          if (p.metadata.distance_from_point_m === 0 && p.indices[name]!.periods[label]!.value !== null) per.push(p.indices[name]!.periods[label]!.value!);
+          if (p.metadata.distance_from_point_m === 0 && p.indices[name]!.periods[label]!.value !== null)
+            per.push(p.indices[name]!.periods[label]!.value!);
         }
       }
       const mean = res.indices[name]!.periods[label]!;
       expect(mean.station_count).toBe(per.length);
       expect(mean.value).toBeCloseTo(per.reduce((a, b) => a + b, 0) / per.length, 3);
     }
-    expect(Object.keys(res.stations_metadata).length).toBeGreaterThanOrEqual(res.indices.gdd!.periods[label]!.station_count!);
+    expect(Object.keys(res.stations_metadata).length).toBeGreaterThanOrEqual(
+      res.indices.gdd!.periods[label]!.station_count!,
+    );
   });
 
   it('bad input: a 400 naming the field, before any read', async () => {
     const base = { wkts: 'POINT (19 -33)', indices: ['gdd'], startDate: '2024-01-01', endDate: '2024-02-01' };
-    await expectError(engine.stationIndices({ ...base, indices: ['chill'] } as never), 'unknown_data_type', 'indices[0]');
+    await expectError(
+      engine.stationIndices({ ...base, indices: ['chill'] } as never),
+      'unknown_data_type',
+      'indices[0]',
+    );
     await expectError(engine.stationIndices({ ...base, startDate: '2024-02-30' }), 'invalid_date', 'startDate');
     await expectError(engine.stationIndices({ ...base, endDate: '2050-01-01' }), 'too_many_periods', 'endDate');
-    await expectError(engine.stationIndices({ ...base, options: { chillSeason: '04-01/09-31' } }), 'invalid_field', 'options.chillSeason');
-    await expectError(engine.stationIndices({ ...base, options: { crop: 'apples', gddBase: 4.5 } }), 'invalid_field', 'options.gddBase');
-    await expectError(engine.stationIndices({ ...base, options: { maxGapHours: 1.5 } }), 'invalid_field', 'options.maxGapHours');
-    await expectError(engine.stationIndices({ ...base, options: { minCompleteness: 0.2 } }), 'invalid_field', 'options.minCompleteness');
-    await expectError(engine.stationIndices({ ...base, wkts: 'POLYGON ((18 -34, 19 -34, 19 -33, 18 -34));POLYGON ((20 -34, 21 -34, 21 -33, 20 -34))' }), 'limit_exceeded', 'wkts');
-    await expectError(engine.stationIndices({ ...base, options: { by: 'month' } } as never), 'invalid_field', 'options.by');
+    await expectError(
+      engine.stationIndices({ ...base, options: { chillSeason: '04-01/09-31' } }),
+      'invalid_field',
+      'options.chillSeason',
+    );
+    await expectError(
+      engine.stationIndices({ ...base, options: { crop: 'apples', gddBase: 4.5 } }),
+      'invalid_field',
+      'options.gddBase',
+    );
+    await expectError(
+      engine.stationIndices({ ...base, options: { maxGapHours: 1.5 } }),
+      'invalid_field',
+      'options.maxGapHours',
+    );
+    await expectError(
+      engine.stationIndices({ ...base, options: { minCompleteness: 0.2 } }),
+      'invalid_field',
+      'options.minCompleteness',
+    );
+    await expectError(
+      engine.stationIndices({
+        ...base,
+        wkts: 'POLYGON ((18 -34, 19 -34, 19 -33, 18 -34));POLYGON ((20 -34, 21 -34, 21 -33, 20 -34))',
+      }),
+      'limit_exceeded',
+      'wkts',
+    );
+    await expectError(
+      engine.stationIndices({ ...base, options: { by: 'month' } } as never),
+      'invalid_field',
+      'options.by',
+    );
   });
 });
 
 describe('station-indices: the library, serve and the CLI answer byte for byte alike', () => {
   it('one answer text through handle(), `serve` over HTTP, `query station-indices` and `indices`', async () => {
     const s = stations[1]!;
-    const body = { wkts: `POINT (${s.lon + 0.01} ${s.lat});POINT (19.3 -33.4)`, indices: ['chill_portions', 'frost_days_1', 'gdd'], startDate: '2024-01-01', endDate: '2024-03-31', options: { by: 'season', chillSeason: '02-01/03-15', crop: 'apples' } };
+    const body = {
+      wkts: `POINT (${s.lon + 0.01} ${s.lat});POINT (19.3 -33.4)`,
+      indices: ['chill_portions', 'frost_days_1', 'gdd'],
+      startDate: '2024-01-01',
+      endDate: '2024-03-31',
+      options: { by: 'season', chillSeason: '02-01/03-15', crop: 'apples' },
+    };
     const lib = await engine.handle({ method: 'POST', path: '/api/station-indices/', body: JSON.stringify(body) });
     expect(lib.status).toBe(200);
     const libText = JSON.stringify(lib.body);
     let server: RunningServer | undefined;
     try {
       server = await startServer({ engine, port: 0 });
-      const http = await fetch(new URL("api/station-indices/", server.url), { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      const http = await fetch(new URL('api/station-indices/', server.url), {
+        method: 'POST',
+        body: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(http.status).toBe(200);
       expect(await http.text()).toBe(libText);
     } finally {
@@ -226,10 +350,40 @@ describe('station-indices: the library, serve and the CLI answer byte for byte a
     const viaQuery = await cli(['query', 'station-indices', '-', '--data', fx.dataset], JSON.stringify(body));
     expect(viaQuery.code).toBe(0);
     expect(viaQuery.stdout.trim()).toBe(libText);
-    const viaIndices = await cli(['indices', body.wkts, '--indices', body.indices.join(','), '--from', body.startDate, '--to', body.endDate, '--by', 'season', '--chill-season', '02-01/03-15', '--crop', 'apples', '--data', fx.dataset]);
+    const viaIndices = await cli([
+      'indices',
+      body.wkts,
+      '--indices',
+      body.indices.join(','),
+      '--from',
+      body.startDate,
+      '--to',
+      body.endDate,
+      '--by',
+      'season',
+      '--chill-season',
+      '02-01/03-15',
+      '--crop',
+      'apples',
+      '--data',
+      fx.dataset,
+    ]);
     expect(viaIndices.code, viaIndices.stderr).toBe(0);
     expect(viaIndices.stdout.trim()).toBe(libText);
-    const bad = await cli(['indices', 'POINT (19 -33)', '--indices', 'gdd', '--from', '2024-01-01', '--to', '2024-02-01', '--max-gap-hours', 'many', '--data', fx.dataset]);
+    const bad = await cli([
+      'indices',
+      'POINT (19 -33)',
+      '--indices',
+      'gdd',
+      '--from',
+      '2024-01-01',
+      '--to',
+      '2024-02-01',
+      '--max-gap-hours',
+      'many',
+      '--data',
+      fx.dataset,
+    ]);
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stdout)).toMatchObject({ error: { code: 'invalid_field', field: 'options.maxGapHours' } });
   });

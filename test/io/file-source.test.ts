@@ -15,10 +15,16 @@ describe('file byte source', () => {
       const src = createFileSource(path, { bytes: 5 });
       expect([...(await src.read(1, 3))]).toEqual([2, 3, 4]);
       await src.close!();
-      await expect(src.read(0, 2)).rejects.toMatchObject({ code: 'aborted', message: expect.stringContaining('was closed') });
+      await expect(src.read(0, 2)).rejects.toMatchObject({
+        code: 'aborted',
+        message: expect.stringContaining('was closed'),
+      });
       // Another size than the dataset records: dataset_changed, with what to do.
       const other = createFileSource(path, { bytes: 9 });
-      await expect(other.read(0, 2)).rejects.toMatchObject({ code: 'dataset_changed', message: expect.stringContaining('has 5 bytes where the dataset records 9') });
+      await expect(other.read(0, 2)).rejects.toMatchObject({
+        code: 'dataset_changed',
+        message: expect.stringContaining('has 5 bytes where the dataset records 9'),
+      });
       await other.close!();
     } finally {
       await rm(dir, { recursive: true, force: true });

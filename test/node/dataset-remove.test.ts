@@ -21,20 +21,65 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const catalogOf = async (): Promise<Catalog> => JSON.parse(await readFile(join(data, 'catalog.json'), 'utf8')) as Catalog;
-const exists = (p: string) => stat(p).then(() => true, () => false);
+const catalogOf = async (): Promise<Catalog> =>
+  JSON.parse(await readFile(join(data, 'catalog.json'), 'utf8')) as Catalog;
+const exists = (p: string) =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );
 
 /** Answers of the four endpoints from the dataset as it is now, as JSON text (errors as their code). */
 async function answers(): Promise<Record<string, string>> {
   const engine = createNodeEngine(data);
-  const ask = (name: string, p: Promise<unknown>) => p.then((a) => [name, JSON.stringify(a)], (e: { code?: string }) => [name, `error ${e.code}`]);
+  const ask = (name: string, p: Promise<unknown>) =>
+    p.then(
+      (a) => [name, JSON.stringify(a)],
+      (e: { code?: string }) => [name, `error ${e.code}`],
+    );
   try {
     return Object.fromEntries(
       await Promise.all([
-        ask('rain', engine.query('point', { wkts: 'POINT (19.3 -33.4)', dataType: 'rain', options: { subDataType: '-', timeScale: 'monthly', dataExtent: 'sa' }, startDate: '2024-01', endDate: '2024-06' })),
-        ask('tmax', engine.query('polygon', { wkts: 'POLYGON ((19.30 -33.40, 19.31 -33.40, 19.31 -33.41, 19.30 -33.41, 19.30 -33.40))', dataType: 'temp', options: { subDataType: 'max', timeScale: 'daily', dataExtent: 'tc', aggregationMethod: 'mean' }, startDate: '2024-01-01', endDate: '2024-01-05' })),
-        ask('near', engine.query('nearest-station', { wkts: 'POINT (18.97 -33.72);POINT (20.0 -33.0)', dataTypes: ['temperature_mean'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-03' })),
-        ask('poly', engine.query('poly-aggregate', { wkts: 'POLYGON ((18.5 -34.2, 19.5 -34.2, 19.5 -33.2, 18.5 -33.2, 18.5 -34.2))', dataTypes: ['rain_sum'], options: { timeScale: 'monthly' }, startDate: '2024-01', endDate: '2024-02' })),
+        ask(
+          'rain',
+          engine.query('point', {
+            wkts: 'POINT (19.3 -33.4)',
+            dataType: 'rain',
+            options: { subDataType: '-', timeScale: 'monthly', dataExtent: 'sa' },
+            startDate: '2024-01',
+            endDate: '2024-06',
+          }),
+        ),
+        ask(
+          'tmax',
+          engine.query('polygon', {
+            wkts: 'POLYGON ((19.30 -33.40, 19.31 -33.40, 19.31 -33.41, 19.30 -33.41, 19.30 -33.40))',
+            dataType: 'temp',
+            options: { subDataType: 'max', timeScale: 'daily', dataExtent: 'tc', aggregationMethod: 'mean' },
+            startDate: '2024-01-01',
+            endDate: '2024-01-05',
+          }),
+        ),
+        ask(
+          'near',
+          engine.query('nearest-station', {
+            wkts: 'POINT (18.97 -33.72);POINT (20.0 -33.0)',
+            dataTypes: ['temperature_mean'],
+            options: { timeScale: 'daily' },
+            startDate: '2024-01-01',
+            endDate: '2024-01-03',
+          }),
+        ),
+        ask(
+          'poly',
+          engine.query('poly-aggregate', {
+            wkts: 'POLYGON ((18.5 -34.2, 19.5 -34.2, 19.5 -33.2, 18.5 -33.2, 18.5 -34.2))',
+            dataTypes: ['rain_sum'],
+            options: { timeScale: 'monthly' },
+            startDate: '2024-01',
+            endDate: '2024-02',
+          }),
+        ),
       ]),
     );
   } finally {
@@ -48,7 +93,14 @@ describe('climate-query layers remove', () => {
     const c0 = await catalogOf();
     const layer = c0.rasters.find((l) => l.dataType === 'temp' && l.subDataType === 'max')!;
     const onExtents = c0.rasters.filter((l) => l.dataType === 'temp' && l.subDataType === 'max').map((l) => l.extent);
-    const args = ['layers', 'remove', 'temp/max', '--data', data, ...(onExtents.length > 1 ? ['--extent', layer.extent] : [])];
+    const args = [
+      'layers',
+      'remove',
+      'temp/max',
+      '--data',
+      data,
+      ...(onExtents.length > 1 ? ['--extent', layer.extent] : []),
+    ];
     if (onExtents.length > 1) {
       const ambiguous = await cli(['layers', 'remove', 'temp/max', '--data', data]);
       expect(ambiguous.code).toBe(2);
@@ -59,7 +111,9 @@ describe('climate-query layers remove', () => {
     expect(r.code).toBe(0);
     const c1 = await catalogOf();
     expect(c1.rasters.length).toBe(c0.rasters.length - 1);
-    expect(c1.rasters.some((l) => l.dataType === 'temp' && l.subDataType === 'max' && l.extent === layer.extent)).toBe(false);
+    expect(c1.rasters.some((l) => l.dataType === 'temp' && l.subDataType === 'max' && l.extent === layer.extent)).toBe(
+      false,
+    );
     for (const f of layer.files) expect(await exists(join(data, f.path)), f.path).toBe(false);
     // The catalog's file list names only files that are there, with their sizes.
     for (const f of c1.files) expect((await stat(join(data, f.path))).size, f.path).toBe(f.bytes);
@@ -84,8 +138,17 @@ describe('climate-query stations remove', () => {
     const engine = createNodeEngine(data);
     const paarl = 'POINT (18.967 -33.717)';
     const far = 'POINT (20.0 -33.0)';
-    const q = { wkts: `${paarl};${far}`, dataTypes: ['temperature_mean'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-03' };
-    const first = (await engine.query('nearest-station', q)) as Record<string, { metadata: { station_lat: number; station_lon: number; distance_from_point_m: number } }>;
+    const q = {
+      wkts: `${paarl};${far}`,
+      dataTypes: ['temperature_mean'],
+      options: { timeScale: 'daily' },
+      startDate: '2024-01-01',
+      endDate: '2024-01-03',
+    };
+    const first = (await engine.query('nearest-station', q)) as Record<
+      string,
+      { metadata: { station_lat: number; station_lon: number; distance_from_point_m: number } }
+    >;
     await engine.close();
     expect(first[paarl]!.metadata.distance_from_point_m).toBeLessThan(100);
     const c0 = await catalogOf();

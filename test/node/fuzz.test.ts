@@ -22,23 +22,29 @@ describe('fuzzed requests through the engine router', () => {
     await engine.close();
   });
 
-  it.each(ENDPOINTS)(`${PER_ENDPOINT} mutated /api/%s/ requests: only 200 or documented 4xx`, async (endpoint) => {
-    const next = fuzzer(11_000 + ENDPOINTS.indexOf(endpoint));
-    const bad: string[] = [];
-    const statuses = new Map<number, number>();
-    for (let i = 0; i < PER_ENDPOINT; i++) {
-      const body = next(endpoint);
-      const answer = await engine.handle({ method: 'POST', path: `/api/${endpoint}/`, body });
-      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-      const why = unexpected(answer.status, answer.body);
-      if (why) bad.push(`#${i} ${why}: ${JSON.stringify(answer.body).slice(0, 300)} for ${body.slice(0, 200)}`);
-    }
-    console.log(`fuzz ${endpoint}: ${PER_ENDPOINT} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
-    expect(bad).toEqual([]);
-    // The mutations must reach past validation sometimes, or they test nothing but the first check.
-    expect(statuses.get(200) ?? 0).toBeGreaterThan(20);
-    expect([...statuses.keys()].some((s) => s >= 500)).toBe(false);
-  }, 600_000);
+  it.each(ENDPOINTS)(
+    `${PER_ENDPOINT} mutated /api/%s/ requests: only 200 or documented 4xx`,
+    async (endpoint) => {
+      const next = fuzzer(11_000 + ENDPOINTS.indexOf(endpoint));
+      const bad: string[] = [];
+      const statuses = new Map<number, number>();
+      for (let i = 0; i < PER_ENDPOINT; i++) {
+        const body = next(endpoint);
+        const answer = await engine.handle({ method: 'POST', path: `/api/${endpoint}/`, body });
+        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        const why = unexpected(answer.status, answer.body);
+        if (why) bad.push(`#${i} ${why}: ${JSON.stringify(answer.body).slice(0, 300)} for ${body.slice(0, 200)}`);
+      }
+      console.log(
+        `fuzz ${endpoint}: ${PER_ENDPOINT} requests, statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+      );
+      expect(bad).toEqual([]);
+      // The mutations must reach past validation sometimes, or they test nothing but the first check.
+      expect(statuses.get(200) ?? 0).toBeGreaterThan(20);
+      expect([...statuses.keys()].some((s) => s >= 500)).toBe(false);
+    },
+    600_000,
+  );
 });
 
 describe('fuzzed requests through a real serve process', () => {
@@ -63,7 +69,8 @@ describe('fuzzed requests through a real serve process', () => {
           }
           const why = unexpected(res.status, json);
           if (why) bad.push(`${endpoint} #${i} ${why}: ${text.slice(0, 300)}`);
-          if (res.headers.get('content-type') !== 'application/json') bad.push(`${endpoint} #${i}: content-type ${res.headers.get('content-type')}`);
+          if (res.headers.get('content-type') !== 'application/json')
+            bad.push(`${endpoint} #${i}: content-type ${res.headers.get('content-type')}`);
           if (res.headers.get('x-content-type-options') !== 'nosniff') bad.push(`${endpoint} #${i}: no nosniff`);
         }
       }

@@ -2,7 +2,17 @@
 // item 4): a real process on loopback, real files renamed and deleted
 // under it, symlinks out of the root, malformed HTTP on a raw socket.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,15 +87,23 @@ describe('serve: headers and ranges', () => {
       expect((await res.arrayBuffer()).byteLength, range).toBe(4096);
     }
     const one = await get('bytes=10-19');
-    expect([one.status, (await one.arrayBuffer()).byteLength, one.headers.get('content-range')]).toEqual([206, 10, 'bytes 10-19/4096']);
+    expect([one.status, (await one.arrayBuffer()).byteLength, one.headers.get('content-range')]).toEqual([
+      206,
+      10,
+      'bytes 10-19/4096',
+    ]);
     const none = await get('bytes=5000-,6000-6001');
     expect([none.status, none.headers.get('content-range')]).toEqual([416, 'bytes */4096']);
   });
 
   it('answers malformed HTTP with a JSON 400 or 431 of the contract', async () => {
-    const smuggle = await raw('POST /api/point/ HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n');
+    const smuggle = await raw(
+      'POST /api/point/ HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    );
     expect(smuggle).toMatch(/^HTTP\/1\.1 400 /);
-    expect(JSON.parse(smuggle.slice(smuggle.indexOf('\r\n\r\n') + 4))).toMatchObject({ error: { code: 'bad_request' } });
+    expect(JSON.parse(smuggle.slice(smuggle.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      error: { code: 'bad_request' },
+    });
     const badHeader = await raw('GET /a.bin HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n');
     expect(badHeader).toMatch(/^HTTP\/1\.1 400 [\s\S]*application\/json[\s\S]*"bad_request"/);
     const huge = await raw(`GET /a.bin HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
@@ -96,7 +114,16 @@ describe('serve: headers and ranges', () => {
 
 describe('serve: confinement', () => {
   it('follows no symlink out of the dataset root, no ".." out of it, and serves no folder or pipe', async () => {
-    const paths = ['pipe.bin', 'sub', 'link-out.txt', 'sub/dir-out/secret.txt', `..%2f${outside.split('/').pop()}/secret.txt`, '%2e%2e/%2e%2e/etc/hostname', 'sub/%00', '%E0%A4%A'];
+    const paths = [
+      'pipe.bin',
+      'sub',
+      'link-out.txt',
+      'sub/dir-out/secret.txt',
+      `..%2f${outside.split('/').pop()}/secret.txt`,
+      '%2e%2e/%2e%2e/etc/hostname',
+      'sub/%00',
+      '%E0%A4%A',
+    ];
     for (const p of paths) {
       const res = await fetch(`${url}${p}`);
       expect(res.status, p).toBe(404);
@@ -107,7 +134,10 @@ describe('serve: confinement', () => {
   });
 
   it('a folder dataset refuses catalog paths that leave its root or name another host', async () => {
-    type Catalog = { stations: { store: string }; rasters: { dataType: string; subDataType: string; files: { path: string }[] }[] };
+    type Catalog = {
+      stations: { store: string };
+      rasters: { dataType: string; subDataType: string; files: { path: string }[] }[];
+    };
     const wind = (c: Catalog) => c.rasters.find((l) => l.dataType === 'windspeed')!;
     const cases: [string, (c: Catalog) => void, string][] = [
       [fx.dataset, (c) => (c.stations.store = '../../../../etc/hostname'), 'climbs out'],
@@ -124,12 +154,30 @@ describe('serve: confinement', () => {
         const engine = createNodeEngine(dir);
         const [path, body] =
           from === demo
-            ? ['/api/point/', { wkts: 'POINT (19.03 -34.15)', dataType: 'windspeed', options: { subDataType: wind(catalog).subDataType, dataExtent: 'sa' } }]
-            : ['/api/nearest-station/', { wkts: 'POINT (19 -33.9)', dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' }];
+            ? [
+                '/api/point/',
+                {
+                  wkts: 'POINT (19.03 -34.15)',
+                  dataType: 'windspeed',
+                  options: { subDataType: wind(catalog).subDataType, dataExtent: 'sa' },
+                },
+              ]
+            : [
+                '/api/nearest-station/',
+                {
+                  wkts: 'POINT (19 -33.9)',
+                  dataTypes: ['rain_sum'],
+                  options: { timeScale: 'daily' },
+                  startDate: '2024-01-01',
+                  endDate: '2024-01-02',
+                },
+              ];
         const answer = await engine.handle({ method: 'POST', path, body: JSON.stringify(body) });
         await engine.close();
         expect(answer.status, why).toBe(503);
-        expect(answer.body).toMatchObject({ error: { code: 'dataset_unavailable', message: expect.stringContaining(why) } });
+        expect(answer.body).toMatchObject({
+          error: { code: 'dataset_unavailable', message: expect.stringContaining(why) },
+        });
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -139,7 +187,13 @@ describe('serve: confinement', () => {
 
 describe('serve: load', () => {
   it('refuses 1 MiB WKT bodies while staying responsive to health probes', async () => {
-    const head = JSON.stringify({ wkts: '@', dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' }).split('@');
+    const head = JSON.stringify({
+      wkts: '@',
+      dataTypes: ['rain_sum'],
+      options: { timeScale: 'daily' },
+      startDate: '2024-01-01',
+      endDate: '2024-01-02',
+    }).split('@');
     const wkt = `POLYGON ((${'1 1,'.repeat(Math.floor((MAX_BODY_BYTES - 200) / 4))}1 1))`;
     const body = head[0] + wkt + head[1];
     expect(body.length).toBeGreaterThan(MAX_BODY_BYTES - 256);
@@ -165,7 +219,9 @@ describe('serve: load', () => {
     done = true;
     await probing;
     times.sort((a, b) => a - b);
-    console.log(`serve: ${times.length} bodies of 1 MiB WKT refused, round trip over loopback median ${times[times.length >> 1]!.toFixed(0)} ms, max ${times[times.length - 1]!.toFixed(0)} ms; ${probes.length} health probes meanwhile, ${probes.filter((p) => !p).length} failed`);
+    console.log(
+      `serve: ${times.length} bodies of 1 MiB WKT refused, round trip over loopback median ${times[times.length >> 1]!.toFixed(0)} ms, max ${times[times.length - 1]!.toFixed(0)} ms; ${probes.length} health probes meanwhile, ${probes.filter((p) => !p).length} failed`,
+    );
     expect(probes.length).toBeGreaterThan(5);
     expect(probes.every(Boolean)).toBe(true);
   });
@@ -208,8 +264,14 @@ describe('serve: load', () => {
           const buf = await res.arrayBuffer();
           counts.set(res.status, (counts.get(res.status) ?? 0) + 1);
           if (![200, 206, 404, 416].includes(res.status)) bad.push(`#${i} ${res.status}`);
-          if (res.status === 404 && i % 7 !== 0 && JSON.parse(Buffer.from(buf).toString()).error.code !== 'not_found') bad.push(`#${i} 404 not JSON`);
-          if ((res.status === 200 || res.status === 206) && i % 7 !== 0 && buf.byteLength !== Number(res.headers.get('content-length'))) bad.push(`#${i} short body`);
+          if (res.status === 404 && i % 7 !== 0 && JSON.parse(Buffer.from(buf).toString()).error.code !== 'not_found')
+            bad.push(`#${i} 404 not JSON`);
+          if (
+            (res.status === 200 || res.status === 206) &&
+            i % 7 !== 0 &&
+            buf.byteLength !== Number(res.headers.get('content-length'))
+          )
+            bad.push(`#${i} short body`);
         } catch (err) {
           bad.push(`#${i} ${(err as Error).message}`);
         }

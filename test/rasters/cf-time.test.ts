@@ -44,17 +44,24 @@ describe('CF time', () => {
     };
     for (const [cal, lengths] of Object.entries(calendars)) {
       const axis = parseCfTime('days since 1990-02-15', cal, 'f.nc time');
-      for (const days of [0, 1, 13, 14, 300, 365, 366, 720, 3651, 12345]) expect(isoDate(axis.dateOf(days + 0.5)), `${cal} ${days}`).toBe(walk(lengths, [1990, 2, 15], days));
+      for (const days of [0, 1, 13, 14, 300, 365, 366, 720, 3651, 12345])
+        expect(isoDate(axis.dateOf(days + 0.5)), `${cal} ${days}`).toBe(walk(lengths, [1990, 2, 15], days));
     }
   });
 
   it('refuses what is not a date: months since, julian, unknown calendars, the mixed calendar before 1582', () => {
-    expect(() => parseCfTime('months since 2000-01-01', 'standard', 'f.nc time')).toThrow(/"months since" is not a date/);
-    expect(() => parseCfTime('days since 2000-01-01', 'julian', 'f.nc time')).toThrow(/calendar "julian", which cannot be mapped/);
+    expect(() => parseCfTime('months since 2000-01-01', 'standard', 'f.nc time')).toThrow(
+      /"months since" is not a date/,
+    );
+    expect(() => parseCfTime('days since 2000-01-01', 'julian', 'f.nc time')).toThrow(
+      /calendar "julian", which cannot be mapped/,
+    );
     expect(() => parseCfTime('days since 2000-01-01', 'mars', 'f.nc time')).toThrow(/calendar "mars"/);
     expect(() => parseCfTime('days since 1500-01-01', 'standard', 'f.nc time')).toThrow(/Julian before 1582-10-15/);
     expect(() => parseCfTime('days since 2001-02-29', 'standard', 'f.nc time')).toThrow(/does not exist/);
-    expect(() => parseCfTime('days after 2000-01-01', 'standard', 'f.nc time')).toThrow(/not "<days\|hours\|minutes\|seconds> since/);
+    expect(() => parseCfTime('days after 2000-01-01', 'standard', 'f.nc time')).toThrow(
+      /not "<days\|hours\|minutes\|seconds> since/,
+    );
     expect(isoDate(parseCfTime('days since 1500-01-01', 'proleptic_gregorian', 'x').dateOf(0))).toBe('1500-01-01');
   });
 });

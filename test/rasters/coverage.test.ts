@@ -52,14 +52,21 @@ describe('polygonCoverage', () => {
       const cells = polygonCoverage(s.polygons, grid);
       const covered = cells.reduce((a, c) => a + c.fraction, 0) * grid.resX * grid.resY;
       let inside = 0;
-      for (const rings of s.polygons) rings.forEach((ring, i) => (inside += (i === 0 ? 1 : -1) * shoelace(clipToRect(ring, xmin, ymin, xmax, ymax))));
+      for (const rings of s.polygons)
+        rings.forEach((ring, i) => (inside += (i === 0 ? 1 : -1) * shoelace(clipToRect(ring, xmin, ymin, xmax, ymax))));
       expect(covered).toBeCloseTo(inside, 12);
     }
   });
 
   it('gives exactly 1 inside, nothing outside, and 0 in a pixel-sized hole', () => {
     const p = (c: number, r: number): Position => [grid.west + c * grid.resX, grid.north - r * grid.resY];
-    const square = (c0: number, r0: number, c1: number, r1: number): Position[] => [p(c0, r1), p(c1, r1), p(c1, r0), p(c0, r0), p(c0, r1)];
+    const square = (c0: number, r0: number, c1: number, r1: number): Position[] => [
+      p(c0, r1),
+      p(c1, r1),
+      p(c1, r0),
+      p(c0, r0),
+      p(c0, r1),
+    ];
     const cells = asMap(polygonCoverage([[square(10, 10, 14, 13), square(12, 11, 13, 12).reverse()]], grid));
     expect(cells.size).toBe(4 * 3 - 1);
     for (const f of cells.values()) expect(f).toBeCloseTo(1, 12);

@@ -48,7 +48,13 @@ async function du(path: string): Promise<number> {
   return total;
 }
 
-function q(dataType: string, subDataType: string, range: [string, string] | null, points: Position[], extent?: string): RasterQuery {
+function q(
+  dataType: string,
+  subDataType: string,
+  range: [string, string] | null,
+  points: Position[],
+  extent?: string,
+): RasterQuery {
   const family = RASTER_FAMILIES[dataType as RasterDataType];
   const scale = family.timeScale as TimeScale | null;
   return {
@@ -81,9 +87,12 @@ async function landPoints(n: number, seed: number): Promise<Position[]> {
 describe('demo rasters', () => {
   it('holds every layer family and sub-type with the documented periods, within 100 MB', async () => {
     const names = catalog.rasters.map((l) => `${l.dataType}/${l.subDataType}`).sort();
-    const want = Object.values(RASTER_FAMILIES).flatMap((f) => f.subTypes.map((s) => `${f.dataType}/${s}`)).sort();
+    const want = Object.values(RASTER_FAMILIES)
+      .flatMap((f) => f.subTypes.map((s) => `${f.dataType}/${s}`))
+      .sort();
     expect(names).toEqual(want);
-    const periods = (d: string, s: string) => catalog.rasters.find((l) => l.dataType === d && l.subDataType === s)!.files.flatMap((f) => f.periods);
+    const periods = (d: string, s: string) =>
+      catalog.rasters.find((l) => l.dataType === d && l.subDataType === s)!.files.flatMap((f) => f.periods);
     expect(periods('temp', 'mean')).toHaveLength(366);
     expect(periods('temp', 'min')[0]).toBe(`${DEMO_YEAR}-01-01`);
     expect(periods('gdd', 'grapes')).toEqual(DEMO_SEASONS.map(String));
@@ -115,7 +124,10 @@ describe('demo rasters', () => {
       const r = await engine.query(q(l.dataType, l.subDataType, range, sea, l.extent));
       for (let i = 0; i < sea.length; i++) {
         const v = r[`P${i}`];
-        expect(v === null || (typeof v === 'object' && Object.values(v!).every((x) => x === null)), `${l.dataType}/${l.subDataType} at sea`).toBe(true);
+        expect(
+          v === null || (typeof v === 'object' && Object.values(v!).every((x) => x === null)),
+          `${l.dataType}/${l.subDataType} at sea`,
+        ).toBe(true);
       }
     }
   });
@@ -125,7 +137,9 @@ describe('demo rasters', () => {
     for (let k = 0; k < pts.length; k += 10) {
       const batch = pts.slice(k, k + 10);
       const year: [string, string] = [`${DEMO_YEAR}-01-01`, `${DEMO_YEAR}-12-31`];
-      const [lo, mid, hi] = await Promise.all(['min', 'mean', 'max'].map((s) => engine.query(q('temp', s, year, batch))));
+      const [lo, mid, hi] = await Promise.all(
+        ['min', 'mean', 'max'].map((s) => engine.query(q('temp', s, year, batch))),
+      );
       batch.forEach((_, i) => {
         const [a, m, b] = [series(lo!, i), series(mid!, i), series(hi!, i)];
         let jan = 0;
@@ -204,7 +218,20 @@ describe('demo rasters', () => {
     const sw: Position = [19.0, -33.8];
     const ne: Position = [28.2, -25.8];
     const rain = await engine.query(q('rain', 'monthly_median', ['01', '12'], [sw, ne]));
-    expect(Object.keys(series(rain, 0))).toEqual(['--01', '--02', '--03', '--04', '--05', '--06', '--07', '--08', '--09', '--10', '--11', '--12']);
+    expect(Object.keys(series(rain, 0))).toEqual([
+      '--01',
+      '--02',
+      '--03',
+      '--04',
+      '--05',
+      '--06',
+      '--07',
+      '--08',
+      '--09',
+      '--10',
+      '--11',
+      '--12',
+    ]);
     expect(series(rain, 0)['--06']!).toBeGreaterThan(2 * series(rain, 0)['--01']!);
     expect(series(rain, 1)['--01']!).toBeGreaterThan(2 * series(rain, 1)['--06']!);
     const pts: Position[] = [sw, ne, [24, -30], [31, -27.5], [18.5, -31]];
@@ -222,12 +249,15 @@ describe('demo rasters', () => {
     try {
       const layer = catalog.rasters.find((l) => l.dataType === 'temp' && l.subDataType === 'mean')!;
       const tiff = await fromFile(join(dir, layer.files[0]!.path));
-      const offsets = Array.from((await (await tiff.getImage()).fileDirectory.loadValue('TileOffsets')) as ArrayLike<number>).map(Number);
+      const offsets = Array.from(
+        (await (await tiff.getImage()).fileDirectory.loadValue('TileOffsets')) as ArrayLike<number>,
+      ).map(Number);
       await tiff.close();
       const dataStart = Math.min(...offsets.filter((o) => o > 0));
       // Ten points in ten different tiles of land.
       const pts = (await landPoints(60, 3)).filter((p, i, all) => {
-        const tile = (x: Position) => `${Math.floor((x[0] - layer.bbox[0]) / 0.64)},${Math.floor((layer.bbox[3] - x[1]) / 0.64)}`;
+        const tile = (x: Position) =>
+          `${Math.floor((x[0] - layer.bbox[0]) / 0.64)},${Math.floor((layer.bbox[3] - x[1]) / 0.64)}`;
         return all.findIndex((o) => tile(o) === tile(p)) === i;
       });
       expect(pts.length).toBeGreaterThanOrEqual(10);

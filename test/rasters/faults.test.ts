@@ -18,7 +18,14 @@ import { createHttpSource } from '../../src/io/http-source.ts';
 import { openLocalOrHttpSource } from '../../src/io/file-source.ts';
 import { fileLocation } from '../../src/node/file-location.ts';
 import { startFaultServer, type Fault, type FaultServer } from '../helpers/fault-server.ts';
-import { buildRasterFixture, dailyValue, FIXTURE_GRID, INPUT_NODATA, isNodataPixel, type RasterFixture } from '../helpers/raster-fixture.ts';
+import {
+  buildRasterFixture,
+  dailyValue,
+  FIXTURE_GRID,
+  INPUT_NODATA,
+  isNodataPixel,
+  type RasterFixture,
+} from '../helpers/raster-fixture.ts';
 
 /** Short limits so the suite stays fast: 300 ms per read, 2.5 s per query. */
 const READ = { timeouts: { firstByteMs: 300, idleMs: 300 }, retry: { retries: 2, baseDelayMs: 20 } };
@@ -44,7 +51,10 @@ let work: string;
 /** Dataset B: dataset A with temp/mean rebuilt with every band shifted by one day (a redeploy). */
 let datasetB: string;
 let server: FaultServer;
-const clean: Record<'A' | 'B', { point: unknown; polygon: unknown }> = { A: { point: null, polygon: null }, B: { point: null, polygon: null } };
+const clean: Record<'A' | 'B', { point: unknown; polygon: unknown }> = {
+  A: { point: null, polygon: null },
+  B: { point: null, polygon: null },
+};
 
 function httpEngine(): ClimateEngine {
   return createClimateEngine({
@@ -70,11 +80,20 @@ beforeAll(async () => {
   await cp(fx.dataset, datasetB, { recursive: true });
   const g = FIXTURE_GRID;
   const shifted = join(work, 'tmean-2023-shifted.tif');
-  const days = Array.from({ length: 365 }, (_, i) => new Date(Date.UTC(2023, 0, 1) + i * 86_400_000).toISOString().slice(0, 10));
+  const days = Array.from({ length: 365 }, (_, i) =>
+    new Date(Date.UTC(2023, 0, 1) + i * 86_400_000).toISOString().slice(0, 10),
+  );
   await writeInputGeoTiff(shifted, {
-    width: g.width, height: g.height, geoTransform: [g.west, g.res, 0, g.north, 0, -g.res], nodata: INPUT_NODATA, bands: 365, descriptions: days,
+    width: g.width,
+    height: g.height,
+    geoTransform: [g.west, g.res, 0, g.north, 0, -g.res],
+    nodata: INPUT_NODATA,
+    bands: 365,
+    descriptions: days,
     fill: (b, out) => {
-      for (let r = 0; r < g.height; r++) for (let c = 0; c < g.width; c++) out[r * g.width + c] = isNodataPixel(c, r) ? INPUT_NODATA : dailyValue(c, r, b + 1);
+      for (let r = 0; r < g.height; r++)
+        for (let c = 0; c < g.width; c++)
+          out[r * g.width + c] = isNodataPixel(c, r) ? INPUT_NODATA : dailyValue(c, r, b + 1);
     },
   });
   await buildRasterLayer({ dir: datasetB, dataType: 'temp', subDataType: 'mean', inputs: [shifted] });
@@ -95,13 +114,28 @@ async function run(engine: ClimateEngine): Promise<{ outcomes: Array<unknown>; m
   const t0 = performance.now();
   const outcomes = await Promise.all(
     (['point', 'polygon'] as const).map((ep) =>
-      engine.query(ep, ep === 'point' ? point : polygon).catch((e: unknown) => (e instanceof ClimateQueryError ? { error: e.code, message: e.message } : { thrown: String(e) })),
+      engine
+        .query(ep, ep === 'point' ? point : polygon)
+        .catch((e: unknown) =>
+          e instanceof ClimateQueryError ? { error: e.code, message: e.message } : { thrown: String(e) },
+        ),
     ),
   );
   return { outcomes, ms: performance.now() - t0 };
 }
 
-const FAULTS: Fault[] = ['stall-headers', 'stall-body', 'reset', 'truncate', 'short', 'shifted', 'ignore-range', 'wrong-start', 'wrong-total', 'drip'];
+const FAULTS: Fault[] = [
+  'stall-headers',
+  'stall-body',
+  'reset',
+  'truncate',
+  'short',
+  'shifted',
+  'ignore-range',
+  'wrong-start',
+  'wrong-total',
+  'drip',
+];
 
 describe('faults on the layer file', () => {
   for (const fault of FAULTS) {
@@ -117,7 +151,9 @@ describe('faults on the layer file', () => {
           for (const [i, o] of outcomes.entries()) {
             const want = i === 0 ? clean.A.point : clean.A.polygon;
             if ((o as { error?: string }).error) {
-              expect(['upstream_timeout', 'dataset_unavailable', 'dataset_changed']).toContain((o as { error: string }).error);
+              expect(['upstream_timeout', 'dataset_unavailable', 'dataset_changed']).toContain(
+                (o as { error: string }).error,
+              );
               expect((o as { message: string }).message).toMatch(/http:\/\/127\.0\.0\.1/);
             } else {
               expect(o).toEqual(want);
@@ -125,7 +161,8 @@ describe('faults on the layer file', () => {
           }
           // A fault that happens once is absorbed by a retry (or needs none): the answer is right.
           // (A drip is not a failure to retry: a 16 KiB block at 1.6 KB/s outlasts the budget.)
-          if ((times === 1 && fault !== 'drip') || fault === 'ignore-range') expect(outcomes).toEqual([clean.A.point, clean.A.polygon]);
+          if ((times === 1 && fault !== 'drip') || fault === 'ignore-range')
+            expect(outcomes).toEqual([clean.A.point, clean.A.polygon]);
           server.heal();
           const after = await run(engine);
           expect(after.outcomes).toEqual([clean.A.point, clean.A.polygon]);
@@ -147,7 +184,8 @@ describe('faults on catalog.json', () => {
         server.inject({ fault, path: 'catalog.json' });
         const { outcomes, ms } = await run(engine);
         expect(ms).toBeLessThan(BUDGET_MS + 1500);
-        for (const o of outcomes) expect(['upstream_timeout', 'dataset_unavailable']).toContain((o as { error: string }).error);
+        for (const o of outcomes)
+          expect(['upstream_timeout', 'dataset_unavailable']).toContain((o as { error: string }).error);
         server.heal();
         expect((await run(engine)).outcomes).toEqual([clean.A.point, clean.A.polygon]);
       } finally {
@@ -231,8 +269,11 @@ describe('the query budget', () => {
     server.root = fx.dataset;
     server.inject({ fault: 'stall-headers' });
     const engine = createClimateEngine({
-      dataset: urlLocation(server.url, { timeouts: { firstByteMs: 60_000, idleMs: 60_000 }, retry: { retries: 0, baseDelayMs: 0 } }),
-        timeoutMs: 800,
+      dataset: urlLocation(server.url, {
+        timeouts: { firstByteMs: 60_000, idleMs: 60_000 },
+        retry: { retries: 0, baseDelayMs: 0 },
+      }),
+      timeoutMs: 800,
     });
     const t0 = performance.now();
     const err = await engine.query('point', point).catch((e: unknown) => e);

@@ -32,7 +32,11 @@ async function firstTileOffset(file: string): Promise<number> {
   const tiff = await fromFile(file);
   const offsets = (await (await tiff.getImage()).fileDirectory.loadValue('TileOffsets')) as ArrayLike<number>;
   await tiff.close();
-  return Math.min(...Array.from(offsets).filter((o) => o > 0).map(Number));
+  return Math.min(
+    ...Array.from(offsets)
+      .filter((o) => o > 0)
+      .map(Number),
+  );
 }
 
 describe('raster reads over HTTP Range', () => {
@@ -70,7 +74,8 @@ describe('raster reads over HTTP Range', () => {
     const cold = [...server.log];
     const header = cold.filter((e) => Number(/bytes=(\d+)/.exec(e.range ?? '')?.[1] ?? 0) < dataStart);
     const tileReads = cold.length - header.length;
-    for (const v of Object.values(res)) expect(Object.values(v as object).every((x) => typeof x === 'number')).toBe(true);
+    for (const v of Object.values(res))
+      expect(Object.values(v as object).every((x) => typeof x === 'number')).toBe(true);
     expect(cold.every((e) => e.status === 206)).toBe(true);
     expect(tileReads).toBeLessThanOrEqual(points.length);
     expect(header.length).toBeLessThanOrEqual(4);
@@ -84,7 +89,11 @@ describe('raster reads over HTTP Range', () => {
 
     // A second layer file opened later costs its header once, then tiles only.
     server.reset();
-    const one = await engine.query({ ...q, range: parseRange('daily', '2023-07-01', '2023-07-31'), geometries: q.geometries.slice(0, 1) });
+    const one = await engine.query({
+      ...q,
+      range: parseRange('daily', '2023-07-01', '2023-07-31'),
+      geometries: q.geometries.slice(0, 1),
+    });
     expect(Object.keys(one.P0 as object)).toHaveLength(31);
     expect(server.requests).toBe(0);
     await engine.close();
@@ -111,15 +120,31 @@ describe('raster reads over HTTP Range', () => {
       range: parseRange('daily', '2023-05-01', '2023-05-03'),
       aggregationMethod: 'mean',
     };
-    await engine.query({ ...base, geometries: [{ kind: 'polygon', key: 'warm', index: 0, multi: false, polygons: [[[at(97, 65), at(98, 65), at(98, 66), at(97, 65)]]] }] });
+    await engine.query({
+      ...base,
+      geometries: [
+        {
+          kind: 'polygon',
+          key: 'warm',
+          index: 0,
+          multi: false,
+          polygons: [[[at(97, 65), at(98, 65), at(98, 66), at(97, 65)]]],
+        },
+      ],
+    });
     server.reset();
     const corner = [at(31.5, 31.5), at(32.5, 31.5), at(32.5, 32.5), at(31.5, 32.5), at(31.5, 31.5)];
-    const res = await engine.query({ ...base, geometries: [{ kind: 'polygon', key: 'corner', index: 0, multi: false, polygons: [[corner]] }] });
+    const res = await engine.query({
+      ...base,
+      geometries: [{ kind: 'polygon', key: 'corner', index: 0, multi: false, polygons: [[corner]] }],
+    });
     expect(Object.values(res.corner as object).every((v) => typeof v === 'number')).toBe(true);
     // Four tiles; neighbours asked for in the same tick may share a request.
     expect(server.requests).toBeGreaterThanOrEqual(1);
     expect(server.requests).toBeLessThanOrEqual(4);
-    console.log(`[raster reads] polygon on a corner of 4 tiles, header already read: ${server.requests} requests, ${(server.bytes / 1024).toFixed(0)} KiB`);
+    console.log(
+      `[raster reads] polygon on a corner of 4 tiles, header already read: ${server.requests} requests, ${(server.bytes / 1024).toFixed(0)} KiB`,
+    );
     await engine.close();
   });
 });

@@ -11,7 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeInputGeoTiff } from '../../src/builder/raster-build-input.ts';
 import { buildRasterLayer, STORED_NODATA } from '../../src/builder/raster-build.ts';
 import type { Catalog, RasterLayerEntry } from '../../src/dataset/catalog.ts';
-import { buildRasterFixture, dailyValue, FIXTURE_GRID, hash, isNodataPixel, type RasterFixture } from '../helpers/raster-fixture.ts';
+import {
+  buildRasterFixture,
+  dailyValue,
+  FIXTURE_GRID,
+  hash,
+  isNodataPixel,
+  type RasterFixture,
+} from '../helpers/raster-fixture.ts';
 import { decodeWhole } from '../helpers/raster-oracle.ts';
 
 let fx: RasterFixture;
@@ -22,7 +29,8 @@ afterAll(async () => {
   await fx?.cleanup();
 });
 
-const layer = (dataType: string, sub: string): RasterLayerEntry => fx.catalog.rasters.find((l) => l.dataType === dataType && l.subDataType === sub)!;
+const layer = (dataType: string, sub: string): RasterLayerEntry =>
+  fx.catalog.rasters.find((l) => l.dataType === dataType && l.subDataType === sub)!;
 const g = FIXTURE_GRID;
 
 describe('raster build output', () => {
@@ -89,9 +97,27 @@ describe('raster build output', () => {
   it('registers each layer with its periods, grid and file layout', async () => {
     const catalog = JSON.parse(await readFile(join(fx.dataset, 'catalog.json'), 'utf8')) as Catalog;
     const byName = new Map(catalog.rasters.map((l) => [`${l.dataType}/${l.subDataType}`, l]));
-    expect([...byName.keys()].sort()).toEqual(['chill/dpcu', 'gdd/apples', 'rain/monthly_median', 'temp/max', 'temp/mean', 'windspeed/20', 'windspeed/50']);
+    expect([...byName.keys()].sort()).toEqual([
+      'chill/dpcu',
+      'gdd/apples',
+      'rain/monthly_median',
+      'temp/max',
+      'temp/mean',
+      'windspeed/20',
+      'windspeed/50',
+    ]);
     const tmean = byName.get('temp/mean')!;
-    expect(tmean).toMatchObject({ timeScale: 'daily', unit: '°C', crs: 'EPSG:4326', extent: 'tc', width: g.width, height: g.height, scale: 0.1, offset: 0, nodata: -32768 });
+    expect(tmean).toMatchObject({
+      timeScale: 'daily',
+      unit: '°C',
+      crs: 'EPSG:4326',
+      extent: 'tc',
+      width: g.width,
+      height: g.height,
+      scale: 0.1,
+      offset: 0,
+      nodata: -32768,
+    });
     expect(tmean.resolution).toEqual([g.res, g.res]);
     expect(tmean.bbox[0]).toBe(g.west);
     expect(tmean.bbox[3]).toBe(g.north);
@@ -102,10 +128,19 @@ describe('raster build output', () => {
       ['rasters/temp-max/2023.tif', 12],
       ['rasters/temp-max/2024.tif', 10],
     ]);
-    expect(byName.get('gdd/apples')!.files).toEqual([{ path: 'rasters/gdd-apples/years.tif', periods: ['2019', '2020', '2021', '2022', '2023', '2024'] }]);
+    expect(byName.get('gdd/apples')!.files).toEqual([
+      { path: 'rasters/gdd-apples/years.tif', periods: ['2019', '2020', '2021', '2022', '2023', '2024'] },
+    ]);
     expect(byName.get('chill/dpcu')!.files[0]!.periods).toEqual(['2022', '2023', '2024']);
-    expect(byName.get('rain/monthly_median')!).toMatchObject({ timeScale: 'calendar_month', extent: 'sa', files: [{ path: 'rasters/rain-monthly_median/months.tif' }] });
-    expect(byName.get('windspeed/20')!).toMatchObject({ timeScale: null, files: [{ path: 'rasters/windspeed-20/layer.tif', periods: [''] }] });
+    expect(byName.get('rain/monthly_median')!).toMatchObject({
+      timeScale: 'calendar_month',
+      extent: 'sa',
+      files: [{ path: 'rasters/rain-monthly_median/months.tif' }],
+    });
+    expect(byName.get('windspeed/20')!).toMatchObject({
+      timeScale: null,
+      files: [{ path: 'rasters/windspeed-20/layer.tif', periods: [''] }],
+    });
     for (const f of catalog.files) expect(existsSync(join(fx.dataset, f.path))).toBe(true);
     expect(catalog.files.filter((f) => f.role === 'raster')).toHaveLength(8);
   });
@@ -119,13 +154,20 @@ describe('raster build output', () => {
         [10, 10],
         [70, 50],
       ] as const) {
-        expect(r.bands[b]![row * g.width + col]).toBe(Math.round(Math.fround(1500 + 10 * col + 5 * row + 100 * (y - 2019) + 50 * hash(col, row, y))));
+        expect(r.bands[b]![row * g.width + col]).toBe(
+          Math.round(Math.fround(1500 + 10 * col + 5 * row + 100 * (y - 2019) + 50 * hash(col, row, y))),
+        );
       }
     }
   });
 
   it('replaces a layer on rebuild and drops files it no longer has', async () => {
-    await buildRasterLayer({ dir: fx.dataset, dataType: 'temp', subDataType: 'max', inputs: [join(fx.inputs, 'tmax-b.tif')] });
+    await buildRasterLayer({
+      dir: fx.dataset,
+      dataType: 'temp',
+      subDataType: 'max',
+      inputs: [join(fx.inputs, 'tmax-b.tif')],
+    });
     const catalog = JSON.parse(await readFile(join(fx.dataset, 'catalog.json'), 'utf8')) as Catalog;
     const tmax = catalog.rasters.filter((l) => l.dataType === 'temp' && l.subDataType === 'max');
     expect(tmax).toHaveLength(1);
@@ -137,33 +179,72 @@ describe('raster build output', () => {
 });
 
 describe('raster build refuses', () => {
-  const base = () => ({ width: 8, height: 6, geoTransform: [18, 0.02, 0, -33, 0, -0.02] as [number, number, number, number, number, number] });
+  const base = () => ({
+    width: 8,
+    height: 6,
+    geoTransform: [18, 0.02, 0, -33, 0, -0.02] as [number, number, number, number, number, number],
+  });
 
   it('inputs whose dates it cannot tell', async () => {
     const f = join(fx.inputs, 'undated-stack.tif');
     await writeInputGeoTiff(f, { ...base(), bands: 2, fill: (b, out) => out.fill(b) });
-    await expect(buildRasterLayer({ dir: join(fx.root, 'x1'), dataType: 'temp', subDataType: 'min', inputs: [f] })).rejects.toMatchObject({ code: 'invalid_option' });
+    await expect(
+      buildRasterLayer({ dir: join(fx.root, 'x1'), dataType: 'temp', subDataType: 'min', inputs: [f] }),
+    ).rejects.toMatchObject({ code: 'invalid_option' });
     const bad = join(fx.inputs, 'bad-dates.tif');
     await writeInputGeoTiff(bad, { ...base(), bands: 1, descriptions: ['2023-02-30'], fill: (_b, out) => out.fill(1) });
-    await expect(buildRasterLayer({ dir: join(fx.root, 'x1'), dataType: 'temp', subDataType: 'min', inputs: [bad] })).rejects.toThrow(/2023-02-30/);
+    await expect(
+      buildRasterLayer({ dir: join(fx.root, 'x1'), dataType: 'temp', subDataType: 'min', inputs: [bad] }),
+    ).rejects.toThrow(/2023-02-30/);
   });
 
   it('values that do not fit Int16 at the storage step', async () => {
     const f = join(fx.inputs, 'huge.tif');
-    await writeInputGeoTiff(f, { ...base(), bands: 1, descriptions: ['2023-01-01'], fill: (_b, out) => out.fill(5000) });
-    await expect(buildRasterLayer({ dir: join(fx.root, 'x2'), dataType: 'temp', subDataType: 'min', inputs: [f] })).rejects.toMatchObject({ code: 'invalid_option', option: 'scale' });
-    const ok = await buildRasterLayer({ dir: join(fx.root, 'x2'), dataType: 'temp', subDataType: 'min', inputs: [f], scale: 1 });
+    await writeInputGeoTiff(f, {
+      ...base(),
+      bands: 1,
+      descriptions: ['2023-01-01'],
+      fill: (_b, out) => out.fill(5000),
+    });
+    await expect(
+      buildRasterLayer({ dir: join(fx.root, 'x2'), dataType: 'temp', subDataType: 'min', inputs: [f] }),
+    ).rejects.toMatchObject({ code: 'invalid_option', option: 'scale' });
+    const ok = await buildRasterLayer({
+      dir: join(fx.root, 'x2'),
+      dataType: 'temp',
+      subDataType: 'min',
+      inputs: [f],
+      scale: 1,
+    });
     expect(ok.layer.scale).toBe(1);
   });
 
   it('the same period twice, unknown sub-types and inputs outside the extent', async () => {
     const f = join(fx.inputs, 'dup.tif');
-    await writeInputGeoTiff(f, { ...base(), bands: 2, descriptions: ['2023-01-01', '2023-01-01'], fill: (_b, out) => out.fill(1) });
-    await expect(buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'temp', subDataType: 'min', inputs: [f] })).rejects.toMatchObject({ code: 'invalid_option' });
-    await expect(buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'gdd', subDataType: 'pears', inputs: [f] })).rejects.toMatchObject({ code: 'invalid_option' });
+    await writeInputGeoTiff(f, {
+      ...base(),
+      bands: 2,
+      descriptions: ['2023-01-01', '2023-01-01'],
+      fill: (_b, out) => out.fill(1),
+    });
+    await expect(
+      buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'temp', subDataType: 'min', inputs: [f] }),
+    ).rejects.toMatchObject({ code: 'invalid_option' });
+    await expect(
+      buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'gdd', subDataType: 'pears', inputs: [f] }),
+    ).rejects.toMatchObject({ code: 'invalid_option' });
     const far = join(fx.inputs, 'far.tif');
-    await writeInputGeoTiff(far, { width: 4, height: 4, geoTransform: [100, 0.1, 0, 10, 0, -0.1], bands: 1, descriptions: ['2023-01-01'], fill: (_b, out) => out.fill(1) });
-    await expect(buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'temp', subDataType: 'min', inputs: [far] })).rejects.toMatchObject({ code: 'invalid_option', option: 'inputs' });
+    await writeInputGeoTiff(far, {
+      width: 4,
+      height: 4,
+      geoTransform: [100, 0.1, 0, 10, 0, -0.1],
+      bands: 1,
+      descriptions: ['2023-01-01'],
+      fill: (_b, out) => out.fill(1),
+    });
+    await expect(
+      buildRasterLayer({ dir: join(fx.root, 'x3'), dataType: 'temp', subDataType: 'min', inputs: [far] }),
+    ).rejects.toMatchObject({ code: 'invalid_option', option: 'inputs' });
     expect(existsSync(join(fx.root, 'x3', 'rasters'))).toBe(false);
   });
 });

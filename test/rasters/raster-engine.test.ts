@@ -61,9 +61,15 @@ async function bandOf(layer: RasterLayerEntry, key: string): Promise<[DecodedRas
   return [await decodedFile(file.path), file.periods.indexOf(key)];
 }
 
-const toUnits = (layer: RasterLayerEntry, raw: number | null) => (raw === null ? null : raw * layer.scale + layer.offset);
+const toUnits = (layer: RasterLayerEntry, raw: number | null) =>
+  raw === null ? null : raw * layer.scale + layer.offset;
 
-function query(layer: RasterLayerEntry, geometries: ParsedGeometry[], range: [string, string] | null, method: AggregationMethod | null): RasterQuery {
+function query(
+  layer: RasterLayerEntry,
+  geometries: ParsedGeometry[],
+  range: [string, string] | null,
+  method: AggregationMethod | null,
+): RasterQuery {
   return {
     endpoint: method === null ? 'point' : 'polygon',
     dataType: layer.dataType,
@@ -75,7 +81,12 @@ function query(layer: RasterLayerEntry, geometries: ParsedGeometry[], range: [st
   };
 }
 
-const point = (p: Position, i: number): ParsedGeometry => ({ kind: 'point', key: `POINT (${p[0]} ${p[1]})`, index: i, position: p });
+const point = (p: Position, i: number): ParsedGeometry => ({
+  kind: 'point',
+  key: `POINT (${p[0]} ${p[1]})`,
+  index: i,
+  position: p,
+});
 
 const g = FIXTURE_GRID;
 const day = (d: number) => new Date(Date.UTC(2023, 0, 1) + d * 86_400_000).toISOString().slice(0, 10);
@@ -142,18 +153,42 @@ describe('raster engine: points', () => {
     const want = toUnits(layer, lookup(r, 0, p[0], p[1]));
     expect(want).not.toBeNull();
     expect(res[`POINT (${p[0]} ${p[1]})`]).toBeCloseTo(want!, 9);
-    const poly: ParsedGeometry = { kind: 'polygon', key: 'P', index: 0, multi: false, polygons: [[[p, [p[0] + 0.05, p[1]], [p[0] + 0.05, p[1] + 0.03], p]]] };
+    const poly: ParsedGeometry = {
+      kind: 'polygon',
+      key: 'P',
+      index: 0,
+      multi: false,
+      polygons: [[[p, [p[0] + 0.05, p[1]], [p[0] + 0.05, p[1] + 0.03], p]]],
+    };
     const mean = (await httpEngine.query(query(layer, [poly], null, 'mean'))).P;
-    const oracle = toUnits(layer, oracleStat(r, 0, oracleCoverage(poly.kind === 'polygon' ? poly.polygons : [], r, COVERAGE_EPSILON), 'mean'));
+    const oracle = toUnits(
+      layer,
+      oracleStat(r, 0, oracleCoverage(poly.kind === 'polygon' ? poly.polygons : [], r, COVERAGE_EPSILON), 'mean'),
+    );
     expect(typeof mean).toBe('number');
     expect(mean as number).toBeCloseTo(oracle!, 4);
   });
 
   it('keeps calendar-month keys in the wrapped order asked for', async () => {
     const layer = layerOf('rain', 'monthly_median');
-    expect(layer.files[0]!.periods).toEqual(['--01', '--02', '--03', '--04', '--05', '--06', '--07', '--08', '--09', '--10', '--11', '--12']);
+    expect(layer.files[0]!.periods).toEqual([
+      '--01',
+      '--02',
+      '--03',
+      '--04',
+      '--05',
+      '--06',
+      '--07',
+      '--08',
+      '--09',
+      '--10',
+      '--11',
+      '--12',
+    ]);
     const p: Position = [19.01, -33.71];
-    const res = (await fileEngine.query(query(layer, [point(p, 0)], ['11', '02'], null)))[`POINT (${p[0]} ${p[1]})`] as Record<string, number>;
+    const res = (await fileEngine.query(query(layer, [point(p, 0)], ['11', '02'], null)))[
+      `POINT (${p[0]} ${p[1]})`
+    ] as Record<string, number>;
     expect(Object.keys(res)).toEqual(['--11', '--12', '--01', '--02']);
     for (const [key, v] of Object.entries(res)) {
       const [r, b] = await bandOf(layer, key);
@@ -168,14 +203,19 @@ describe('raster engine: points', () => {
     const pts: Position[] = Array.from({ length: 10 }, () => [18.1 + rand() * 1.8, -33.1 - rand() * 1.2]);
     const res = await fileEngine.query(query(layer, pts.map(point), null, null));
     // The input is linear in lon/lat, 1 km UTM cells; bilinear warping keeps it within ~0.05 m/s.
-    for (const p of pts) expect(Math.abs((res[`POINT (${p[0]} ${p[1]})`] as number) - windAt(p[0], p[1]))).toBeLessThan(0.06);
+    for (const p of pts)
+      expect(Math.abs((res[`POINT (${p[0]} ${p[1]})`] as number) - windAt(p[0], p[1]))).toBeLessThan(0.06);
   });
 });
 
 describe('raster engine: polygons', () => {
   it('matches brute-force clipping for 320 random polygons (min, mean, max)', async () => {
     const layer = layerOf('temp', 'mean');
-    const shapes = randomShapes({ west: g.west, north: g.north, resX: g.res, resY: g.res, width: g.width, height: g.height, tile: g.tile }, 320, 2024);
+    const shapes = randomShapes(
+      { west: g.west, north: g.north, resX: g.res, resY: g.res, width: g.width, height: g.height, tile: g.tile },
+      320,
+      2024,
+    );
     const methods: AggregationMethod[] = ['min', 'mean', 'max'];
     const rand = rng(3);
     let nonNull = 0;
@@ -184,7 +224,13 @@ describe('raster engine: polygons', () => {
       const method = methods[(i / 5) % 3]!;
       const d0 = Math.floor(rand() * 362);
       const range: [string, string] = [day(d0), day(d0 + 2)];
-      const geoms: ParsedGeometry[] = batch.map((s, k) => ({ kind: 'polygon', key: toWkt(s.polygons), index: k, polygons: s.polygons, multi: s.polygons.length > 1 }));
+      const geoms: ParsedGeometry[] = batch.map((s, k) => ({
+        kind: 'polygon',
+        key: toWkt(s.polygons),
+        index: k,
+        polygons: s.polygons,
+        multi: s.polygons.length > 1,
+      }));
       const res = await (i % 2 === 0 ? httpEngine : fileEngine).query(query(layer, geoms, range, method));
       expect(Object.keys(res)).toEqual(geoms.map((x) => x.key));
       for (const [k, s] of batch.entries()) {
@@ -210,12 +256,30 @@ describe('raster engine: polygons', () => {
   it('gives null for polygons wholly in nodata or outside the grid, and skips nodata pixels', async () => {
     const layer = layerOf('temp', 'mean');
     const at = (c: number, r: number): Position => [g.west + c * g.res, g.north - r * g.res];
-    const square = (c0: number, r0: number, c1: number, r1: number): Position[] => [at(c0, r1), at(c1, r1), at(c1, r0), at(c0, r0), at(c0, r1)];
+    const square = (c0: number, r0: number, c1: number, r1: number): Position[] => [
+      at(c0, r1),
+      at(c1, r1),
+      at(c1, r0),
+      at(c0, r0),
+      at(c0, r1),
+    ];
     const geoms: ParsedGeometry[] = [
       { kind: 'polygon', key: 'in the nodata disk', index: 0, multi: false, polygons: [[square(38, 28, 42, 32)]] },
       { kind: 'polygon', key: 'west of the grid', index: 1, multi: false, polygons: [[square(-9, 5, -2, 9)]] },
-      { kind: 'polygon', key: 'sparse (all-nodata) tile', index: 2, multi: false, polygons: [[square(96.5, 64.5, 99.5, 69.5)]] },
-      { kind: 'polygon', key: 'half in the west nodata strip', index: 3, multi: false, polygons: [[square(1, 10, 5, 12)]] },
+      {
+        kind: 'polygon',
+        key: 'sparse (all-nodata) tile',
+        index: 2,
+        multi: false,
+        polygons: [[square(96.5, 64.5, 99.5, 69.5)]],
+      },
+      {
+        kind: 'polygon',
+        key: 'half in the west nodata strip',
+        index: 3,
+        multi: false,
+        polygons: [[square(1, 10, 5, 12)]],
+      },
     ];
     for (const method of ['min', 'mean', 'max'] as const) {
       const res = await httpEngine.query(query(layer, geoms, ['2023-06-01', '2023-06-01'], method));
@@ -223,7 +287,15 @@ describe('raster engine: polygons', () => {
       expect(res['west of the grid']).toEqual({ '2023-06-01': null });
       expect(res['sparse (all-nodata) tile']).toEqual({ '2023-06-01': null });
       const [r, b] = await bandOf(layer, '2023-06-01');
-      const want = toUnits(layer, oracleStat(r, b, oracleCoverage(geoms[3]!.kind === 'polygon' ? geoms[3]!.polygons : [], r, COVERAGE_EPSILON), method))!;
+      const want = toUnits(
+        layer,
+        oracleStat(
+          r,
+          b,
+          oracleCoverage(geoms[3]!.kind === 'polygon' ? geoms[3]!.polygons : [], r, COVERAGE_EPSILON),
+          method,
+        ),
+      )!;
       expect((res['half in the west nodata strip'] as Record<string, number>)['2023-06-01']).toBeCloseTo(want, 4);
     }
   });
@@ -232,7 +304,9 @@ describe('raster engine: polygons', () => {
 describe('raster engine: errors', () => {
   it('says which dates a layer holds when asked for others', async () => {
     const layer = layerOf('temp', 'mean');
-    const err = await httpEngine.query(query(layer, [point([18.5, -33.5], 0)], ['2022-12-30', '2023-01-02'], null)).catch((e: unknown) => e);
+    const err = await httpEngine
+      .query(query(layer, [point([18.5, -33.5], 0)], ['2022-12-30', '2023-01-02'], null))
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ClimateQueryError);
     expect((err as ClimateQueryError).code).toBe('invalid_date_range');
     expect((err as ClimateQueryError).field).toBe('startDate');
@@ -240,9 +314,15 @@ describe('raster engine: errors', () => {
   });
 
   it('reports a layer the dataset lacks as unknown_data_type', async () => {
-    const q: RasterQuery = { ...query(layerOf('gdd', 'apples'), [point([18.5, -33.5], 0)], ['2020', '2020'], null), subDataType: 'citrus' };
+    const q: RasterQuery = {
+      ...query(layerOf('gdd', 'apples'), [point([18.5, -33.5], 0)], ['2020', '2020'], null),
+      subDataType: 'citrus',
+    };
     await expect(httpEngine.query(q)).rejects.toMatchObject({ code: 'unknown_data_type' });
-    await expect(httpEngine.query({ ...q, dataType: 'frost', subDataType: '-' })).rejects.toMatchObject({ code: 'unknown_data_type', field: 'dataType' });
+    await expect(httpEngine.query({ ...q, dataType: 'frost', subDataType: '-' })).rejects.toMatchObject({
+      code: 'unknown_data_type',
+      field: 'dataType',
+    });
   });
 
   it('honours an AbortSignal before and between reads', async () => {
@@ -286,9 +366,17 @@ describe('raster engine: errors', () => {
   });
 
   it('reports a missing file as dataset_unavailable', async () => {
-    const broken = { ...fx.catalog, rasters: fx.catalog.rasters.map((l) => ({ ...l, files: l.files.map((f) => ({ ...f, path: `missing/${f.path}` })) })) };
+    const broken = {
+      ...fx.catalog,
+      rasters: fx.catalog.rasters.map((l) => ({
+        ...l,
+        files: l.files.map((f) => ({ ...f, path: `missing/${f.path}` })),
+      })),
+    };
     const engine = createRasterEngine({ catalog: broken, dataset: urlLocation(server.url) });
-    await expect(engine.query(query(layerOf('temp', 'mean'), [point([18.5, -33.5], 0)], ['2023-01-01', '2023-01-01'], null))).rejects.toMatchObject({
+    await expect(
+      engine.query(query(layerOf('temp', 'mean'), [point([18.5, -33.5], 0)], ['2023-01-01', '2023-01-01'], null)),
+    ).rejects.toMatchObject({
       code: 'dataset_unavailable',
     });
     await engine.close();

@@ -26,7 +26,12 @@ beforeAll(async () => {
   const [x0, y0] = proj4('EPSG:4326', UTM34S, [18.8, -33.5]) as [number, number];
   const cell = 1000;
   const grid = (srs: string): InputRaster => ({
-    width: 50, height: 55, srs, geoTransform: [x0, cell, 0, y0, 0, -cell], bands: 1, descriptions: ['2024-01-01'],
+    width: 50,
+    height: 55,
+    srs,
+    geoTransform: [x0, cell, 0, y0, 0, -cell],
+    bands: 1,
+    descriptions: ['2024-01-01'],
     fill: (_b, out) => out.forEach((_, i) => (out[i] = 10 + (i % 50) * 0.1 + Math.floor(i / 50) * 0.05)),
   });
   withCrs = join(dir, 'in/tmin-utm.tif');
@@ -39,44 +44,95 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 describe('the CRS of a grid', () => {
   it('is refused when missing, naming the file and --crs; nothing is added', async () => {
     const out = join(dir, 'refused');
-    await expect(buildRasterLayer({ dir: out, dataType: 'temp', subDataType: 'min', inputs: [withoutCrs] })).rejects.toMatchObject({
+    await expect(
+      buildRasterLayer({ dir: out, dataType: 'temp', subDataType: 'min', inputs: [withoutCrs] }),
+    ).rejects.toMatchObject({
       code: 'invalid_option',
       option: 'crs',
       message: expect.stringMatching(/tmin-nocrs\.tif has no coordinate reference system.*--crs/),
     });
-    await expect(readFile(join(out, 'catalog.json'), 'utf8').then((t) => JSON.parse(t).rasters.length)).rejects.toThrow();
+    await expect(
+      readFile(join(out, 'catalog.json'), 'utf8').then((t) => JSON.parse(t).rasters.length),
+    ).rejects.toThrow();
   });
 
   it('named with --crs, builds to the answers of the same grid carrying its CRS', async () => {
     const a = join(dir, 'a');
     const b = join(dir, 'b');
     await buildRasterLayer({ dir: a, dataType: 'temp', subDataType: 'min', inputs: [withCrs] });
-    const r = await promisify(execFile)(process.execPath, [BIN, 'build', '--out', b, '--layer', 'temp/min', '--crs', 'EPSG:32734', withoutCrs]);
+    const r = await promisify(execFile)(process.execPath, [
+      BIN,
+      'build',
+      '--out',
+      b,
+      '--layer',
+      'temp/min',
+      '--crs',
+      'EPSG:32734',
+      withoutCrs,
+    ]);
     expect(r.stderr).toMatch(/reprojecting/);
     const [ea, eb] = [createNodeEngine(a), createNodeEngine(b)];
     let numbers = 0;
-    for (const [lon, lat] of [[18.85, -33.55], [19.0, -33.7], [19.2, -33.9], [18.81, -33.51]] as const) {
-      const q = { wkts: `POINT (${lon} ${lat})`, dataType: 'temp', options: { subDataType: 'min', timeScale: 'daily' as const, dataExtent: 'tc' }, startDate: '2024-01-01', endDate: '2024-01-01' };
+    for (const [lon, lat] of [
+      [18.85, -33.55],
+      [19.0, -33.7],
+      [19.2, -33.9],
+      [18.81, -33.51],
+    ] as const) {
+      const q = {
+        wkts: `POINT (${lon} ${lat})`,
+        dataType: 'temp',
+        options: { subDataType: 'min', timeScale: 'daily' as const, dataExtent: 'tc' },
+        startDate: '2024-01-01',
+        endDate: '2024-01-01',
+      };
       const [va, vb] = [await ea.point(q), await eb.point(q)];
       expect(vb).toEqual(va);
-      if (typeof Object.values(va)[0] === 'object') numbers += Object.values(Object.values(va)[0] as Record<string, unknown>).filter((v) => typeof v === 'number').length;
+      if (typeof Object.values(va)[0] === 'object')
+        numbers += Object.values(Object.values(va)[0] as Record<string, unknown>).filter(
+          (v) => typeof v === 'number',
+        ).length;
     }
     expect(numbers).toBeGreaterThan(0);
     await Promise.all([ea.close(), eb.close()]);
   });
 
   it('a missing input, a damaged NetCDF file and a .nc file that is not NetCDF are named with what to do', async () => {
-    await expect(buildRasterLayer({ dir: join(dir, 'm'), dataType: 'temp', subDataType: 'min', inputs: [join(dir, 'no/such.tif')] })).rejects.toThrow(/Input .*no\/such\.tif does not exist\./);
+    await expect(
+      buildRasterLayer({
+        dir: join(dir, 'm'),
+        dataType: 'temp',
+        subDataType: 'min',
+        inputs: [join(dir, 'no/such.tif')],
+      }),
+    ).rejects.toThrow(/Input .*no\/such\.tif does not exist\./);
     const nc = join(dir, 'in/tas_monthly_2023.nc');
     await writeFile(nc, Buffer.from('CDF\x01\x00\x00\x00\x00 not really netcdf'));
-    const e = await buildRasterLayer({ dir: join(dir, 'n'), dataType: 'temp', subDataType: 'min', inputs: [nc] }).then(() => null, (x: Error) => x);
+    const e = await buildRasterLayer({ dir: join(dir, 'n'), dataType: 'temp', subDataType: 'min', inputs: [nc] }).then(
+      () => null,
+      (x: Error) => x,
+    );
     expect(e?.message).toMatch(/tas_monthly_2023\.nc starts like NetCDF but its header cannot be read .*truncated/);
     expect(e?.message).not.toContain('[object Object]');
     // HDF4's signature: not NetCDF, so GDAL is tried, and the advice says what it may be.
     const hdf4 = join(dir, 'in/modis.hdf');
     await writeFile(hdf4, Buffer.from('\x0e\x03\x13\x01 then nothing useful'));
-    await expect(buildRasterLayer({ dir: join(dir, 'n'), dataType: 'temp', subDataType: 'min', inputs: [hdf4] })).rejects.toThrow(/GDAL cannot read input .*modis\.hdf .*does not start like one .*HDF4/);
-    const cli = await promisify(execFile)(process.execPath, [BIN, 'build', '--out', join(dir, 'n2'), '--layer', 'temp/min', nc]).then(() => null, (x: { code: number; stderr: string }) => x);
+    await expect(
+      buildRasterLayer({ dir: join(dir, 'n'), dataType: 'temp', subDataType: 'min', inputs: [hdf4] }),
+    ).rejects.toThrow(/GDAL cannot read input .*modis\.hdf .*does not start like one .*HDF4/);
+    const cli = await promisify(execFile)(process.execPath, [
+      BIN,
+      'build',
+      '--out',
+      join(dir, 'n2'),
+      '--layer',
+      'temp/min',
+      nc,
+    ]).then(
+      () => null,
+      (x: { code: number; stderr: string }) => x,
+    );
     expect(cli?.code).toBe(2);
     expect(cli?.stderr).toContain('Build error: ');
     expect(cli?.stderr).toContain('header cannot be read');

@@ -53,7 +53,14 @@ describe('answers', () => {
         count(temperature_mean) AS n, avg(temperature_mean) AS mean, max(rain) AS wettest_hour
       FROM observations GROUP BY ALL ORDER BY ALL`;
     const got = await engine.sql(hourly(sql));
-    expect(got.columns.map((c) => [c.name, c.type])).toEqual([['station_id', 'text'], ['month', 'text'], ['cold_hours', 'number'], ['n', 'number'], ['mean', 'number'], ['wettest_hour', 'number']]);
+    expect(got.columns.map((c) => [c.name, c.type])).toEqual([
+      ['station_id', 'text'],
+      ['month', 'text'],
+      ['cold_hours', 'number'],
+      ['n', 'number'],
+      ['mean', 'number'],
+      ['wettest_hour', 'number'],
+    ]);
     const want = await oracle(`SELECT station_id, strftime(CAST(time AS TIMESTAMP), '%Y-%m') AS month,
         count(*) FILTER (WHERE temperature_min < 12), count(temperature_mean), avg(temperature_mean), max(rain)
       FROM read_csv('${fx.hourlyCsv}', header = true)
@@ -74,10 +81,22 @@ describe('answers', () => {
 
   it("daily rows equal the nearest-station endpoint's answer at each station", async () => {
     const stations = (await engine.stations()).filter((s) => ids.slice(0, 3).includes(s.id));
-    const got = await engine.sql({ sql: 'SELECT station_id, CAST(time AS VARCHAR) AS day, temperature_max, rain_sum FROM observations ORDER BY station_id, day', stations: ids.slice(0, 3), timeScale: 'daily', startDate: '2024-02-01', endDate: '2024-02-29' });
+    const got = await engine.sql({
+      sql: 'SELECT station_id, CAST(time AS VARCHAR) AS day, temperature_max, rain_sum FROM observations ORDER BY station_id, day',
+      stations: ids.slice(0, 3),
+      timeScale: 'daily',
+      startDate: '2024-02-01',
+      endDate: '2024-02-29',
+    });
     expect(got.rows.length).toBeGreaterThan(0);
     for (const s of stations) {
-      const answer = await engine.nearestStation({ wkts: `POINT(${s.lon} ${s.lat})`, dataTypes: ['temperature_max', 'rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-02-01', endDate: '2024-02-29' });
+      const answer = await engine.nearestStation({
+        wkts: `POINT(${s.lon} ${s.lat})`,
+        dataTypes: ['temperature_max', 'rain_sum'],
+        options: { timeScale: 'daily' },
+        startDate: '2024-02-01',
+        endDate: '2024-02-29',
+      });
       const data = Object.values(answer)[0]!.data;
       const mine = got.rows.filter((r) => r[0] === s.id);
       expect(mine.length).toBeGreaterThan(0);
@@ -107,10 +126,26 @@ describe('refusals', () => {
   it('runs only one read-only query, with no file access', async () => {
     await expectClimateError(engine.sql(hourly('DROP TABLE observations')), 'invalid_sql', 'sql');
     await expectClimateError(engine.sql(hourly('SELECT 1; DROP TABLE observations')), 'invalid_sql', 'sql');
-    await expectClimateError(engine.sql(hourly('SELECT 1) AS q; DROP TABLE stations; SELECT * FROM (SELECT 1')), 'invalid_sql', 'sql');
-    const file = await expectClimateError(engine.sql(hourly(`SELECT * FROM read_csv('${fx.hourlyCsv}')`)), 'invalid_sql', 'sql');
+    await expectClimateError(
+      engine.sql(hourly('SELECT 1) AS q; DROP TABLE stations; SELECT * FROM (SELECT 1')),
+      'invalid_sql',
+      'sql',
+    );
+    const file = await expectClimateError(
+      engine.sql(hourly(`SELECT * FROM read_csv('${fx.hourlyCsv}')`)),
+      'invalid_sql',
+      'sql',
+    );
     expect(file.message).toMatch(/disabled by configuration/);
-    await expectClimateError(engine.sql(hourly("SELECT * FROM (SELECT 1) AS x, (SELECT current_setting('lock_configuration')) AS y; SET enable_external_access = true")), 'invalid_sql', 'sql');
+    await expectClimateError(
+      engine.sql(
+        hourly(
+          "SELECT * FROM (SELECT 1) AS x, (SELECT current_setting('lock_configuration')) AS y; SET enable_external_access = true",
+        ),
+      ),
+      'invalid_sql',
+      'sql',
+    );
     await expectClimateError(engine.sql(hourly("COPY observations TO '/tmp/cq-leak.csv'")), 'invalid_sql', 'sql');
     // The tables are still whole afterwards.
     const n = await engine.sql(hourly('SELECT count(*) FROM observations'));
@@ -127,7 +162,11 @@ describe('refusals', () => {
   });
 
   it('a result over the cap is an error naming the cap, never a cut-off answer', async () => {
-    const e = await expectClimateError(engine.sql(hourly('SELECT * FROM observations', { maxRows: 100 })), 'result_too_large', 'sql');
+    const e = await expectClimateError(
+      engine.sql(hourly('SELECT * FROM observations', { maxRows: 100 })),
+      'result_too_large',
+      'sql',
+    );
     expect(e.message).toMatch(/more than 100 rows/);
     const exact = await engine.sql(hourly('SELECT * FROM range(100)', { maxRows: 100 }));
     expect(exact.rows.length).toBe(100);
@@ -136,10 +175,18 @@ describe('refusals', () => {
   it('names the field of a bad request', async () => {
     await expectClimateError(engine.sql(hourly('SELECT 1', { stations: [] })), 'invalid_field', 'stations');
     await expectClimateError(engine.sql(hourly('SELECT 1', { stations: ['nope'] })), 'invalid_field', 'stations[0]');
-    await expectClimateError(engine.sql(hourly('SELECT 1', { stations: Array.from({ length: 51 }, (_, i) => `s${i}`) })), 'limit_exceeded', 'stations');
+    await expectClimateError(
+      engine.sql(hourly('SELECT 1', { stations: Array.from({ length: 51 }, (_, i) => `s${i}`) })),
+      'limit_exceeded',
+      'stations',
+    );
     await expectClimateError(engine.sql(hourly('SELECT 1', { timeScale: 'annual' })), 'invalid_field', 'timeScale');
     await expectClimateError(engine.sql(hourly('SELECT 1', { startDate: '2024-01-01' })), 'invalid_date', 'startDate');
-    await expectClimateError(engine.sql(hourly('SELECT 1', { dataTypes: ['rain_sum'] })), 'unknown_data_type', 'dataTypes[0]');
+    await expectClimateError(
+      engine.sql(hourly('SELECT 1', { dataTypes: ['rain_sum'] })),
+      'unknown_data_type',
+      'dataTypes[0]',
+    );
     await expectClimateError(engine.sql(hourly('SELECT 1', { maxRows: 0 })), 'invalid_field', 'maxRows');
     await expectClimateError(engine.sql(hourly('SELECT 1', { colour: 'red' })), 'unknown_field', 'colour');
     await expectClimateError(engine.sql(hourly('')), 'invalid_field', 'sql');
@@ -173,10 +220,27 @@ describe('climate-query sql', () => {
     );
 
   it('prints the result as CSV, and exits 2 with the error JSON on bad SQL', async () => {
-    const base = ['--data', fx.dataset, '--stations', ids.slice(0, 2).join(','), '--time-scale', 'daily', '--from', '2024-01-01', '--to', '2024-01-31'];
+    const base = [
+      '--data',
+      fx.dataset,
+      '--stations',
+      ids.slice(0, 2).join(','),
+      '--time-scale',
+      'daily',
+      '--from',
+      '2024-01-01',
+      '--to',
+      '2024-01-31',
+    ];
     const ok = await cli([...base, 'SELECT station_id, count(*) AS days FROM observations GROUP BY ALL ORDER BY ALL']);
     expect(ok.code).toBe(0);
-    const want = await engine.sql({ sql: 'SELECT station_id, count(*) AS days FROM observations GROUP BY ALL ORDER BY ALL', stations: ids.slice(0, 2), timeScale: 'daily', startDate: '2024-01-01', endDate: '2024-01-31' });
+    const want = await engine.sql({
+      sql: 'SELECT station_id, count(*) AS days FROM observations GROUP BY ALL ORDER BY ALL',
+      stations: ids.slice(0, 2),
+      timeScale: 'daily',
+      startDate: '2024-01-01',
+      endDate: '2024-01-31',
+    });
     expect(ok.stdout).toBe(`station_id,days\n${want.rows.map((r) => r.join(',')).join('\n')}\n`);
     const bad = await cli([...base, 'SELECT FROM WHERE']);
     expect(bad.code).toBe(2);

@@ -28,17 +28,34 @@ const TYPES = ['temperature_mean', 'rain', 'humidity', 'wind_speed', 'solar_rada
 
 /** Ten points spread over the demo area (deterministic). */
 function tenPoints(): string {
-  return Array.from({ length: 10 }, (_, i) => `POINT (${(18.2 + 0.55 * i).toFixed(3)} ${(-34.1 + 0.35 * (i % 5)).toFixed(3)})`).join(';');
+  return Array.from(
+    { length: 10 },
+    (_, i) => `POINT (${(18.2 + 0.55 * i).toFixed(3)} ${(-34.1 + 0.35 * (i % 5)).toFixed(3)})`,
+  ).join(';');
 }
 
 const kindOf = (path: string) =>
-  path.endsWith('catalog.json') ? 'catalog' : path.endsWith('index.parquet') ? 'index' : path.endsWith('coverage.jsonl') ? 'coverage' : path.startsWith('/stations/') ? 'station-file' : 'other';
+  path.endsWith('catalog.json')
+    ? 'catalog'
+    : path.endsWith('index.parquet')
+      ? 'index'
+      : path.endsWith('coverage.jsonl')
+        ? 'coverage'
+        : path.startsWith('/stations/')
+          ? 'station-file'
+          : 'other';
 
 describe('station reads over HTTP Range', () => {
   it('a cold 10-point × 5-type hourly year reads at most 2× the column chunks that hold the answer', async () => {
     const engine = createNodeEngine(server.url);
     server.reset();
-    const req = { wkts: tenPoints(), dataTypes: TYPES, options: { timeScale: 'hourly' as const }, startDate: '2023-01-01T00:00:00', endDate: '2023-12-31T23:00:00' };
+    const req = {
+      wkts: tenPoints(),
+      dataTypes: TYPES,
+      options: { timeScale: 'hourly' as const },
+      startDate: '2023-01-01T00:00:00',
+      endDate: '2023-12-31T23:00:00',
+    };
     const res = await engine.nearestStation(req);
     expect(Object.keys(res)).toHaveLength(10);
     const byKind: Record<string, { requests: number; bytes: number }> = {};
@@ -59,7 +76,9 @@ describe('station reads over HTTP Range', () => {
       byKind[k].bytes += e.bytes;
     }
     expect(byKind.other).toBeUndefined();
-    expect(server.log.every((e) => e.method === 'GET' && (e.path.endsWith('catalog.json') || e.status === 206))).toBe(true);
+    expect(server.log.every((e) => e.method === 'GET' && (e.path.endsWith('catalog.json') || e.status === 206))).toBe(
+      true,
+    );
 
     // The answer's chunks, by native DuckDB: the chosen stations' hourly files, row groups overlapping 2023, time + the types.
     const chosen = new Set(server.log.filter((e) => kindOf(e.path) === 'station-file').map((e) => e.path));
@@ -88,7 +107,9 @@ describe('station reads over HTTP Range', () => {
     const total = server.bytes;
     console.log(
       `cold nearest 10 points × 5 types × 2023 hourly (demo, ${chosen.size} station files): ${server.requests} requests, ${total} bytes; ` +
-        Object.entries(byKind).map(([k, v]) => `${k} ${v.requests} req / ${v.bytes} B`).join(', ') +
+        Object.entries(byKind)
+          .map(([k, v]) => `${k} ${v.requests} req / ${v.bytes} B`)
+          .join(', ') +
         `; footers ${footers} B; data ${data} B for answer chunks of ${answerChunks} B (ratio ${(data / answerChunks).toFixed(2)}); ${repeats} repeated reads`,
     );
     expect(data / answerChunks).toBeLessThanOrEqual(2);
@@ -110,17 +131,38 @@ describe('station reads over HTTP Range', () => {
   it('raster queries read nothing about stations, and catalog.json only points at the station index', async () => {
     const engine = createNodeEngine(server.url);
     server.reset();
-    const res = await engine.point({ wkts: 'POINT (19.0 -33.9)', dataType: 'temp', options: { subDataType: 'mean', timeScale: 'daily', dataExtent: 'tc' }, startDate: '2024-01-01', endDate: '2024-01-02' });
+    const res = await engine.point({
+      wkts: 'POINT (19.0 -33.9)',
+      dataType: 'temp',
+      options: { subDataType: 'mean', timeScale: 'daily', dataExtent: 'tc' },
+      startDate: '2024-01-01',
+      endDate: '2024-01-02',
+    });
     expect(Object.keys(res)).toHaveLength(1);
     expect(server.log.length).toBeGreaterThan(0);
     expect(server.log.filter((e) => e.path.startsWith('/stations/'))).toEqual([]);
     const catalog = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')) as Catalog;
-    expect(Object.keys(catalog.stations!).sort()).toEqual(['count', 'coverage', 'coverageBytes', 'dataTypes', 'index', 'indexBytes', 'layout', 'utcOffset']);
+    expect(Object.keys(catalog.stations!).sort()).toEqual([
+      'count',
+      'coverage',
+      'coverageBytes',
+      'dataTypes',
+      'index',
+      'indexBytes',
+      'layout',
+      'utcOffset',
+    ]);
     await engine.close();
   });
 
   it('poly-aggregate answers are byte-identical across runs and across file and HTTP reads', async () => {
-    const req = { wkts: 'POLYGON ((17.8 -34.9, 22.5 -34.9, 22.5 -32.0, 17.8 -32.0, 17.8 -34.9))', dataTypes: ['temperature_mean', 'rain_sum', 'et0'], options: { timeScale: 'daily' as const }, startDate: '2023-01-01', endDate: '2023-12-31' };
+    const req = {
+      wkts: 'POLYGON ((17.8 -34.9, 22.5 -34.9, 22.5 -32.0, 17.8 -32.0, 17.8 -34.9))',
+      dataTypes: ['temperature_mean', 'rain_sum', 'et0'],
+      options: { timeScale: 'daily' as const },
+      startDate: '2023-01-01',
+      endDate: '2023-12-31',
+    };
     const texts: string[] = [];
     for (const dataset of [server.url, demo, server.url, demo]) {
       const engine = createNodeEngine(dataset);
@@ -139,9 +181,18 @@ describe('station reads over HTTP Range', () => {
       const all = await engine.stations();
       const s = all.find((x) => x.files.hourly)!;
       const file = join(dir, s.files.hourly!.path);
-      const req = { wkts: `POINT (${s.lon} ${s.lat})`, dataTypes: ['temperature_mean'], options: { timeScale: 'hourly' as const }, startDate: s.files.hourly!.first, endDate: s.files.hourly!.first };
+      const req = {
+        wkts: `POINT (${s.lon} ${s.lat})`,
+        dataTypes: ['temperature_mean'],
+        options: { timeScale: 'hourly' as const },
+        startDate: s.files.hourly!.first,
+        endDate: s.files.hourly!.first,
+      };
       await truncate(file, s.files.hourly!.bytes - 100);
-      const err = await engine.nearestStation(req).then(() => null, (e: unknown) => e);
+      const err = await engine.nearestStation(req).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ClimateQueryError);
       // The file's size no longer matches the index: caught when it is opened, before any footer is parsed.
       expect(['dataset_changed', 'dataset_unavailable']).toContain((err as ClimateQueryError).code);
@@ -151,7 +202,10 @@ describe('station reads over HTTP Range', () => {
       const other = all.find((x) => x.files.hourly && x.files.hourly.bytes !== s.files.hourly!.bytes)!;
       await writeFile(file, await readFile(join(fx.dataset, other.files.hourly!.path)));
       const engine2 = createNodeEngine(dir);
-      const err2 = await engine2.nearestStation(req).then(() => null, (e: unknown) => e);
+      const err2 = await engine2.nearestStation(req).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(['dataset_changed', 'dataset_unavailable']).toContain((err2 as ClimateQueryError).code);
       await engine2.close();
     } finally {

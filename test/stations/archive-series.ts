@@ -20,7 +20,9 @@ export async function sql(query: string): Promise<Record<string, unknown>[]> {
 /** Every row of one scale in the archive, read with DuckDB from the station files, as a Series keyed like answers. */
 export async function archiveSeries(out: string, scale: StationTimeScale): Promise<Series> {
   const fmt = { hourly: '%Y-%m-%dT%H:%M:%S', daily: '%Y-%m-%d', monthly: '%Y-%m-01' }[scale];
-  const got = await sql(`SELECT *, strftime(time, '${fmt}') AS __key FROM read_parquet('${join(out, 'stations', scale)}/**/*.parquet', union_by_name = true) ORDER BY station_id, time`);
+  const got = await sql(
+    `SELECT *, strftime(time, '${fmt}') AS __key FROM read_parquet('${join(out, 'stations', scale)}/**/*.parquet', union_by_name = true) ORDER BY station_id, time`,
+  );
   const series: Series = new Map();
   for (const r of got) {
     const values: Record<string, number | null> = {};
@@ -42,9 +44,11 @@ export function expectSameSeries(got: Series, want: Series, what: string): void 
       for (const [t, x] of Object.entries(v)) {
         const y = g.get(key)![t] ?? null;
         if (x === null || y === null) expect(y, `${what} ${id} ${key} ${t}`).toBe(x);
-        else expect(Math.abs(y - x), `${what} ${id} ${key} ${t}: ${y} vs ${x}`).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(x)));
+        else
+          expect(Math.abs(y - x), `${what} ${id} ${key} ${t}: ${y} vs ${x}`).toBeLessThanOrEqual(
+            1e-9 * Math.max(1, Math.abs(x)),
+          );
       }
     }
   }
 }
-

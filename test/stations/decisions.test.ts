@@ -17,7 +17,12 @@ beforeAll(() => {
 });
 afterAll(() => engine.close());
 
-const base = { dataTypes: ['temperature_mean'], options: { timeScale: 'daily' as const }, startDate: '2024-01-01', endDate: '2024-01-03' };
+const base = {
+  dataTypes: ['temperature_mean'],
+  options: { timeScale: 'daily' as const },
+  startDate: '2024-01-01',
+  endDate: '2024-01-03',
+};
 
 describe('station decisions', () => {
   it('when no station has data in the range, answers the nearest station with every value null', async () => {
@@ -27,7 +32,9 @@ describe('station decisions', () => {
     const v = res[wkt]!;
     expect(v.metadata.actual_nearest).toBe(true);
     expect(v.data).toEqual({ '2031-01-01': { temperature_mean: null }, '2031-01-02': { temperature_mean: null } });
-    const nearest = stations.map((x) => Math.hypot(x.lon - s.lon - 0.001, x.lat - s.lat)).indexOf(Math.min(...stations.map((x) => Math.hypot(x.lon - s.lon - 0.001, x.lat - s.lat))));
+    const nearest = stations
+      .map((x) => Math.hypot(x.lon - s.lon - 0.001, x.lat - s.lat))
+      .indexOf(Math.min(...stations.map((x) => Math.hypot(x.lon - s.lon - 0.001, x.lat - s.lat))));
     expect([v.metadata.station_lon, v.metadata.station_lat]).toEqual([stations[nearest]!.lon, stations[nearest]!.lat]);
   });
 
@@ -38,7 +45,12 @@ describe('station decisions', () => {
 
   it('a point exactly on a station has distance 0', async () => {
     const s = stations[0]!;
-    const res = await engine.nearestStation({ ...base, wkts: `POINT (${s.lon} ${s.lat})`, startDate: '2024-02-01', endDate: '2024-02-01' });
+    const res = await engine.nearestStation({
+      ...base,
+      wkts: `POINT (${s.lon} ${s.lat})`,
+      startDate: '2024-02-01',
+      endDate: '2024-02-01',
+    });
     const v = Object.values(res)[0]!;
     if (v.metadata.actual_nearest) expect(v.metadata.distance_from_point_m).toBe(0);
   });
@@ -52,16 +64,32 @@ describe('station decisions', () => {
     const meta = Object.values(res.stations_metadata);
     expect(meta.some((m) => m.station_lat === s.lat && m.station_lon === s.lon)).toBe(true);
     // Everything: ids ascending.
-    const all = await engine.polyAggregate({ ...base, wkts: 'POLYGON ((10 -40, 35 -40, 35 -20, 10 -20, 10 -40))', startDate: '2024-01-01', endDate: '2024-03-31' });
-    const order = Object.values(all.stations_metadata).map((m) => sorted.findIndex((x) => x.lat === m.station_lat && x.lon === m.station_lon));
+    const all = await engine.polyAggregate({
+      ...base,
+      wkts: 'POLYGON ((10 -40, 35 -40, 35 -20, 10 -20, 10 -40))',
+      startDate: '2024-01-01',
+      endDate: '2024-03-31',
+    });
+    const order = Object.values(all.stations_metadata).map((m) =>
+      sorted.findIndex((x) => x.lat === m.station_lat && x.lon === m.station_lon),
+    );
     expect(order).toEqual([...order].sort((a, b) => a - b));
     expect(Object.keys(all.stations_metadata)).toEqual(order.map((_, i) => String(i)));
   });
 
   it('a polygon with no station answers every period with null and count 0', async () => {
-    const res = await engine.polyAggregate({ ...base, dataTypes: ['rain_sum', 'et0'], wkts: 'POLYGON ((30 -25, 30.1 -25, 30.1 -24.9, 30 -25))' });
+    const res = await engine.polyAggregate({
+      ...base,
+      dataTypes: ['rain_sum', 'et0'],
+      wkts: 'POLYGON ((30 -25, 30.1 -25, 30.1 -24.9, 30 -25))',
+    });
     expect(res.stations_metadata).toEqual({});
-    expect(res.aggregated_data['2024-01-02']).toEqual({ rain_sum: null, rain_sum_station_count: 0, et0: null, et0_station_count: 0 });
+    expect(res.aggregated_data['2024-01-02']).toEqual({
+      rain_sum: null,
+      rain_sum_station_count: 0,
+      et0: null,
+      et0_station_count: 0,
+    });
     expect(Object.keys(res.aggregated_data)).toEqual(['2024-01-01', '2024-01-02', '2024-01-03']);
   });
 
@@ -91,7 +119,10 @@ describe('station decisions', () => {
       else expect(got.temperature_max).toBeNull();
       const rs = hours.map((v) => v?.solar_radation ?? null);
       // MJ/m² written at 2 decimals (docs/data.md, "Units and precision"): within half a hundredth of the exact total.
-      if (rs.every((x) => x !== null)) expect(Math.abs(got.solar_radiation_sum! - (rs.reduce((a, b) => a! + b!, 0)! * 3600) / 1e6)).toBeLessThanOrEqual(0.005 + 1e-9);
+      if (rs.every((x) => x !== null))
+        expect(
+          Math.abs(got.solar_radiation_sum! - (rs.reduce((a, b) => a! + b!, 0)! * 3600) / 1e6),
+        ).toBeLessThanOrEqual(0.005 + 1e-9);
       checked++;
     }
     expect(checked).toBeGreaterThan(5);

@@ -14,7 +14,11 @@ describe('the demo dataset is marked synthetic', () => {
   it('every station name, the attribution and the notice say the weather is synthetic', async () => {
     const db = await DuckDBInstance.create(':memory:');
     const con = await db.connect();
-    const names = (await con.runAndReadAll(`SELECT name FROM read_parquet('${join(demo, 'stations', 'index.parquet')}')`)).getRowObjectsJS().map((r) => String(r.name));
+    const names = (
+      await con.runAndReadAll(`SELECT name FROM read_parquet('${join(demo, 'stations', 'index.parquet')}')`)
+    )
+      .getRowObjectsJS()
+      .map((r) => String(r.name));
     con.closeSync();
     db.closeSync();
     expect(names.length).toBe(130);
@@ -29,9 +33,18 @@ describe('the demo dataset is marked synthetic', () => {
 
   it('a catalog whose notice or zone is not what it should be is dataset_unavailable, naming the field', async () => {
     const catalog = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8'));
-    expect(() => checkCatalog({ ...catalog, notice: 42 }, 'catalog.json')).toThrow(expect.objectContaining({ code: 'dataset_unavailable', message: expect.stringContaining('"notice"') }));
+    expect(() => checkCatalog({ ...catalog, notice: 42 }, 'catalog.json')).toThrow(
+      expect.objectContaining({ code: 'dataset_unavailable', message: expect.stringContaining('"notice"') }),
+    );
     for (const bad of ['+2', 'UTC+02:00', '+25:00', 2]) {
-      expect(() => checkCatalog({ ...catalog, stations: { ...catalog.stations, utcOffset: bad } }, 'catalog.json')).toThrow(expect.objectContaining({ code: 'dataset_unavailable', message: expect.stringContaining('stations.utcOffset') }));
+      expect(() =>
+        checkCatalog({ ...catalog, stations: { ...catalog.stations, utcOffset: bad } }, 'catalog.json'),
+      ).toThrow(
+        expect.objectContaining({
+          code: 'dataset_unavailable',
+          message: expect.stringContaining('stations.utcOffset'),
+        }),
+      );
     }
     const { utcOffset: _, ...old } = catalog.stations;
     expect(checkCatalog({ ...catalog, stations: old }, 'catalog.json').stations!.utcOffset).toBeUndefined();

@@ -24,14 +24,41 @@ let requests: Array<{ endpoint: 'nearest-station' | 'poly-aggregate'; body: unkn
 
 beforeAll(async () => {
   const bytes = await readFile(join(fx.dataset, 'stations/index.parquet'));
-  const stations: IndexedStation[] = await parseStationIndex(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), 'fixture');
+  const stations: IndexedStation[] = await parseStationIndex(
+    bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+    'fixture',
+  );
   const some = stations.filter((s) => s.files.hourly).slice(0, 8);
   const [lons, lats] = [some.map((s) => s.lon), some.map((s) => s.lat)];
-  const [w, e, s, n] = [Math.min(...lons) - 0.01, Math.max(...lons) + 0.01, Math.min(...lats) - 0.01, Math.max(...lats) + 0.01];
+  const [w, e, s, n] = [
+    Math.min(...lons) - 0.01,
+    Math.max(...lons) + 0.01,
+    Math.min(...lats) - 0.01,
+    Math.max(...lats) + 0.01,
+  ];
   const range = { startDate: '2024-02-01T00:00:00', endDate: '2024-02-10T23:00:00' };
   const bodies = [
-    { endpoint: 'nearest-station' as const, body: { wkts: some.slice(0, 4).map((x) => `POINT (${x.lon} ${x.lat})`).join('; '), dataTypes: ['temperature_mean', 'humidity'], options: { timeScale: 'hourly' }, ...range } },
-    { endpoint: 'poly-aggregate' as const, body: { wkts: `POLYGON ((${w} ${s}, ${e} ${s}, ${e} ${n}, ${w} ${n}, ${w} ${s}))`, dataTypes: ['temperature_mean'], options: { timeScale: 'hourly' }, ...range } },
+    {
+      endpoint: 'nearest-station' as const,
+      body: {
+        wkts: some
+          .slice(0, 4)
+          .map((x) => `POINT (${x.lon} ${x.lat})`)
+          .join('; '),
+        dataTypes: ['temperature_mean', 'humidity'],
+        options: { timeScale: 'hourly' },
+        ...range,
+      },
+    },
+    {
+      endpoint: 'poly-aggregate' as const,
+      body: {
+        wkts: `POLYGON ((${w} ${s}, ${e} ${s}, ${e} ${n}, ${w} ${n}, ${w} ${s}))`,
+        dataTypes: ['temperature_mean'],
+        options: { timeScale: 'hourly' },
+        ...range,
+      },
+    },
   ];
   const disk = createNodeEngine(fx.dataset);
   requests = [];
@@ -46,7 +73,11 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 function httpEngine(): ClimateEngine {
-  return createClimateEngine({ dataset: urlLocation(server.url, READ), openByteSource: (url, expected) => createHttpSource(url, { expected, ...READ }), timeoutMs: 4000 });
+  return createClimateEngine({
+    dataset: urlLocation(server.url, READ),
+    openByteSource: (url, expected) => createHttpSource(url, { expected, ...READ }),
+    timeoutMs: 4000,
+  });
 }
 
 /** Resolves once the server has had no request for 300 ms (at most 5 s). */
@@ -63,7 +94,13 @@ async function quiet(): Promise<void> {
 
 async function run(engine: ClimateEngine, change?: { dataTypes: string[] }): Promise<unknown[]> {
   return Promise.all(
-    requests.map((r) => engine.query(r.endpoint, change ? { ...(r.body as object), ...change } : r.body).catch((e: unknown) => (e instanceof ClimateQueryError ? { error: e.code, message: e.message } : { thrown: String(e) }))),
+    requests.map((r) =>
+      engine
+        .query(r.endpoint, change ? { ...(r.body as object), ...change } : r.body)
+        .catch((e: unknown) =>
+          e instanceof ClimateQueryError ? { error: e.code, message: e.message } : { thrown: String(e) },
+        ),
+    ),
   );
 }
 
@@ -71,7 +108,12 @@ const FAULTS: Fault[] = ['short', 'shifted', 'truncate', 'wrong-start', 'wrong-t
 
 describe('faults on station files', () => {
   for (const fault of FAULTS) {
-    for (const [times, warm] of [[1, false], [Infinity, false], [1, true], [Infinity, true]] as const) {
+    for (const [times, warm] of [
+      [1, false],
+      [Infinity, false],
+      [1, true],
+      [Infinity, true],
+    ] as const) {
       const when = `${times === 1 ? 'once' : 'until healed'}${warm ? ', footers and times already read' : ''}`;
       it(`${fault}, ${when}: the clean answer or a clear error, then the clean answer`, async () => {
         server.heal();
@@ -86,7 +128,9 @@ describe('faults on station files', () => {
           const outcomes = await run(engine);
           for (const [i, o] of outcomes.entries()) {
             if ((o as { error?: string }).error) {
-              expect(['upstream_timeout', 'dataset_unavailable', 'dataset_changed']).toContain((o as { error: string }).error);
+              expect(['upstream_timeout', 'dataset_unavailable', 'dataset_changed']).toContain(
+                (o as { error: string }).error,
+              );
             } else {
               expect(o).toEqual(requests[i]!.clean);
             }

@@ -21,15 +21,25 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 /** A copy of the fixture whose index has `column` of the first hourly station set to `value` (SQL), the catalog updated to match. */
-async function withIndexField(name: string, column: string, value: string): Promise<{ root: string; id: string; lon: number; lat: number }> {
+async function withIndexField(
+  name: string,
+  column: string,
+  value: string,
+): Promise<{ root: string; id: string; lon: number; lat: number }> {
   const root = join(dir, name);
   await cp(fx.dataset, root, { recursive: true });
   const index = join(root, 'stations/index.parquet');
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
-  const first = (await con.runAndReadAll(`SELECT station_id, lon, lat FROM read_parquet('${index}') WHERE hourly_path IS NOT NULL ORDER BY station_id LIMIT 1`)).getRowObjectsJS()[0]!;
+  const first = (
+    await con.runAndReadAll(
+      `SELECT station_id, lon, lat FROM read_parquet('${index}') WHERE hourly_path IS NOT NULL ORDER BY station_id LIMIT 1`,
+    )
+  ).getRowObjectsJS()[0]!;
   const id = String(first.station_id);
-  await con.run(`COPY (SELECT * REPLACE (CASE WHEN station_id = '${id}' THEN ${value} ELSE ${column} END AS ${column}) FROM read_parquet('${index}')) TO '${index}.new' (FORMAT parquet)`);
+  await con.run(
+    `COPY (SELECT * REPLACE (CASE WHEN station_id = '${id}' THEN ${value} ELSE ${column} END AS ${column}) FROM read_parquet('${index}')) TO '${index}.new' (FORMAT parquet)`,
+  );
   con.closeSync();
   db.closeSync();
   await cp(`${index}.new`, index);
@@ -46,7 +56,12 @@ async function withIndexField(name: string, column: string, value: string): Prom
 
 const CASES: Array<[string, string, string, RegExp]> = [
   ['negative footer', 'hourly_footer', '-4', /hourly_footer = -4/],
-  ['footer as long as the file', 'hourly_footer', 'hourly_bytes', /hourly_footer = \d+, which is not a footer length inside a file/],
+  [
+    'footer as long as the file',
+    'hourly_footer',
+    'hourly_bytes',
+    /hourly_footer = \d+, which is not a footer length inside a file/,
+  ],
   ['size too small', 'hourly_bytes', '5', /hourly_bytes = 5/],
   ['coverage past its file', 'hourly_coverage_offset', '999999999', /hourly_coverage_offset\/length = 999999999/],
 ];
@@ -55,7 +70,13 @@ describe('a hostile station index', () => {
   for (const [what, column, value, message] of CASES) {
     it(`${what}: dataset_unavailable naming the station and column, from a folder and over HTTP`, async () => {
       const { root, id, lon, lat } = await withIndexField(what.replace(/\W/g, '-'), column, value);
-      const body = JSON.stringify({ wkts: `POINT (${lon} ${lat})`, dataTypes: ['temperature_mean'], options: { timeScale: 'hourly' }, startDate: '2024-02-10T00:00:00', endDate: '2024-02-10T01:00:00' });
+      const body = JSON.stringify({
+        wkts: `POINT (${lon} ${lat})`,
+        dataTypes: ['temperature_mean'],
+        options: { timeScale: 'hourly' },
+        startDate: '2024-02-10T00:00:00',
+        endDate: '2024-02-10T01:00:00',
+      });
       let server: RangeServer | undefined;
       try {
         server = await startRangeServer(root);
@@ -77,7 +98,11 @@ describe('a hostile station index', () => {
 
   it('the index of a good dataset passes the same checks', async () => {
     const bytes = await readFile(join(fx.dataset, 'stations/index.parquet'));
-    const stations = await parseStationIndex(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), 'fixture', (await stat(join(fx.dataset, 'stations/coverage.jsonl'))).size);
+    const stations = await parseStationIndex(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+      'fixture',
+      (await stat(join(fx.dataset, 'stations/coverage.jsonl'))).size,
+    );
     expect(stations.length).toBeGreaterThan(30);
   });
 });

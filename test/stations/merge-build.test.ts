@@ -18,13 +18,11 @@ import { allScales, monthlyFromDaily, readSeries, readStations, type Series } fr
 import { archiveSeries, expectSameSeries, sql } from './archive-series.ts';
 import { cli } from '../helpers/cli.ts';
 
-
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cq-merge-'));
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
-
 
 async function write(name: string, text: string): Promise<string> {
   const p = join(dir, name);
@@ -41,7 +39,18 @@ WELL,Wellington,-33.6392,19.0112,
 MALM,Malmesbury,-33.4667,18.7167,104
 CERES,Ceres,-33.3667,19.3167,457
 `;
-const HOURLY_COLS = ['temperature_mean', 'temperature_min', 'temperature_max', 'rain', 'humidity', 'humidity_min', 'humidity_max', 'wind_speed', 'wind_direction', 'solar_radation'];
+const HOURLY_COLS = [
+  'temperature_mean',
+  'temperature_min',
+  'temperature_max',
+  'rain',
+  'humidity',
+  'humidity_min',
+  'humidity_max',
+  'wind_speed',
+  'wind_direction',
+  'solar_radation',
+];
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -62,13 +71,20 @@ function hourlyRows(id: string, first: string, last: string, seed: number): stri
     const hum = Math.min(100, Math.max(5, 70 - 2 * (temp - 18) + 10 * r()));
     const rain = r() < 0.1 ? Math.round(r() * 40) / 10 : 0;
     const cells = [
-      temp.toFixed(1), (temp - r()).toFixed(1), (temp + r()).toFixed(1),
+      temp.toFixed(1),
+      (temp - r()).toFixed(1),
+      (temp + r()).toFixed(1),
       r() < 0.02 ? '' : rain.toFixed(1), // an empty rain cell: that day has no rain_sum
-      hum.toFixed(0), (hum - 3).toFixed(0), (hum + 3).toFixed(0),
-      (r() * 6).toFixed(1), (r() * 360).toFixed(0),
+      hum.toFixed(0),
+      (hum - 3).toFixed(0),
+      (hum + 3).toFixed(0),
+      (r() * 6).toFixed(1),
+      (r() * 360).toFixed(0),
       h < 6 || h > 19 ? '0' : (900 * Math.sin(((h - 6) / 14) * Math.PI) * (0.6 + 0.4 * r())).toFixed(0),
     ];
-    out.push(`${id},${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(h)}:00:00,${cells.join(',')}`);
+    out.push(
+      `${id},${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(h)}:00:00,${cells.join(',')}`,
+    );
   }
   return out;
 }
@@ -77,19 +93,44 @@ const HEADER = `station_id,time,${HOURLY_COLS.join(',')}`;
 const csv = (rows: string[]) => `${HEADER}\n${rows.join('\n')}\n`;
 
 /** The archive's rows of one scale, read with DuckDB straight from the station files, hashed per station. */
-async function archiveDigest(out: string, scale: StationTimeScale, cols: string[]): Promise<Map<string, { n: number; h: string; first: string; last: string }>> {
-  const got = await sql(`SELECT station_id, count(*) AS n, CAST(sum(hash(time, ${cols.join(', ')})) AS VARCHAR) AS h, CAST(min(time) AS VARCHAR) AS first, CAST(max(time) AS VARCHAR) AS last
+async function archiveDigest(
+  out: string,
+  scale: StationTimeScale,
+  cols: string[],
+): Promise<Map<string, { n: number; h: string; first: string; last: string }>> {
+  const got =
+    await sql(`SELECT station_id, count(*) AS n, CAST(sum(hash(time, ${cols.join(', ')})) AS VARCHAR) AS h, CAST(min(time) AS VARCHAR) AS first, CAST(max(time) AS VARCHAR) AS last
     FROM read_parquet('${join(out, 'stations', scale)}/**/*.parquet', union_by_name = true) GROUP BY 1 ORDER BY 1`);
-  return new Map(got.map((r) => [String(r.station_id), { n: Number(r.n), h: String(r.h), first: String(r.first), last: String(r.last) }]));
+  return new Map(
+    got.map((r) => [
+      String(r.station_id),
+      { n: Number(r.n), h: String(r.h), first: String(r.first), last: String(r.last) },
+    ]),
+  );
 }
 
 /** The same digest computed by DuckDB from the input CSVs (typed as the archive types them). */
-async function csvDigest(files: string[], scale: StationTimeScale, cols: string[]): Promise<Map<string, { n: number; h: string; first: string; last: string }>> {
-  const time = scale === 'hourly' ? 'CAST(time AS TIMESTAMP)' : scale === 'daily' ? 'CAST(time AS DATE)' : `CAST(CASE WHEN length(time) = 7 THEN time || '-01' ELSE time END AS DATE)`;
+async function csvDigest(
+  files: string[],
+  scale: StationTimeScale,
+  cols: string[],
+): Promise<Map<string, { n: number; h: string; first: string; last: string }>> {
+  const time =
+    scale === 'hourly'
+      ? 'CAST(time AS TIMESTAMP)'
+      : scale === 'daily'
+        ? 'CAST(time AS DATE)'
+        : `CAST(CASE WHEN length(time) = 7 THEN time || '-01' ELSE time END AS DATE)`;
   const typed = cols.map((c) => `CAST(NULLIF(${c}, '') AS DOUBLE) AS ${c}`).join(', ');
-  const got = await sql(`WITH t AS (SELECT station_id, ${time} AS time, ${typed} FROM read_csv([${files.map((f) => `'${f}'`).join(', ')}], header = true, all_varchar = true, union_by_name = true))
+  const got =
+    await sql(`WITH t AS (SELECT station_id, ${time} AS time, ${typed} FROM read_csv([${files.map((f) => `'${f}'`).join(', ')}], header = true, all_varchar = true, union_by_name = true))
     SELECT station_id, count(*) AS n, CAST(sum(hash(time, ${cols.join(', ')})) AS VARCHAR) AS h, CAST(min(time) AS VARCHAR) AS first, CAST(max(time) AS VARCHAR) AS last FROM t GROUP BY 1 ORDER BY 1`);
-  return new Map(got.map((r) => [String(r.station_id), { n: Number(r.n), h: String(r.h), first: String(r.first), last: String(r.last) }]));
+  return new Map(
+    got.map((r) => [
+      String(r.station_id),
+      { n: Number(r.n), h: String(r.h), first: String(r.first), last: String(r.last) },
+    ]),
+  );
 }
 
 describe('several files per scale (issue 19, 1)', () => {
@@ -98,15 +139,35 @@ describe('several files per scale (issue 19, 1)', () => {
   beforeAll(async () => {
     stations = await write('stations.csv', STATIONS);
     // Paarl's and Stellenbosch's record split in two parts by date, Franschhoek and Wellington in a third file.
-    const p1 = [...hourlyRows('PAARL', '2024-01-01', '2024-01-20', 1), ...hourlyRows('STELL', '2024-01-01', '2024-01-20', 2)];
-    const p2 = [...hourlyRows('PAARL', '2024-01-21', '2024-02-29', 3), ...hourlyRows('STELL', '2024-01-21', '2024-02-29', 4)];
-    const p3 = [...hourlyRows('FRANS', '2024-01-01', '2024-02-29', 5), ...hourlyRows('WELL', '2024-01-05', '2024-02-20', 6)];
+    const p1 = [
+      ...hourlyRows('PAARL', '2024-01-01', '2024-01-20', 1),
+      ...hourlyRows('STELL', '2024-01-01', '2024-01-20', 2),
+    ];
+    const p2 = [
+      ...hourlyRows('PAARL', '2024-01-21', '2024-02-29', 3),
+      ...hourlyRows('STELL', '2024-01-21', '2024-02-29', 4),
+    ];
+    const p3 = [
+      ...hourlyRows('FRANS', '2024-01-01', '2024-02-29', 5),
+      ...hourlyRows('WELL', '2024-01-05', '2024-02-20', 6),
+    ];
     parts = [await write('part1.csv', csv(p1)), await write('part2.csv', csv(p2)), await write('part3.csv', csv(p3))];
   });
 
   it('repeated --hourly options and several files after one are all read: every input row is in the archive', async () => {
     const out = join(dir, 'out-parts');
-    const res = await cli(['build', '--out', out, '--stations', stations, '--hourly', parts[0]!, '--hourly', parts[1]!, parts[2]!]);
+    const res = await cli([
+      'build',
+      '--out',
+      out,
+      '--stations',
+      stations,
+      '--hourly',
+      parts[0]!,
+      '--hourly',
+      parts[1]!,
+      parts[2]!,
+    ]);
     expect(res.stderr).not.toMatch(/Error/);
     expect(res.code).toBe(0);
     const want = await csvDigest(parts, 'hourly', HOURLY_COLS);
@@ -119,7 +180,16 @@ describe('several files per scale (issue 19, 1)', () => {
   });
 
   it('a stray argument is a usage error that names it', async () => {
-    const res = await cli(['build', '--out', join(dir, 'out-stray'), '--stations', stations, 'stray.csv', '--hourly', parts[0]!]);
+    const res = await cli([
+      'build',
+      '--out',
+      join(dir, 'out-stray'),
+      '--stations',
+      stations,
+      'stray.csv',
+      '--hourly',
+      parts[0]!,
+    ]);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/unexpected argument "stray\.csv"/);
   });
@@ -128,21 +198,36 @@ describe('several files per scale (issue 19, 1)', () => {
     // part2 again from 2024-01-20 18:00: six hours overlap part1 (row numbers counted per file, from 1).
     const overlapping = hourlyRows('PAARL', '2024-01-20', '2024-01-25', 3).filter((r) => r >= 'PAARL,2024-01-20 18');
     const o = await write('part2-overlap.csv', csv(overlapping));
-    const err = await buildStations({ stations, hourly: [parts[0]!, o] }, join(dir, 'out-overlap')).catch((e: unknown) => e);
+    const err = await buildStations({ stations, hourly: [parts[0]!, o] }, join(dir, 'out-overlap')).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(BuildError);
     const first = overlapping[0]!.split(',')[1]!;
-    const p1Rows = (await sql(`SELECT row_number() OVER () AS r, station_id, time FROM read_csv('${parts[0]}', header = true, all_varchar = true)`)).find((r) => r.station_id === 'PAARL' && r.time === first)!;
-    expect((err as Error).message).toContain(`station "PAARL" has two rows for time ${first}, one in ${parts[0]} (row ${String(p1Rows.r)}) and one in ${o} (row 1)`);
+    const p1Rows = (
+      await sql(
+        `SELECT row_number() OVER () AS r, station_id, time FROM read_csv('${parts[0]}', header = true, all_varchar = true)`,
+      )
+    ).find((r) => r.station_id === 'PAARL' && r.time === first)!;
+    expect((err as Error).message).toContain(
+      `station "PAARL" has two rows for time ${first}, one in ${parts[0]} (row ${String(p1Rows.r)}) and one in ${o} (row 1)`,
+    );
     // The same row twice within one file names both rows.
-    const twice = await write('twice.csv', csv([...hourlyRows('STELL', '2024-01-01', '2024-01-01', 9), 'STELL,2024-01-01 00:00:00,1,1,1,0,50,50,50,1,1,0']));
-    await expect(buildStations({ stations, hourly: twice }, join(dir, 'out-twice'))).rejects.toThrow(/twice\.csv: row \d+ \(station "STELL"\), column "time": station "STELL" has two rows for time 2024-01-01 00:00:00 \(rows 1 and \d+\)/);
+    const twice = await write(
+      'twice.csv',
+      csv([...hourlyRows('STELL', '2024-01-01', '2024-01-01', 9), 'STELL,2024-01-01 00:00:00,1,1,1,0,50,50,50,1,1,0']),
+    );
+    await expect(buildStations({ stations, hourly: twice }, join(dir, 'out-twice'))).rejects.toThrow(
+      /twice\.csv: row \d+ \(station "STELL"\), column "time": station "STELL" has two rows for time 2024-01-01 00:00:00 \(rows 1 and \d+\)/,
+    );
   });
 
   it('a bad row in the second file is refused naming that file and its own row number', async () => {
     const bad = hourlyRows('STELL', '2024-03-01', '2024-03-02', 11);
     bad[4] = bad[4]!.replace(/,[^,]*$/, ',n/a');
     const b = await write('part-bad.csv', csv(bad));
-    await expect(buildStations({ stations, hourly: [parts[0]!, b] }, join(dir, 'out-bad'))).rejects.toThrow(/part-bad\.csv: row 5 \(station "STELL"\), column "solar_radation": holds "n\/a"/);
+    await expect(buildStations({ stations, hourly: [parts[0]!, b] }, join(dir, 'out-bad'))).rejects.toThrow(
+      /part-bad\.csv: row 5 \(station "STELL"\), column "solar_radation": holds "n\/a"/,
+    );
   });
 });
 
@@ -157,7 +242,9 @@ function dailyRows(id: string, first: string, last: string, seed: number): strin
     const d = new Date(t).toISOString().slice(0, 10);
     const tn = 10 + 5 * r();
     const tx = tn + 8 + 6 * r();
-    out.push(`${id},${d},${((tn + tx) / 2).toFixed(2)},${tn.toFixed(1)},${tx.toFixed(1)},${r() < 0.05 ? '' : (r() < 0.3 ? r() * 20 : 0).toFixed(1)},${(50 + 30 * r()).toFixed(0)}`);
+    out.push(
+      `${id},${d},${((tn + tx) / 2).toFixed(2)},${tn.toFixed(1)},${tx.toFixed(1)},${r() < 0.05 ? '' : (r() < 0.3 ? r() * 20 : 0).toFixed(1)},${(50 + 30 * r()).toFixed(0)}`,
+    );
   }
   return out;
 }
@@ -171,12 +258,31 @@ describe('daily and monthly for every hourly station (issue 19, 1)', () => {
   it('a daily file for other stations (and one hourly station) leaves every other hourly station its derived daily and monthly values', async () => {
     const stations = await write('stations-b.csv', STATIONS);
     const hourly = [
-      await write('b-h1.csv', csv([...hourlyRows('PAARL', '2024-01-01', '2024-02-29', 21), ...hourlyRows('STELL', '2024-01-01', '2024-02-29', 22)])),
-      await write('b-h2.csv', csv([...hourlyRows('FRANS', '2024-01-01', '2024-02-29', 23), ...hourlyRows('WELL', '2024-01-01', '2024-02-29', 24)])),
+      await write(
+        'b-h1.csv',
+        csv([
+          ...hourlyRows('PAARL', '2024-01-01', '2024-02-29', 21),
+          ...hourlyRows('STELL', '2024-01-01', '2024-02-29', 22),
+        ]),
+      ),
+      await write(
+        'b-h2.csv',
+        csv([
+          ...hourlyRows('FRANS', '2024-01-01', '2024-02-29', 23),
+          ...hourlyRows('WELL', '2024-01-01', '2024-02-29', 24),
+        ]),
+      ),
     ];
     // Malmesbury and Ceres bring daily values only; Wellington brings its own daily file for January
     // besides its hourly record: its given rows win (docs/data.md, "Given and derived").
-    const daily = await write('b-d.csv', dailyCsv([...dailyRows('MALM', '2024-01-01', '2024-02-29', 31), ...dailyRows('CERES', '2024-01-03', '2024-02-20', 32), ...dailyRows('WELL', '2024-01-01', '2024-01-31', 33)]));
+    const daily = await write(
+      'b-d.csv',
+      dailyCsv([
+        ...dailyRows('MALM', '2024-01-01', '2024-02-29', 31),
+        ...dailyRows('CERES', '2024-01-03', '2024-02-20', 32),
+        ...dailyRows('WELL', '2024-01-01', '2024-01-31', 33),
+      ]),
+    );
     const out = join(dir, 'out-derived');
     const section = await buildStations({ stations, hourly, daily }, out);
     expect(section.count).toBe(6);
@@ -195,7 +301,13 @@ describe('daily and monthly for every hourly station (issue 19, 1)', () => {
     const engine = createNodeEngine(out);
     try {
       const wkt = 'POINT (18.9621 -33.7342)';
-      const res = await engine.nearestStation({ wkts: wkt, dataTypes: ['temperature_mean', 'et0'], options: { timeScale: 'daily' }, startDate: '2024-02-01', endDate: '2024-02-03' });
+      const res = await engine.nearestStation({
+        wkts: wkt,
+        dataTypes: ['temperature_mean', 'et0'],
+        options: { timeScale: 'daily' },
+        startDate: '2024-02-01',
+        endDate: '2024-02-03',
+      });
       expect(res[wkt]!.metadata.distance_from_point_m).toBeLessThan(1);
       expect(res[wkt]!.metadata.actual_nearest).toBe(true);
       const p = derived.daily.get('PAARL')!;
@@ -212,23 +324,46 @@ describe('a build adds to the dataset it writes into (issue 19, 1)', () => {
     const all = await write('stations-c.csv', STATIONS);
     const stationRows = readStations(all);
     const hourly = [
-      await write('c-h1.csv', csv([...hourlyRows('PAARL', '2024-01-01', '2024-02-29', 41), ...hourlyRows('STELL', '2024-01-01', '2024-02-29', 42)])),
-      await write('c-h2.csv', csv([...hourlyRows('FRANS', '2024-01-01', '2024-02-29', 43), ...hourlyRows('WELL', '2024-01-01', '2024-02-29', 44)])),
+      await write(
+        'c-h1.csv',
+        csv([
+          ...hourlyRows('PAARL', '2024-01-01', '2024-02-29', 41),
+          ...hourlyRows('STELL', '2024-01-01', '2024-02-29', 42),
+        ]),
+      ),
+      await write(
+        'c-h2.csv',
+        csv([
+          ...hourlyRows('FRANS', '2024-01-01', '2024-02-29', 43),
+          ...hourlyRows('WELL', '2024-01-01', '2024-02-29', 44),
+        ]),
+      ),
     ];
     const out = join(dir, 'out-additive');
     await buildStations({ stations: all, hourly }, out);
     const first = allScales(stationRows, readSeries(hourly, 'hourly'));
 
     // Build 2: another source's station list (Malmesbury and Ceres only) and their daily file.
-    const other = await write('stations-other.csv', `station_id,name,lat,lon,elevation\nMALM,Malmesbury,-33.4667,18.7167,104\nCERES,Ceres,-33.3667,19.3167,457\n`);
-    const daily = await write('c-d.csv', dailyCsv([...dailyRows('MALM', '2024-01-01', '2024-02-29', 51), ...dailyRows('CERES', '2024-01-03', '2024-02-20', 52)]));
+    const other = await write(
+      'stations-other.csv',
+      `station_id,name,lat,lon,elevation\nMALM,Malmesbury,-33.4667,18.7167,104\nCERES,Ceres,-33.3667,19.3167,457\n`,
+    );
+    const daily = await write(
+      'c-d.csv',
+      dailyCsv([
+        ...dailyRows('MALM', '2024-01-01', '2024-02-29', 51),
+        ...dailyRows('CERES', '2024-01-03', '2024-02-20', 52),
+      ]),
+    );
     const section2 = await buildStations({ stations: other, daily }, out);
     expect(section2.count).toBe(6);
     expectSameSeries(await archiveSeries(out, 'hourly'), readSeries(hourly, 'hourly'), 'hourly after build 2');
     let wantDaily = union(first.daily, readSeries(daily, 'daily'));
     expectSameSeries(await archiveSeries(out, 'daily'), wantDaily, 'daily after build 2');
     expectSameSeries(await archiveSeries(out, 'monthly'), monthlyFromDaily(wantDaily), 'monthly after build 2');
-    const names = await sql(`SELECT station_id, name FROM read_parquet('${join(out, 'stations/stations.parquet')}') ORDER BY 1`);
+    const names = await sql(
+      `SELECT station_id, name FROM read_parquet('${join(out, 'stations/stations.parquet')}') ORDER BY 1`,
+    );
     expect(names.map((r) => r.station_id)).toEqual(['CERES', 'FRANS', 'MALM', 'PAARL', 'STELL', 'WELL']);
 
     // Build 3: Paarl's own daily file replaces its derived daily values (and its monthly values follow them).
@@ -250,9 +385,17 @@ describe('a build adds to the dataset it writes into (issue 19, 1)', () => {
     const engine = createNodeEngine(out);
     try {
       const wkt = 'POINT (18.9621 -33.7342)';
-      const res = await engine.nearestStation({ wkts: wkt, dataTypes: ['temperature_mean'], options: { timeScale: 'hourly' }, startDate: '2024-03-05T12:00:00', endDate: '2024-03-05T12:00:00' });
+      const res = await engine.nearestStation({
+        wkts: wkt,
+        dataTypes: ['temperature_mean'],
+        options: { timeScale: 'hourly' },
+        startDate: '2024-03-05T12:00:00',
+        endDate: '2024-03-05T12:00:00',
+      });
       expect(res[wkt]!.metadata.actual_nearest).toBe(true);
-      expect(res[wkt]!.data['2024-03-05T12:00:00']!.temperature_mean).toBe(readSeries(paarlHourly, 'hourly').get('PAARL')!.get('2024-03-05T12:00:00')?.temperature_mean ?? null);
+      expect(res[wkt]!.data['2024-03-05T12:00:00']!.temperature_mean).toBe(
+        readSeries(paarlHourly, 'hourly').get('PAARL')!.get('2024-03-05T12:00:00')?.temperature_mean ?? null,
+      );
     } finally {
       await engine.close();
     }
@@ -261,7 +404,11 @@ describe('a build adds to the dataset it writes into (issue 19, 1)', () => {
     await buildStations({ stations: other, daily }, out, 'dataset', { replace: true });
     expect(await sql(`SELECT count(*) AS n FROM glob('${join(out, 'stations/hourly')}/**')`)).toEqual([{ n: 0n }]);
     expectSameSeries(await archiveSeries(out, 'daily'), readSeries(daily, 'daily'), 'daily after --replace');
-    expect((await sql(`SELECT station_id FROM read_parquet('${join(out, 'stations/stations.parquet')}') ORDER BY 1`)).map((r) => r.station_id)).toEqual(['CERES', 'MALM']);
+    expect(
+      (await sql(`SELECT station_id FROM read_parquet('${join(out, 'stations/stations.parquet')}') ORDER BY 1`)).map(
+        (r) => r.station_id,
+      ),
+    ).toEqual(['CERES', 'MALM']);
   });
 });
 
@@ -269,49 +416,145 @@ describe('the build report (issue 19, 2)', () => {
   it('counts what was read, given, derived and kept per scale, as independent counts over the inputs say; --report writes it as JSON', async () => {
     const stations = await write('stations-d.csv', STATIONS);
     const hourly = [
-      await write('d-h1.csv', csv([...hourlyRows('PAARL', '2024-01-01', '2024-01-31', 61), ...hourlyRows('STELL', '2024-01-01', '2024-02-15', 62)])),
-      await write('d-h2.csv', csv([...hourlyRows('PAARL', '2024-02-01', '2024-02-29', 63), ...hourlyRows('FRANS', '2024-01-02', '2024-02-29', 64), ...hourlyRows('WELL', '2024-01-01', '2024-02-29', 65)])),
+      await write(
+        'd-h1.csv',
+        csv([
+          ...hourlyRows('PAARL', '2024-01-01', '2024-01-31', 61),
+          ...hourlyRows('STELL', '2024-01-01', '2024-02-15', 62),
+        ]),
+      ),
+      await write(
+        'd-h2.csv',
+        csv([
+          ...hourlyRows('PAARL', '2024-02-01', '2024-02-29', 63),
+          ...hourlyRows('FRANS', '2024-01-02', '2024-02-29', 64),
+          ...hourlyRows('WELL', '2024-01-01', '2024-02-29', 65),
+        ]),
+      ),
     ];
-    const daily = await write('d-d.csv', dailyCsv([...dailyRows('MALM', '2024-01-01', '2024-02-29', 71), ...dailyRows('CERES', '2024-01-03', '2024-02-20', 72), ...dailyRows('WELL', '2024-01-01', '2024-01-31', 73)]));
+    const daily = await write(
+      'd-d.csv',
+      dailyCsv([
+        ...dailyRows('MALM', '2024-01-01', '2024-02-29', 71),
+        ...dailyRows('CERES', '2024-01-03', '2024-02-20', 72),
+        ...dailyRows('WELL', '2024-01-01', '2024-01-31', 73),
+      ]),
+    );
     const out = join(dir, 'out-report');
     const reportFile = join(dir, 'report.json');
-    const res = await cli(['build', '--out', out, '--stations', stations, '--hourly', ...hourly, '--daily', daily, '--report', reportFile]);
+    const res = await cli([
+      'build',
+      '--out',
+      out,
+      '--stations',
+      stations,
+      '--hourly',
+      ...hourly,
+      '--daily',
+      daily,
+      '--report',
+      reportFile,
+    ]);
     expect(res.code).toBe(0);
     const report = JSON.parse(await readFile(reportFile, 'utf8'));
     // Independent counts: DuckDB over the input CSVs, and the oracle's derived series.
-    const perFile = await sql(`SELECT filename, count(*) AS n, min(time) AS first, max(time) AS last FROM read_csv([${hourly.map((h) => `'${h}'`).join(', ')}], header = true, all_varchar = true, filename = true) GROUP BY 1 ORDER BY 1`);
+    const perFile = await sql(
+      `SELECT filename, count(*) AS n, min(time) AS first, max(time) AS last FROM read_csv([${hourly.map((h) => `'${h}'`).join(', ')}], header = true, all_varchar = true, filename = true) GROUP BY 1 ORDER BY 1`,
+    );
     const h = report.scales.hourly;
     expect(h.files).toEqual(perFile.map((r) => ({ path: r.filename, rows: Number(r.n), zoned: 0 })));
     expect(h.rowsRead).toBe(perFile.reduce((a, r) => a + Number(r.n), 0));
     expect(h.rowsWritten).toBe(h.rowsRead);
-    expect(h).toMatchObject({ stations: 4, given: 4, derived: 0, kept: 0, rowsRefused: 0, refused: [], first: '2024-01-01T00:00:00', last: '2024-02-29T23:00:00' });
+    expect(h).toMatchObject({
+      stations: 4,
+      given: 4,
+      derived: 0,
+      kept: 0,
+      rowsRefused: 0,
+      refused: [],
+      first: '2024-01-01T00:00:00',
+      last: '2024-02-29T23:00:00',
+    });
     const derived = allScales(readStations(stations), readSeries(hourly, 'hourly'));
     const wantDaily = union(only(derived.daily, ['PAARL', 'STELL', 'FRANS']), readSeries(daily, 'daily'));
     const periods = (s: Series) => [...s.values()].reduce((a, m) => a + m.size, 0);
     const keys = (s: Series) => [...s.values()].flatMap((m) => [...m.keys()]).sort();
-    expect(report.scales.daily).toMatchObject({ stations: 6, given: 3, derived: 3, kept: 0, givenOverDerived: ['WELL'], rowsRead: periods(readSeries(daily, 'daily')), rowsWritten: periods(wantDaily), first: keys(wantDaily)[0], last: keys(wantDaily).at(-1) });
+    expect(report.scales.daily).toMatchObject({
+      stations: 6,
+      given: 3,
+      derived: 3,
+      kept: 0,
+      givenOverDerived: ['WELL'],
+      rowsRead: periods(readSeries(daily, 'daily')),
+      rowsWritten: periods(wantDaily),
+      first: keys(wantDaily)[0],
+      last: keys(wantDaily).at(-1),
+    });
     const wantMonthly = monthlyFromDaily(wantDaily);
-    expect(report.scales.monthly).toMatchObject({ stations: 6, given: 0, derived: 6, kept: 0, givenOverDerived: [], rowsRead: 0, rowsWritten: periods(wantMonthly), first: '2024-01-01', last: '2024-02-01' });
-    expect(report).toMatchObject({ ok: true, replace: false, stations: { total: 6, inStationsFile: 6, keptFromDataset: 0 } });
-    expect(res.stderr).toMatch(/^hourly: 4 stations \(4 given, 0 derived, 0 kept as they were\); \d+ rows read from 2 file\(s\), 0 refused/m);
+    expect(report.scales.monthly).toMatchObject({
+      stations: 6,
+      given: 0,
+      derived: 6,
+      kept: 0,
+      givenOverDerived: [],
+      rowsRead: 0,
+      rowsWritten: periods(wantMonthly),
+      first: '2024-01-01',
+      last: '2024-02-01',
+    });
+    expect(report).toMatchObject({
+      ok: true,
+      replace: false,
+      stations: { total: 6, inStationsFile: 6, keptFromDataset: 0 },
+    });
+    expect(res.stderr).toMatch(
+      /^hourly: 4 stations \(4 given, 0 derived, 0 kept as they were\); \d+ rows read from 2 file\(s\), 0 refused/m,
+    );
     expect(res.stderr).toMatch(/given series used, not derived ones, for: WELL/);
 
     // A second build into the same dataset: the report says what it kept.
     const more = await write('d-d2.csv', dailyCsv(dailyRows('MALM', '2024-03-01', '2024-03-31', 74)));
-    const other = await write('stations-malm.csv', 'station_id,name,lat,lon,elevation\nMALM,Malmesbury,-33.4667,18.7167,104\n');
+    const other = await write(
+      'stations-malm.csv',
+      'station_id,name,lat,lon,elevation\nMALM,Malmesbury,-33.4667,18.7167,104\n',
+    );
     const res2 = await cli(['build', '--out', out, '--stations', other, '--daily', more, '--report', reportFile]);
     expect(res2.code).toBe(0);
     const r2 = JSON.parse(await readFile(reportFile, 'utf8'));
     expect(r2.stations).toEqual({ total: 6, inStationsFile: 1, keptFromDataset: 5 });
-    expect(r2.scales.hourly).toMatchObject({ stations: 4, given: 0, derived: 0, kept: 4, rowsRead: 0, rowsWritten: 0, first: null, last: null });
-    expect(r2.scales.daily).toMatchObject({ stations: 6, given: 1, derived: 0, kept: 5, rowsRead: readSeries(more, 'daily').get('MALM')!.size });
-    expect(r2.scales.monthly).toMatchObject({ stations: 6, derived: 1, kept: 5, first: '2024-03-01', last: '2024-03-01' });
+    expect(r2.scales.hourly).toMatchObject({
+      stations: 4,
+      given: 0,
+      derived: 0,
+      kept: 4,
+      rowsRead: 0,
+      rowsWritten: 0,
+      first: null,
+      last: null,
+    });
+    expect(r2.scales.daily).toMatchObject({
+      stations: 6,
+      given: 1,
+      derived: 0,
+      kept: 5,
+      rowsRead: readSeries(more, 'daily').get('MALM')!.size,
+    });
+    expect(r2.scales.monthly).toMatchObject({
+      stations: 6,
+      derived: 1,
+      kept: 5,
+      first: '2024-03-01',
+      last: '2024-03-01',
+    });
 
     // A bad row stops the build; the JSON report names it and nothing changes.
     const bad = await write('d-bad.csv', 'station_id,time,rain_sum\nMALM,2024-04-01,1\nMALM,2024-04-02,-\n');
     const res3 = await cli(['build', '--out', out, '--stations', other, '--daily', bad, '--report', reportFile]);
     expect(res3.code).toBe(2);
     const r3 = JSON.parse(await readFile(reportFile, 'utf8'));
-    expect(r3).toMatchObject({ ok: false, refused: [expect.stringMatching(/d-bad\.csv: row 2 \(station "MALM"\), column "rain_sum": holds "-"/)] });
+    expect(r3).toMatchObject({
+      ok: false,
+      refused: [expect.stringMatching(/d-bad\.csv: row 2 \(station "MALM"\), column "rain_sum": holds "-"/)],
+    });
   });
 });

@@ -30,7 +30,6 @@ afterAll(async () => {
   await server.close();
 });
 
-
 /**
  * No number in an answer carries binary float noise (5.3999999999999995): at most three decimals, the
  * finest the precision rule gives (a mean over stations of a 0.1 °C type), as JSON writes it.
@@ -54,8 +53,10 @@ function expectClose(actual: unknown, expected: unknown, path = '$'): void {
   if (typeof actual !== 'object' || actual === null) throw new Error(`${path}: got ${JSON.stringify(actual)}`);
   const ak = Object.keys(actual);
   const ek = Object.keys(expected);
-  if (ak.join('|') !== ek.join('|')) throw new Error(`${path}: keys ${ak.slice(0, 8).join(',')}… ≠ ${ek.slice(0, 8).join(',')}…`);
-  for (const k of ek) expectClose((actual as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k], `${path}.${k}`);
+  if (ak.join('|') !== ek.join('|'))
+    throw new Error(`${path}: keys ${ak.slice(0, 8).join(',')}… ≠ ${ek.slice(0, 8).join(',')}…`);
+  for (const k of ek)
+    expectClose((actual as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k], `${path}.${k}`);
 }
 
 interface Req {
@@ -109,7 +110,8 @@ function randomPoint(r: () => number): string {
 }
 
 function randomPolygon(r: () => number): string {
-  const rect = (x: number, y: number, w: number, h: number) => `(${x} ${y}, ${fmt(x + w)} ${y}, ${fmt(x + w)} ${fmt(y + h)}, ${x} ${fmt(y + h)}, ${x} ${y})`;
+  const rect = (x: number, y: number, w: number, h: number) =>
+    `(${x} ${y}, ${fmt(x + w)} ${y}, ${fmt(x + w)} ${fmt(y + h)}, ${x} ${fmt(y + h)}, ${x} ${y})`;
   const x = Number(fmt(17.5 + r() * 6));
   const y = Number(fmt(-35 + r() * 4.5));
   const w = 0.2 + r() * 2.5;
@@ -120,7 +122,8 @@ function randomPolygon(r: () => number): string {
     const s = stations[Math.floor(r() * stations.length)]!;
     return `POLYGON ((${s.lon} ${s.lat}, ${fmt(s.lon + w)} ${fmt(s.lat - h / 2)}, ${fmt(s.lon + w / 2)} ${fmt(s.lat + h)}, ${s.lon} ${s.lat}))`;
   }
-  if (kind < 0.3) return `POLYGON (${rect(x, y, w, h)}, ${rect(Number(fmt(x + w / 4)), Number(fmt(y + h / 4)), w / 2, h / 2)})`;
+  if (kind < 0.3)
+    return `POLYGON (${rect(x, y, w, h)}, ${rect(Number(fmt(x + w / 4)), Number(fmt(y + h / 4)), w / 2, h / 2)})`;
   if (kind < 0.45) return `MULTIPOLYGON ((${rect(x, y, w / 2, h / 2)}), (${rect(Number(fmt(x + w)), y, w / 2, h)}))`;
   if (kind < 0.55) {
     // Concave: an L shape.
@@ -144,14 +147,25 @@ function oracleNearest(req: Req): unknown {
   const keys = periodsOf(req);
   const out: Record<string, unknown> = {};
   for (const text of req.wkts.split(';').map((s) => s.trim())) {
-    const [lon, lat] = text.replace(/POINT \(|\)/g, '').split(' ').map(Number) as [number, number];
-    const ranked = stations.map((s) => ({ s, d: distance(lon, lat, s.lon, s.lat) })).sort((a, b) => a.d - b.d || (a.s.id < b.s.id ? -1 : 1));
+    const [lon, lat] = text
+      .replace(/POINT \(|\)/g, '')
+      .split(' ')
+      .map(Number) as [number, number];
+    const ranked = stations
+      .map((s) => ({ s, d: distance(lon, lat, s.lon, s.lat) }))
+      .sort((a, b) => a.d - b.d || (a.s.id < b.s.id ? -1 : 1));
     const pick = ranked.find((x) => hasData(x.s.id, req, keys)) ?? ranked[0]!;
     const rows = series[req.options.timeScale].get(pick.s.id);
     const data: Record<string, Record<string, number | null>> = {};
     for (const k of keys) data[k] = Object.fromEntries(req.dataTypes.map((t) => [t, rows?.get(k)?.[t] ?? null]));
     out[text] = {
-      metadata: { station_lat: pick.s.lat, station_lon: pick.s.lon, station_elevation: pick.s.elevation, distance_from_point_m: pick.d, actual_nearest: pick.d <= ranked[0]!.d },
+      metadata: {
+        station_lat: pick.s.lat,
+        station_lon: pick.s.lon,
+        station_elevation: pick.s.elevation,
+        distance_from_point_m: pick.d,
+        actual_nearest: pick.d <= ranked[0]!.d,
+      },
       data,
     };
   }
@@ -159,7 +173,9 @@ function oracleNearest(req: Req): unknown {
 }
 
 function ringsOf(wkt: string): [number, number][][][] {
-  const parts = wkt.startsWith('MULTIPOLYGON') ? wkt.slice(wkt.indexOf('((') + 1, -1).split(/\)\)\s*,\s*\(\(/) : [wkt.slice(wkt.indexOf('(') + 1, -1)];
+  const parts = wkt.startsWith('MULTIPOLYGON')
+    ? wkt.slice(wkt.indexOf('((') + 1, -1).split(/\)\)\s*,\s*\(\(/)
+    : [wkt.slice(wkt.indexOf('(') + 1, -1)];
   return parts.map((p) =>
     p
       .replace(/^\(+|\)+$/g, '')
@@ -174,14 +190,20 @@ function oraclePoly(req: Req): unknown {
   const inside = stations
     .filter((s) => polys.some((rings) => insideOrOn([s.lon, s.lat], rings)) && hasData(s.id, req, keys))
     .sort((a, b) => (a.id < b.id ? -1 : 1));
-  const stations_metadata = Object.fromEntries(inside.map((s, i) => [String(i), { station_lat: s.lat, station_lon: s.lon, station_elevation: s.elevation }]));
+  const stations_metadata = Object.fromEntries(
+    inside.map((s, i) => [String(i), { station_lat: s.lat, station_lon: s.lon, station_elevation: s.elevation }]),
+  );
   const aggregated_data: Record<string, Record<string, number | null>> = {};
   for (const k of keys) {
     const v: Record<string, number | null> = {};
     for (const t of req.dataTypes) {
-      const xs = inside.map((s) => series[req.options.timeScale].get(s.id)?.get(k)?.[t] ?? null).filter((x): x is number => x !== null);
+      const xs = inside
+        .map((s) => series[req.options.timeScale].get(s.id)?.get(k)?.[t] ?? null)
+        .filter((x): x is number => x !== null);
       // Answered two decimals finer than a reading (docs/data.md, "Units and precision").
-      v[t] = xs.length ? roundValue(xs.reduce((a, b) => a + b, 0) / xs.length, stationMeanDecimals(req.options.timeScale, t)) : null;
+      v[t] = xs.length
+        ? roundValue(xs.reduce((a, b) => a + b, 0) / xs.length, stationMeanDecimals(req.options.timeScale, t))
+        : null;
       v[`${t}_station_count`] = xs.length;
     }
     aggregated_data[k] = v;
@@ -196,7 +218,9 @@ function makeRequests(seed: number, n: number, poly: boolean): Req[] {
   return Array.from({ length: n }, (_, i) => {
     const scale = SCALES[i % 3]!;
     const [startDate, endDate] = randomRange(r, scale);
-    const wkts = poly ? randomPolygon(r) : [...new Set(Array.from({ length: 1 + Math.floor(r() * 10) }, () => randomPoint(r)))].join(';');
+    const wkts = poly
+      ? randomPolygon(r)
+      : [...new Set(Array.from({ length: 1 + Math.floor(r() * 10) }, () => randomPoint(r)))].join(';');
     return { wkts, dataTypes: randomTypes(r, scale), options: { timeScale: scale }, startDate, endDate };
   });
 }
@@ -227,13 +251,17 @@ describe.each(['http', 'file'] as const)('station endpoints read over %s equal t
     let partialCounts = 0;
     for (const req of makeRequests(backend === 'http' ? 3 : 4, n, true)) {
       const got = await engines[backend].polyAggregate(req);
-      const want = oraclePoly(req) as { stations_metadata: object; aggregated_data: Record<string, Record<string, number | null>> };
+      const want = oraclePoly(req) as {
+        stations_metadata: object;
+        aggregated_data: Record<string, Record<string, number | null>>;
+      };
       expectClose(got, want, JSON.stringify(req).slice(0, 160));
       expectNoFloatNoise(got.aggregated_data);
       const nStations = Object.keys(want.stations_metadata).length;
       if (nStations > 0) withStations++;
       for (const v of Object.values(want.aggregated_data)) {
-        for (const t of req.dataTypes) if ((v[`${t}_station_count`] ?? 0) > 0 && (v[`${t}_station_count`] ?? 0) < nStations) partialCounts++;
+        for (const t of req.dataTypes)
+          if ((v[`${t}_station_count`] ?? 0) > 0 && (v[`${t}_station_count`] ?? 0) < nStations) partialCounts++;
       }
     }
     expect(withStations).toBeGreaterThan(n / 3);

@@ -4,7 +4,13 @@
 // type comes from which finer type (and its unit factor) is shared, and
 // tests below check a few of those mappings by hand.
 import { readFileSync } from 'node:fs';
-import { DAILY_FROM_HOURLY, DAILY_MIN_HOURS, MONTHLY_FROM_DAILY, MONTHLY_MAX_MISSING_DAYS, type DeriveRule } from '../../src/contract/derive-rules.ts';
+import {
+  DAILY_FROM_HOURLY,
+  DAILY_MIN_HOURS,
+  MONTHLY_FROM_DAILY,
+  MONTHLY_MAX_MISSING_DAYS,
+  type DeriveRule,
+} from '../../src/contract/derive-rules.ts';
 import { STATION_TYPES, type StationTimeScale } from '../../src/contract/station-data-types.ts';
 import { derivedDecimals, roundValue } from '../../src/contract/station-type-info.ts';
 
@@ -54,7 +60,13 @@ function parseCsv(text: string): Record<string, string>[] {
 const num = (s: string | undefined) => (s === undefined || s === '' ? null : Number(s));
 
 export function readStations(path: string): OStation[] {
-  return parseCsv(readFileSync(path, 'utf8')).map((r) => ({ id: r.station_id!, name: r.name!, lat: Number(r.lat), lon: Number(r.lon), elevation: num(r.elevation) }));
+  return parseCsv(readFileSync(path, 'utf8')).map((r) => ({
+    id: r.station_id!,
+    name: r.name!,
+    lat: Number(r.lat),
+    lon: Number(r.lon),
+    elevation: num(r.elevation),
+  }));
 }
 
 export function readHourly(path: string): Series {
@@ -74,7 +86,12 @@ export function readSeries(paths: string | string[], scale: StationTimeScale): S
       let m = out.get(r.station_id!);
       if (!m) out.set(r.station_id!, (m = new Map()));
       const t = r.time!.trim();
-      const key = scale === 'hourly' ? `${t.slice(0, 10)}T${t.slice(11, 19)}` : scale === 'daily' ? t.slice(0, 10) : `${t.slice(0, 7)}-01`;
+      const key =
+        scale === 'hourly'
+          ? `${t.slice(0, 10)}T${t.slice(11, 19)}`
+          : scale === 'daily'
+            ? t.slice(0, 10)
+            : `${t.slice(0, 7)}-01`;
       m.set(key, values);
     }
   }
@@ -83,7 +100,14 @@ export function readSeries(paths: string | string[], scale: StationTimeScale): S
 
 /** Monthly values derived from a daily series (given or derived), as the build's rules say. */
 export function monthlyFromDaily(daily: Series): Series {
-  return derive(daily, MONTHLY_FROM_DAILY, 'monthly', (k) => `${k.slice(0, 7)}-01`, daysIn, (p) => daysIn(p) - MONTHLY_MAX_MISSING_DAYS);
+  return derive(
+    daily,
+    MONTHLY_FROM_DAILY,
+    'monthly',
+    (k) => `${k.slice(0, 7)}-01`,
+    daysIn,
+    (p) => daysIn(p) - MONTHLY_MAX_MISSING_DAYS,
+  );
 }
 
 const median = (xs: number[]) => {
@@ -103,17 +127,29 @@ function aggregate(rule: DeriveRule, to: StationTimeScale, xs: number[], full: n
   if (xs.length < (rule.complete ? full : min)) return null;
   let v: number;
   switch (rule.agg) {
-    case 'mean': v = xs.reduce((a, b) => a + b, 0) / xs.length; break;
-    case 'sum': v = xs.reduce((a, b) => a + b, 0); break;
-    case 'min': v = Math.min(...xs); break;
-    case 'max': v = Math.max(...xs); break;
-    case 'median': v = median(xs); break;
+    case 'mean':
+      v = xs.reduce((a, b) => a + b, 0) / xs.length;
+      break;
+    case 'sum':
+      v = xs.reduce((a, b) => a + b, 0);
+      break;
+    case 'min':
+      v = Math.min(...xs);
+      break;
+    case 'max':
+      v = Math.max(...xs);
+      break;
+    case 'median':
+      v = median(xs);
+      break;
     case 'std': {
       const m = xs.reduce((a, b) => a + b, 0) / xs.length;
       v = Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
       break;
     }
-    case 'circmean': v = circMean(xs); break;
+    case 'circmean':
+      v = circMean(xs);
+      break;
     case 'circmedian': {
       const m = circMean(xs);
       v = (median(xs.map((x) => (x - m + 540) % 360)) + m + 540) % 360;
@@ -124,7 +160,14 @@ function aggregate(rule: DeriveRule, to: StationTimeScale, xs: number[], full: n
   return roundValue(rule.factor === undefined ? v : v * rule.factor, derivedDecimals(to, rule.out));
 }
 
-function derive(src: Series, rules: DeriveRule[], to: StationTimeScale, periodOf: (key: string) => string, full: (period: string) => number, min: (period: string) => number): Series {
+function derive(
+  src: Series,
+  rules: DeriveRule[],
+  to: StationTimeScale,
+  periodOf: (key: string) => string,
+  full: (period: string) => number,
+  min: (period: string) => number,
+): Series {
   const out: Series = new Map();
   for (const [id, rows] of src) {
     const groups = new Map<string, Values[]>();
@@ -150,9 +193,16 @@ function derive(src: Series, rules: DeriveRule[], to: StationTimeScale, periodOf
 
 /** FAO-56 Penman–Monteith, written out from Allen et al. (1998). */
 export function et0(d: Values, elevation: number | null, latDeg: number, dateKey: string): number | null {
-  const tx = d.temperature_max, tn = d.temperature_min, rhx = d.humidity_max, rhn = d.humidity_min, u2 = d.wind_speed_mean, rs = d.solar_radiation_sum;
-  if (tx == null || tn == null || rhx == null || rhn == null || u2 == null || rs == null || elevation == null) return null;
-  const J = Math.round((Date.parse(`${dateKey}T00:00:00Z`) - Date.UTC(Number(dateKey.slice(0, 4)), 0, 1)) / 86_400_000) + 1;
+  const tx = d.temperature_max,
+    tn = d.temperature_min,
+    rhx = d.humidity_max,
+    rhn = d.humidity_min,
+    u2 = d.wind_speed_mean,
+    rs = d.solar_radiation_sum;
+  if (tx == null || tn == null || rhx == null || rhn == null || u2 == null || rs == null || elevation == null)
+    return null;
+  const J =
+    Math.round((Date.parse(`${dateKey}T00:00:00Z`) - Date.UTC(Number(dateKey.slice(0, 4)), 0, 1)) / 86_400_000) + 1;
   const T = (tx + tn) / 2;
   const e0 = (t: number) => 0.6108 * Math.exp((17.27 * t) / (t + 237.3));
   const delta = (4098 * e0(T)) / (T + 237.3) ** 2;
@@ -164,25 +214,51 @@ export function et0(d: Values, elevation: number | null, latDeg: number, dateKey
   const dr = 1 + 0.033 * Math.cos((2 * Math.PI * J) / 365);
   const dec = 0.409 * Math.sin((2 * Math.PI * J) / 365 - 1.39);
   const ws = Math.acos(Math.max(-1, Math.min(1, -Math.tan(phi) * Math.tan(dec))));
-  const Ra = ((24 * 60) / Math.PI) * 0.082 * dr * (ws * Math.sin(phi) * Math.sin(dec) + Math.cos(phi) * Math.cos(dec) * Math.sin(ws));
+  const Ra =
+    ((24 * 60) / Math.PI) *
+    0.082 *
+    dr *
+    (ws * Math.sin(phi) * Math.sin(dec) + Math.cos(phi) * Math.cos(dec) * Math.sin(ws));
   const Rso = (0.75 + 2e-5 * elevation) * Ra;
   const Rns = 0.77 * rs;
-  const Rnl = 4.903e-9 * (((tx + 273.16) ** 4 + (tn + 273.16) ** 4) / 2) * (0.34 - 0.14 * Math.sqrt(ea)) * (1.35 * Math.min(1, rs / Rso) - 0.35);
+  const Rnl =
+    4.903e-9 *
+    (((tx + 273.16) ** 4 + (tn + 273.16) ** 4) / 2) *
+    (0.34 - 0.14 * Math.sqrt(ea)) *
+    (1.35 * Math.min(1, rs / Rso) - 0.35);
   const Rn = Rns - Rnl;
-  return roundValue((0.408 * delta * Rn + ((gamma * 900) / (T + 273)) * u2 * (es - ea)) / (delta + gamma * (1 + 0.34 * u2)), derivedDecimals('daily', 'et0'));
+  return roundValue(
+    (0.408 * delta * Rn + ((gamma * 900) / (T + 273)) * u2 * (es - ea)) / (delta + gamma * (1 + 0.34 * u2)),
+    derivedDecimals('daily', 'et0'),
+  );
 }
 
-const daysIn = (monthKey: string) => new Date(Date.UTC(Number(monthKey.slice(0, 4)), Number(monthKey.slice(5, 7)), 0)).getUTCDate();
+const daysIn = (monthKey: string) =>
+  new Date(Date.UTC(Number(monthKey.slice(0, 4)), Number(monthKey.slice(5, 7)), 0)).getUTCDate();
 
 /** All three scales, derived in TypeScript from the hourly input. */
 export function allScales(stations: OStation[], hourly: Series): Record<StationTimeScale, Series> {
-  const daily = derive(hourly, DAILY_FROM_HOURLY, 'daily', (k) => k.slice(0, 10), () => 24, () => DAILY_MIN_HOURS);
+  const daily = derive(
+    hourly,
+    DAILY_FROM_HOURLY,
+    'daily',
+    (k) => k.slice(0, 10),
+    () => 24,
+    () => DAILY_MIN_HOURS,
+  );
   const byId = new Map(stations.map((s) => [s.id, s]));
   for (const [id, rows] of daily) {
     const s = byId.get(id)!;
     for (const [day, v] of rows) v.et0 = et0(v, s.elevation, s.lat, day);
   }
-  const monthly = derive(daily, MONTHLY_FROM_DAILY, 'monthly', (k) => `${k.slice(0, 7)}-01`, daysIn, (p) => daysIn(p) - MONTHLY_MAX_MISSING_DAYS);
+  const monthly = derive(
+    daily,
+    MONTHLY_FROM_DAILY,
+    'monthly',
+    (k) => `${k.slice(0, 7)}-01`,
+    daysIn,
+    (p) => daysIn(p) - MONTHLY_MAX_MISSING_DAYS,
+  );
   return { hourly, daily, monthly };
 }
 
@@ -192,14 +268,17 @@ export function allScales(stations: OStation[], hourly: Series): Record<StationT
  * at these distances.
  */
 export function distance(lon1: number, lat1: number, lon2: number, lat2: number): number {
-  const a = 6378137, f = 1 / 298.257223563, b = a * (1 - f);
+  const a = 6378137,
+    f = 1 / 298.257223563,
+    b = a * (1 - f);
   const L = rad(lon2 - lon1);
   const U1 = Math.atan((1 - f) * Math.tan(rad(lat1)));
   const U2 = Math.atan((1 - f) * Math.tan(rad(lat2)));
   const [sinU1, cosU1, sinU2, cosU2] = [Math.sin(U1), Math.cos(U1), Math.sin(U2), Math.cos(U2)];
   let lambda = L;
   for (let i = 0; i < 200; i++) {
-    const sinL = Math.sin(lambda), cosL = Math.cos(lambda);
+    const sinL = Math.sin(lambda),
+      cosL = Math.cos(lambda);
     const sinSigma = Math.sqrt((cosU2 * sinL) ** 2 + (cosU1 * sinU2 - sinU1 * cosU2 * cosL) ** 2);
     if (sinSigma === 0) return 0;
     const cosSigma = sinU1 * sinU2 + cosU1 * cosU2 * cosL;
@@ -209,12 +288,19 @@ export function distance(lon1: number, lat1: number, lon2: number, lat2: number)
     const cos2SigmaM = cos2Alpha === 0 ? 0 : cosSigma - (2 * sinU1 * sinU2) / cos2Alpha;
     const C = (f / 16) * cos2Alpha * (4 + f * (4 - 3 * cos2Alpha));
     const prev = lambda;
-    lambda = L + (1 - C) * f * sinAlpha * (sigma + C * sinSigma * (cos2SigmaM + C * cosSigma * (-1 + 2 * cos2SigmaM ** 2)));
+    lambda =
+      L + (1 - C) * f * sinAlpha * (sigma + C * sinSigma * (cos2SigmaM + C * cosSigma * (-1 + 2 * cos2SigmaM ** 2)));
     if (Math.abs(lambda - prev) < 1e-13) {
       const u2 = (cos2Alpha * (a * a - b * b)) / (b * b);
       const A = 1 + (u2 / 16384) * (4096 + u2 * (-768 + u2 * (320 - 175 * u2)));
       const B = (u2 / 1024) * (256 + u2 * (-128 + u2 * (74 - 47 * u2)));
-      const dSigma = B * sinSigma * (cos2SigmaM + (B / 4) * (cosSigma * (-1 + 2 * cos2SigmaM ** 2) - (B / 6) * cos2SigmaM * (-3 + 4 * sinSigma ** 2) * (-3 + 4 * cos2SigmaM ** 2)));
+      const dSigma =
+        B *
+        sinSigma *
+        (cos2SigmaM +
+          (B / 4) *
+            (cosSigma * (-1 + 2 * cos2SigmaM ** 2) -
+              (B / 6) * cos2SigmaM * (-3 + 4 * sinSigma ** 2) * (-3 + 4 * cos2SigmaM ** 2)));
       return b * A * (sigma - dSigma);
     }
   }
@@ -225,12 +311,19 @@ export function distance(lon1: number, lat1: number, lon2: number, lat2: number)
 export function insideOrOn(p: [number, number], rings: [number, number][][]): boolean {
   const onSeg = (a: [number, number], b: [number, number]) => {
     const cross = (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]);
-    return cross === 0 && p[0] >= Math.min(a[0], b[0]) && p[0] <= Math.max(a[0], b[0]) && p[1] >= Math.min(a[1], b[1]) && p[1] <= Math.max(a[1], b[1]);
+    return (
+      cross === 0 &&
+      p[0] >= Math.min(a[0], b[0]) &&
+      p[0] <= Math.max(a[0], b[0]) &&
+      p[1] >= Math.min(a[1], b[1]) &&
+      p[1] <= Math.max(a[1], b[1])
+    );
   };
   const wind = (ring: [number, number][]) => {
     let w = 0;
     for (let i = 0; i + 1 < ring.length; i++) {
-      const a = ring[i]!, b = ring[i + 1]!;
+      const a = ring[i]!,
+        b = ring[i + 1]!;
       const isLeft = (b[0] - a[0]) * (p[1] - a[1]) - (p[0] - a[0]) * (b[1] - a[1]);
       if (a[1] <= p[1]) {
         if (b[1] > p[1] && isLeft > 0) w++;

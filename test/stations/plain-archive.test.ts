@@ -74,16 +74,30 @@ describe('an archive written with plain DuckDB SQL', () => {
       const point: [number, number] = [17.5 + r() * 7.5, -35 + r() * 5.5];
       const keys = parseRange('hourly', f(start), f(end)).keys;
       const wkt = `POINT (${point[0].toFixed(5)} ${point[1].toFixed(5)})`;
-      const got = (await engine.nearestStation({ wkts: wkt, dataTypes: types, options: { timeScale: 'hourly' }, startDate: f(start), endDate: f(end) }))[wkt]!;
+      const got = (
+        await engine.nearestStation({
+          wkts: wkt,
+          dataTypes: types,
+          options: { timeScale: 'hourly' },
+          startDate: f(start),
+          endDate: f(end),
+        })
+      )[wkt]!;
       // Oracle: nearest station with a value of a type in the range, its values from the CSV.
-      const [lon, lat] = wkt.replace(/POINT \(|\)/g, '').split(' ').map(Number) as [number, number];
-      const ranked = stations.map((s) => ({ s, d: distance(lon, lat, s.lon, s.lat) })).sort((a, b) => a.d - b.d || (a.s.id < b.s.id ? -1 : 1));
+      const [lon, lat] = wkt
+        .replace(/POINT \(|\)/g, '')
+        .split(' ')
+        .map(Number) as [number, number];
+      const ranked = stations
+        .map((s) => ({ s, d: distance(lon, lat, s.lon, s.lat) }))
+        .sort((a, b) => a.d - b.d || (a.s.id < b.s.id ? -1 : 1));
       const has = (id: string) => keys.some((k) => types.some((t) => (hourly.get(id)?.get(k)?.[t] ?? null) !== null));
       const pick = ranked.find((x) => has(x.s.id)) ?? ranked[0]!;
       if (pick !== ranked[0]) passedOver++;
       expect([got.metadata.station_lon, got.metadata.station_lat]).toEqual([pick.s.lon, pick.s.lat]);
       expect(got.metadata.distance_from_point_m).toBeCloseTo(pick.d, 2);
-      for (const k of keys) for (const t of types) expect(got.data[k]![t]).toBe(hourly.get(pick.s.id)?.get(k)?.[t] ?? null);
+      for (const k of keys)
+        for (const t of types) expect(got.data[k]![t]).toBe(hourly.get(pick.s.id)?.get(k)?.[t] ?? null);
       compared += keys.length;
     }
     expect(compared).toBeGreaterThan(500);
@@ -93,10 +107,36 @@ describe('an archive written with plain DuckDB SQL', () => {
     // two decimals finer than a 0.1 °C reading (docs/data.md, "Units and precision").
     const key = '2024-02-10T12:00:00';
     const box = 'POLYGON ((10 -40, 35 -40, 35 -20, 10 -20, 10 -40))';
-    const poly = await engine.polyAggregate({ wkts: box, dataTypes: ['temperature_mean'], options: { timeScale: 'hourly' }, startDate: key, endDate: key });
-    const inside = stations.filter((s) => insideOrOn([s.lon, s.lat], [[[10, -40], [35, -40], [35, -20], [10, -20], [10, -40]]])).sort((a, b) => (a.id < b.id ? -1 : 1));
-    const xs = inside.map((s) => hourly.get(s.id)?.get(key)?.temperature_mean ?? null).filter((x): x is number => x !== null);
-    expect(poly.aggregated_data[key]).toEqual({ temperature_mean: roundValue(xs.reduce((a, b) => a + b, 0) / xs.length, 3), temperature_mean_station_count: xs.length });
+    const poly = await engine.polyAggregate({
+      wkts: box,
+      dataTypes: ['temperature_mean'],
+      options: { timeScale: 'hourly' },
+      startDate: key,
+      endDate: key,
+    });
+    const inside = stations
+      .filter((s) =>
+        insideOrOn(
+          [s.lon, s.lat],
+          [
+            [
+              [10, -40],
+              [35, -40],
+              [35, -20],
+              [10, -20],
+              [10, -40],
+            ],
+          ],
+        ),
+      )
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
+    const xs = inside
+      .map((s) => hourly.get(s.id)?.get(key)?.temperature_mean ?? null)
+      .filter((x): x is number => x !== null);
+    expect(poly.aggregated_data[key]).toEqual({
+      temperature_mean: roundValue(xs.reduce((a, b) => a + b, 0) / xs.length, 3),
+      temperature_mean_station_count: xs.length,
+    });
     await engine.close();
   });
 
@@ -112,9 +152,14 @@ describe('an archive written with plain DuckDB SQL', () => {
     await sql([
       `COPY (SELECT * FROM (VALUES ('A', TIMESTAMP '2024-01-01 01:00:00', 1.0), ('A', TIMESTAMP '2024-01-01 00:00:00', 2.0)) t(station_id, time, rain)) TO ${q(join(root, 'stations/hourly/a.parquet'))} (FORMAT parquet)`,
     ]);
-    const err = await indexStations(root).then(() => null, (e: unknown) => e);
+    const err = await indexStations(root).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(BuildError);
-    expect((err as Error).message).toMatch(/a\.parquet: row 2, column "time": "2024-01-01 00:00:00" is not after the row before it/);
+    expect((err as Error).message).toMatch(
+      /a\.parquet: row 2, column "time": "2024-01-01 00:00:00" is not after the row before it/,
+    );
     // Nothing was published: no index, no catalog.
     expect((await readdir(join(root, 'stations'))).sort()).toEqual(['hourly', 'stations.parquet']);
   });

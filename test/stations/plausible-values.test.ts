@@ -52,15 +52,29 @@ describe('plausible values', () => {
 
   it('the first impossible value is refused naming file, row and column; nothing is written', async () => {
     const out = join(dir, 'refused');
-    const error = await buildStationsWithReport({ stations, hourly }, out).then(() => null, (e: unknown) => e);
+    const error = await buildStationsWithReport({ stations, hourly }, out).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(BuildError);
     // Row 2 of the data (after the header) holds humidity 150 — the first in file order.
-    expect((error as Error).message).toMatch(/hourly\.csv: row 2 \(station "A"\), column "humidity": 150 is outside 0 to 100, the physical bounds of humidity/);
+    expect((error as Error).message).toMatch(
+      /hourly\.csv: row 2 \(station "A"\), column "humidity": 150 is outside 0 to 100, the physical bounds of humidity/,
+    );
     await expect(readFile(join(out, 'catalog.json'))).rejects.toThrow();
   });
 
   it('the CLI refuses with exit 2 and says how to keep them', async () => {
-    const r = await promisify(execFile)(process.execPath, [BIN, 'build', '--out', join(dir, 'cli'), '--stations', stations, '--hourly', hourly]).then(
+    const r = await promisify(execFile)(process.execPath, [
+      BIN,
+      'build',
+      '--out',
+      join(dir, 'cli'),
+      '--stations',
+      stations,
+      '--hourly',
+      hourly,
+    ]).then(
       () => ({ code: 0, stderr: '' }),
       (e: { code: number; stderr: string }) => e,
     );
@@ -75,9 +89,17 @@ describe('plausible values', () => {
     const flagged = Object.fromEntries(report.scales.hourly!.flagged.map((f) => [f.column, f.values]));
     // Counted independently from the rows above: humidity 150 and 101, rain −5.
     expect(flagged).toEqual({ humidity: 2, rain: 1 });
-    expect(report.scales.hourly!.flagged.find((f) => f.column === 'rain')!.first).toMatch(/row 4 \(station "B"\), column "rain": -5 is outside 0 to/);
+    expect(report.scales.hourly!.flagged.find((f) => f.column === 'rain')!.first).toMatch(
+      /row 4 \(station "B"\), column "rain": -5 is outside 0 to/,
+    );
     const engine = createNodeEngine(out);
-    const answer = await engine.nearestStation({ wkts: 'POINT (18.9 -33.9)', dataTypes: ['humidity'], options: { timeScale: 'hourly' }, startDate: '2024-03-01T01:00:00', endDate: '2024-03-01T01:00:00' });
+    const answer = await engine.nearestStation({
+      wkts: 'POINT (18.9 -33.9)',
+      dataTypes: ['humidity'],
+      options: { timeScale: 'hourly' },
+      startDate: '2024-03-01T01:00:00',
+      endDate: '2024-03-01T01:00:00',
+    });
     expect(answer['POINT (18.9 -33.9)']!.data['2024-03-01T01:00:00']!.humidity).toBe(150);
     await engine.close();
   });

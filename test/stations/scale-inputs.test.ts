@@ -12,19 +12,45 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-const TINY: ScaleInputSpec = { id: 'network', folder: 'tiny', stations: 40, firstYear: 2021, lastYear: 2024, scale: 'daily' };
+const TINY: ScaleInputSpec = {
+  id: 'network',
+  folder: 'tiny',
+  stations: 40,
+  firstYear: 2021,
+  lastYear: 2024,
+  scale: 'daily',
+};
 
-async function digest(file: string, stations: string): Promise<{ rows: number; hash: string; perStation: number[]; noHumidity: number; stationsHash: string }> {
+async function digest(
+  file: string,
+  stations: string,
+): Promise<{ rows: number; hash: string; perStation: number[]; noHumidity: number; stationsHash: string }> {
   const db = await DuckDBInstance.create(':memory:');
   const con = await db.connect();
   const one = async (sql: string) => (await con.runAndReadAll(sql)).getRowObjectsJS()[0]!;
-  const all = await one(`SELECT count(*) AS n, CAST(sum(hash(station_id, time, temperature_mean, rain_sum, humidity_mean)) AS VARCHAR) AS h FROM read_parquet('${file}')`);
-  const per = (await con.runAndReadAll(`SELECT count(*) AS n FROM read_parquet('${file}') GROUP BY station_id ORDER BY station_id`)).getRowObjectsJS().map((r) => Number(r.n));
-  const noHum = await one(`SELECT count(*) AS n FROM (SELECT station_id FROM read_parquet('${file}') GROUP BY 1 HAVING count(humidity_mean) = 0)`);
-  const st = await one(`SELECT CAST(sum(hash(station_id, lat, lon, elevation)) AS VARCHAR) AS h FROM read_csv('${stations}', header = true)`);
+  const all = await one(
+    `SELECT count(*) AS n, CAST(sum(hash(station_id, time, temperature_mean, rain_sum, humidity_mean)) AS VARCHAR) AS h FROM read_parquet('${file}')`,
+  );
+  const per = (
+    await con.runAndReadAll(`SELECT count(*) AS n FROM read_parquet('${file}') GROUP BY station_id ORDER BY station_id`)
+  )
+    .getRowObjectsJS()
+    .map((r) => Number(r.n));
+  const noHum = await one(
+    `SELECT count(*) AS n FROM (SELECT station_id FROM read_parquet('${file}') GROUP BY 1 HAVING count(humidity_mean) = 0)`,
+  );
+  const st = await one(
+    `SELECT CAST(sum(hash(station_id, lat, lon, elevation)) AS VARCHAR) AS h FROM read_csv('${stations}', header = true)`,
+  );
   con.closeSync();
   db.closeSync();
-  return { rows: Number(all.n), hash: String(all.h), perStation: per, noHumidity: Number(noHum.n), stationsHash: String(st.h) };
+  return {
+    rows: Number(all.n),
+    hash: String(all.h),
+    perStation: per,
+    noHumidity: Number(noHum.n),
+    stationsHash: String(st.h),
+  };
 }
 
 describe('scale bench inputs', () => {

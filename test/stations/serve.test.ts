@@ -18,7 +18,13 @@ describe('climate-query serve', () => {
     expect(bad.status).toBe(416);
     const res = await fetch(new URL('api/nearest-station/', url), {
       method: 'POST',
-      body: JSON.stringify({ wkts: 'POINT (19 -33.9)', dataTypes: ['rain_sum'], options: { timeScale: 'daily' }, startDate: '2024-01-01', endDate: '2024-01-02' }),
+      body: JSON.stringify({
+        wkts: 'POINT (19 -33.9)',
+        dataTypes: ['rain_sum'],
+        options: { timeScale: 'daily' },
+        startDate: '2024-01-01',
+        endDate: '2024-01-02',
+      }),
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json');

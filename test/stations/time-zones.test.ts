@@ -47,8 +47,11 @@ function readings(seed: number, first: string, hours: number): Array<[number, nu
   const rand = mulberry32(seed);
   const t0 = Date.parse(`${first}T00:00:00Z`);
   return Array.from({ length: hours }, (_, h) => {
-    const t = 18 + 6 * Math.sin(((h % 24) - 9) / 24 * 2 * Math.PI) + rand();
-    return [t0 + h * 3_600_000, [t, t - 0.5, t + 0.5, rand() < 0.1 ? Math.round(rand() * 40) / 10 : 0, Math.round(40 + rand() * 50)]];
+    const t = 18 + 6 * Math.sin((((h % 24) - 9) / 24) * 2 * Math.PI) + rand();
+    return [
+      t0 + h * 3_600_000,
+      [t, t - 0.5, t + 0.5, rand() < 0.1 ? Math.round(rand() * 40) / 10 : 0, Math.round(40 + rand() * 50)],
+    ];
   });
 }
 
@@ -59,7 +62,8 @@ function localSeries(byStation: Record<string, Array<[number, number[]]>>, offse
   const out: Series = new Map();
   for (const [id, rows] of Object.entries(byStation)) {
     const m = new Map<string, Record<string, number | null>>();
-    for (const [ms, v] of rows) m.set(wall(ms + offsetHours * 3_600_000).replace(' ', 'T'), Object.fromEntries(COLS.map((c, i) => [c, v[i]!])));
+    for (const [ms, v] of rows)
+      m.set(wall(ms + offsetHours * 3_600_000).replace(' ', 'T'), Object.fromEntries(COLS.map((c, i) => [c, v[i]!])));
     out.set(id, m);
   }
   return out;
@@ -75,10 +79,15 @@ describe('a dataset states its zone and converts zoned inputs into it', () => {
     const half = msa.length / 2;
     const hourly = [
       await write('nbo.csv', csv(nbo.map(([ms, v]) => `NBO,${wall(ms).replace(' ', 'T')}Z,${v.join(',')}`))),
-      await write('msa.csv', csv(msa.map(([ms, v], i) => `MSA,${i < half ? `${wall(ms)}+00:00` : wall(ms + 3 * 3_600_000)},${v.join(',')}`))),
+      await write(
+        'msa.csv',
+        csv(msa.map(([ms, v], i) => `MSA,${i < half ? `${wall(ms)}+00:00` : wall(ms + 3 * 3_600_000)},${v.join(',')}`)),
+      ),
     ];
     const out = join(dir, 'east');
-    const { section, report } = await buildStationsWithReport({ stations, hourly }, out, 'east', { timeZone: 'Africa/Nairobi' });
+    const { section, report } = await buildStationsWithReport({ stations, hourly }, out, 'east', {
+      timeZone: 'Africa/Nairobi',
+    });
     expect(section.utcOffset).toBe('+03:00');
     expect(report.timeZone).toBe('+03:00');
     expect(report.scales.hourly!.files.map((f) => f.zoned)).toEqual([nbo.length, half]);
@@ -99,11 +108,21 @@ describe('a dataset states its zone and converts zoned inputs into it', () => {
     const engine = createNodeEngine(out);
     try {
       const wkt = 'POINT (36.82 -1.29)';
-      const res = await engine.nearestStation({ wkts: wkt, dataTypes: ['temperature_mean'], options: { timeScale: 'hourly' }, startDate: '2024-02-27T00:00:00', endDate: '2024-02-27T05:00:00' });
+      const res = await engine.nearestStation({
+        wkts: wkt,
+        dataTypes: ['temperature_mean'],
+        options: { timeScale: 'hourly' },
+        startDate: '2024-02-27T00:00:00',
+        endDate: '2024-02-27T05:00:00',
+      });
       // Local 00:00–02:00 on the 27th were 21:00–23:00 UTC on the 26th, before the logger's first reading.
       expect(Object.entries(res[wkt]!.data).map(([k, v]) => [k, v.temperature_mean === null])).toEqual([
-        ['2024-02-27T00:00:00', true], ['2024-02-27T01:00:00', true], ['2024-02-27T02:00:00', true],
-        ['2024-02-27T03:00:00', false], ['2024-02-27T04:00:00', false], ['2024-02-27T05:00:00', false],
+        ['2024-02-27T00:00:00', true],
+        ['2024-02-27T01:00:00', true],
+        ['2024-02-27T02:00:00', true],
+        ['2024-02-27T03:00:00', false],
+        ['2024-02-27T04:00:00', false],
+        ['2024-02-27T05:00:00', false],
       ]);
       expect(res[wkt]!.data['2024-02-27T03:00:00']!.temperature_mean).toBeCloseTo(nbo[0]![1][0]!, 9);
       // The OpenAPI document states the zone on every station date.
@@ -121,7 +140,9 @@ describe('a dataset states its zone and converts zoned inputs into it', () => {
     const parquet = join(dir, 'p.parquet');
     const db = await DuckDBInstance.create(':memory:');
     const con = await db.connect();
-    await con.run(`COPY (SELECT station_id, CAST(time AS TIMESTAMPTZ) AS time, ${COLS.join(', ')} FROM read_csv('${src}', types = {'time': 'VARCHAR'})) TO '${parquet}' (FORMAT parquet)`);
+    await con.run(
+      `COPY (SELECT station_id, CAST(time AS TIMESTAMPTZ) AS time, ${COLS.join(', ')} FROM read_csv('${src}', types = {'time': 'VARCHAR'})) TO '${parquet}' (FORMAT parquet)`,
+    );
     const described = (await con.runAndReadAll(`DESCRIBE SELECT * FROM '${parquet}'`)).getRowObjectsJS();
     con.closeSync();
     db.closeSync();
@@ -135,10 +156,18 @@ describe('a dataset states its zone and converts zoned inputs into it', () => {
 
   it('one zone per dataset: another zone is refused unless --replace; the same zone (or none stated) adds', async () => {
     const stations = await write('stations-z.csv', STATIONS);
-    const a = await write('za.csv', csv(readings(4, '2024-01-01', 48).map(([ms, v]) => `NBO,${wall(ms)},${v.join(',')}`)));
-    const b = await write('zb.csv', csv(readings(5, '2024-01-01', 48).map(([ms, v]) => `MSA,${wall(ms)},${v.join(',')}`)));
+    const a = await write(
+      'za.csv',
+      csv(readings(4, '2024-01-01', 48).map(([ms, v]) => `NBO,${wall(ms)},${v.join(',')}`)),
+    );
+    const b = await write(
+      'zb.csv',
+      csv(readings(5, '2024-01-01', 48).map(([ms, v]) => `MSA,${wall(ms)},${v.join(',')}`)),
+    );
     const out = join(dir, 'one-zone');
-    expect((await cli(['build', '--out', out, '--stations', stations, '--hourly', a, '--time-zone', 'UTC+3'])).code).toBe(0);
+    expect(
+      (await cli(['build', '--out', out, '--stations', stations, '--hourly', a, '--time-zone', 'UTC+3'])).code,
+    ).toBe(0);
     const other = await cli(['build', '--out', out, '--stations', stations, '--hourly', b]);
     expect(other.code).toBe(0);
     expect(other.stderr).toContain('UTC+03:00');
@@ -148,19 +177,43 @@ describe('a dataset states its zone and converts zoned inputs into it', () => {
     const catalog = JSON.parse(await readFile(join(out, 'catalog.json'), 'utf8'));
     expect(catalog.stations.utcOffset).toBe('+03:00');
     expect(catalog.stations.count).toBe(2);
-    const replaced = await cli(['build', '--out', out, '--stations', stations, '--hourly', b, '--time-zone', '+02:00', '--replace']);
+    const replaced = await cli([
+      'build',
+      '--out',
+      out,
+      '--stations',
+      stations,
+      '--hourly',
+      b,
+      '--time-zone',
+      '+02:00',
+      '--replace',
+    ]);
     expect(replaced.code).toBe(0);
     expect(JSON.parse(await readFile(join(out, 'catalog.json'), 'utf8')).stations.utcOffset).toBe('+02:00');
   });
 
   it('refuses what it would have to guess: a zone on a daily date, an unknown zone name', async () => {
     const stations = await write('stations-d.csv', STATIONS);
-    const daily = await write('d.csv', 'station_id,time,temperature_mean\nNBO,2024-01-01,20\nNBO,2024-01-02T00:00:00+03:00,21\n');
+    const daily = await write(
+      'd.csv',
+      'station_id,time,temperature_mean\nNBO,2024-01-01,20\nNBO,2024-01-02T00:00:00+03:00,21\n',
+    );
     const r = await cli(['build', '--out', join(dir, 'daily-zone'), '--stations', stations, '--daily', daily]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('row 2 (station "NBO"), column "time": "2024-01-02T00:00:00+03:00" carries a time zone');
     const hourly = await write('h.csv', csv([`NBO,2024-01-01 00:00:00,${[1, 1, 1, 0, 50].join(',')}`]));
-    const bad = await cli(['build', '--out', join(dir, 'bad-zone'), '--stations', stations, '--hourly', hourly, '--time-zone', 'Africa/Nairobbi']);
+    const bad = await cli([
+      'build',
+      '--out',
+      join(dir, 'bad-zone'),
+      '--stations',
+      stations,
+      '--hourly',
+      hourly,
+      '--time-zone',
+      'Africa/Nairobbi',
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--time-zone "Africa/Nairobbi" is neither an offset');
     expect(bad.stderr).not.toMatch(/\n\s+at /);

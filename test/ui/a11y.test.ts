@@ -51,7 +51,8 @@ async function lowContrast(page: Page): Promise<string[]> {
     };
     const lin = (c: number) => ((c /= 255) <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
     const lum = ([r, g, b]: number[]) => 0.2126 * lin(r!) + 0.7152 * lin(g!) + 0.0722 * lin(b!);
-    const over = (top: number[], under: number[], a: number) => top.slice(0, 3).map((v, i) => v * a + under[i]! * (1 - a));
+    const over = (top: number[], under: number[], a: number) =>
+      top.slice(0, 3).map((v, i) => v * a + under[i]! * (1 - a));
     /** The opaque colour behind an element: its own and its ancestors' backgrounds, blended down to white. */
     const background = (el: Element): number[] => {
       const layers: Array<[number, number, number, number]> = [];
@@ -73,7 +74,13 @@ async function lowContrast(page: Page): Promise<string[]> {
       seen.add(el);
       const r = el.getBoundingClientRect();
       const st = getComputedStyle(el);
-      if (r.width === 0 || r.height === 0 || st.visibility === 'hidden' || el.closest('[hidden], details:not([open]) > :not(summary), .maplibregl-map canvas')) continue;
+      if (
+        r.width === 0 ||
+        r.height === 0 ||
+        st.visibility === 'hidden' ||
+        el.closest('[hidden], details:not([open]) > :not(summary), .maplibregl-map canvas')
+      )
+        continue;
       // WCAG exempts the text of disabled controls.
       if (el.closest('button:disabled, input:disabled, label:has(input:disabled)')) continue;
       let opacity = 1;
@@ -85,7 +92,10 @@ async function lowContrast(page: Page): Promise<string[]> {
       const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
       const size = parseFloat(st.fontSize);
       const large = size >= 24 || (size >= 18.66 && Number(st.fontWeight) >= 700);
-      if (ratio < (large ? 3 : 4.5)) out.push(`${el.tagName}#${el.id}.${el.className} "${(n.textContent ?? '').trim().slice(0, 30)}" ${ratio.toFixed(2)}:1 (${st.color} on rgb(${bg.map(Math.round).join(',')}))`);
+      if (ratio < (large ? 3 : 4.5))
+        out.push(
+          `${el.tagName}#${el.id}.${el.className} "${(n.textContent ?? '').trim().slice(0, 30)}" ${ratio.toFixed(2)}:1 (${st.color} on rgb(${bg.map(Math.round).join(',')}))`,
+        );
     }
     return out;
   });
@@ -95,7 +105,13 @@ async function lowContrast(page: Page): Promise<string[]> {
 async function overflow(page: Page): Promise<{ fits: boolean; wide: string[] }> {
   return page.evaluate(() => ({
     fits: document.documentElement.scrollWidth <= window.innerWidth,
-    wide: [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5 && !e.closest('.table-wrap, #results > #chart')).map((e) => `${e.tagName}#${e.id}.${String(e.className)}`).slice(0, 10),
+    wide: [...document.querySelectorAll('body *')]
+      .filter(
+        (e) =>
+          e.getBoundingClientRect().right > window.innerWidth + 0.5 && !e.closest('.table-wrap, #results > #chart'),
+      )
+      .map((e) => `${e.tagName}#${e.id}.${String(e.className)}`)
+      .slice(0, 10),
   }));
 }
 
@@ -116,7 +132,11 @@ describe('keyboard and labels', () => {
         if (!e || e === document.body) return null;
         const st = getComputedStyle(e);
         // Inputs without an id (the data-type boxes) are told apart by their value.
-        const key = e.id ? `#${e.id}` : e instanceof HTMLInputElement ? `input=${e.value}` : `${e.tagName.toLowerCase()}[${e.getAttribute('aria-label') ?? e.getAttribute('title') ?? e.textContent?.trim().slice(0, 20) ?? ''}]`;
+        const key = e.id
+          ? `#${e.id}`
+          : e instanceof HTMLInputElement
+            ? `input=${e.value}`
+            : `${e.tagName.toLowerCase()}[${e.getAttribute('aria-label') ?? e.getAttribute('title') ?? e.textContent?.trim().slice(0, 20) ?? ''}]`;
         const outline = st.outlineStyle !== 'none' && parseFloat(st.outlineWidth) >= 2;
         const ring = st.boxShadow !== 'none';
         return { key, visible: outline || ring };
@@ -128,18 +148,30 @@ describe('keyboard and labels', () => {
     }
     // Every enabled, visible control on the page, as the DOM lists it (one per radio group: arrows move within).
     const controls = await page.evaluate(() => {
-      const key = (e: HTMLElement) => (e.id ? `#${e.id}` : e instanceof HTMLInputElement ? `input=${e.value}` : `${e.tagName.toLowerCase()}[${e.getAttribute('aria-label') ?? e.getAttribute('title') ?? e.textContent?.trim().slice(0, 20) ?? ''}]`);
-      return [...document.querySelectorAll<HTMLElement>('button, select, input, summary, [tabindex="0"], a[href]')]
-        .filter((e) => !(e as HTMLButtonElement).disabled && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden')
-        // A closed <details> keeps its content laid out but out of the Tab order: only its summary counts.
-        .filter((e) => {
-          for (let d = e.parentElement?.closest('details'); d; d = d.parentElement?.closest('details')) {
-            if (!d.open && !(e.tagName === 'SUMMARY' && e.parentElement === d)) return false;
-          }
-          return true;
-        })
-        .filter((e) => !(e instanceof HTMLInputElement && e.type === 'radio' && !e.checked))
-        .map(key);
+      const key = (e: HTMLElement) =>
+        e.id
+          ? `#${e.id}`
+          : e instanceof HTMLInputElement
+            ? `input=${e.value}`
+            : `${e.tagName.toLowerCase()}[${e.getAttribute('aria-label') ?? e.getAttribute('title') ?? e.textContent?.trim().slice(0, 20) ?? ''}]`;
+      return (
+        [...document.querySelectorAll<HTMLElement>('button, select, input, summary, [tabindex="0"], a[href]')]
+          .filter(
+            (e) =>
+              !(e as HTMLButtonElement).disabled &&
+              e.getClientRects().length > 0 &&
+              getComputedStyle(e).visibility !== 'hidden',
+          )
+          // A closed <details> keeps its content laid out but out of the Tab order: only its summary counts.
+          .filter((e) => {
+            for (let d = e.parentElement?.closest('details'); d; d = d.parentElement?.closest('details')) {
+              if (!d.open && !(e.tagName === 'SUMMARY' && e.parentElement === d)) return false;
+            }
+            return true;
+          })
+          .filter((e) => !(e instanceof HTMLInputElement && e.type === 'radio' && !e.checked))
+          .map(key)
+      );
     });
     expect(controls.length).toBeGreaterThan(20);
     // Every data-type box is among them, each reached on its own.
@@ -156,10 +188,14 @@ describe('keyboard and labels', () => {
     await page.keyboard.press('Enter');
     // Back to the button in the side panel with Shift+Tab (no mouse).
     await tabToAndPress(page, 'point-at-centre', 'Shift+Tab');
-    await expect.poll(() => page.locator('#geometry-list li').allTextContents()).toEqual(['G1: point -33.9300, 18.8700']);
+    await expect
+      .poll(() => page.locator('#geometry-list li').allTextContents())
+      .toEqual(['G1: point -33.9300, 18.8700']);
     await tabToAndPress(page, 'run');
     await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^Answered/);
-    const body = await page.evaluate(() => (window as unknown as { cqUi: { lastRequest: { body: { wkts: string } } } }).cqUi.lastRequest.body);
+    const body = await page.evaluate(
+      () => (window as unknown as { cqUi: { lastRequest: { body: { wkts: string } } } }).cqUi.lastRequest.body,
+    );
     expect(body.wkts).toBe('POINT (18.87 -33.93)');
     await page.close();
   });
@@ -176,20 +212,26 @@ describe('keyboard and labels', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('add-shape');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('#shape-text-error').textContent()).toMatch(/^Shape 1 has longitude 200 outside -180\.\.180/);
+    await expect
+      .poll(() => page.locator('#shape-text-error').textContent())
+      .toMatch(/^Shape 1 has longitude 200 outside -180\.\.180/);
     expect(await page.locator('#geometry-list li').count()).toBe(0);
     await page.focus('#shape-text');
     await page.keyboard.press('Control+A');
     await page.keyboard.type(field);
     await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('#geometry-list li').allTextContents()).toEqual([expect.stringMatching(/^G1: field of \d+\.\d+ (ha|km²)$/)]);
+    await expect
+      .poll(() => page.locator('#geometry-list li').allTextContents())
+      .toEqual([expect.stringMatching(/^G1: field of \d+\.\d+ (ha|km²)$/)]);
     expect(await page.locator('#shape-text-error').textContent()).toBe('');
     await mapIdle(page);
     await page.screenshot({ path: `${SHOTS}typed-field-1280.png` });
     await tabToAndPress(page, 'run');
     await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^Answered/);
-    const req = await page.evaluate(() => (window as unknown as { cqUi: { lastRequest: { path: string; body: { wkts: string } } } }).cqUi.lastRequest);
+    const req = await page.evaluate(
+      () => (window as unknown as { cqUi: { lastRequest: { path: string; body: { wkts: string } } } }).cqUi.lastRequest,
+    );
     expect(req.path).toBe('/api/poly-aggregate/');
     expect(req.body.wkts).toBe(field);
     await page.close();
@@ -200,7 +242,9 @@ describe('keyboard and labels', () => {
     await page.getByLabel('Climate layer').check();
     const unlabelled = await page.evaluate(() =>
       [...document.querySelectorAll<HTMLInputElement | HTMLSelectElement>('input, select, textarea')]
-        .filter((e) => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby'))
+        .filter(
+          (e) => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.getAttribute('aria-labelledby'),
+        )
         .map((e) => `${e.tagName}#${e.id}.${e.className}`),
     );
     expect(unlabelled).toEqual([]);
@@ -209,7 +253,10 @@ describe('keyboard and labels', () => {
 });
 
 describe('contrast and size', () => {
-  for (const [name, size] of [['1280×800', DESKTOP], ['390×844', PHONE]] as const) {
+  for (const [name, size] of [
+    ['1280×800', DESKTOP],
+    ['390×844', PHONE],
+  ] as const) {
     it(`at ${name}: text meets WCAG AA; nothing overflows sideways, in each main state`, async () => {
       const page = await open(size);
       const tag = size.width;
@@ -218,14 +265,19 @@ describe('contrast and size', () => {
         expect({ state, ...(await overflow(page)) }).toEqual({ state, fits: true, wide: [] });
       };
       // The measure can fail: a grey-on-white line (#999 on white is 2.85:1) is caught, then removed.
-      await page.evaluate(() => document.querySelector('#controls')!.insertAdjacentHTML('afterbegin', '<p id="probe" style="color:#999">probe</p>'));
+      await page.evaluate(() =>
+        document
+          .querySelector('#controls')!
+          .insertAdjacentHTML('afterbegin', '<p id="probe" style="color:#999">probe</p>'),
+      );
       expect((await lowContrast(page)).join()).toMatch(/P#probe.* 2\.8\d:1/);
       await page.evaluate(() => document.getElementById('probe')!.remove());
       await check('empty');
       // The paste box open, with a long WKT typed in it, still fits the width.
       await page.evaluate(() => {
         (document.getElementById('shape-text-box') as HTMLDetailsElement).open = true;
-        (document.getElementById('shape-text') as HTMLTextAreaElement).value = `POLYGON ((${'19.031234 -34.150123, '.repeat(12)}19.031234 -34.150123))`;
+        (document.getElementById('shape-text') as HTMLTextAreaElement).value =
+          `POLYGON ((${'19.031234 -34.150123, '.repeat(12)}19.031234 -34.150123))`;
       });
       await check('paste box open');
       await page.evaluate(() => {
@@ -240,7 +292,10 @@ describe('contrast and size', () => {
       });
       expect(lines).toBe(1);
       // …and beside its list, not separated from it by a wrap.
-      const [label, select] = [await page.locator('label[for=basemap]').boundingBox(), await page.locator('#basemap').boundingBox()];
+      const [label, select] = [
+        await page.locator('label[for=basemap]').boundingBox(),
+        await page.locator('#basemap').boundingBox(),
+      ];
       expect(label!.y + label!.height).toBeGreaterThan(select!.y);
       expect(label!.y).toBeLessThan(select!.y + select!.height);
       await page.screenshot({ path: `${SHOTS}empty-${tag}.png` });
@@ -250,10 +305,18 @@ describe('contrast and size', () => {
       await check('point answer');
       await page.locator('#developer summary').click();
       await check('developer panel open');
-      await page.screenshot({ path: `${SHOTS}point-answer-${tag}${tag === 390 ? '-full' : ''}.png`, fullPage: tag === 390 });
+      await page.screenshot({
+        path: `${SHOTS}point-answer-${tag}${tag === 390 ? '-full' : ''}.png`,
+        fullPage: tag === 390,
+      });
 
       await page.getByRole('button', { name: 'Clear' }).click();
-      await drawPolygon(page, [[18.7, -34.2], [19.5, -34.2], [19.5, -33.6], [18.7, -33.6]]);
+      await drawPolygon(page, [
+        [18.7, -34.2],
+        [19.5, -34.2],
+        [19.5, -33.6],
+        [18.7, -33.6],
+      ]);
       await runAndWait(page);
       await check('field answer');
       await page.locator('#chart').scrollIntoViewIfNeeded();
@@ -284,7 +347,13 @@ describe('the offline map draws at farm zoom', () => {
       await mapIdle(page);
       const drawn = () =>
         page.evaluate(() => {
-          const map = (window as unknown as { cqUi: { view: { map: { queryRenderedFeatures(o: unknown): Array<{ properties: Record<string, unknown> }> } } } }).cqUi.view.map;
+          const map = (
+            window as unknown as {
+              cqUi: {
+                view: { map: { queryRenderedFeatures(o: unknown): Array<{ properties: Record<string, unknown> }> } };
+              };
+            }
+          ).cqUi.view.map;
           return {
             labels: map.queryRenderedFeatures({ layers: ['place-labels'] }).map((f) => f.properties.name),
             land: map.queryRenderedFeatures({ layers: ['land'] }).length,
@@ -292,7 +361,9 @@ describe('the offline map draws at farm zoom', () => {
         });
       // Symbol placement runs on its own timer after the map goes idle; on two loaded cores (the
       // host matrix draws maps in the other worker) it has lagged past the first look: look again.
-      await expect.poll(async () => (await drawn()).labels, { timeout: 15_000, interval: 250 }).toContain('Stellenbosch');
+      await expect
+        .poll(async () => (await drawn()).labels, { timeout: 15_000, interval: 250 })
+        .toContain('Stellenbosch');
       expect((await drawn()).land).toBeGreaterThan(0);
       await page.screenshot({ path: `${SHOTS}map-z${zoom}-1280.png` });
       await page.close();

@@ -14,7 +14,18 @@ import type { ViteDevServer } from 'vite';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
 import { launchChromium, startVite } from '../helpers/browser.ts';
-import { drawPoint, drawPolygon, mapIdle, networkOff, openAppPage, runAndWait, tableCells, zoomTo, type AnswerSnapshot, type Ui } from '../helpers/app-page.ts';
+import {
+  drawPoint,
+  drawPolygon,
+  mapIdle,
+  networkOff,
+  openAppPage,
+  runAndWait,
+  tableCells,
+  zoomTo,
+  type AnswerSnapshot,
+  type Ui,
+} from '../helpers/app-page.ts';
 
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../test-results/', import.meta.url).pathname;
@@ -24,7 +35,11 @@ let engine: ClimateEngine;
 let mine = '';
 let few = '';
 
-function openApp(url = `${vite.url}index.html`, size = { width: 1280, height: 800 }, before?: (page: Page) => Promise<unknown>): Promise<Page> {
+function openApp(
+  url = `${vite.url}index.html`,
+  size = { width: 1280, height: 800 },
+  before?: (page: Page) => Promise<unknown>,
+): Promise<Page> {
   return openAppPage(browser, url, size, before);
 }
 
@@ -45,7 +60,12 @@ function expectedPeriod(row: string): string {
 }
 
 /** Checks answer = engine's answer, and chart data and table cells = values read straight from the answer. */
-async function expectChartAndTableMatch(page: Page, ui: AnswerSnapshot, expectedValues: (row: string) => Array<number | null>, skipChart = new Set<number>()): Promise<void> {
+async function expectChartAndTableMatch(
+  page: Page,
+  ui: AnswerSnapshot,
+  expectedValues: (row: string) => Array<number | null>,
+  skipChart = new Set<number>(),
+): Promise<void> {
   const engineAnswer = await engine.query(ui.lastRequest!.endpoint as 'point', ui.lastRequest!.body);
   expect(ui.lastAnswer).toEqual(engineAnswer);
   const rows = ui.table!.rows;
@@ -70,15 +90,34 @@ beforeAll(async () => {
   // A user's own dataset: one undated elevation layer and no stations, nothing of the demo.
   mine = await mkdtemp(join(tmpdir(), 'cq-own-dataset-'));
   await buildRasterLayer({
-    dir: mine, datasetName: 'my farm', dataType: 'elevation', unit: 'm', timeScale: null, extent: 'za',
-    description: 'Height above sea level (ETOPO5)', attribution: 'ETOPO5, NOAA NGDC', inputs: [join(DATA_SOURCES, 'za-elevation-etopo5.tif')],
+    dir: mine,
+    datasetName: 'my farm',
+    dataType: 'elevation',
+    unit: 'm',
+    timeScale: null,
+    extent: 'za',
+    description: 'Height above sea level (ETOPO5)',
+    attribution: 'ETOPO5, NOAA NGDC',
+    inputs: [join(DATA_SOURCES, 'za-elevation-etopo5.tif')],
   });
   // A station network with two sensors and three weeks of June only.
   few = await mkdtemp(join(tmpdir(), 'cq-few-types-'));
-  await writeFile(join(few, 'stations.csv'), 'station_id,name,lat,lon,elevation\nF1,Farm one,-33.9,18.9,120\nF2,Farm two,-33.6,19.4,300\n');
-  const hours = Array.from({ length: 21 * 24 }, (_, i) => new Date(Date.UTC(2024, 5, 3) + i * 3_600_000).toISOString().slice(0, 19));
-  await writeFile(join(few, 'hourly.csv'), `station_id,time,temperature_mean,rain\n${['F1', 'F2'].flatMap((id, k) => hours.map((t, i) => `${id},${t},${(12 + k + Math.sin(i / 4)).toFixed(2)},${i % 17 === 0 ? 0.4 : 0}`)).join('\n')}\n`);
-  await buildStations({ stations: join(few, 'stations.csv'), hourly: join(few, 'hourly.csv') }, join(few, 'dataset'), 'two sensors');
+  await writeFile(
+    join(few, 'stations.csv'),
+    'station_id,name,lat,lon,elevation\nF1,Farm one,-33.9,18.9,120\nF2,Farm two,-33.6,19.4,300\n',
+  );
+  const hours = Array.from({ length: 21 * 24 }, (_, i) =>
+    new Date(Date.UTC(2024, 5, 3) + i * 3_600_000).toISOString().slice(0, 19),
+  );
+  await writeFile(
+    join(few, 'hourly.csv'),
+    `station_id,time,temperature_mean,rain\n${['F1', 'F2'].flatMap((id, k) => hours.map((t, i) => `${id},${t},${(12 + k + Math.sin(i / 4)).toFixed(2)},${i % 17 === 0 ? 0.4 : 0}`)).join('\n')}\n`,
+  );
+  await buildStations(
+    { stations: join(few, 'stations.csv'), hourly: join(few, 'hourly.csv') },
+    join(few, 'dataset'),
+    'two sensors',
+  );
   vite = await startVite({ 'data/demo': demo, 'data/mine': mine, 'data/few': join(few, 'dataset') });
   engine = createNodeEngine(demo);
 }, 180_000);
@@ -104,7 +143,10 @@ type MapHandle = {
 /** Brightness (r+g+b) of each pixel of the map in a box around a point, from a real screenshot. */
 async function pixelsAround(page: Page, lonLat: [number, number], half: { w: number; h: number }): Promise<number[]> {
   const box = (await page.locator('#map').boundingBox())!;
-  const p = await page.evaluate((ll) => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.project(ll), lonLat);
+  const p = await page.evaluate(
+    (ll) => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.project(ll),
+    lonLat,
+  );
   const clip = { x: box.x + p.x - half.w, y: box.y + p.y - half.h, width: 2 * half.w, height: 2 * half.h };
   const png = (await page.screenshot({ clip })).toString('base64');
   return page.evaluate(async (b64) => {
@@ -127,17 +169,30 @@ describe('finding a farm on the map (network off)', () => {
     const page = await openApp();
     await zoomTo(page, [18.8668, -33.9346], 12);
     await mapIdle(page);
-    const labels = () => page.evaluate(() => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.queryRenderedFeatures({ layers: ['place-labels'] }).map((f) => f.properties.name));
+    const labels = () =>
+      page.evaluate(() =>
+        (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map
+          .queryRenderedFeatures({ layers: ['place-labels'] })
+          .map((f) => f.properties.name),
+      );
     // Symbol placement runs on its own timer after idle; under load it has lagged past the first look.
     await expect.poll(labels, { timeout: 15_000, interval: 250 }).toContain('Stellenbosch');
     // The label is really drawn: the pixels beside the town change when the label layer is hidden.
     const withLabels = await pixelsAround(page, [18.8668, -33.9346], { w: 70, h: 30 });
-    await page.evaluate(() => (window as unknown as { cqUi: { view: { map: { setLayoutProperty(l: string, k: string, v: string): void } } } }).cqUi.view.map.setLayoutProperty('place-labels', 'visibility', 'none'));
+    await page.evaluate(() =>
+      (
+        window as unknown as { cqUi: { view: { map: { setLayoutProperty(l: string, k: string, v: string): void } } } }
+      ).cqUi.view.map.setLayoutProperty('place-labels', 'visibility', 'none'),
+    );
     await mapIdle(page);
     const without = await pixelsAround(page, [18.8668, -33.9346], { w: 70, h: 30 });
     const changed = withLabels.filter((v, i) => Math.abs(v - without[i]!) > 60).length;
     expect(changed).toBeGreaterThan(100);
-    await page.evaluate(() => (window as unknown as { cqUi: { view: { map: { setLayoutProperty(l: string, k: string, v: string): void } } } }).cqUi.view.map.setLayoutProperty('place-labels', 'visibility', 'visible'));
+    await page.evaluate(() =>
+      (
+        window as unknown as { cqUi: { view: { map: { setLayoutProperty(l: string, k: string, v: string): void } } } }
+      ).cqUi.view.map.setLayoutProperty('place-labels', 'visibility', 'visible'),
+    );
     await mapIdle(page);
     await page.screenshot({ path: `${SHOTS}ui-stellenbosch-z12.png` });
     await page.close();
@@ -174,33 +229,69 @@ describe('finding a farm on the map (network off)', () => {
   });
 
   it('zoom buttons and "my location" move the map', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, geolocation: { latitude: -33.63, longitude: 19.45 }, permissions: ['geolocation'] });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      geolocation: { latitude: -33.63, longitude: 19.45 },
+      permissions: ['geolocation'],
+    });
     const page = await context.newPage();
     await networkOff(page);
     await page.goto(`${vite.url}index.html`);
     await page.waitForFunction(() => 'cqUi' in window);
     await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.ready);
-    const z0 = await page.evaluate(() => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getZoom());
+    const z0 = await page.evaluate(() =>
+      (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getZoom(),
+    );
     await page.getByRole('button', { name: 'Zoom in' }).click();
     // One step in (the animation ends within a few hundredths on a loaded machine).
-    await expect.poll(async () => Math.abs((await page.evaluate(() => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getZoom())) - (z0 + 1)), { timeout: 10_000 }).toBeLessThan(0.05);
+    await expect
+      .poll(
+        async () =>
+          Math.abs(
+            (await page.evaluate(() =>
+              (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getZoom(),
+            )) -
+              (z0 + 1),
+          ),
+        { timeout: 10_000 },
+      )
+      .toBeLessThan(0.05);
     await page.getByRole('button', { name: 'Find my location' }).click();
-    await expect.poll(() => page.evaluate(() => {
-      const c = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getCenter();
-      return [Math.round(c.lng * 100) / 100, Math.round(c.lat * 100) / 100];
-    }), { timeout: 15_000 }).toEqual([19.45, -33.63]);
+    await expect
+      .poll(
+        () =>
+          page.evaluate(() => {
+            const c = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getCenter();
+            return [Math.round(c.lng * 100) / 100, Math.round(c.lat * 100) / 100];
+          }),
+        { timeout: 15_000 },
+      )
+      .toEqual([19.45, -33.63]);
     await context.close();
   });
 
   it('falls back to the offline map when online tiles fail, and says so', async () => {
     const page = await openApp(`${vite.url}index.html?basemap=satellite`);
-    await expect.poll(() => page.locator('#map-notice').textContent(), { timeout: 15_000 }).toMatch(/^Satellite .* could not be loaded .* showing the offline map\.$/);
+    await expect
+      .poll(() => page.locator('#map-notice').textContent(), { timeout: 15_000 })
+      .toMatch(/^Satellite .* could not be loaded .* showing the offline map\.$/);
     expect(await page.getByLabel('Basemap').inputValue()).toBe('offline');
-    expect(await page.evaluate(() => Boolean((window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getLayer('online')))).toBe(false);
+    expect(
+      await page.evaluate(() =>
+        Boolean((window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getLayer('online')),
+      ),
+    ).toBe(false);
     // The offline labels are back.
     await zoomTo(page, [18.8668, -33.9346], 12);
     await mapIdle(page);
-    expect(await page.evaluate(() => (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.queryRenderedFeatures({ layers: ['place-labels'] }).length)).toBeGreaterThan(0);
+    expect(
+      await page.evaluate(
+        () =>
+          (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.queryRenderedFeatures({
+            layers: ['place-labels'],
+          }).length,
+      ),
+    ).toBeGreaterThan(0);
     await page.close();
   });
 });
@@ -212,7 +303,9 @@ describe('time as a South African reads it', () => {
         const cdp = await p.context().newCDPSession(p);
         await cdp.send('Emulation.setTimezoneOverride', { timezoneId });
       });
-      expect(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe(timezoneId === 'UTC' ? 'UTC' : timezoneId);
+      expect(await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone)).toBe(
+        timezoneId === 'UTC' ? 'UTC' : timezoneId,
+      );
       await page.getByLabel('Time scale').selectOption('hourly');
       await page.getByLabel('From', { exact: true }).fill('2024-06-01T00:00');
       await page.getByLabel('To', { exact: true }).fill('2024-06-03T23:00');
@@ -222,14 +315,31 @@ describe('time as a South African reads it', () => {
       expect(ui.table!.rows[0]).toBe('2024-06-01T00:00:00');
       // What the chart draws: its x-axis ticks and their labels, and where the first point is.
       const axis = await page.evaluate(() => {
-        const u = (window as unknown as { cqUi: { chart: { axes: Array<{ _splits: number[]; _values: string[] }>; data: number[][]; valToPos(v: number, s: string): number } } }).cqUi.chart;
-        return { splits: u.axes[0]!._splits, values: u.axes[0]!._values, first: u.data[0]![0]!, firstPos: u.valToPos(u.data[0]![0]!, 'x') };
+        const u = (
+          window as unknown as {
+            cqUi: {
+              chart: {
+                axes: Array<{ _splits: number[]; _values: string[] }>;
+                data: number[][];
+                valToPos(v: number, s: string): number;
+              };
+            };
+          }
+        ).cqUi.chart;
+        return {
+          splits: u.axes[0]!._splits,
+          values: u.axes[0]!._values,
+          first: u.data[0]![0]!,
+          firstPos: u.valToPos(u.data[0]![0]!, 'x'),
+        };
       });
       const i = axis.splits.indexOf(axis.first);
       expect(i).toBeGreaterThanOrEqual(0);
       expect(axis.values[i]).toBe('1 Jun\n00:00');
       expect(axis.values.every((v) => !/\d+\/\d+/.test(v))).toBe(true);
-      expect(await page.locator('#table tbody tr').first().locator('td').first().textContent()).toBe('2024-06-01 00:00');
+      expect(await page.locator('#table tbody tr').first().locator('td').first().textContent()).toBe(
+        '2024-06-01 00:00',
+      );
       await page.screenshot({ path: `${SHOTS}ui-hourly-${timezoneId.replace('/', '-')}.png` });
       await page.close();
     });
@@ -247,9 +357,14 @@ describe('answers that explain themselves', () => {
     await page.getByLabel('To', { exact: true }).dispatchEvent('change');
     await drawPoint(page, [18.87, -33.93]);
     await page.getByRole('button', { name: 'Run query' }).click();
-    await expect.poll(() => page.locator('#status').textContent(), { timeout: 60_000 }).toMatch(/^No values for these dates/);
+    await expect
+      .poll(() => page.locator('#status').textContent(), { timeout: 60_000 })
+      .toMatch(/^No values for these dates/);
     const message = (await page.locator('#no-data p').textContent())!;
-    const answer = await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.lastAnswer) as Record<string, { metadata: { station_lat: number; station_lon: number } }>;
+    const answer = (await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.lastAnswer)) as Record<
+      string,
+      { metadata: { station_lat: number; station_lon: number } }
+    >;
     const meta = Object.values(answer)[0]!.metadata;
     // What the station holds, as the engine's own reader of the station index lists it.
     const st = (await engine.stations()).find((s) => s.lat === meta.station_lat && s.lon === meta.station_lon)!;
@@ -286,7 +401,8 @@ describe('the map app', () => {
     const page = await openApp();
     expect(await page.locator('#ask-info').textContent()).toContain('Draw a point');
     const stationsDrawn = await page.evaluate(() => {
-      const map = (window as unknown as { cqUi: { view: { map: { queryRenderedFeatures(o: unknown): unknown[] } } } }).cqUi.view.map;
+      const map = (window as unknown as { cqUi: { view: { map: { queryRenderedFeatures(o: unknown): unknown[] } } } })
+        .cqUi.view.map;
       return map.queryRenderedFeatures({ layers: ['stations'] }).length;
     });
     expect(stationsDrawn).toBeGreaterThan(50);
@@ -321,7 +437,10 @@ describe('the map app', () => {
       page.evaluate(() => {
         const map = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map;
         return {
-          labels: map.queryRenderedFeatures({ layers: ['geometry-labels'] }).map((f) => f.properties.label).sort(),
+          labels: map
+            .queryRenderedFeatures({ layers: ['geometry-labels'] })
+            .map((f) => f.properties.label)
+            .sort(),
           rings: map.queryRenderedFeatures({ layers: ['answer-stations'] }).length,
           links: map.queryRenderedFeatures({ layers: ['answer-links'] }).length,
         };
@@ -336,14 +455,28 @@ describe('the map app', () => {
 
   it('poly-aggregate: a field drawn with the mouse; counts in the table', async () => {
     const page = await openApp();
-    await drawPolygon(page, [[18.7, -34.2], [19.5, -34.2], [19.5, -33.6], [18.7, -33.6]]);
+    await drawPolygon(page, [
+      [18.7, -34.2],
+      [19.5, -34.2],
+      [19.5, -33.6],
+      [18.7, -33.6],
+    ]);
     expect(await page.locator('#endpoint-info').textContent()).toContain('/api/poly-aggregate/');
     const ui = await runAndWait(page);
-    const answer = ui.lastAnswer as { stations_metadata: object; aggregated_data: Record<string, Record<string, number | null>> };
+    const answer = ui.lastAnswer as {
+      stations_metadata: object;
+      aggregated_data: Record<string, Record<string, number | null>>;
+    };
     expect(Object.keys(answer.stations_metadata).length).toBeGreaterThan(5);
     const types = ui.lastRequest!.body.dataTypes as string[];
     const counts = new Set(types.map((_, i) => 2 * i + 1));
-    await expectChartAndTableMatch(page, ui, (row) => types.flatMap((t) => [answer.aggregated_data[row]![t]!, answer.aggregated_data[row]![`${t}_station_count`]!]), counts);
+    await expectChartAndTableMatch(
+      page,
+      ui,
+      (row) =>
+        types.flatMap((t) => [answer.aggregated_data[row]![t]!, answer.aggregated_data[row]![`${t}_station_count`]!]),
+      counts,
+    );
     expect(await page.locator('#metadata').textContent()).toMatch(/station\(s\) inside the field/);
     await page.close();
   });
@@ -361,7 +494,12 @@ describe('the map app', () => {
 
     // A field of about 1 km² at zoom 13, then one far too large.
     await zoomTo(page, [19.05, -34.15], 13);
-    await drawPolygon(page, [[19.04, -34.155], [19.05, -34.155], [19.05, -34.147], [19.04, -34.147]]);
+    await drawPolygon(page, [
+      [19.04, -34.155],
+      [19.05, -34.155],
+      [19.05, -34.147],
+      [19.04, -34.147],
+    ]);
     expect(await page.locator('#endpoint-info').textContent()).toContain('/api/polygon/');
     await page.getByLabel('Combine pixels of a field by').selectOption('max');
     ui = await runAndWait(page);
@@ -373,14 +511,31 @@ describe('the map app', () => {
 
     // The layer itself on the map, for the chosen date, with its legend.
     await page.getByRole('button', { name: 'Show layer on map' }).click();
-    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/^Showing Daily air temperature, Daily maximum, 2024-\d\d-\d\d on the map\.$/);
+    await expect
+      .poll(() => page.locator('#status').textContent(), { timeout: 30_000 })
+      .toMatch(/^Showing Daily air temperature, Daily maximum, 2024-\d\d-\d\d on the map\.$/);
     expect(await page.locator('#legend').isVisible()).toBe(true);
     expect(await page.locator('#legend-min').textContent()).toMatch(/°C$/);
-    expect(await page.evaluate(() => Boolean((window as unknown as { cqUi: { view: { map: { getLayer(id: string): unknown } } } }).cqUi.view.map.getLayer('preview')))).toBe(true);
+    expect(
+      await page.evaluate(() =>
+        Boolean(
+          (window as unknown as { cqUi: { view: { map: { getLayer(id: string): unknown } } } }).cqUi.view.map.getLayer(
+            'preview',
+          ),
+        ),
+      ),
+    ).toBe(true);
 
-    await drawPolygon(page, [[19.03, -34.16], [19.07, -34.16], [19.07, -34.135], [19.03, -34.135]]);
+    await drawPolygon(page, [
+      [19.03, -34.16],
+      [19.07, -34.16],
+      [19.07, -34.135],
+      [19.03, -34.135],
+    ]);
     await expect.poll(() => page.locator('#geometry-list .over').count()).toBe(1);
-    expect(await page.locator('#error-wkts').textContent()).toMatch(/^Field G2 has an area of \d+\.\d+ km²; each field may be at most 2 km²/);
+    expect(await page.locator('#error-wkts').textContent()).toMatch(
+      /^Field G2 has an area of \d+\.\d+ km²; each field may be at most 2 km²/,
+    );
     const before = await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.lastRequest);
     await page.getByRole('button', { name: 'Run query' }).click();
     await page.waitForTimeout(300);
@@ -394,7 +549,9 @@ describe('the map app', () => {
     await page.getByLabel('Climate layer').check();
     await page.getByLabel('Layer', { exact: true }).selectOption('chill');
     await page.getByRole('button', { name: 'Show layer on map' }).click();
-    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/^Showing Winter chill per season, Daily Positive Chill Units/);
+    await expect
+      .poll(() => page.locator('#status').textContent(), { timeout: 30_000 })
+      .toMatch(/^Showing Winter chill per season, Daily Positive Chill Units/);
     await page.waitForTimeout(300);
     await page.screenshot({ path: `${SHOTS}ui-layer-preview.png` });
     await page.close();
@@ -408,13 +565,17 @@ describe('the map app', () => {
     // A From after the default To (the end of the data) first.
     await page.getByLabel('From', { exact: true }).fill('2031-01-15');
     await page.getByLabel('From', { exact: true }).dispatchEvent('change');
-    await expect.poll(() => page.locator('#error-startDate').textContent()).toMatch(/^The From date "2031-01-15" is after the To date/);
+    await expect
+      .poll(() => page.locator('#error-startDate').textContent())
+      .toMatch(/^The From date "2031-01-15" is after the To date/);
     // The message appears under both fields: "To" does not move from under the pointer.
     expect(await toBox()).toBe(before);
     await page.getByLabel('From', { exact: true }).fill('2024-08-01');
     await page.getByLabel('To', { exact: true }).fill('2024-07-01');
     await page.getByLabel('To', { exact: true }).dispatchEvent('change');
-    await expect.poll(() => page.locator('#error-startDate').textContent()).toMatch(/^The From date "2024-08-01" is after the To date "2024-07-01"/);
+    await expect
+      .poll(() => page.locator('#error-startDate').textContent())
+      .toMatch(/^The From date "2024-08-01" is after the To date "2024-07-01"/);
     await page.screenshot({ path: `${SHOTS}ui-error-dates.png` });
     await page.close();
   });
@@ -437,37 +598,71 @@ describe('the map app', () => {
 
   it('pasted GeoJSON blocks keep their names in the list and the URL, and are asked as drawn', async () => {
     const page = await openApp();
-    const block = (x: number, y: number) => [[[x, y], [x + 0.004, y], [x + 0.004, y + 0.003], [x, y + 0.003], [x, y]]];
+    const block = (x: number, y: number) => [
+      [
+        [x, y],
+        [x + 0.004, y],
+        [x + 0.004, y + 0.003],
+        [x, y + 0.003],
+        [x, y],
+      ],
+    ];
     const fc = {
       type: 'FeatureCollection',
       features: [
-        { type: 'Feature', properties: { name: 'Block 7 (Pink Lady)' }, geometry: { type: 'Polygon', coordinates: block(19.03, -34.15) } },
-        { type: 'Feature', properties: { Name: 'Chenin North' }, geometry: { type: 'Polygon', coordinates: block(19.05, -34.15) } },
+        {
+          type: 'Feature',
+          properties: { name: 'Block 7 (Pink Lady)' },
+          geometry: { type: 'Polygon', coordinates: block(19.03, -34.15) },
+        },
+        {
+          type: 'Feature',
+          properties: { Name: 'Chenin North' },
+          geometry: { type: 'Polygon', coordinates: block(19.05, -34.15) },
+        },
       ],
     };
     await page.locator('#shape-text-box summary').click();
     await page.locator('#shape-text').fill(JSON.stringify(fc, null, 2));
     await page.locator('#add-shape').click();
-    const want = [/^G1 \(Block 7 \(Pink Lady\)\): field of [\d.]+ (ha|km²)$/, /^G2 \(Chenin North\): field of [\d.]+ (ha|km²)$/];
+    const want = [
+      /^G1 \(Block 7 \(Pink Lady\)\): field of [\d.]+ (ha|km²)$/,
+      /^G2 \(Chenin North\): field of [\d.]+ (ha|km²)$/,
+    ];
     const listed = () => page.locator('#geometry-list li').allTextContents();
     await expect.poll(listed).toEqual(want.map((w) => expect.stringMatching(w)));
     // A reload of the same URL keeps the names.
     const again = await openApp(page.url());
     await expect.poll(() => again.locator('#geometry-list li').allTextContents()).toEqual(await listed());
-    const body = await again.evaluate(() => JSON.parse(document.getElementById('request-json')!.textContent!) as { wkts: string });
+    const body = await again.evaluate(
+      () => JSON.parse(document.getElementById('request-json')!.textContent!) as { wkts: string },
+    );
     // The app writes WKT to 6 decimals (≈ 0.1 m), as it does for drawn fields.
     const r6 = (v: number) => String(Math.round(v * 1e6) / 1e6);
-    expect(body.wkts).toBe(fc.features.map((f) => `POLYGON ((${f.geometry.coordinates[0]!.map(([x, y]) => `${r6(x!)} ${r6(y!)}`).join(', ')}))`).join(';'));
+    expect(body.wkts).toBe(
+      fc.features
+        .map((f) => `POLYGON ((${f.geometry.coordinates[0]!.map(([x, y]) => `${r6(x!)} ${r6(y!)}`).join(', ')}))`)
+        .join(';'),
+    );
     await page.close();
     await again.close();
   });
 
   it('a point at the map centre after panning (a centre with 15 decimals) is drawn and asked', async () => {
     const page = await openApp();
-    await page.evaluate(() => (window as unknown as { cqUi: { view: { map: { jumpTo(o: unknown): void } } } }).cqUi.view.map.jumpTo({ center: [18.871234567890123, -33.931234567890123], zoom: 12 }));
+    await page.evaluate(() =>
+      (window as unknown as { cqUi: { view: { map: { jumpTo(o: unknown): void } } } }).cqUi.view.map.jumpTo({
+        center: [18.871234567890123, -33.931234567890123],
+        zoom: 12,
+      }),
+    );
     await page.getByRole('button', { name: 'Point at map centre' }).click();
-    await expect.poll(() => page.locator('#geometry-list li').allTextContents()).toEqual(['G1: point -33.9312, 18.8712']);
-    const body = await page.evaluate(() => JSON.parse(document.getElementById('request-json')!.textContent!) as { wkts: string });
+    await expect
+      .poll(() => page.locator('#geometry-list li').allTextContents())
+      .toEqual(['G1: point -33.9312, 18.8712']);
+    const body = await page.evaluate(
+      () => JSON.parse(document.getElementById('request-json')!.textContent!) as { wkts: string },
+    );
     expect(body.wkts).toBe('POINT (18.871235 -33.931235)');
     await page.close();
   });
@@ -476,7 +671,12 @@ describe('the map app', () => {
     const page = await openApp();
     await page.getByLabel('Time scale').selectOption('monthly');
     await page.getByLabel('Rainfall, monthly total (mm)').check();
-    await drawPolygon(page, [[18.7, -34.2], [19.5, -34.2], [19.5, -33.6], [18.7, -33.6]]);
+    await drawPolygon(page, [
+      [18.7, -34.2],
+      [19.5, -34.2],
+      [19.5, -33.6],
+      [18.7, -33.6],
+    ]);
     const url = page.url();
     const json = await page.locator('#request-json').textContent();
     expect(url).toContain('#q=');
@@ -516,8 +716,11 @@ describe('the map app', () => {
 describe("a user's own dataset", () => {
   it('offers only the station types and dates the dataset holds (two sensors, three weeks of June)', async () => {
     const page = await openApp(`${vite.url}index.html?data=${encodeURIComponent(`${vite.url}data/few/`)}`);
-    const catalog = JSON.parse(await readFile(join(few, 'dataset/catalog.json'), 'utf8')) as { stations: { dataTypes: Record<string, string[]> } };
-    const offered = () => page.locator('#dataTypes input').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value));
+    const catalog = JSON.parse(await readFile(join(few, 'dataset/catalog.json'), 'utf8')) as {
+      stations: { dataTypes: Record<string, string[]> };
+    };
+    const offered = () =>
+      page.locator('#dataTypes input').evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value));
     for (const scale of ['daily', 'hourly', 'monthly']) {
       await page.getByLabel('Time scale').selectOption(scale);
       expect((await offered()).sort()).toEqual([...catalog.stations.dataTypes[scale]!].sort());
@@ -525,10 +728,16 @@ describe("a user's own dataset", () => {
     expect(await offered()).not.toContain('leaf_wetness_mean');
     // The first dates offered lie inside the three weeks (not in May, which holds nothing).
     await page.getByLabel('Time scale').selectOption('daily');
-    expect([await page.locator('#startDate').inputValue(), await page.locator('#endDate').inputValue()]).toEqual(['2024-06-03', '2024-06-23']);
+    expect([await page.locator('#startDate').inputValue(), await page.locator('#endDate').inputValue()]).toEqual([
+      '2024-06-03',
+      '2024-06-23',
+    ]);
     // The SQL panel's ready queries: only those whose columns it holds (no hourly minimum temperature, so no frost hours).
     const ready = (await page.locator('#sql-example option').allTextContents()).slice(1);
-    expect(ready).toEqual(['The ten wettest days', "A station's completeness per month (days with a mean temperature)"]);
+    expect(ready).toEqual([
+      'The ten wettest days',
+      "A station's completeness per month (days with a mean temperature)",
+    ]);
     await page.close();
   });
 
@@ -541,12 +750,19 @@ describe("a user's own dataset", () => {
     expect(await page.locator('#dataset-notice').isVisible()).toBe(false);
     expect(await page.locator('input[name=source][value=stations]').isDisabled()).toBe(true);
     expect(await page.locator('input[name=source][value=raster]').isChecked()).toBe(true);
-    expect(await page.locator('#layer-info').textContent()).toBe('Height above sea level (ETOPO5) (m), one value, no dates.');
+    expect(await page.locator('#layer-info').textContent()).toBe(
+      'Height above sea level (ETOPO5) (m), one value, no dates.',
+    );
     // The contract's names are in the developer panel.
-    expect(await page.locator('#layer-code').textContent()).toBe('Layer: dataType "elevation", subDataType "-", dataExtent "za", timeScale none.');
+    expect(await page.locator('#layer-code').textContent()).toBe(
+      'Layer: dataType "elevation", subDataType "-", dataExtent "za", timeScale none.',
+    );
     await drawPoint(page, [19.0, -33.0]);
     const ui = await runAndWait(page);
-    expect(ui.lastRequest!.body).toMatchObject({ dataType: 'elevation', options: { subDataType: '-', dataExtent: 'za' } });
+    expect(ui.lastRequest!.body).toMatchObject({
+      dataType: 'elevation',
+      options: { subDataType: '-', dataExtent: 'za' },
+    });
     const own = createNodeEngine(mine);
     expect(ui.lastAnswer).toEqual(await own.query('point', ui.lastRequest!.body));
     await own.close();

@@ -12,7 +12,11 @@ const demo = inject('demoDataset');
 const app = useViteApp({ 'data/demo': demo });
 
 const waitForEnd = (page: import('playwright-core').Page) =>
-  page.waitForFunction(() => /Answered|Failed|No values|Not run/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 60_000 });
+  page.waitForFunction(
+    () => /Answered|Failed|No values|Not run/.test(document.getElementById('status')!.textContent ?? ''),
+    undefined,
+    { timeout: 60_000 },
+  );
 
 describe('blanks and doubtful places have reasons', () => {
   it('swapped coordinates: a warning by the point before running, and by the far station after', async () => {
@@ -31,10 +35,21 @@ describe('blanks and doubtful places have reasons', () => {
   });
 
   it('a field with no station inside: one sentence why, no empty chart, no comparison offered', async () => {
-    const ring: Array<[number, number]> = [[22.0, -31.5], [22.01, -31.5], [22.01, -31.49], [22.0, -31.49]];
+    const ring: Array<[number, number]> = [
+      [22.0, -31.5],
+      [22.01, -31.5],
+      [22.01, -31.49],
+      [22.0, -31.49],
+    ];
     // Independently: the Node engine finds no station in it.
     const engine = createNodeEngine(demo);
-    const res = await engine.polyAggregate({ wkts: `POLYGON ((${[...ring, ring[0]!].map(([x, y]) => `${x} ${y}`).join(', ')}))`, dataTypes: ['temperature_max'], options: { timeScale: 'daily' }, startDate: '2024-06-01', endDate: '2024-06-30' });
+    const res = await engine.polyAggregate({
+      wkts: `POLYGON ((${[...ring, ring[0]!].map(([x, y]) => `${x} ${y}`).join(', ')}))`,
+      dataTypes: ['temperature_max'],
+      options: { timeScale: 'daily' },
+      startDate: '2024-06-01',
+      endDate: '2024-06-30',
+    });
     await engine.close();
     expect(Object.keys(res.stations_metadata)).toHaveLength(0);
     const page = await openAppPage(app.browser, `${app.url}index.html`);
@@ -42,7 +57,9 @@ describe('blanks and doubtful places have reasons', () => {
     await drawPolygon(page, ring);
     await page.getByRole('button', { name: 'Run query' }).click();
     await waitForEnd(page);
-    expect(await page.locator('#no-data').textContent()).toContain('No weather station with records for these dates lies inside this field');
+    expect(await page.locator('#no-data').textContent()).toContain(
+      'No weather station with records for these dates lies inside this field',
+    );
     expect(await page.locator('#chart').innerHTML()).toBe('');
     expect(await page.getByRole('button', { name: 'Compare with other years' }).isVisible()).toBe(false);
     await page.close();

@@ -21,7 +21,11 @@ let browser: Browser;
 beforeAll(async () => {
   out = await mkdtemp(join(tmpdir(), 'cq-site-'));
   // The same build as `npm run build`, into a temp folder, without copying public/.
-  await exec(join(repo, 'node_modules/.bin/vite'), ['build', '--outDir', join(out, 'site'), '--emptyOutDir', '--logLevel', 'warn'], { cwd: repo, env: { ...process.env, CQ_NO_PUBLIC: '1' } });
+  await exec(
+    join(repo, 'node_modules/.bin/vite'),
+    ['build', '--outDir', join(out, 'site'), '--emptyOutDir', '--logLevel', 'warn'],
+    { cwd: repo, env: { ...process.env, CQ_NO_PUBLIC: '1' } },
+  );
   await mkdir(join(out, 'site/data'), { recursive: true });
   await rm(join(out, 'site/data/demo'), { recursive: true, force: true });
   // A copy, not a symlink: serve refuses symlinks that lead out of its root (docs/reliability.md).
@@ -50,10 +54,17 @@ describe('the built site', () => {
     await page.goto(`${server.url}app/index.html`);
     await page.waitForFunction(() => 'cqUi' in window);
     await page.evaluate(() => (window as unknown as { cqUi: { ready: Promise<void> } }).cqUi.ready);
-    const body = { wkts: 'POINT (19.31 -33.37)', dataType: 'gdd', options: { subDataType: 'grapes', timeScale: 'annual', dataExtent: 'tc' }, startDate: '2019', endDate: '2024' };
+    const body = {
+      wkts: 'POINT (19.31 -33.37)',
+      dataType: 'gdd',
+      options: { subDataType: 'grapes', timeScale: 'annual', dataExtent: 'tc' },
+      startDate: '2019',
+      endDate: '2024',
+    };
     const viaSw = await page.evaluate(async (b) => {
       // The app registers its service worker; wait until it controls the page.
-      if (!navigator.serviceWorker.controller) await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r, { once: true }));
+      if (!navigator.serviceWorker.controller)
+        await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r, { once: true }));
       const res = await fetch('./api/point/', { method: 'POST', body: JSON.stringify(b) });
       // The Node server adds CORS headers to its answers; the service worker's have none.
       return { status: res.status, cors: res.headers.get('access-control-allow-origin'), body: await res.json() };

@@ -44,12 +44,24 @@ async function serve(root: string, options: Parameters<typeof startRangeServer>[
 }
 
 /** Opens the app on `data`, waits (bounded) for its start to end, and returns the page with the message shown at the top. */
-async function openOn(data: string, size = { width: 1280, height: 800 }): Promise<{ page: Page; error: string; warning: string }> {
+async function openOn(
+  data: string,
+  size = { width: 1280, height: 800 },
+): Promise<{ page: Page; error: string; warning: string }> {
   const page = await browser.newPage({ viewport: size });
   await page.goto(`${vite.url}index.html?data=${encodeURIComponent(data)}`);
   await page.waitForFunction(() => 'cqUi' in window, undefined, { timeout: 20_000 });
-  await page.evaluate(() => Promise.race([(window as unknown as { cqUi: { ready: Promise<void> } }).cqUi.ready.catch(() => undefined), new Promise((r) => setTimeout(r, 20_000))]));
-  return { page, error: (await page.locator('#data-error').textContent()) ?? '', warning: (await page.locator('#data-warning').textContent()) ?? '' };
+  await page.evaluate(() =>
+    Promise.race([
+      (window as unknown as { cqUi: { ready: Promise<void> } }).cqUi.ready.catch(() => undefined),
+      new Promise((r) => setTimeout(r, 20_000)),
+    ]),
+  );
+  return {
+    page,
+    error: (await page.locator('#data-error').textContent()) ?? '',
+    warning: (await page.locator('#data-warning').textContent()) ?? '',
+  };
 }
 
 /** A port on 127.0.0.1 where nothing listens: one the OS gave us, then closed. */
@@ -65,7 +77,9 @@ describe('?data= that cannot be used says which URL and why', () => {
   it('a folder without catalog.json: not found (HTTP 404)', async () => {
     const s = await serve(empty, { cors: true });
     const { page, error } = await openOn(`${s.url}nothing/`);
-    expect(error).toBe(`The dataset's catalog ${s.url}nothing/catalog.json was not found (HTTP 404). Check that ?data= points to the folder that holds catalog.json.`);
+    expect(error).toBe(
+      `The dataset's catalog ${s.url}nothing/catalog.json was not found (HTTP 404). Check that ?data= points to the folder that holds catalog.json.`,
+    );
     // The server really answered 404 to that URL.
     expect(s.log.some((e) => e.path === '/nothing/catalog.json' && e.status === 404)).toBe(true);
     expect(await page.locator('#data-error').isVisible()).toBe(true);
@@ -76,14 +90,25 @@ describe('?data= that cannot be used says which URL and why', () => {
   it('another HTTP status is named with its number', async () => {
     const s = await serve(demo, { cors: true, status: { '/catalog.json': 503 } });
     const { page, error } = await openOn(s.url);
-    expect(error).toMatch(new RegExp(`^The dataset's catalog ${s.url}catalog\\.json could not be read: the server answered HTTP 503 Service Unavailable\\.`));
+    expect(error).toMatch(
+      new RegExp(
+        `^The dataset's catalog ${s.url}catalog\\.json could not be read: the server answered HTTP 503 Service Unavailable\\.`,
+      ),
+    );
     await page.close();
   });
 
   it('a web page where the catalog should be: says HTML, not JSON', async () => {
-    const s = await serve(empty, { cors: true, htmlFallback: '<!doctype html><html><head><title>My farm site</title></head><body>Welcome</body></html>' });
+    const s = await serve(empty, {
+      cors: true,
+      htmlFallback: '<!doctype html><html><head><title>My farm site</title></head><body>Welcome</body></html>',
+    });
     const { page, error } = await openOn(`${s.url}data/`);
-    expect(error).toMatch(new RegExp(`^${s.url.replace(/[.]/g, '\\.')}data/catalog\\.json is a web page \\(HTML\\), not a dataset catalog \\(JSON\\); the server may answer every address with its home page\\. Check that \\?data= points to the folder that holds catalog\\.json\\.$`));
+    expect(error).toMatch(
+      new RegExp(
+        `^${s.url.replace(/[.]/g, '\\.')}data/catalog\\.json is a web page \\(HTML\\), not a dataset catalog \\(JSON\\); the server may answer every address with its home page\\. Check that \\?data= points to the folder that holds catalog\\.json\\.$`,
+      ),
+    );
     expect(s.log.find((e) => e.path === '/data/catalog.json')?.status).toBe(200);
     await page.close();
   });
@@ -91,14 +116,18 @@ describe('?data= that cannot be used says which URL and why', () => {
   it('a host that is down: could not be reached', async () => {
     const url = `http://127.0.0.1:${await deadPort()}/data/`;
     const { page, error } = await openOn(url);
-    expect(error).toBe(`${url}catalog.json could not be reached — the server may be down or not allow cross-origin requests (CORS).`);
+    expect(error).toBe(
+      `${url}catalog.json could not be reached — the server may be down or not allow cross-origin requests (CORS).`,
+    );
     await page.close();
   });
 
   it('a host that sends no CORS headers: the same words, as the browser cannot tell the two apart', async () => {
     const s = await serve(demo, { cors: false });
     const { page, error } = await openOn(s.url);
-    expect(error).toBe(`${s.url}catalog.json could not be reached — the server may be down or not allow cross-origin requests (CORS).`);
+    expect(error).toBe(
+      `${s.url}catalog.json could not be reached — the server may be down or not allow cross-origin requests (CORS).`,
+    );
     // The server did answer (200): it is the browser that refused the page the bytes.
     expect(s.log.find((e) => e.path === '/catalog.json')?.status).toBe(200);
     await page.screenshot({ path: `${SHOTS}error-cors-1280.png` });
@@ -113,8 +142,17 @@ describe('?data= that cannot be used says which URL and why', () => {
     try {
       const page = await browser.newPage();
       await page.goto(`${bare.url}index.html`);
-      await page.evaluate(() => Promise.race([(window as unknown as { cqUi: { ready: Promise<void> } }).cqUi.ready.catch(() => undefined), new Promise((r) => setTimeout(r, 20_000))]));
-      expect(await page.locator('#data-error').textContent()).toMatch(new RegExp(`^.*${bare.url.replace(/[.]/g, '\\.')}data/demo/catalog\\.json .*Build the demo dataset with \`npx climate-query demo\`, or open the app with \\?data= and the address of your own dataset\\.$`));
+      await page.evaluate(() =>
+        Promise.race([
+          (window as unknown as { cqUi: { ready: Promise<void> } }).cqUi.ready.catch(() => undefined),
+          new Promise((r) => setTimeout(r, 20_000)),
+        ]),
+      );
+      expect(await page.locator('#data-error').textContent()).toMatch(
+        new RegExp(
+          `^.*${bare.url.replace(/[.]/g, '\\.')}data/demo/catalog\\.json .*Build the demo dataset with \`npx climate-query demo\`, or open the app with \\?data= and the address of your own dataset\\.$`,
+        ),
+      );
       await page.close();
     } finally {
       await bare.server.close();
@@ -124,9 +162,11 @@ describe('?data= that cannot be used says which URL and why', () => {
   it('a host that ignores Range: a warning, and queries still answer (from whole files)', async () => {
     const s = await serve(demo, { cors: true, ranges: false });
     const page = await openAppPage(browser, `${vite.url}index.html?data=${encodeURIComponent(s.url)}`);
-    await expect.poll(() => page.locator('#data-warning').textContent(), { timeout: 10_000 }).toBe(
-      `The server ${new URL(s.url).host} does not support HTTP Range requests (it answered 200 instead of 206 to a request for one byte of ${s.url}catalog.json). Station and layer reads need Range support to fetch only the bytes a query uses; here each query downloads whole files, so answers will be slow and use much more data.`,
-    );
+    await expect
+      .poll(() => page.locator('#data-warning').textContent(), { timeout: 10_000 })
+      .toBe(
+        `The server ${new URL(s.url).host} does not support HTTP Range requests (it answered 200 instead of 206 to a request for one byte of ${s.url}catalog.json). Station and layer reads need Range support to fetch only the bytes a query uses; here each query downloads whole files, so answers will be slow and use much more data.`,
+      );
     expect(await page.locator('#data-error').textContent()).toBe('');
     await page.screenshot({ path: `${SHOTS}warning-no-range-1280.png` });
     // The check asked for one byte and got the whole file with 200.
@@ -143,7 +183,11 @@ describe('?data= that cannot be used says which URL and why', () => {
     const s = await serve(demo, { cors: true });
     const page = await openAppPage(browser, `${vite.url}index.html?data=${encodeURIComponent(s.url)}`);
     // The check ran (a Range request for byte 0 answered 206) and said nothing.
-    await expect.poll(() => s.log.some((e) => e.path === '/catalog.json' && e.range === 'bytes=0-0' && e.status === 206), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => s.log.some((e) => e.path === '/catalog.json' && e.range === 'bytes=0-0' && e.status === 206), {
+        timeout: 10_000,
+      })
+      .toBe(true);
     expect(await page.locator('#data-warning').textContent()).toBe('');
     expect(await page.locator('#data-error').textContent()).toBe('');
     await page.close();

@@ -15,10 +15,15 @@ import { useViteApp } from '../helpers/vite-app.ts';
 const demo = inject('demoDataset');
 const app = useViteApp({ 'data/demo': demo });
 
-type Meta = { station_lat: number; station_lon: number; station_elevation: number | null; distance_from_point_m: number };
+type Meta = {
+  station_lat: number;
+  station_lon: number;
+  station_elevation: number | null;
+  distance_from_point_m: number;
+};
 
 describe('CSV export', () => {
-  it('nearest-station daily: named file, header block, headings in words, values at each type\'s step', async () => {
+  it("nearest-station daily: named file, header block, headings in words, values at each type's step", async () => {
     const page = await openAppPage(app.browser, `${app.url}index.html`);
     await zoomTo(page, [18.8668, -33.9346], 11);
     await page.fill('#startDate', '2024-06-01');
@@ -29,7 +34,10 @@ describe('CSV export', () => {
     const ui = await runAndWait(page);
     const body = ui.lastRequest!.body;
     const engine = createNodeEngine(demo);
-    const want = (await engine.nearestStation(body as never)) as Record<string, { metadata: Meta; data: Record<string, Record<string, number | null>> }>;
+    const want = (await engine.nearestStation(body as never)) as Record<
+      string,
+      { metadata: Meta; data: Record<string, Record<string, number | null>> }
+    >;
     await engine.close();
     const [wkt, answer] = Object.entries(want)[0]!;
     const index = JSON.parse(await readFile(`${demo}/catalog.json`, 'utf8')) as { name: string };
@@ -38,18 +46,32 @@ describe('CSV export', () => {
     const m = answer.metadata;
     const first = (await page.locator('#metadata li').first().textContent())!;
     const station = first.slice('G1: '.length, first.indexOf(` (${m.station_lat}, ${m.station_lon})`));
-    const slug = station.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
-    expect(dl.suggestedFilename()).toBe(`${slug}_${(body.dataTypes as string[]).map((t) => t.replace(/_/g, '-')).join('-')}_2024-06-01_2024-06-10.csv`);
+    const slug = station
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '');
+    expect(dl.suggestedFilename()).toBe(
+      `${slug}_${(body.dataTypes as string[]).map((t) => t.replace(/_/g, '-')).join('-')}_2024-06-01_2024-06-10.csv`,
+    );
     const lines = (await readFile((await dl.path())!, 'utf8')).trimEnd().split('\n');
     const about = lines.filter((l) => l.startsWith('# ')).join('\n');
     expect(about).toContain(`Dataset: ${index.name} (${app.url}data/demo/)`);
     expect(about).toContain(`Query: POST ${app.url}api/nearest-station/ ${JSON.stringify(body)}`);
     expect(about).toContain(`G1: ${wkt}`);
-    expect(about).toContain(`${station} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation} m, ${(m.distance_from_point_m / 1000).toFixed(2)} km away`);
+    expect(about).toContain(
+      `${station} (${m.station_lat}, ${m.station_lon}), ${m.station_elevation} m, ${(m.distance_from_point_m / 1000).toFixed(2)} km away`,
+    );
     expect(about).toMatch(/local standard time, UTC\+02:00/);
     const rows = lines.filter((l) => !l.startsWith('# '));
     const types = body.dataTypes as string[];
-    expect(rows[0]).toBe(['Period (UTC+02:00)', ...types.map((t) => `"G1 ${stationTypeInfo('daily', t).name} (${stationTypeInfo('daily', t).unit})"`.replace(/^"([^,]*)"$/, '$1'))].join(','));
+    expect(rows[0]).toBe(
+      [
+        'Period (UTC+02:00)',
+        ...types.map((t) =>
+          `"G1 ${stationTypeInfo('daily', t).name} (${stationTypeInfo('daily', t).unit})"`.replace(/^"([^,]*)"$/, '$1'),
+        ),
+      ].join(','),
+    );
     const keys = Object.keys(answer.data);
     expect(rows.slice(1).map((r) => r.split(',')[0])).toEqual(keys);
     // Each value at its type's step, and within half a step of the engine's.
@@ -81,7 +103,12 @@ describe('CSV export', () => {
     await page.fill('#endDate', '2024-01-05');
     await page.locator('#endDate').dispatchEvent('change');
     await zoomTo(page, [19.0, -33.6], 13);
-    await drawPolygon(page, [[18.995, -33.6], [19.005, -33.6], [19.005, -33.592], [18.995, -33.592]]);
+    await drawPolygon(page, [
+      [18.995, -33.6],
+      [19.005, -33.6],
+      [19.005, -33.592],
+      [18.995, -33.592],
+    ]);
     const ui = await runAndWait(page);
     expect(ui.lastRequest!.endpoint).toBe('polygon');
     const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click('#download-csv')]);
@@ -91,7 +118,11 @@ describe('CSV export', () => {
     expect(text).toMatch(/\nPeriod,"G1 Daily air temperature, daily maximum, max over the field \(°C\)"\n/);
     expect(await page.locator('#chart .u-legend').textContent()).toContain('max over the field');
     // Temperatures at 0.1 °C in every cell.
-    for (const row of text.trimEnd().split('\n').filter((l) => /^\d{4}-/.test(l))) expect(row.split(',')[1]).toMatch(/^-?\d+\.\d$/);
+    for (const row of text
+      .trimEnd()
+      .split('\n')
+      .filter((l) => /^\d{4}-/.test(l)))
+      expect(row.split(',')[1]).toMatch(/^-?\d+\.\d$/);
     await page.close();
   });
 });

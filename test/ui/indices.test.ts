@@ -22,7 +22,9 @@ const openApp = (size?: { width: number; height: number }): Promise<Page> => ser
 /** Clicks "Chill and heat" and waits (bounded) for the tables. */
 async function chillAndHeat(page: Page): Promise<State> {
   await page.getByRole('button', { name: 'Chill and heat', exact: true }).click();
-  await page.waitForFunction(() => (window as unknown as IndicesUi).cqUi.indices.state() != null, undefined, { timeout: 30_000 });
+  await page.waitForFunction(() => (window as unknown as IndicesUi).cqUi.indices.state() != null, undefined, {
+    timeout: 30_000,
+  });
   return (await page.evaluate(() => (window as unknown as IndicesUi).cqUi.indices.state()))!;
 }
 
@@ -33,7 +35,10 @@ async function shown(page: Page) {
       family: (f as HTMLElement).dataset.family!,
       caption: f.querySelector('figcaption')!.textContent!,
       head: [...f.querySelectorAll('th')].map((t) => t.textContent!),
-      rows: [...f.querySelectorAll('tr')].slice(1).map((tr) => ({ latest: tr.classList.contains('latest'), cells: [...tr.children].map((td) => ({ text: td.textContent!, title: (td as HTMLElement).title })) })),
+      rows: [...f.querySelectorAll('tr')].slice(1).map((tr) => ({
+        latest: tr.classList.contains('latest'),
+        cells: [...tr.children].map((td) => ({ text: td.textContent!, title: (td as HTMLElement).title })),
+      })),
       summary: f.querySelector('.indices-summary')!.textContent!,
     })),
   );
@@ -48,9 +53,17 @@ describe('chill and heat in the app', () => {
     await runAndWait(page);
     const state = await chillAndHeat(page);
     expect(state.request.path).toBe('/api/station-indices/');
-    expect(state.request.body).toMatchObject({ wkts: 'POINT (19.31 -33.37)', startDate: '2023-01-01', endDate: '2024-12-31', options: { by: 'season' } });
+    expect(state.request.body).toMatchObject({
+      wkts: 'POINT (19.31 -33.37)',
+      startDate: '2023-01-01',
+      endDate: '2024-12-31',
+      options: { by: 'season' },
+    });
     // The independent side: the Node engine asked the same request.
-    const direct = (await served.app.engine.stationIndices(state.request.body as never)) as Record<string, { indices: Record<string, IndexAnswer> }>;
+    const direct = (await served.app.engine.stationIndices(state.request.body as never)) as Record<
+      string,
+      { indices: Record<string, IndexAnswer> }
+    >;
     expect(state.answer).toEqual(direct);
     const indices = direct['POINT (19.31 -33.37)']!.indices;
     const tables = await shown(page);
@@ -63,7 +76,11 @@ describe('chill and heat in the app', () => {
       ['Season', 'Growing degree days (°C·d)', 'Growing degree hours (°C·h)', 'Hours known'],
       ['Season', 'Days with a minimum below 0 °C', 'Hours below 0 °C', 'Hours known'],
     ]);
-    const order = { chill: ['chill_portions', 'dpcu'], heat: ['gdd', 'gdh'], frost: ['frost_days', 'frost_hours'] } as const;
+    const order = {
+      chill: ['chill_portions', 'dpcu'],
+      heat: ['gdd', 'gdh'],
+      frost: ['frost_days', 'frost_hours'],
+    } as const;
     let checked = 0;
     for (const t of tables) {
       const names = order[t.family as keyof typeof order];
@@ -74,19 +91,25 @@ describe('chill and heat in the app', () => {
         expect(row.latest).toBe(i === labels.length - 1);
         names.forEach((n, k) => {
           const p = indices[n]!.periods[label]!;
-          expect(row.cells[k + 1]!.text, `${t.family} ${label} ${n}`).toBe(fmt(p.value, n === 'chill_portions' ? 1 : 0));
+          expect(row.cells[k + 1]!.text, `${t.family} ${label} ${n}`).toBe(
+            fmt(p.value, n === 'chill_portions' ? 1 : 0),
+          );
           // A blank says why, next to it.
           if (p.value === null) expect(row.cells[k + 1]!.title).toBe(p.reason);
           checked++;
         });
         const p0 = indices[names[0]]!.periods[label]!;
-        expect(row.cells[names.length + 1]!.text).toBe(`${Math.floor((p0.hours_used / p0.hours_expected) * 1000) / 10} %`);
+        expect(row.cells[names.length + 1]!.text).toBe(
+          `${Math.floor((p0.hours_used / p0.hours_expected) * 1000) / 10} %`,
+        );
       });
     }
     expect(checked).toBeGreaterThanOrEqual(12);
     // The 2024 chill season against 2023's, in words, with how few there are to compare with.
     const cp = indices.chill_portions!.periods;
-    expect(tables[0]!.summary).toBe(`2024: ${fmt(cp['2024-05-01/2024-08-31']!.value, 1)} chill portions. The other whole season: ${fmt(cp['2023-05-01/2023-08-31']!.value, 1)} chill portions. Only 1 other season to compare with.`);
+    expect(tables[0]!.summary).toBe(
+      `2024: ${fmt(cp['2024-05-01/2024-08-31']!.value, 1)} chill portions. The other whole season: ${fmt(cp['2023-05-01/2023-08-31']!.value, 1)} chill portions. Only 1 other season to compare with.`,
+    );
     // Heat seasons clipped by the record's ends are marked as parts of their season.
     expect(tables[1]!.rows.map((r) => r.cells[0]!.text)).toEqual(['2022/23 (part)', '2023/24', '2024/25 (part)']);
     // Definitions one click away.
@@ -104,12 +127,19 @@ describe('chill and heat in the app', () => {
     await page.check('input[name=source][value=raster]');
     await page.selectOption('#dataType', 'temp');
     await zoomTo(page, [19.035, -34.147], 13);
-    await drawPolygon(page, [[19.031, -34.15], [19.04, -34.15], [19.04, -34.144], [19.031, -34.144]]);
+    await drawPolygon(page, [
+      [19.031, -34.15],
+      [19.04, -34.15],
+      [19.04, -34.144],
+      [19.031, -34.144],
+    ]);
     await runAndWait(page);
     const state = await chillAndHeat(page);
     const wkt = String(state.request.body.wkts);
     expect(wkt).toMatch(/^POINT \(19\.03\d+ -34\.14\d+\)$/);
-    expect(await page.locator('#indices-body').textContent()).toContain("From the nearest station to the field's centre.");
+    expect(await page.locator('#indices-body').textContent()).toContain(
+      "From the nearest station to the field's centre.",
+    );
     expect(state.answer).toEqual(await served.app.engine.stationIndices(state.request.body as never));
     await page.locator('#indices').scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SCREENS}indices-field-390x844.png`, fullPage: true });

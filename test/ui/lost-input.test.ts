@@ -12,7 +12,8 @@ import { useViteApp } from '../helpers/vite-app.ts';
 const demo = inject('demoDataset');
 const app = useViteApp({ 'data/demo': demo });
 
-const form = (page: Page) => page.evaluate(() => (window as unknown as { cqUi: { form: Record<string, unknown> } }).cqUi.form);
+const form = (page: Page) =>
+  page.evaluate(() => (window as unknown as { cqUi: { form: Record<string, unknown> } }).cqUi.form);
 const status = (page: Page) => page.locator('#status').textContent();
 
 /** Types into a field as a person does: click, select all, type. */
@@ -33,7 +34,11 @@ async function pressRun(page: Page): Promise<{ before: { x: number; y: number };
   await page.waitForTimeout(150);
   const p = (await run.boundingBox())!;
   await page.mouse.up();
-  await page.waitForFunction(() => /Answered|Failed|No values/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => /Answered|Failed|No values/.test(document.getElementById('status')!.textContent ?? ''),
+    undefined,
+    { timeout: 60_000 },
+  );
   return { before: { x: b.x, y: b.y }, pressed: { x: p.x, y: p.y } };
 }
 
@@ -44,7 +49,9 @@ describe('no lost clicks', () => {
     await drawPoint(page, [18.87, -33.93]);
     await retype(page, '#startDate', '2024-06');
     await page.keyboard.press('Tab');
-    await expect.poll(() => page.locator('#error-startDate').textContent()).toMatch(/From date "2024-06" is not in the right format/);
+    await expect
+      .poll(() => page.locator('#error-startDate').textContent())
+      .toMatch(/From date "2024-06" is not in the right format/);
     await retype(page, '#startDate', '2024-06-01');
     await retype(page, '#endDate', '2024-06-07');
     // Focus is in To: the press on Run blurs it, which fires its change.
@@ -69,7 +76,9 @@ describe('no lost clicks', () => {
     await page.waitForTimeout(150);
     expect((await run.boundingBox())!.y).toBe(b.y);
     await page.mouse.up();
-    await expect.poll(() => page.locator('#error-endDate').textContent()).toMatch(/To date "2024-6-7" is not in the right format/);
+    await expect
+      .poll(() => page.locator('#error-endDate').textContent())
+      .toMatch(/To date "2024-6-7" is not in the right format/);
     expect(await status(page)).toMatch(/Not run/);
     await page.close();
   });
@@ -79,15 +88,32 @@ describe('no lost clicks', () => {
     await retype(page, '#startDate', '2024-07-01');
     await retype(page, '#endDate', '2024-07-07');
     await page.keyboard.press('Tab');
-    expect(await form(page)).toMatchObject({ timeScale: 'daily', dataTypes: ['temperature_max', 'rain_sum'], startDate: '2024-07-01', endDate: '2024-07-07' });
+    expect(await form(page)).toMatchObject({
+      timeScale: 'daily',
+      dataTypes: ['temperature_max', 'rain_sum'],
+      startDate: '2024-07-01',
+      endDate: '2024-07-07',
+    });
     await page.getByLabel('Time scale').selectOption('hourly');
-    expect(await form(page)).toMatchObject({ timeScale: 'hourly', dataTypes: ['temperature_max', 'rain'], startDate: '2024-07-01T00:00:00', endDate: '2024-07-07T23:00:00' });
-    const checked = await page.locator('#dataTypes input:checked').evaluateAll((bs) => bs.map((b) => (b as HTMLInputElement).value));
+    expect(await form(page)).toMatchObject({
+      timeScale: 'hourly',
+      dataTypes: ['temperature_max', 'rain'],
+      startDate: '2024-07-01T00:00:00',
+      endDate: '2024-07-07T23:00:00',
+    });
+    const checked = await page
+      .locator('#dataTypes input:checked')
+      .evaluateAll((bs) => bs.map((b) => (b as HTMLInputElement).value));
     expect(checked.sort()).toEqual(['rain', 'temperature_max']);
     expect(await page.inputValue('#startDate')).toBe('2024-07-01 00:00');
     expect(await page.locator('#error-dataTypes').textContent()).toBe('');
     await page.getByLabel('Time scale').selectOption('daily');
-    expect(await form(page)).toMatchObject({ timeScale: 'daily', dataTypes: ['temperature_max', 'rain_sum'], startDate: '2024-07-01', endDate: '2024-07-07' });
+    expect(await form(page)).toMatchObject({
+      timeScale: 'daily',
+      dataTypes: ['temperature_max', 'rain_sum'],
+      startDate: '2024-07-01',
+      endDate: '2024-07-07',
+    });
     await page.close();
   });
 
@@ -96,7 +122,9 @@ describe('no lost clicks', () => {
     await page.locator('#dataTypes input[value=et0]').check();
     await page.getByLabel('Time scale').selectOption('hourly');
     expect((await form(page)).dataTypes).toEqual(['temperature_max', 'rain']);
-    expect(await page.locator('#scale-note').textContent()).toMatch(/Reference evapotranspiration .*no hourly counterpart.*left out/);
+    expect(await page.locator('#scale-note').textContent()).toMatch(
+      /Reference evapotranspiration .*no hourly counterpart.*left out/,
+    );
     await page.close();
   });
 });
@@ -128,8 +156,14 @@ describe('Enter from the first paint', () => {
       await page.waitForFunction(() => 'cqUi' in window, undefined, { timeout: 30_000 });
       await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.ready);
       await mapIdle(page);
-      await expect.poll(() => page.locator('#find-message').textContent(), { timeout: 10_000 }).toMatch(/Showing Ceres/);
-      const c = await page.evaluate(() => (window as unknown as { cqUi: { view: { map: { getCenter(): { lng: number; lat: number } } } } }).cqUi.view.map.getCenter());
+      await expect
+        .poll(() => page.locator('#find-message').textContent(), { timeout: 10_000 })
+        .toMatch(/Showing Ceres/);
+      const c = await page.evaluate(() =>
+        (
+          window as unknown as { cqUi: { view: { map: { getCenter(): { lng: number; lat: number } } } } }
+        ).cqUi.view.map.getCenter(),
+      );
       expect(Math.abs(c.lng - 19.31)).toBeLessThan(0.1);
       expect(Math.abs(c.lat + 33.37)).toBeLessThan(0.1);
       await page.close();

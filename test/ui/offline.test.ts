@@ -27,7 +27,13 @@ let engine: ClimateEngine;
 let url = '';
 const answers: AnswerSnapshot[] = [];
 
-type SavedUi = { cqUi: { ready: Promise<void>; offline?: Promise<unknown>; saved?: { items(): Array<{ label: string; summary: string; savedAt: string; answer: unknown }> } } };
+type SavedUi = {
+  cqUi: {
+    ready: Promise<void>;
+    offline?: Promise<unknown>;
+    saved?: { items(): Array<{ label: string; summary: string; savedAt: string; answer: unknown }> };
+  };
+};
 
 beforeAll(async () => {
   await mkdir(SCREENS, { recursive: true });
@@ -48,14 +54,22 @@ afterAll(async () => {
   await built?.remove();
 });
 
-const saved = (p: Page) => p.evaluate(() => (window as unknown as SavedUi).cqUi.saved!.items().map((i) => ({ label: i.label, summary: i.summary, savedAt: i.savedAt, answer: i.answer })));
+const saved = (p: Page) =>
+  p.evaluate(() =>
+    (window as unknown as SavedUi).cqUi
+      .saved!.items()
+      .map((i) => ({ label: i.label, summary: i.summary, savedAt: i.savedAt, answer: i.answer })),
+  );
 
 describe('offline after the first visit', () => {
   it('first visit online: the service worker precaches the shell and keeps the dataset start files; answers are saved', async () => {
     await page.goto(url);
     await page.waitForFunction(() => 'cqUi' in window);
     await page.evaluate(() => (window as unknown as SavedUi).cqUi.ready);
-    const kept = (await page.evaluate(() => (window as unknown as SavedUi).cqUi.offline)) as { kept: string[]; failed: string[] } | null;
+    const kept = (await page.evaluate(() => (window as unknown as SavedUi).cqUi.offline)) as {
+      kept: string[];
+      failed: string[];
+    } | null;
     expect(kept).not.toBeNull();
     expect(kept!.failed).toEqual([]);
     expect(kept!.kept).toEqual([`${serve.url}data/demo/catalog.json`, `${serve.url}data/demo/stations/index.parquet`]);
@@ -90,12 +104,18 @@ describe('offline after the first visit', () => {
     await page.selectOption('#subDataType', 'grapes');
     await drawPoint(page, [19.31, -33.37]);
     answers.push(await runAndWait(page));
-    await page.waitForFunction(() => ((window as unknown as SavedUi).cqUi.saved?.items().length ?? 0) >= 2, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => ((window as unknown as SavedUi).cqUi.saved?.items().length ?? 0) >= 2, undefined, {
+      timeout: 10_000,
+    });
     const items = await saved(page);
     expect(items.map((i) => i.answer)).toEqual([answers[1]!.lastAnswer, answers[0]!.lastAnswer]);
     expect(items[0]!.label).toBe('G1 point -33.3700, 19.3100');
-    expect(items[0]!.summary).toBe('Growing degree days per growing season, Grapes (base 10 °C) (annual); 2019 to 2024');
-    expect(items[1]!.summary).toMatch(/^Station records \(nearest station\), daily: Air temperature, daily maximum; Rainfall, daily total; \d{4}-\d{2}-01 to \d{4}-\d{2}-\d{2}$/);
+    expect(items[0]!.summary).toBe(
+      'Growing degree days per growing season, Grapes (base 10 °C) (annual); 2019 to 2024',
+    );
+    expect(items[1]!.summary).toMatch(
+      /^Station records \(nearest station\), daily: Air temperature, daily maximum; Rainfall, daily total; \d{4}-\d{2}-01 to \d{4}-\d{2}-\d{2}$/,
+    );
   });
 
   it('online, a redeployed catalog.json is read from the network at once and replaces the kept copy', async () => {
@@ -106,9 +126,16 @@ describe('offline after the first visit', () => {
     await writeFile(path, redeployed);
     const catalogUrl = `${serve.url}data/demo/catalog.json`;
     // Through the service worker (the page is controlled): network-first, so the new file, not the kept one.
-    const seen = await page.evaluate(async (u) => ((await (await fetch(u)).json()) as { name: string }).name, catalogUrl);
+    const seen = await page.evaluate(
+      async (u) => ((await (await fetch(u)).json()) as { name: string }).name,
+      catalogUrl,
+    );
     expect(seen).toBe('demo, redeployed');
-    const kept = await page.evaluate(async (u) => ((await (await (await caches.open('climate-query-data')).match(u))!.json()) as { name: string }).name, catalogUrl);
+    const kept = await page.evaluate(
+      async (u) =>
+        ((await (await (await caches.open('climate-query-data')).match(u))!.json()) as { name: string }).name,
+      catalogUrl,
+    );
     expect(kept).toBe('demo, redeployed');
   });
 
@@ -122,11 +149,20 @@ describe('offline after the first visit', () => {
     const bytes = built.manifest.bytes + Buffer.byteLength(newHtml) - Buffer.byteLength(html);
     const swPath = join(built.site, 'sw.js');
     const sw = await readFile(swPath, 'utf8');
-    await writeFile(swPath, sw.replace(/^self\.__CLIMATE_QUERY_PRECACHE__ = \{.*?\};\n/, `self.__CLIMATE_QUERY_PRECACHE__ = ${JSON.stringify({ ...built.manifest, version, bytes })};\n`));
+    await writeFile(
+      swPath,
+      sw.replace(
+        /^self\.__CLIMATE_QUERY_PRECACHE__ = \{.*?\};\n/,
+        `self.__CLIMATE_QUERY_PRECACHE__ = ${JSON.stringify({ ...built.manifest, version, bytes })};\n`,
+      ),
+    );
     // The browser checks sw.js when the app opens; ask now rather than wait for that.
     await page.evaluate(async () => void (await (await navigator.serviceWorker.getRegistration())!.update()));
     await expect
-      .poll(() => page.evaluate(() => caches.keys().then((k) => k.filter((n) => n.startsWith('climate-query-shell-')))), { timeout: 30_000 })
+      .poll(
+        () => page.evaluate(() => caches.keys().then((k) => k.filter((n) => n.startsWith('climate-query-shell-')))),
+        { timeout: 30_000 },
+      )
       .toEqual([`climate-query-shell-${version}`]);
     await page.reload();
     await page.waitForFunction(() => 'cqUi' in window, undefined, { timeout: 20_000 });
@@ -143,17 +179,37 @@ describe('offline after the first visit', () => {
     await page.evaluate(() => (window as unknown as SavedUi).cqUi.ready);
     // The page's URL still holds the last question, so the app asks it again on opening; with no
     // connection it falls back to the answer saved for that same question, and says so.
-    await page.waitForFunction(() => /No connection|Answered|Failed/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 30_000 });
-    expect(await page.locator('#status').textContent()).toMatch(/^No connection to the dataset: showing the answer saved on \d{4}-\d{2}-\d{2} \d{2}:\d{2}\.$/);
-    expect(await page.evaluate(() => (window as unknown as { cqUi: AnswerSnapshot }).cqUi.lastAnswer)).toEqual(answers[1]!.lastAnswer);
-    expect(await page.locator('#offline-notice').textContent()).toBe('The dataset could not be reached. The answers saved below open without a connection.');
+    await page.waitForFunction(
+      () => /No connection|Answered|Failed/.test(document.getElementById('status')!.textContent ?? ''),
+      undefined,
+      { timeout: 30_000 },
+    );
+    expect(await page.locator('#status').textContent()).toMatch(
+      /^No connection to the dataset: showing the answer saved on \d{4}-\d{2}-\d{2} \d{2}:\d{2}\.$/,
+    );
+    expect(await page.evaluate(() => (window as unknown as { cqUi: AnswerSnapshot }).cqUi.lastAnswer)).toEqual(
+      answers[1]!.lastAnswer,
+    );
+    expect(await page.locator('#offline-notice').textContent()).toBe(
+      'The dataset could not be reached. The answers saved below open without a connection.',
+    );
 
-    await page.evaluate(() => (window as unknown as { cqUi: { view: { map: { jumpTo(o: unknown): void } } } }).cqUi.view.map.jumpTo({ center: [23, -30], zoom: 4.5 }));
+    await page.evaluate(() =>
+      (window as unknown as { cqUi: { view: { map: { jumpTo(o: unknown): void } } } }).cqUi.view.map.jumpTo({
+        center: [23, -30],
+        zoom: 4.5,
+      }),
+    );
     await mapIdle(page);
     // The bundled basemap drew: land (provinces), neighbours and place labels come from the precached files.
     const drawn = await page.evaluate(() => {
-      const map = (window as unknown as { cqUi: { view: { map: { queryRenderedFeatures(o: unknown): unknown[] } } } }).cqUi.view.map;
-      return { land: map.queryRenderedFeatures({ layers: ['land'] }).length, neighbours: map.queryRenderedFeatures({ layers: ['neighbours'] }).length, labels: map.queryRenderedFeatures({ layers: ['place-labels'] }).length };
+      const map = (window as unknown as { cqUi: { view: { map: { queryRenderedFeatures(o: unknown): unknown[] } } } })
+        .cqUi.view.map;
+      return {
+        land: map.queryRenderedFeatures({ layers: ['land'] }).length,
+        neighbours: map.queryRenderedFeatures({ layers: ['neighbours'] }).length,
+        labels: map.queryRenderedFeatures({ layers: ['place-labels'] }).length,
+      };
     });
     expect(drawn.land).toBeGreaterThan(0);
     expect(drawn.neighbours).toBeGreaterThan(0);
@@ -168,7 +224,11 @@ describe('offline after the first visit', () => {
 
     // Open the climate-layer answer: chart and table from the device, equal to the engine's answer (computed here in Node).
     await page.locator('#saved-list .saved-open').first().click();
-    await page.waitForFunction(() => /shown from this device/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => /shown from this device/.test(document.getElementById('status')!.textContent ?? ''),
+      undefined,
+      { timeout: 10_000 },
+    );
     const shown = await page.evaluate(() => {
       const u = (window as unknown as { cqUi: AnswerSnapshot }).cqUi;
       return { lastRequest: u.lastRequest, lastAnswer: u.lastAnswer, chartData: u.chartData, table: u.table };
@@ -183,8 +243,18 @@ describe('offline after the first visit', () => {
     expect(await page.locator('#table tbody tr').count()).toBe(6);
     // This year against the others, from the saved answer alone (it spans every year): no request, no network.
     await page.getByRole('button', { name: 'Compare with other years' }).click();
-    await page.waitForFunction(() => (window as unknown as { cqUi: { season: { state(): { season: unknown } | null } } }).cqUi.season.state()?.season != null, undefined, { timeout: 10_000 });
-    const season = (await page.evaluate(() => (window as unknown as { cqUi: { season: { state(): { reused: boolean; chartData: number[][] } } } }).cqUi.season.state()))!;
+    await page.waitForFunction(
+      () =>
+        (window as unknown as { cqUi: { season: { state(): { season: unknown } | null } } }).cqUi.season.state()
+          ?.season != null,
+      undefined,
+      { timeout: 10_000 },
+    );
+    const season = (await page.evaluate(() =>
+      (
+        window as unknown as { cqUi: { season: { state(): { reused: boolean; chartData: number[][] } } } }
+      ).cqUi.season.state(),
+    ))!;
     expect(season.reused).toBe(true);
     const others = years.slice(0, 5).map((y) => fromEngine['POINT (19.31 -33.37)']![y]!);
     expect(season.chartData[3]![0]).toBeCloseTo(others.reduce((a, b) => a + b, 0) / others.length, 9);
@@ -194,16 +264,33 @@ describe('offline after the first visit', () => {
     expect(await page.locator('#geometry-list li').allTextContents()).toEqual(['G1: point -33.3700, 19.3100']);
 
     // Export works offline: the CSV has one line per year with the engine's values at the data's precision.
-    const [csvDownload] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click('#download-csv')]);
+    const [csvDownload] = await Promise.all([
+      page.waitForEvent('download', { timeout: 10_000 }),
+      page.click('#download-csv'),
+    ]);
     // The header block ("# …") says what the file holds; then headings in words with the unit.
-    const csv = (await readFile((await csvDownload.path())!, 'utf8')).trim().split('\n').filter((l) => !l.startsWith('# '));
-    const catalog = JSON.parse(await readFile(`${demo}/catalog.json`, 'utf8')) as { rasters: Array<{ dataType: string; subDataType: string; unit: string; description: string }> };
+    const csv = (await readFile((await csvDownload.path())!, 'utf8'))
+      .trim()
+      .split('\n')
+      .filter((l) => !l.startsWith('# '));
+    const catalog = JSON.parse(await readFile(`${demo}/catalog.json`, 'utf8')) as {
+      rasters: Array<{ dataType: string; subDataType: string; unit: string; description: string }>;
+    };
     const layer = catalog.rasters.find((l) => l.dataType === 'gdd' && l.subDataType === 'grapes')!;
     expect(csv[0]).toBe(`Period,"G1 ${layer.description}, grapes (base 10 °C) (${layer.unit})"`);
     expect(csvDownload.suggestedFilename()).toBe('point_gdd-grapes_2019_2024.csv');
     expect(csv.slice(1).map((l) => l.split(',')[0])).toEqual(years);
-    csv.slice(1).forEach((l, i) => expect(Math.abs(Number(l.split(',')[1]) - fromEngine['POINT (19.31 -33.37)']![years[i]!]!)).toBeLessThanOrEqual(0.5));
-    const [jsonDownload] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click('#download-json')]);
+    csv
+      .slice(1)
+      .forEach((l, i) =>
+        expect(Math.abs(Number(l.split(',')[1]) - fromEngine['POINT (19.31 -33.37)']![years[i]!]!)).toBeLessThanOrEqual(
+          0.5,
+        ),
+      );
+    const [jsonDownload] = await Promise.all([
+      page.waitForEvent('download', { timeout: 10_000 }),
+      page.click('#download-json'),
+    ]);
     expect(JSON.parse(await readFile((await jsonDownload.path())!, 'utf8'))).toEqual(fromEngine);
 
     await page.evaluate(() => window.scrollTo(0, 0));
@@ -222,7 +309,11 @@ describe('offline after the first visit', () => {
     await page.locator('#startDate').dispatchEvent('change');
     const t0 = Date.now();
     await page.getByRole('button', { name: 'Run query' }).click();
-    await page.waitForFunction(() => /Answered|Failed/.test(document.getElementById('status')!.textContent ?? ''), undefined, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => /Answered|Failed/.test(document.getElementById('status')!.textContent ?? ''),
+      undefined,
+      { timeout: 60_000 },
+    );
     expect(await page.locator('#status').textContent()).toMatch(/^Failed/);
     const why = (await page.locator('#error-request').textContent())!;
     console.log(`offline query failed after ${Date.now() - t0} ms: ${why}`);
@@ -233,10 +324,14 @@ describe('offline after the first visit', () => {
 
   it('deletes a saved answer, and the deletion survives a reload offline', async () => {
     await page.locator('#saved-list .saved-delete').nth(1).click();
-    await page.waitForFunction(() => document.querySelectorAll('#saved-list .saved-open').length === 1, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelectorAll('#saved-list .saved-open').length === 1, undefined, {
+      timeout: 10_000,
+    });
     await page.reload();
     await page.waitForFunction(() => 'cqUi' in window, undefined, { timeout: 20_000 });
     await page.evaluate(() => (window as unknown as SavedUi).cqUi.ready);
-    expect(await page.locator('#saved-list .saved-open').allTextContents()).toEqual([expect.stringContaining('Growing degree days per growing season, Grapes')]);
+    expect(await page.locator('#saved-list .saved-open').allTextContents()).toEqual([
+      expect.stringContaining('Growing degree days per growing season, Grapes'),
+    ]);
   });
 });

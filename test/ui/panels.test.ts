@@ -20,11 +20,13 @@ describe('panels over one data path', () => {
     for (const f of await readdir(UI)) {
       if (!f.endsWith('.ts')) continue;
       const text = await readFile(new URL(f, UI), 'utf8');
-      for (const m of text.matchAll(/export function (\w+Panel)\((?:ctx|\w+): PanelContext\): Panel/g)) factories.push(m[1]!);
-      for (const m of text.matchAll(/export function (\w+Panel)\(.*\): PanelFactory \{/g)) factories.push(m[1]!);
+      for (const m of text.matchAll(/export function (\w+Panel)\((?:ctx|\w+): PanelContext\): Panel/g))
+        factories.push(m[1]!);
+      for (const m of text.matchAll(/export function (\w+Panel)\([^{]*?\): PanelFactory \{/g)) factories.push(m[1]!);
     }
     expect(factories.length).toBeGreaterThanOrEqual(8);
-    for (const f of factories) expect(main, `${f} is mounted through mountPanels`).toMatch(new RegExp(`factory: ${f}\\b`));
+    for (const f of factories)
+      expect(main, `${f} is mounted through mountPanels`).toMatch(new RegExp(`factory: ${f}\\b`));
     // The old one-off signatures are not called from main.ts.
     expect(main).not.toMatch(/create(Season|Indices)View\(|mountSqlPanel\(|createSavedList\(|renderDeveloperPanel\(/);
   });
@@ -41,13 +43,27 @@ describe('panels over one data path', () => {
           return f(input, init);
         };
         const open = XMLHttpRequest.prototype.open;
-        XMLHttpRequest.prototype.open = function (this: XMLHttpRequest, method: string, url: string | URL, ...rest: unknown[]) {
+        XMLHttpRequest.prototype.open = function (
+          this: XMLHttpRequest,
+          method: string,
+          url: string | URL,
+          ...rest: unknown[]
+        ) {
           seen.push(String(url));
           return (open as (...a: unknown[]) => void).call(this, method, url, ...rest);
         } as typeof XMLHttpRequest.prototype.open;
       }),
     );
-    expect(await page.evaluate(() => (window as unknown as { cqUi: { panels: string[] } }).cqUi.panels)).toEqual(['form', 'developer', 'results', 'season', 'indices', 'saved', 'sql', 'map-tools']);
+    expect(await page.evaluate(() => (window as unknown as { cqUi: { panels: string[] } }).cqUi.panels)).toEqual([
+      'form',
+      'developer',
+      'results',
+      'season',
+      'indices',
+      'saved',
+      'sql',
+      'map-tools',
+    ]);
     // A station query, then a layer shown on the map.
     await drawPoint(page, [18.87, -33.93]);
     const ui = await runAndWait(page);
@@ -67,11 +83,19 @@ describe('panels over one data path', () => {
     expect(dataset).toEqual([]);
 
     // The legend is the grid the Worker read: its range equals the Node engine's grid of the same band.
-    const form = await page.evaluate(() => (window as unknown as { cqUi: { form: { dataType: string; subDataType: string; startDate: string } } }).cqUi.form);
+    const form = await page.evaluate(
+      () =>
+        (window as unknown as { cqUi: { form: { dataType: string; subDataType: string; startDate: string } } }).cqUi
+          .form,
+    );
     const engine = createNodeEngine(demo);
     const catalog = await engine.catalog();
     const layer = catalog.rasters.find((l) => l.dataType === form.dataType && l.subDataType === form.subDataType)!;
-    const grid = await engine.layerGrid({ dataType: layer.dataType, subDataType: layer.subDataType, period: layer.timeScale === 'monthly' ? `${form.startDate}-01` : form.startDate });
+    const grid = await engine.layerGrid({
+      dataType: layer.dataType,
+      subDataType: layer.subDataType,
+      period: layer.timeScale === 'monthly' ? `${form.startDate}-01` : form.startDate,
+    });
     await engine.close();
     expect(legend).toEqual([`${grid.min.toFixed(1)} ${grid.unit}`, `${grid.max.toFixed(1)} ${grid.unit}`]);
     await page.close();
@@ -82,17 +106,28 @@ describe('panels over one data path', () => {
     const catalog = await engine.catalog();
     const layer = catalog.rasters.find((l) => l.timeScale === 'daily')!;
     const period = layer.files[0]!.periods[10]!;
-    const grid = await engine.layerGrid({ dataType: layer.dataType, subDataType: layer.subDataType, extent: layer.extent, period });
+    const grid = await engine.layerGrid({
+      dataType: layer.dataType,
+      subDataType: layer.subDataType,
+      extent: layer.extent,
+      period,
+    });
     expect([grid.width, grid.height]).toEqual([layer.width, layer.height]);
     const [west, , east, north] = layer.bbox;
     const resX = (east - west) / layer.width;
     const resY = (north - layer.bbox[1]) / layer.height;
     let compared = 0;
     for (let k = 0; k < 40; k++) {
-      const col = Math.floor(((k * 7919) % 1000) / 1000 * layer.width);
-      const row = Math.floor(((k * 104729) % 1000) / 1000 * layer.height);
+      const col = Math.floor((((k * 7919) % 1000) / 1000) * layer.width);
+      const row = Math.floor((((k * 104729) % 1000) / 1000) * layer.height);
       const wkt = `POINT (${west + (col + 0.5) * resX} ${north - (row + 0.5) * resY})`;
-      const ans = (await engine.point({ wkts: wkt, dataType: layer.dataType, options: { subDataType: layer.subDataType, dataExtent: layer.extent, timeScale: 'daily' }, startDate: period, endDate: period })) as Record<string, Record<string, number | null>>;
+      const ans = (await engine.point({
+        wkts: wkt,
+        dataType: layer.dataType,
+        options: { subDataType: layer.subDataType, dataExtent: layer.extent, timeScale: 'daily' },
+        startDate: period,
+        endDate: period,
+      })) as Record<string, Record<string, number | null>>;
       const v = Object.values(ans)[0]![period] ?? null;
       const g = grid.values[row * grid.width + col]!;
       if (v === null) expect(Number.isNaN(g)).toBe(true);

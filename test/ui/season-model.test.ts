@@ -33,12 +33,31 @@ describe('season model', () => {
   });
 
   it('plans one request over every year held, and refuses a single year or a daily scale', () => {
-    const body = { wkts: 'POINT (19 -33)', dataType: 'gdd', options: { subDataType: 'grapes' }, startDate: '2024', endDate: '2024' };
+    const body = {
+      wkts: 'POINT (19 -33)',
+      dataType: 'gdd',
+      options: { subDataType: 'grapes' },
+      startDate: '2024',
+      endDate: '2024',
+    };
     const p = planSeason('point', body, { scale: 'annual', first: '2019', last: '2024' });
-    expect(p).toEqual({ ok: true, scale: 'annual', path: '/api/point/', body: { ...body, startDate: '2019', endDate: '2024' }, years: ['2019', '2020', '2021', '2022', '2023', '2024'] });
-    const m = planSeason('nearest-station', { ...body, startDate: '2024-01', endDate: '2024-12' }, { scale: 'monthly', first: '2023-01-01', last: '2024-12-01' });
+    expect(p).toEqual({
+      ok: true,
+      scale: 'annual',
+      path: '/api/point/',
+      body: { ...body, startDate: '2019', endDate: '2024' },
+      years: ['2019', '2020', '2021', '2022', '2023', '2024'],
+    });
+    const m = planSeason(
+      'nearest-station',
+      { ...body, startDate: '2024-01', endDate: '2024-12' },
+      { scale: 'monthly', first: '2023-01-01', last: '2024-12-01' },
+    );
     expect(m.ok && m.body).toMatchObject({ startDate: '2023-01', endDate: '2024-12' });
-    expect(planSeason('point', body, { scale: 'monthly', first: '2024-01-01', last: '2024-12-01' })).toEqual({ ok: false, reason: 'This dataset holds only 2024 for this; there are no other years to compare with.' });
+    expect(planSeason('point', body, { scale: 'monthly', first: '2024-01-01', last: '2024-12-01' })).toEqual({
+      ok: false,
+      reason: 'This dataset holds only 2024 for this; there are no other years to compare with.',
+    });
     expect(planSeason('point', body, { scale: 'daily', first: '2023-01-01', last: '2024-12-31' }).ok).toBe(false);
   });
 

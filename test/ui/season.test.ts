@@ -15,7 +15,15 @@ const demo = inject('demoDataset');
 const SCREENS = new URL('../../screens/', import.meta.url).pathname;
 const served = useServedApp(demo, SCREENS);
 
-type State = { reused: boolean; series: string; unit: string; request: { path: string; body: Record<string, unknown> }; chartData: Array<Array<number | null>>; labels: string[]; season: { year: string; otherYears: string[] } | null };
+type State = {
+  reused: boolean;
+  series: string;
+  unit: string;
+  request: { path: string; body: Record<string, unknown> };
+  chartData: Array<Array<number | null>>;
+  labels: string[];
+  season: { year: string; otherYears: string[] } | null;
+};
 type SeasonUi = { cqUi: { ready: Promise<void>; season: { state(): State | null } } };
 
 const openApp = (size?: { width: number; height: number }): Promise<Page> => served.app.open(size);
@@ -23,7 +31,9 @@ const openApp = (size?: { width: number; height: number }): Promise<Page> => ser
 /** Clicks "Compare with other years" and waits (bounded) for the drawn state. */
 async function compare(page: Page): Promise<State> {
   await page.getByRole('button', { name: 'Compare with other years' }).click();
-  await page.waitForFunction(() => (window as unknown as SeasonUi).cqUi.season.state()?.season != null, undefined, { timeout: 30_000 });
+  await page.waitForFunction(() => (window as unknown as SeasonUi).cqUi.season.state()?.season != null, undefined, {
+    timeout: 30_000,
+  });
   return (await page.evaluate(() => (window as unknown as SeasonUi).cqUi.season.state()))!;
 }
 
@@ -49,13 +59,24 @@ describe('a season against normal', () => {
     const wkts = String(ui.lastRequest!.body.wkts);
     const value: Record<string, number> = {};
     for (const y of years) {
-      const a = (await served.app.engine.point({ ...ui.lastRequest!.body, startDate: y, endDate: y } as never)) as Record<string, Record<string, number>>;
+      const a = (await served.app.engine.point({
+        ...ui.lastRequest!.body,
+        startDate: y,
+        endDate: y,
+      } as never)) as Record<string, Record<string, number>>;
       value[y] = a[wkts]![y]!;
       expect(typeof value[y]).toBe('number');
     }
     const others = years.slice(0, 5).map((y) => value[y]!);
     expect(state.request.body).toMatchObject({ startDate: '2019', endDate: '2024' });
-    expect(state.labels).toEqual(['x', 'Highest of 2019–2023', 'Lowest of 2019–2023', 'Mean of 2019–2023', 'Other years', '2024']);
+    expect(state.labels).toEqual([
+      'x',
+      'Highest of 2019–2023',
+      'Lowest of 2019–2023',
+      'Mean of 2019–2023',
+      'Other years',
+      '2024',
+    ]);
     const [x, hi, lo, avg, rest, chosen] = state.chartData;
     expect(x).toEqual([1, 2, 3, 4, 5, 6]);
     for (let i = 0; i < 6; i++) {
@@ -71,13 +92,17 @@ describe('a season against normal', () => {
     expect(legend).toContain('2024');
     const summary = (await page.locator('#season-summary').textContent())!;
     // Every number at the layer's own step (its catalog scale: whole degree days for the demo's GDD).
-    const layer = (JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')) as Catalog).rasters.find((l) => l.dataType === 'gdd' && l.subDataType === 'grapes')!;
+    const layer = (JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')) as Catalog).rasters.find(
+      (l) => l.dataType === 'gdd' && l.subDataType === 'grapes',
+    )!;
     const step = String(layer.scale).split('.')[1]?.length ?? 0;
     expect(summary).toContain(`mean ${mean(others).toFixed(step)}`);
     expect(summary).not.toMatch(/\d\.\d{3}/);
     // The chosen year's value as printed, read back: within half a unit of its last decimal.
     const printed = /: 2024 (-?\d+(?:\.\d+)?) /.exec(summary)![1]!;
-    expect(Math.abs(Number(printed) - value['2024']!)).toBeLessThanOrEqual(0.5 * 10 ** -(printed.split('.')[1]?.length ?? 0));
+    expect(Math.abs(Number(printed) - value['2024']!)).toBeLessThanOrEqual(
+      0.5 * 10 ** -(printed.split('.')[1]?.length ?? 0),
+    );
 
     await page.screenshot({ path: `${SCREENS}season-annual-1280x800.png`, fullPage: true });
     await page.locator('#season').screenshot({ path: `${SCREENS}season-annual-panel-1280.png` });
@@ -110,7 +135,14 @@ describe('a season against normal', () => {
     const perYear: Record<string, Record<string, Record<string, number | null>>> = {};
     const stationOf: string[] = [];
     for (const y of ['2023', '2024']) {
-      const a = (await served.app.engine.nearestStation({ ...body, startDate: `${y}-01`, endDate: `${y}-12` } as never)) as Record<string, { data: Record<string, Record<string, number | null>>; metadata: { station_lat: number; station_lon: number } }>;
+      const a = (await served.app.engine.nearestStation({
+        ...body,
+        startDate: `${y}-01`,
+        endDate: `${y}-12`,
+      } as never)) as Record<
+        string,
+        { data: Record<string, Record<string, number | null>>; metadata: { station_lat: number; station_lon: number } }
+      >;
       const only = Object.values(a)[0]!;
       perYear[y] = only.data;
       stationOf.push(`${only.metadata.station_lat},${only.metadata.station_lon}`);
@@ -150,7 +182,9 @@ describe('a season against normal', () => {
     await page.selectOption('#dataType', 'frost');
     await drawPoint(page, [19.31, -33.37]);
     await runAndWait(page);
-    await expect.poll(() => page.locator('#season-message').textContent(), { timeout: 5000 }).toBe('This dataset holds only 2024 for this; there are no other years to compare with.');
+    await expect
+      .poll(() => page.locator('#season-message').textContent(), { timeout: 5000 })
+      .toBe('This dataset holds only 2024 for this; there are no other years to compare with.');
     expect(await page.locator('#season').isVisible()).toBe(true);
     expect(await page.locator('#season-run').isVisible()).toBe(false);
     expect(await page.locator('#season-chart canvas').count()).toBe(0);

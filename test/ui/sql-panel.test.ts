@@ -58,15 +58,29 @@ describe('SQL panel', () => {
     const to = await page.locator('#sql-to').inputValue();
     expect(from).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     await page.locator('#sql-run').click();
-    await page.waitForFunction(() => /rows from/.test(document.getElementById('sql-status')?.textContent ?? '') || (document.getElementById('sql-error')?.textContent ?? '') !== '', undefined, { timeout: 60_000 });
+    await page.waitForFunction(
+      () =>
+        /rows from/.test(document.getElementById('sql-status')?.textContent ?? '') ||
+        (document.getElementById('sql-error')?.textContent ?? '') !== '',
+      undefined,
+      { timeout: 60_000 },
+    );
     expect(await page.locator('#sql-error').textContent()).toBe('');
 
     // The same request, answered in Node by native DuckDB.
-    const want = await engine.sql({ sql: SQL_EXAMPLES[example]!.sql, stations, timeScale: 'daily', startDate: from, endDate: to });
+    const want = await engine.sql({
+      sql: SQL_EXAMPLES[example]!.sql,
+      stations,
+      timeScale: 'daily',
+      startDate: from,
+      endDate: to,
+    });
     expect(want.rows.length).toBe(10);
     const headers = await page.locator('#sql-table th').allTextContents();
     expect(headers).toEqual(want.columns.map((c) => c.name));
-    const cells = await page.locator('#sql-table tbody tr').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    const cells = await page
+      .locator('#sql-table tbody tr')
+      .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
     expect(cells).toEqual(want.rows.map((r) => r.map((v) => (v === null ? '' : String(v)))));
 
     // DuckDB came from the app's own server; nothing left the machine.
@@ -87,7 +101,11 @@ describe('SQL panel', () => {
 
     await page.locator('#sql-example').selectOption(String(SQL_EXAMPLES.findIndex((x) => /Frost/.test(x.title))));
     await page.locator('#sql-run').click();
-    await page.waitForFunction(() => /rows from/.test(document.getElementById('sql-status')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => /rows from/.test(document.getElementById('sql-status')?.textContent ?? ''),
+      undefined,
+      { timeout: 60_000 },
+    );
     await page.screenshot({ path: `${SHOTS}ui-sql-panel.png`, fullPage: true });
     await page.close();
   });

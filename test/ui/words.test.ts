@@ -41,7 +41,8 @@ const open = (size?: { width: number; height: number }) => openAppPage(browser, 
 /** What is on screen outside the (closed) developer panel. */
 const visibleText = (page: Page) => page.evaluate(() => document.body.innerText);
 /** Contract names a person should not have to read. */
-const JARGON = /\/api\/|POST |wkts|solar_radation|leaf_wetnes_min|temperature_max|rain_sum|POINT \(|POLYGON \(|dataExtent|"tc"|subDataType/;
+const JARGON =
+  /\/api\/|POST |wkts|solar_radation|leaf_wetnes_min|temperature_max|rain_sum|POINT \(|POLYGON \(|dataExtent|"tc"|subDataType/;
 
 describe('plain words for data types and layers', () => {
   it('every station data type of the contract has a plain name', () => {
@@ -53,7 +54,9 @@ describe('plain words for data types and layers', () => {
     const page = await open();
     for (const scale of ['hourly', 'daily', 'monthly'] as const) {
       await page.getByLabel('Time scale').selectOption(scale);
-      const labels = await page.locator('#dataTypes label').evaluateAll((ls) => ls.map((l) => ({ text: (l.textContent ?? '').trim(), title: (l as HTMLElement).title })));
+      const labels = await page
+        .locator('#dataTypes label')
+        .evaluateAll((ls) => ls.map((l) => ({ text: (l.textContent ?? '').trim(), title: (l as HTMLElement).title })));
       expect(labels.map((l) => l.title)).toEqual([...STATION_TYPES[scale]]);
       for (const l of labels) {
         // A name with a unit in brackets, and no snake_case contract name.
@@ -62,18 +65,26 @@ describe('plain words for data types and layers', () => {
     }
     // A few read as a South African adviser would write them (written here, not taken from the app's table).
     await page.getByLabel('Time scale').selectOption('daily');
-    expect(await page.locator('#dataTypes label[title=temperature_max]').textContent()).toBe(' Air temperature, daily maximum (°C)');
+    expect(await page.locator('#dataTypes label[title=temperature_max]').textContent()).toBe(
+      ' Air temperature, daily maximum (°C)',
+    );
     expect(await page.locator('#dataTypes label[title=rain_sum]').textContent()).toBe(' Rainfall, daily total (mm)');
-    expect(await page.locator('#dataTypes label[title=et0]').textContent()).toBe(' Reference evapotranspiration (ET₀, FAO-56) (mm)');
+    expect(await page.locator('#dataTypes label[title=et0]').textContent()).toBe(
+      ' Reference evapotranspiration (ET₀, FAO-56) (mm)',
+    );
     await page.getByLabel('Time scale').selectOption('hourly');
-    expect(await page.locator('#dataTypes label[title=solar_radation]').textContent()).toBe(' Solar radiation, hourly mean (W/m²)');
+    expect(await page.locator('#dataTypes label[title=solar_radation]').textContent()).toBe(
+      ' Solar radiation, hourly mean (W/m²)',
+    );
     await page.close();
   });
 
   it('layers are named by their catalog description and unit; variants by name', async () => {
     const page = await open();
     await page.getByLabel('Climate layer').check();
-    const options = await page.locator('#dataType option').evaluateAll((os) => os.map((o) => [(o as HTMLOptionElement).value, o.textContent]));
+    const options = await page
+      .locator('#dataType option')
+      .evaluateAll((os) => os.map((o) => [(o as HTMLOptionElement).value, o.textContent]));
     const fromCatalog = [...new Set(catalog.rasters.map((l) => l.dataType))].map((d) => {
       const l = catalog.rasters.find((r) => r.dataType === d)!;
       return [d, `${l.description} (${l.unit})`];
@@ -81,9 +92,21 @@ describe('plain words for data types and layers', () => {
     expect(options).toEqual(fromCatalog);
     await page.getByLabel('Layer', { exact: true }).selectOption('chill');
     expect(await page.locator('#subDataType option').allTextContents()).toEqual(
-      catalog.rasters.filter((l) => l.dataType === 'chill').map((l) => ({ dpcu: 'Daily Positive Chill Units (DPCU)', dpcui: 'DPCU, interim (to 30 June)', ucu: 'Utah chill units (UCU)', ucui: 'UCU, interim (to 30 June)' })[l.subDataType]),
+      catalog.rasters
+        .filter((l) => l.dataType === 'chill')
+        .map(
+          (l) =>
+            ({
+              dpcu: 'Daily Positive Chill Units (DPCU)',
+              dpcui: 'DPCU, interim (to 30 June)',
+              ucu: 'Utah chill units (UCU)',
+              ucui: 'UCU, interim (to 30 June)',
+            })[l.subDataType],
+        ),
     );
-    expect(await page.locator('#layer-info').textContent()).toMatch(/^Winter chill per season \(chill units\), annual values; holds 2019-07-01 to 2024-07-01\.$|^Winter chill per season \(chill units\), annual values; holds \d{4}/);
+    expect(await page.locator('#layer-info').textContent()).toMatch(
+      /^Winter chill per season \(chill units\), annual values; holds 2019-07-01 to 2024-07-01\.$|^Winter chill per season \(chill units\), annual values; holds \d{4}/,
+    );
     await page.close();
   });
 });
@@ -101,7 +124,9 @@ describe('definitions say what the demo build computes', () => {
     await page.getByLabel('Climate layer').check();
     const ucu = await definitionOf(page, 'chill', 'ucu');
     // Every band the text states, checked against the build's utahUnits at both ends.
-    const bands = [...ucu.matchAll(/(−?[½\d]+) (?:unit an hour )?at (−?\d+(?:\.\d+)?)–(\d+(?:\.\d+)?) °C/g)].map((m) => ({ units: m[1]!, lo: Number(m[2]), hi: Number(m[3]) }));
+    const bands = [...ucu.matchAll(/(−?[½\d]+) (?:unit an hour )?at (−?\d+(?:\.\d+)?)–(\d+(?:\.\d+)?) °C/g)].map(
+      (m) => ({ units: m[1]!, lo: Number(m[2]), hi: Number(m[3]) }),
+    );
     expect(bands.length).toBeGreaterThanOrEqual(3);
     const num = (u: string) => Number(u.replace('−', '-').replace('½', '0.5').replace('-0.5', '-0.5'));
     for (const b of bands) {
@@ -113,10 +138,14 @@ describe('definitions say what the demo build computes', () => {
     expect(ucu).toContain('1 May to 31 August');
     expect(ucu).toContain('warm spells take chill away');
     const dpcu = await definitionOf(page, 'chill', 'dpcu');
-    expect(dpcu).toMatch(/^Daily Positive Chill Units .* a day that comes out negative counts as 0, and the days from 1 May to 31 August are summed\./);
+    expect(dpcu).toMatch(
+      /^Daily Positive Chill Units .* a day that comes out negative counts as 0, and the days from 1 May to 31 August are summed\./,
+    );
     // Its short Utah summary agrees with the build too: 1 unit at both ends of 2.5–9.1 °C, less either side, negative above 16 °C.
     expect(dpcu).toContain('1 at 2.5–9.1 °C, less either side, negative above 16 °C');
-    expect([utahUnits(2.5), utahUnits(9.1), utahUnits(2.4), utahUnits(9.2), utahUnits(16), utahUnits(15.9)]).toEqual([1, 1, 0.5, 0.5, -0.5, 0]);
+    expect([utahUnits(2.5), utahUnits(9.1), utahUnits(2.4), utahUnits(9.2), utahUnits(16), utahUnits(15.9)]).toEqual([
+      1, 1, 0.5, 0.5, -0.5, 0,
+    ]);
     expect(await definitionOf(page, 'chill', 'dpcui')).toContain('1 May to 30 June');
     await page.screenshot({ path: `${SHOTS}words-chill-1280.png` });
     await page.close();
@@ -158,15 +187,45 @@ describe('definitions say what the demo build computes', () => {
 describe('the definitions agree with the demo layers themselves', () => {
   // Read through the Node engine: the daily temperature layers at a cold and a mild farm,
   // and the chill and frost layers at the same pixel (all on the same 0.02° grid).
-  const farms: Array<[string, number, number]> = [['Sutherland', 20.66, -32.4], ['Ceres', 19.31, -33.37]];
+  const farms: Array<[string, number, number]> = [
+    ['Sutherland', 20.66, -32.4],
+    ['Ceres', 19.31, -33.37],
+  ];
   const engine = () => createNodeEngine(demo);
 
-  async function daily(e: ReturnType<typeof createNodeEngine>, lon: number, lat: number, sub: string, from: string, to: string): Promise<Record<string, number | null>> {
-    const a = (await e.query('point', { wkts: `POINT (${lon} ${lat})`, dataType: 'temp', options: { subDataType: sub, dataExtent: 'tc', timeScale: 'daily' }, startDate: from, endDate: to })) as Record<string, Record<string, number | null>>;
+  async function daily(
+    e: ReturnType<typeof createNodeEngine>,
+    lon: number,
+    lat: number,
+    sub: string,
+    from: string,
+    to: string,
+  ): Promise<Record<string, number | null>> {
+    const a = (await e.query('point', {
+      wkts: `POINT (${lon} ${lat})`,
+      dataType: 'temp',
+      options: { subDataType: sub, dataExtent: 'tc', timeScale: 'daily' },
+      startDate: from,
+      endDate: to,
+    })) as Record<string, Record<string, number | null>>;
     return Object.values(a)[0]!;
   }
-  async function one(e: ReturnType<typeof createNodeEngine>, lon: number, lat: number, dataType: string, sub: string, scale: string, date: string): Promise<number | null> {
-    const a = (await e.query('point', { wkts: `POINT (${lon} ${lat})`, dataType, options: { subDataType: sub, dataExtent: 'tc', timeScale: scale }, startDate: date, endDate: date })) as Record<string, Record<string, number | null>>;
+  async function one(
+    e: ReturnType<typeof createNodeEngine>,
+    lon: number,
+    lat: number,
+    dataType: string,
+    sub: string,
+    scale: string,
+    date: string,
+  ): Promise<number | null> {
+    const a = (await e.query('point', {
+      wkts: `POINT (${lon} ${lat})`,
+      dataType,
+      options: { subDataType: sub, dataExtent: 'tc', timeScale: scale },
+      startDate: date,
+      endDate: date,
+    })) as Record<string, Record<string, number | null>>;
     return Object.values(Object.values(a)[0]!)[0]!;
   }
 
@@ -189,7 +248,8 @@ describe('the definitions agree with the demo layers themselves', () => {
 
   it('UCU sums every hour; DPCU drops negative days — 1 May to 31 August, from the daily layers', async () => {
     // Utah scores as the definition states them (bands met halfway between the published tenths).
-    const score = (t: number) => (t < 1.45 ? 0 : t < 2.45 ? 0.5 : t < 9.15 ? 1 : t < 12.45 ? 0.5 : t < 15.95 ? 0 : t < 18.05 ? -0.5 : -1);
+    const score = (t: number) =>
+      t < 1.45 ? 0 : t < 2.45 ? 0.5 : t < 9.15 ? 1 : t < 12.45 ? 0.5 : t < 15.95 ? 0 : t < 18.05 ? -0.5 : -1;
     const e = engine();
     let negativeDays = 0;
     for (const [, lon, lat] of farms) {
@@ -205,8 +265,12 @@ describe('the definitions agree with the demo layers themselves', () => {
         if (day < 0) negativeDays++;
       }
       expect(Object.keys(tmin).length).toBe(123);
-      expect(Math.abs((await one(e, lon, lat, 'chill', 'ucu', 'annual', '2024'))! - ucu)).toBeLessThanOrEqual(0.5 + 1e-6);
-      expect(Math.abs((await one(e, lon, lat, 'chill', 'dpcu', 'annual', '2024'))! - dpcu)).toBeLessThanOrEqual(0.5 + 1e-6);
+      expect(Math.abs((await one(e, lon, lat, 'chill', 'ucu', 'annual', '2024'))! - ucu)).toBeLessThanOrEqual(
+        0.5 + 1e-6,
+      );
+      expect(Math.abs((await one(e, lon, lat, 'chill', 'dpcu', 'annual', '2024'))! - dpcu)).toBeLessThanOrEqual(
+        0.5 + 1e-6,
+      );
     }
     // The two differ somewhere, or the test would not tell them apart.
     expect(negativeDays).toBeGreaterThan(0);
@@ -216,18 +280,29 @@ describe('the definitions agree with the demo layers themselves', () => {
 
 describe('the contract stays in the developer panel', () => {
   it('no contract names on screen; the panel has endpoint, request JSON and a fetch() that copies', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
     const page = await context.newPage();
     await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (r) => r.abort('internetdisconnected'));
     await page.goto(`${vite.url}index.html`);
     await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.ready);
     await drawPoint(page, [18.87, -33.93]);
     const ui = await runAndWait(page);
-    expect(await page.locator('#ask-info').textContent()).toBe('Records of the nearest weather station to the point (G1).');
+    expect(await page.locator('#ask-info').textContent()).toBe(
+      'Records of the nearest weather station to the point (G1).',
+    );
     expect(await visibleText(page)).not.toMatch(JARGON);
     // Table headings in words too.
     const head = await page.locator('#table thead th').allTextContents();
-    expect(head).toEqual(['Period', ...(ui.lastRequest!.body.dataTypes as string[]).map((t) => ({ temperature_max: 'G1 Air temperature, daily maximum (°C)', rain_sum: 'G1 Rainfall, daily total (mm)' })[t])]);
+    expect(head).toEqual([
+      'Period',
+      ...(ui.lastRequest!.body.dataTypes as string[]).map(
+        (t) =>
+          ({ temperature_max: 'G1 Air temperature, daily maximum (°C)', rain_sum: 'G1 Rainfall, daily total (mm)' })[t],
+      ),
+    ]);
     await page.screenshot({ path: `${SHOTS}point-answer-1280.png` });
 
     expect(await page.locator('#developer').getAttribute('open')).toBeNull();
@@ -253,11 +328,23 @@ describe('the contract stays in the developer panel', () => {
     const page = await open();
     await page.getByLabel('Climate layer').check();
     await zoomTo(page, [19.05, -34.15], 13);
-    await drawPolygon(page, [[19.04, -34.155], [19.05, -34.155], [19.05, -34.147], [19.04, -34.147]]);
-    await drawPolygon(page, [[19.03, -34.16], [19.07, -34.16], [19.07, -34.135], [19.03, -34.135]]);
+    await drawPolygon(page, [
+      [19.04, -34.155],
+      [19.05, -34.155],
+      [19.05, -34.147],
+      [19.04, -34.147],
+    ]);
+    await drawPolygon(page, [
+      [19.03, -34.16],
+      [19.07, -34.16],
+      [19.07, -34.135],
+      [19.03, -34.135],
+    ]);
     const shown = (await page.locator('#error-wkts').textContent())!;
     expect(shown).toMatch(/^Field G2 has an area of \d+\.\d{3} km²; each field may be at most 2 km²\.$/);
-    expect(await page.locator('#raw-error').textContent()).toBe(`Raw error: ${shown.replace('Field G2', 'wkts item 2').replace('each field', 'each polygon')}`);
+    expect(await page.locator('#raw-error').textContent()).toBe(
+      `Raw error: ${shown.replace('Field G2', 'wkts item 2').replace('each field', 'each polygon')}`,
+    );
     expect(await visibleText(page)).not.toMatch(JARGON);
     await page.screenshot({ path: `${SHOTS}error-field-1280.png` });
     await page.setViewportSize({ width: 390, height: 844 });

@@ -7,7 +7,10 @@ const status = document.getElementById('status')!;
 
 async function run(): Promise<void> {
   await registerClimateServiceWorker({ scriptUrl: './sw.js', engine });
-  const request = JSON.parse(new URLSearchParams(location.search).get('request') ?? 'null') as { path: string; body: unknown } | null;
+  const request = JSON.parse(new URLSearchParams(location.search).get('request') ?? 'null') as {
+    path: string;
+    body: unknown;
+  } | null;
   if (!request) return;
   const viaLibrary = await engine.handle({ method: 'POST', path: request.path, body: JSON.stringify(request.body) });
   const res = await fetch(`.${request.path}`, { method: 'POST', body: JSON.stringify(request.body) });
