@@ -216,7 +216,7 @@ export function formPanel(ctx: PanelContext): Panel {
       if (!(e instanceof ClimateQueryError)) throw e;
       showError(state, e);
       // An old chart never sits under a new question that cannot be asked.
-      if (req && state.shown) store.set({ shown: null });
+      if (req && state.shown) store.set({ shown: null, status: '' });
     }
   }
 

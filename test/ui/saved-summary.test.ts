@@ -51,7 +51,7 @@ describe('saved answer labels', () => {
       }),
     ).toBe('Layer chill, Utah chill units (UCU) (annual), max over the field; 2019 to 2024');
     expect(requestSummary('point', { dataType: 'windspeed', options: { subDataType: '100' } })).toBe(
-      'Layer windspeed, At 100 m above ground',
+      'Layer windspeed, 100 m above ground',
     );
     // With the catalog's words for the layer.
     expect(
