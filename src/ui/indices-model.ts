@@ -14,6 +14,7 @@ import {
 import type { Endpoint } from '../contract/types.ts';
 import { parseWkts } from '../contract/wkt.ts';
 import { formatValue } from './query-model.ts';
+import { MONTH_NAMES } from './words.ts';
 
 /** The indices asked, by family, as the view shows them. */
 export const SHOWN: ReadonlyArray<{ family: 'chill' | 'heat' | 'frost'; title: string; indices: StationIndexName[] }> =
@@ -97,21 +98,7 @@ export interface FamilyTable {
   summary: string;
 }
 
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-const words = (iso: string) => `${Number(iso.slice(8, 10))} ${MONTHS[Number(iso.slice(5, 7)) - 1]}`;
+const words = (iso: string) => `${Number(iso.slice(8, 10))} ${MONTH_NAMES[Number(iso.slice(5, 7)) - 1]}`;
 
 /** A season's name: its year, or "2023/24" across the new year. */
 export function seasonName(start: string, end: string): string {

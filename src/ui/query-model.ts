@@ -14,7 +14,7 @@ import type { Endpoint } from '../contract/types.ts';
 import { areaM2 } from '../contract/geodesic.ts';
 import type { PolygonCoords, Position } from '../contract/wkt.ts';
 import { stationTypeInfo } from '../contract/station-type-info.ts';
-import { stationWords, subTypeName } from './words.ts';
+import { MONTH_NAMES, stationWords, subTypeName } from './words.ts';
 
 /** A geometry drawn on the map. */
 export interface DrawnGeometry {
@@ -298,21 +298,6 @@ export function isTimeAxis(timeScale: string | null): boolean {
 
 /** Month names as a South African reads them in English. */
 export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
-const MONTH_NAMES = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-
 /**
  * A period key as a person reads it: "2024-06-01 00:00" (hourly),
  * "2024-06-01" (daily), "Jun 2024" (monthly), "2019" (annual), "January"

@@ -32,7 +32,8 @@ export function withUnit(w: Words): string {
   return w.unit ? `${w.name} (${w.unit})` : w.name;
 }
 
-const SEASON_MONTHS = [
+/** Month names in full, January first: the one list the app's words, tables and indices read. */
+export const MONTH_NAMES = [
   'January',
   'February',
   'March',
@@ -46,7 +47,7 @@ const SEASON_MONTHS = [
   'November',
   'December',
 ];
-const day = (m: number, d: number) => `${d} ${SEASON_MONTHS[m - 1]}`;
+const day = (m: number, d: number) => `${d} ${MONTH_NAMES[m - 1]}`;
 const chillSeason = `${day(CHILL_SEASON.startMonth, CHILL_SEASON.startDay)} to ${day(CHILL_SEASON.endMonth, CHILL_SEASON.endDay)}`;
 const interimSeason = `${day(CHILL_SEASON.startMonth, CHILL_SEASON.startDay)} to ${day(CHILL_SEASON.interimEndMonth, CHILL_SEASON.interimEndDay)}`;
 const gddSeason = `${day(GDD_SEASON.startMonth, GDD_SEASON.startDay)} of the year before to ${day(GDD_SEASON.endMonth, GDD_SEASON.endDay)} of the season's year`;
