@@ -54,6 +54,43 @@ export async function ensureDemo(
   return { dir, builtInMs: performance.now() - t };
 }
 
+/**
+ * The seasons dataset: one station (the demo generator's first, with the demo's weather model) and
+ * twelve years of hours, 2013–2024, built by the same station build users run. The demo holds two
+ * years, too few for the ten-season chill and heat bench.
+ */
+export async function ensureSeasons(
+  rebuild: boolean,
+  log: (s: string) => void,
+): Promise<{ dir: string; builtInMs: number }> {
+  const dir = join(cacheDir(), 'seasons');
+  if (!rebuild && existsSync(join(dir, 'catalog.json'))) {
+    try {
+      await readCatalog(dir);
+      return { dir, builtInMs: 0 };
+    } catch {
+      log('cached seasons dataset is stale: rebuilding');
+    }
+  }
+  const t = performance.now();
+  const { writeDemoStationInputs } = await import('../src/builder/demo-stations.ts');
+  const { buildStations } = await import('../src/builder/stations-build.ts');
+  const inputs = `${dir}.inputs`;
+  const tmp = `${dir}.building`;
+  await rm(inputs, { recursive: true, force: true });
+  await rm(tmp, { recursive: true, force: true });
+  await mkdir(inputs, { recursive: true });
+  try {
+    const files = await writeDemoStationInputs(inputs, { stations: 1, start: '2013-01-01', end: '2024-12-31' });
+    await buildStations({ stations: files.stations, hourly: files.hourly }, tmp, 'seasons');
+  } finally {
+    await rm(inputs, { recursive: true, force: true });
+  }
+  await rm(dir, { recursive: true, force: true });
+  await rename(tmp, dir);
+  return { dir, builtInMs: performance.now() - t };
+}
+
 /** The conventional files of one layer: one file per period, in period order. */
 export interface BaselineLayer {
   /** Folder of the files, relative to the baseline root. */

@@ -26,6 +26,7 @@ import {
   cacheDir,
   ensureBaselineLayer,
   ensureDemo,
+  ensureSeasons,
   layerOf,
   readCatalog,
   REPO,
@@ -138,7 +139,21 @@ async function main(): Promise<void> {
   await rm(work, { recursive: true, force: true });
   await mkdir(work, { recursive: true });
 
-  const mounts = { '/data/': demo.dir, '/baseline/': join(cacheDir(), 'baseline'), '/app/': appDir };
+  const mounts: Record<string, string> = {
+    '/data/': demo.dir,
+    '/baseline/': join(cacheDir(), 'baseline'),
+    '/app/': appDir,
+  };
+  const only0 = values.only ? new Set(values.only.split(',')) : null;
+  if (SCENARIOS.some((x) => x.dataset === 'seasons' && (!only0 || only0.has(x.id)))) {
+    const seasons = await ensureSeasons(values.rebuild ?? false, (x) => log(x));
+    log(
+      seasons.builtInMs
+        ? `seasons dataset built in ${(seasons.builtInMs / 1000).toFixed(0)} s`
+        : `seasons dataset: cached (${seasons.dir})`,
+    );
+    mounts['/seasons/'] = seasons.dir;
+  }
   const servers: BenchServer[] = [];
   for (const latencyMs of [0, 40]) servers.push(await startBenchServer({ mounts, latencyMs, maxConnections: 6 }));
   const serverList = servers.map((s) => ({ url: s.url, latencyMs: s.latencyMs }));
@@ -190,7 +205,14 @@ async function main(): Promise<void> {
       memoryKind: 'renderer-peak-rss',
     };
     for (const [latency, n] of Object.entries(runs)) {
-      const r = await browser.runs(serverAt(Number(latency)), mode, s, n.cold, n.warm);
+      const r = await browser.runs(
+        serverAt(Number(latency)),
+        mode,
+        s,
+        n.cold,
+        n.warm,
+        s.dataset ? `../${s.dataset}/` : undefined,
+      );
       out.latencies.push(r.runs);
       out.peakMemory = Math.max(out.peakMemory, r.peakRss);
       if (!answers.has(`${s.id}/${method}`)) answers.set(`${s.id}/${method}`, r.answer);

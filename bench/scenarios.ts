@@ -29,6 +29,10 @@ export interface Scenario {
   endpoint: Endpoint;
   /** The request body, exactly as a client sends it. */
   body: Record<string, unknown>;
+  /** More bodies sent one after another once `body` is answered, timed and counted with it (a span no one request may ask for). */
+  followedBy?: Array<Record<string, unknown>>;
+  /** The dataset it runs on: the demo (default), or `seasons`, one station with twelve years of hours (bench/dataset.ts). */
+  dataset?: 'seasons';
 }
 
 /** Fruit and wine towns of the Western Cape, each in a different 32 px tile of the tc grid (0.64°). */
@@ -238,6 +242,41 @@ export const SCENARIOS: readonly Scenario[] = [
       endDate: '2024-12-31T23:00:00',
     },
   },
+  {
+    id: 'indices-10-seasons',
+    title: 'station-indices: 1 point × 10 indices by season over 10 years of hours (2014–2023, 87,648 hours)',
+    family: 'indices',
+    endpoint: 'station-indices',
+    dataset: 'seasons',
+    body: {
+      wkts: 'POINT (19.31 -33.37)',
+      indices: [
+        'chill_portions',
+        'utah_chill_units',
+        'dpcu',
+        'chilling_hours',
+        'gdh',
+        'gdd',
+        'winkler',
+        'frost_hours',
+        'frost_days',
+        'frost_days_2',
+      ],
+      startDate: '2014-01-01',
+      endDate: '2023-12-31',
+      options: { by: 'season' },
+    },
+  },
+  {
+    id: 'indices-10-same-hours',
+    title:
+      'nearest-station: the same point × temperature_mean × the same 87,648 hours, as 5 requests of 2 years (the most one may ask)',
+    family: 'indices',
+    endpoint: 'nearest-station',
+    dataset: 'seasons',
+    body: hoursOf(2014),
+    followedBy: [2016, 2018, 2020, 2022].map(hoursOf),
+  },
 ];
 
 /** The scenario with `id`; throws for an unknown id. */
@@ -257,3 +296,14 @@ export function pathOf(s: Scenario): string {
  * querying it makes the engine read a file's header and nothing else.
  */
 export const SEA_POINT = 'POINT (17.75 -34.85)';
+
+/** nearest-station for temperature_mean at the seasons bench's point over the two years from `year`. */
+function hoursOf(year: number): Record<string, unknown> {
+  return {
+    wkts: 'POINT (19.31 -33.37)',
+    dataTypes: ['temperature_mean'],
+    options: { timeScale: 'hourly' },
+    startDate: `${year}-01-01T00:00:00`,
+    endDate: `${year + 1}-12-31T23:00:00`,
+  };
+}
