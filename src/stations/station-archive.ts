@@ -14,7 +14,6 @@ import { compressors } from 'hyparquet-compressors';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { PeriodValues } from '../contract/types.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
-import { TIME_SCALES } from '../contract/time-scales.ts';
 import { FOOTER_HASH_DIGITS, STATION_LAYOUT, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
 import { abortable } from '../io/abortable.ts';
@@ -22,6 +21,10 @@ import { sha256Hex } from '../io/digest.ts';
 import { Lru } from '../io/lru.ts';
 import { RangeCache } from '../io/range-cache.ts';
 import { DecodedCache } from './decoded-cache.ts';
+import { mergeRanges, planFileRead } from './read-plan.ts';
+import { keyOfTime } from './time-keys.ts';
+
+export { keyOfTime };
 import { parseStationIndex, type IndexedStation, type StationFile } from './station-index.ts';
 
 /** Rows of one station: period key → values of exactly the asked types, in the order asked (null where the file has no value). */
@@ -59,28 +62,8 @@ export interface StationArchive {
   close(): Promise<void>;
 }
 
-/**
- * Column chunks of one station file closer than this are read as one range:
- * a gap of 8 KiB costs less on any real link than another request (40 ms at
- * 20 Mbit/s moves 100 KB). Measured on the demo, cold, 10 points × 5 types ×
- * one hourly year (8 files, answer chunks 279 KB, footers 62 KB): gap 4 KiB
- * 88 data requests / 341 KB; 8 KiB 55 / 521 KB; 16 KiB 16 / 898 KB.
- * Coverage lines closer than 2 KiB are read together likewise.
- */
-const MERGE_GAP = 8 * 1024;
+/** Coverage lines closer than this are read as one range. */
 const COVERAGE_GAP = 2 * 1024;
-
-/** Merges sorted-or-not ranges closer than `gap`. */
-function mergeRanges(ranges: Array<[number, number]>, gap: number): Array<[number, number]> {
-  const sorted = [...ranges].sort((x, y) => x[0] - y[0]);
-  const merged: Array<[number, number]> = [];
-  for (const [a0, b0] of sorted) {
-    const last = merged[merged.length - 1];
-    if (last && a0 - last[1] <= gap) last[1] = Math.max(last[1], b0);
-    else merged.push([a0, b0]);
-  }
-  return merged;
-}
 
 /** Per open file: enough for every row group of a decade of hourly data asked twice. */
 const FILE_CACHE_BYTES = 4 * 1024 * 1024;
@@ -106,35 +89,6 @@ const TIME_AS_MS: Partial<ParquetParsers> = {
   timestampFromNanoseconds: (ns: bigint) => Number(ns / 1_000_000n),
   dateFromDays: (days: number) => days * 86_400_000,
 };
-
-const DAY_MS = 86_400_000;
-/** "Thh:00:00" by hour: a key is then one join of two shared strings (a template of five parts took 30 % more memory per key). */
-const HOUR_SUFFIX = Array.from({ length: 24 }, (_, h) => `T${String(h).padStart(2, '0')}:00:00`);
-/** "yyyy-mm-dd" of recent days, by day number: hourly keys share 24 per day. */
-const dayKeys = new Map<number, string>();
-
-/** Key of a decoded time value (a Date, or epoch milliseconds) on its scale, as responses write it. */
-export function keyOfTime(scale: StationTimeScale, value: unknown): string | null {
-  const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : NaN;
-  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return null;
-  const ofHour = ms % 3_600_000;
-  // The key's form follows the scale's calendar unit (contract/time-scales.ts), as periodKey's does.
-  const calendar = TIME_SCALES[scale].calendar;
-  // Years 1970–9999: toISOString writes "+010000-…" from the year 10000 on.
-  if (calendar === 'hour' && ofHour === 0 && ms >= 0 && ms < 253_402_300_800_000) {
-    // Built from the day's key and the hour: same text as toISOString, a tenth of its cost.
-    const day = Math.floor(ms / DAY_MS);
-    let d = dayKeys.get(day);
-    if (d === undefined) {
-      if (dayKeys.size > 4096) dayKeys.clear();
-      d = new Date(day * DAY_MS).toISOString().slice(0, 10);
-      dayKeys.set(day, d);
-    }
-    return d + HOUR_SUFFIX[(ms - day * DAY_MS) / 3_600_000]!;
-  }
-  const iso = new Date(ms).toISOString();
-  return calendar === 'hour' ? iso.slice(0, 19) : calendar === 'day' ? iso.slice(0, 10) : `${iso.slice(0, 7)}-01`;
-}
 
 /** Opens the station archive of a dataset. Nothing is read until the first call. */
 export function openStationArchive(options: StationArchiveOptions): StationArchive {
@@ -234,48 +188,18 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     const f = open(file.path, file.bytes);
     const names = new Set(metadata.schema.map((e) => e.name));
     const present = types.filter((t) => names.has(t));
-    if (!names.has('time')) throw unreadable(file.path, 'has no "time" column');
-    // Row groups whose time statistics overlap [first, last]; sorted files make them contiguous.
-    const timeIndex = metadata.row_groups[0]?.columns.findIndex((c) => c.meta_data?.path_in_schema[0] === 'time') ?? -1;
-    let rowStart = Infinity;
-    let rowEnd = 0;
-    let groupStart = 0;
-    for (const rg of metadata.row_groups) {
-      const n = Number(rg.num_rows);
-      const stats = timeIndex >= 0 ? rg.columns[timeIndex]?.meta_data?.statistics : undefined;
-      const lo = keyOfTime(scale, stats?.min_value);
-      const hi = keyOfTime(scale, stats?.max_value);
-      // No statistics: the group must be read to know.
-      if (lo === null || hi === null || (lo <= last && hi >= first)) {
-        rowStart = Math.min(rowStart, groupStart);
-        rowEnd = groupStart + n;
-      }
-      groupStart += n;
-    }
-    if (rowStart >= rowEnd) return out;
-    // The selected row groups, each decoded once per column and kept (decoded-cache.ts).
     const columns = ['time', ...present];
-    const groups: Array<{ index: number; start: number; rows: number }> = [];
-    let at = 0;
-    metadata.row_groups.forEach((rg, index) => {
-      const n = Number(rg.num_rows);
-      if (at + n > rowStart && at < rowEnd) groups.push({ index, start: at, rows: n });
-      at += n;
-    });
     const keyOf = (g: number, column: string) =>
       `${file.path}\u0000${file.bytes}\u0000${file.footerHash ?? ''}\u0000${g}\u0000${column}`;
-    // Plan the reads: the chunks not decoded already, merged across small gaps, each merged range one exact request, all sent at once.
-    const wanted: Array<[number, number]> = [];
-    for (const g of groups) {
-      for (const c of metadata.row_groups[g.index]!.columns) {
-        const m = c.meta_data;
-        const column = m?.path_in_schema[0];
-        if (!m || !column || !columns.includes(column) || decodedChunks.has(keyOf(g.index, column))) continue;
-        const start = Number(m.dictionary_page_offset || m.data_page_offset);
-        wanted.push([start, start + Number(m.total_compressed_size)]);
-      }
-    }
-    f.cached.prefetch(mergeRanges(wanted, MERGE_GAP));
+    // The selected row groups, each decoded once per column and kept (decoded-cache.ts); the chunks
+    // not decoded already are fetched as merged ranges, each one exact request, all sent at once.
+    const plan = planFileRead(metadata, scale, columns, first, last, (g, column) =>
+      decodedChunks.has(keyOf(g, column)),
+    );
+    if (!plan) throw unreadable(file.path, 'has no "time" column');
+    const { groups } = plan;
+    if (groups.length === 0) return out;
+    f.cached.prefetch(plan.ranges);
     const asyncBuffer: AsyncBuffer = {
       byteLength: file.bytes,
       slice: (start, end = file.bytes) => read(f, start, end),

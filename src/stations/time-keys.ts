@@ -1,0 +1,36 @@
+/**
+ * Period keys of decoded station times (a Date, or epoch milliseconds), as
+ * responses write them, on the calendar of the scale (contract/time-scales.ts).
+ * Hot: a cold hourly year of ten stations makes 87,600 of them.
+ */
+import type { StationTimeScale } from '../contract/station-data-types.ts';
+import { TIME_SCALES } from '../contract/time-scales.ts';
+
+const DAY_MS = 86_400_000;
+/** "Thh:00:00" by hour: a key is then one join of two shared strings (a template of five parts took 30 % more memory per key). */
+const HOUR_SUFFIX = Array.from({ length: 24 }, (_, h) => `T${String(h).padStart(2, '0')}:00:00`);
+/** "yyyy-mm-dd" of recent days, by day number: hourly keys share 24 per day. */
+const dayKeys = new Map<number, string>();
+
+/** Key of a decoded time value (a Date, or epoch milliseconds) on its scale, as responses write it. */
+export function keyOfTime(scale: StationTimeScale, value: unknown): string | null {
+  const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : NaN;
+  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return null;
+  const ofHour = ms % 3_600_000;
+  // The key's form follows the scale's calendar unit (contract/time-scales.ts), as periodKey's does.
+  const calendar = TIME_SCALES[scale].calendar;
+  // Years 1970–9999: toISOString writes "+010000-…" from the year 10000 on.
+  if (calendar === 'hour' && ofHour === 0 && ms >= 0 && ms < 253_402_300_800_000) {
+    // Built from the day's key and the hour: same text as toISOString, a tenth of its cost.
+    const day = Math.floor(ms / DAY_MS);
+    let d = dayKeys.get(day);
+    if (d === undefined) {
+      if (dayKeys.size > 4096) dayKeys.clear();
+      d = new Date(day * DAY_MS).toISOString().slice(0, 10);
+      dayKeys.set(day, d);
+    }
+    return d + HOUR_SUFFIX[(ms - day * DAY_MS) / 3_600_000]!;
+  }
+  const iso = new Date(ms).toISOString();
+  return calendar === 'hour' ? iso.slice(0, 19) : calendar === 'day' ? iso.slice(0, 10) : `${iso.slice(0, 7)}-01`;
+}
