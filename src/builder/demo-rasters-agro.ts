@@ -8,30 +8,11 @@
 
 // The seasons and bases are definitions the app and the station indices share: they live in contract/.
 import { CHILL_SEASON, GDD_BASE, GDD_SEASON } from '../contract/agro-seasons.ts';
+// Degree days and the Utah scores are the station indices' own (src/indices/hourly-models.ts), so a
+// layer and a station answer count by the same definition: one function each, not two.
+import { degreeDays, utahUnits } from '../indices/hourly-models.ts';
 
-export { CHILL_SEASON, GDD_BASE, GDD_SEASON };
-
-/** Daily growing degree days: max(0, (Tmin + Tmax) / 2 − base), no upper cut-off. */
-export function dailyGdd(tmin: number, tmax: number, base: number): number {
-  const mean = (tmin + tmax) / 2;
-  return mean > base ? mean - base : 0;
-}
-
-/**
- * Utah chill units of one hour at temperature `t` °C (Richardson, Seeley &
- * Walker 1974): ≤1.4 → 0, 1.5–2.4 → 0.5, 2.5–9.1 → 1, 9.2–12.4 → 0.5,
- * 12.5–15.9 → 0, 16.0–18.0 → −0.5, above 18.0 → −1. The published bands
- * are in tenths; the boundaries here sit halfway between them.
- */
-export function utahUnits(t: number): number {
-  if (t < 1.45) return 0;
-  if (t < 2.45) return 0.5;
-  if (t < 9.15) return 1;
-  if (t < 12.45) return 0.5;
-  if (t < 15.95) return 0;
-  if (t < 18.05) return -0.5;
-  return -1;
-}
+export { CHILL_SEASON, GDD_BASE, GDD_SEASON, degreeDays as dailyGdd, utahUnits };
 
 /** Hour of the daily minimum (about sunrise) and of the maximum, local solar time. */
 const HOUR_MIN = 6;
@@ -90,7 +71,10 @@ export class UtahTable {
   }
 }
 
-/** A frost day: daily minimum at or below 0 °C. */
+/**
+ * A frost day: daily minimum below 0 °C (ETCCDI's FD index, TN < 0 °C), as the station indices'
+ * `frost_days` count it.
+ */
 export function isFrostDay(tmin: number): boolean {
-  return tmin <= 0;
+  return tmin < 0;
 }

@@ -86,7 +86,7 @@ export const RASTER_FAMILIES: Record<RasterDataType, RasterFamily> = {
     timeScale: 'monthly',
     extent: 'tc',
     unit: 'days',
-    title: 'Frost days per month (Tmin ≤ 0 °C)',
+    title: 'Frost days per month (Tmin < 0 °C)',
   },
   rain: {
     dataType: 'rain',

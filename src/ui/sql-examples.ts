@@ -17,11 +17,11 @@ export interface SqlExample {
 /** The panel's examples, in menu order. */
 export const SQL_EXAMPLES: readonly SqlExample[] = [
   {
-    title: 'Frost hours per month (hourly minimum at or below 0 °C)',
+    title: 'Frost hours per month (hourly minimum below 0 °C, as the station indices count)',
     timeScale: 'hourly',
     needs: ['temperature_min'],
     sql: `SELECT s.name, strftime(o.time, '%Y-%m') AS month,
-       count(*) FILTER (WHERE o.temperature_min <= 0) AS frost_hours,
+       count(*) FILTER (WHERE o.temperature_min < 0) AS frost_hours,
        count(o.temperature_min) AS hours_with_data
 FROM observations o JOIN stations s USING (station_id)
 GROUP BY ALL

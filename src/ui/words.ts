@@ -51,7 +51,7 @@ const day = (m: number, d: number) => `${d} ${MONTH_NAMES[m - 1]}`;
 const chillSeason = `${day(CHILL_SEASON.startMonth, CHILL_SEASON.startDay)} to ${day(CHILL_SEASON.endMonth, CHILL_SEASON.endDay)}`;
 const interimSeason = `${day(CHILL_SEASON.startMonth, CHILL_SEASON.startDay)} to ${day(CHILL_SEASON.interimEndMonth, CHILL_SEASON.interimEndDay)}`;
 const gddSeason = `${day(GDD_SEASON.startMonth, GDD_SEASON.startDay)} of the year before to ${day(GDD_SEASON.endMonth, GDD_SEASON.endDay)} of the season's year`;
-// The Utah model's hourly scores (Richardson, Seeley & Walker 1974), as utahUnits() in the demo build has them.
+// The Utah model's hourly scores (Richardson, Seeley & Walker 1974), as utahUnits() has them (indices/hourly-models.ts).
 const UTAH_SCORES =
   '1 unit an hour at 2.5–9.1 °C, ½ just either side (1.5–2.4 and 9.2–12.4 °C), 0 at 12.5–15.9 °C, −½ at 16–18 °C and −1 above 18 °C';
 const HOURS = "Hourly temperatures are estimated from each day's minimum and maximum.";
@@ -119,7 +119,7 @@ export function layerDefinition(dataType: string, subDataType: string, descripti
     if (base === undefined) return null;
     return `Growing degree days: each day adds its mean temperature, (minimum + maximum) ÷ 2, minus the base of ${base} °C, or nothing when the mean is below the base; summed from ${gddSeason}.`;
   }
-  if (dataType === 'frost') return 'Frost days: how many days of the month had a minimum temperature of 0 °C or lower.';
+  if (dataType === 'frost') return 'Frost days: how many days of the month had a minimum temperature below 0 °C.';
   return null;
 }
 

@@ -158,7 +158,7 @@ describe('demo rasters', () => {
     }
   });
 
-  it('frost days per month equal the days with Tmin ≤ 0 °C in the temp/min layer', async () => {
+  it('frost days per month equal the days with Tmin < 0 °C in the temp/min layer (ETCCDI FD, as station frost_days)', async () => {
     // Inland and high points, where frost happens.
     const pts: Position[] = [
       [20.67, -32.4],
@@ -175,7 +175,7 @@ describe('demo rasters', () => {
       const counts = new Map<string, number>();
       for (const [key, v] of Object.entries(series(tmin, i))) {
         const month = `${key.slice(0, 7)}-01`;
-        counts.set(month, (counts.get(month) ?? 0) + (v !== null && v <= 0 ? 1 : 0));
+        counts.set(month, (counts.get(month) ?? 0) + (v !== null && v < 0 ? 1 : 0));
       }
       for (const [month, n] of Object.entries(series(frost, i))) {
         expect(n, `P${i} ${month}`).toBe(counts.get(month));

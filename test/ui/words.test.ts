@@ -171,13 +171,13 @@ describe('definitions say what the demo build computes', () => {
     expect(layerDefinition('gdd', 'apples', RASTER_FAMILIES.gdd.title)).toContain(`base of ${GDD_BASE.apples} °C`);
   });
 
-  it('frost days: a minimum of 0 °C or lower, as the build counts', async () => {
+  it('frost days: a minimum below 0 °C, as the build and the station indices count', async () => {
     const page = await open();
     await page.getByLabel('Climate layer').check();
     const text = await definitionOf(page, 'frost', '-');
-    expect(text).toBe('Frost days: how many days of the month had a minimum temperature of 0 °C or lower.');
-    expect(isFrostDay(0)).toBe(true);
-    expect(isFrostDay(0.1)).toBe(false);
+    expect(text).toBe('Frost days: how many days of the month had a minimum temperature below 0 °C.');
+    expect(isFrostDay(-0.1)).toBe(true);
+    expect(isFrostDay(0)).toBe(false);
     // Temperature needs no definition.
     expect(await definitionOf(page, 'temp', 'mean')).toBe('');
     await page.close();
@@ -229,14 +229,14 @@ describe('the definitions agree with the demo layers themselves', () => {
     return Object.values(Object.values(a)[0]!)[0]!;
   }
 
-  it('frost days = days of the month with a minimum of 0 °C or lower, counted from the daily minimum layer', async () => {
+  it('frost days = days of the month with a minimum below 0 °C, counted from the daily minimum layer', async () => {
     const e = engine();
     let total = 0;
     for (const [, lon, lat] of farms) {
       for (const m of ['06', '07', '08']) {
         const last = new Date(Date.UTC(2024, Number(m), 0)).getUTCDate();
         const tmin = await daily(e, lon, lat, 'min', `2024-${m}-01`, `2024-${m}-${last}`);
-        const counted = Object.values(tmin).filter((v) => v !== null && v <= 0).length;
+        const counted = Object.values(tmin).filter((v) => v !== null && v < 0).length;
         expect(await one(e, lon, lat, 'frost', '-', 'monthly', `2024-${m}`)).toBe(counted);
         total += counted;
       }
