@@ -247,9 +247,10 @@ describe('the definitions agree with the demo layers themselves', () => {
   });
 
   it('UCU sums every hour; DPCU drops negative days — 1 May to 31 August, from the daily layers', async () => {
-    // Utah scores as the definition states them (bands met halfway between the published tenths).
+    // Utah scores as the definition states them, with chillR's band edges (each band excludes its lower
+    // bound and includes its upper one), which the station indices and the layers now share.
     const score = (t: number) =>
-      t < 1.45 ? 0 : t < 2.45 ? 0.5 : t < 9.15 ? 1 : t < 12.45 ? 0.5 : t < 15.95 ? 0 : t < 18.05 ? -0.5 : -1;
+      t <= 1.4 ? 0 : t <= 2.4 ? 0.5 : t <= 9.1 ? 1 : t <= 12.4 ? 0.5 : t <= 15.9 ? 0 : t <= 18 ? -0.5 : -1;
     const e = engine();
     let negativeDays = 0;
     for (const [, lon, lat] of farms) {
