@@ -31,27 +31,37 @@ export async function readCatalog(dir: string): Promise<Catalog> {
   return checkCatalog(JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')), join(dir, 'catalog.json'));
 }
 
-/** Builds the demo dataset into the cache unless a readable one is there; returns its folder and build time (0 when cached). */
-export async function ensureDemo(
+/**
+ * The dataset `name` in the cache, built by `build(folder)` unless a readable one is there; returns its
+ * folder and build time (0 when cached). A partly built one is never used: it is built aside and renamed.
+ */
+async function ensureDataset(
+  name: string,
   rebuild: boolean,
   log: (s: string) => void,
+  build: (folder: string) => Promise<void>,
 ): Promise<{ dir: string; builtInMs: number }> {
-  const dir = join(cacheDir(), 'demo');
+  const dir = join(cacheDir(), name);
   if (!rebuild && existsSync(join(dir, 'catalog.json'))) {
     try {
       await readCatalog(dir);
       return { dir, builtInMs: 0 };
     } catch {
-      log('cached demo dataset is stale: rebuilding');
+      log(`cached ${name} dataset is stale: rebuilding`);
     }
   }
   const t = performance.now();
   const tmp = `${dir}.building`;
   await rm(tmp, { recursive: true, force: true });
-  await buildDemo(tmp, (line) => log(line));
+  await build(tmp);
   await rm(dir, { recursive: true, force: true });
   await rename(tmp, dir);
   return { dir, builtInMs: performance.now() - t };
+}
+
+/** Builds the demo dataset into the cache unless a readable one is there; returns its folder and build time (0 when cached). */
+export function ensureDemo(rebuild: boolean, log: (s: string) => void): Promise<{ dir: string; builtInMs: number }> {
+  return ensureDataset('demo', rebuild, log, (folder) => buildDemo(folder, (line) => log(line)));
 }
 
 /**
@@ -59,36 +69,20 @@ export async function ensureDemo(
  * twelve years of hours, 2013–2024, built by the same station build users run. The demo holds two
  * years, too few for the ten-season chill and heat bench.
  */
-export async function ensureSeasons(
-  rebuild: boolean,
-  log: (s: string) => void,
-): Promise<{ dir: string; builtInMs: number }> {
-  const dir = join(cacheDir(), 'seasons');
-  if (!rebuild && existsSync(join(dir, 'catalog.json'))) {
-    try {
-      await readCatalog(dir);
-      return { dir, builtInMs: 0 };
-    } catch {
-      log('cached seasons dataset is stale: rebuilding');
-    }
-  }
-  const t = performance.now();
-  const { writeDemoStationInputs } = await import('../src/builder/demo-stations.ts');
-  const { buildStations } = await import('../src/builder/stations-build.ts');
-  const inputs = `${dir}.inputs`;
-  const tmp = `${dir}.building`;
-  await rm(inputs, { recursive: true, force: true });
-  await rm(tmp, { recursive: true, force: true });
-  await mkdir(inputs, { recursive: true });
-  try {
-    const files = await writeDemoStationInputs(inputs, { stations: 1, start: '2013-01-01', end: '2024-12-31' });
-    await buildStations({ stations: files.stations, hourly: files.hourly }, tmp, 'seasons');
-  } finally {
+export function ensureSeasons(rebuild: boolean, log: (s: string) => void): Promise<{ dir: string; builtInMs: number }> {
+  return ensureDataset('seasons', rebuild, log, async (folder) => {
+    const { writeDemoStationInputs } = await import('../src/builder/demo-stations.ts');
+    const { buildStations } = await import('../src/builder/stations-build.ts');
+    const inputs = `${folder}.inputs`;
     await rm(inputs, { recursive: true, force: true });
-  }
-  await rm(dir, { recursive: true, force: true });
-  await rename(tmp, dir);
-  return { dir, builtInMs: performance.now() - t };
+    await mkdir(inputs, { recursive: true });
+    try {
+      const files = await writeDemoStationInputs(inputs, { stations: 1, start: '2013-01-01', end: '2024-12-31' });
+      await buildStations({ stations: files.stations, hourly: files.hourly }, folder, 'seasons');
+    } finally {
+      await rm(inputs, { recursive: true, force: true });
+    }
+  });
 }
 
 /** The conventional files of one layer: one file per period, in period order. */

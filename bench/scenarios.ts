@@ -110,6 +110,20 @@ export const DAILY_LAYER = { dataType: 'temp', subDataType: 'mean', extent: 'tc'
 export const UNDATED_LAYER = { dataType: 'windspeed', subDataType: '100', extent: 'sa' } as const;
 
 /** Every scenario, rasters first. */
+/** The ten chill, heat and frost indices the station-indices scenarios ask for. */
+const SEASON_INDICES = [
+  'chill_portions',
+  'utah_chill_units',
+  'dpcu',
+  'chilling_hours',
+  'gdh',
+  'gdd',
+  'winkler',
+  'frost_hours',
+  'frost_days',
+  'frost_days_2',
+];
+
 export const SCENARIOS: readonly Scenario[] = [
   {
     id: 'point-daily',
@@ -212,18 +226,7 @@ export const SCENARIOS: readonly Scenario[] = [
     endpoint: 'station-indices',
     body: {
       wkts: 'POINT (19.31 -33.37)',
-      indices: [
-        'chill_portions',
-        'utah_chill_units',
-        'dpcu',
-        'chilling_hours',
-        'gdh',
-        'gdd',
-        'winkler',
-        'frost_hours',
-        'frost_days',
-        'frost_days_2',
-      ],
+      indices: SEASON_INDICES,
       startDate: '2023-01-01',
       endDate: '2024-12-31',
       options: { by: 'season' },
@@ -234,13 +237,7 @@ export const SCENARIOS: readonly Scenario[] = [
     title: 'nearest-station: the same point × temperature_mean × 17,544 hours (2023–2024)',
     family: 'indices',
     endpoint: 'nearest-station',
-    body: {
-      wkts: 'POINT (19.31 -33.37)',
-      dataTypes: ['temperature_mean'],
-      options: { timeScale: 'hourly' },
-      startDate: '2023-01-01T00:00:00',
-      endDate: '2024-12-31T23:00:00',
-    },
+    body: hoursOf(2023),
   },
   {
     id: 'indices-10-seasons',
@@ -250,18 +247,7 @@ export const SCENARIOS: readonly Scenario[] = [
     dataset: 'seasons',
     body: {
       wkts: 'POINT (19.31 -33.37)',
-      indices: [
-        'chill_portions',
-        'utah_chill_units',
-        'dpcu',
-        'chilling_hours',
-        'gdh',
-        'gdd',
-        'winkler',
-        'frost_hours',
-        'frost_days',
-        'frost_days_2',
-      ],
+      indices: SEASON_INDICES,
       startDate: '2014-01-01',
       endDate: '2023-12-31',
       options: { by: 'season' },
@@ -297,7 +283,7 @@ export function pathOf(s: Scenario): string {
  */
 export const SEA_POINT = 'POINT (17.75 -34.85)';
 
-/** nearest-station for temperature_mean at the seasons bench's point over the two years from `year`. */
+/** nearest-station for temperature_mean at the indices scenarios' point over the two years from `year`. */
 function hoursOf(year: number): Record<string, unknown> {
   return {
     wkts: 'POINT (19.31 -33.37)',
