@@ -22,6 +22,7 @@ import type { Browser, CDPSession, Page } from 'playwright-core';
 import { build } from 'vite';
 import { launchChromium } from '../test/helpers/browser.ts';
 import type { LatencyRuns, RunStat } from './jobs.ts';
+import { roundTrips } from './link.ts';
 import type { BenchServer, LoggedRequest } from './server.ts';
 import { pathOf, type Scenario } from './scenarios.ts';
 
@@ -149,6 +150,8 @@ export interface ColdStartRun {
   parts: Parts;
   /** Paths of the code files fetched before the answer. */
   codeFiles: string[];
+  /** Sequential round trips on the critical path, code included (bench/link.ts roundTrips). */
+  roundTrips?: number;
   /** Every request of the run (left out of results.json). */
   log?: LoggedRequest[];
 }
@@ -189,7 +192,8 @@ export class BrowserBench {
   /** Opens `url` in a fresh context; returns the page, a way to read its renderers' peak memory, and a closer. */
   private async fresh(url: string): Promise<{ page: Page; peak(): Promise<number>; close(): Promise<void> }> {
     const before = await this.renderers();
-    const context = await this.browser.newContext();
+    // The HTTP/2 profile serves TLS with a throwaway self-signed certificate (bench/link.ts).
+    const context = await this.browser.newContext({ ignoreHTTPSErrors: true });
     const page = await context.newPage();
     page.setDefaultTimeout(180_000);
     await page.goto(url, { waitUntil: 'load' });
@@ -235,6 +239,7 @@ export class BrowserBench {
     };
     const out: LatencyRuns & { cold: BrowserRunStat[]; warm: BrowserRunStat[] } = {
       latencyMs: server.latencyMs,
+      profile: server.profile.id,
       cold: [],
       warm: [],
     };
@@ -255,6 +260,7 @@ export class BrowserBench {
           bytes: c.bytes,
           parts: partsOf(c.log),
           storeReads: rangeStats(c.log, '.parquet'),
+          roundTrips: roundTrips(c.log),
           log: c.log,
         });
         if (i === Math.max(1, cold) - 1) {
@@ -302,6 +308,7 @@ export class BrowserBench {
           bytes: c.bytes,
           parts: partsOf(c.log),
           codeFiles: c.log.filter((e) => partOf(e.path) === 'code').map((e) => e.path),
+          roundTrips: roundTrips(c.log),
           log: c.log,
         });
         peakRss = Math.max(peakRss, await f.peak());

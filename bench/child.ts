@@ -34,6 +34,7 @@ import { loadLocalIndex, nativeNearestStation, nativePolyAggregate, openNative }
 import { readCatalog, layerOf } from './dataset.ts';
 import type { LatencyRuns, NodeJob, NodeJobResult, RunStat } from './jobs.ts';
 import { scenario, SEA_POINT, type Scenario } from './scenarios.ts';
+import { roundTrips } from './link.ts';
 import { remoteCounts, remoteReset } from './server.ts';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
@@ -47,8 +48,12 @@ async function timed(
   const t0 = performance.now();
   const answer = await run();
   const ms = performance.now() - t0;
-  const counts = serverUrl ? await remoteCounts(serverUrl) : { requests: 0, bytes: 0 };
-  return { stat: { ms, requests: counts.requests, bytes: counts.bytes }, answer };
+  if (!serverUrl) return { stat: { ms, requests: 0, bytes: 0 }, answer };
+  const counts = await remoteCounts(serverUrl);
+  return {
+    stat: { ms, requests: counts.requests, bytes: counts.bytes, roundTrips: roundTrips(counts.log) },
+    answer,
+  };
 }
 
 /** The body of a query that opens the same layer file but reads no tile: one point in the sea, one date. */
@@ -190,7 +195,9 @@ async function main(): Promise<void> {
         : await rasterAnswerer(job, s);
   const targets: Array<{ url: string | null; latencyMs: number | null; key: string }> = local
     ? [{ url: null, latencyMs: null, key: 'local' }]
-    : job.servers.map((x) => ({ url: x.url, latencyMs: x.latencyMs, key: String(x.latencyMs) }));
+    : job.servers
+        .filter((x) => job.runs[x.profile])
+        .map((x) => ({ url: x.url, latencyMs: x.latencyMs, key: x.profile }));
 
   // Warm-up: load every code path once on a one-period query, then measure memory from here.
   await answerer.fresh(targets[0]!.url);
@@ -202,7 +209,7 @@ async function main(): Promise<void> {
   const latencies: LatencyRuns[] = [];
   for (const target of targets) {
     const runs = job.runs[target.key] ?? { cold: 0, warm: 0 };
-    const out: LatencyRuns = { latencyMs: target.latencyMs, cold: [], warm: [] };
+    const out: LatencyRuns = { latencyMs: target.latencyMs, profile: target.key, cold: [], warm: [] };
     for (let i = 0; i < runs.cold; i++) {
       await answerer.fresh(target.url);
       gc();

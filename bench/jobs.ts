@@ -16,12 +16,16 @@ export interface RunStat {
   requests: number;
   /** Body bytes it sent. */
   bytes: number;
+  /** Sequential round trips on the run's critical path (bench/link.ts roundTrips); absent for local runs. */
+  roundTrips?: number;
 }
 
 /** Runs at one latency. */
 export interface LatencyRuns {
   /** Added per request by the server; null where nothing goes over HTTP (local files). */
   latencyMs: number | null;
+  /** The link profile's id (bench/link.ts), or "local" for local files. */
+  profile: string;
   /** Each from nothing cached (new engine, new page, new instance). */
   cold: RunStat[];
   /** The same query again on the same engine/page/instance, after one unmeasured run. */
@@ -62,13 +66,13 @@ export type NodeMethod =
 export interface NodeJob {
   scenarioId: string;
   method: NodeMethod;
-  /** Bench servers to run against: base URL (mounts /data/ and /baseline/) and their latency. */
-  servers: Array<{ url: string; latencyMs: number }>;
+  /** Bench servers to run against: base URL for Node (mounts /data/ and /baseline/), their profile id and latency. */
+  servers: Array<{ url: string; profile: string; latencyMs: number }>;
   /** Local dataset folder (native DuckDB reads its Parquet files). */
   demoDir: string;
   /** For raster baselines: the per-period files under /baseline/<folder>/. */
   baseline?: { folder: string; files: string[]; periods: string[] };
-  /** Runs per latency, by latency (ms) as a string; "local" for jobs without HTTP. */
+  /** Runs per link profile, by profile id (bench/link.ts); "local" for jobs without HTTP. */
   runs: Record<string, { cold: number; warm: number }>;
   /** Where to write the first cold answer (JSON). */
   answerFile: string;

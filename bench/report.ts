@@ -13,10 +13,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Method } from './jobs.ts';
 import { POLYGON_LABELS } from './scenarios.ts';
+import { PROFILES } from './link.ts';
 import {
   median,
   medianMs,
+  profileKey,
+  profileOfRuns,
   runsAt,
+  type ProfileKey,
   targetTable,
   type AnyRun,
   type BenchResults,
@@ -55,6 +59,14 @@ export function fmtMs(ms: number): string {
   if (ms >= 1000) return `${(ms / 1000).toFixed(2)} s`;
   if (ms >= 10) return `${ms.toFixed(0)} ms`;
   return `${ms.toFixed(1)} ms`;
+}
+
+/** A profile id in words: "40 ms" for the plain ones, the link for the others. */
+function profileName(id: string): string {
+  if (id === 'local') return 'local';
+  if (/^\d+$/.test(id)) return `${id} ms`;
+  const p = PROFILES.find((x) => x.id === id);
+  return p ? (p.http2 ? `${p.latencyMs} ms HTTP/2` : `${p.latencyMs} ms ${p.mbit} Mbit/s`) : id;
 }
 
 const fmtInt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-GB') : '—');
@@ -174,8 +186,8 @@ function kindOf(s: ScenarioResult): string {
   return s.id.split('-')[0]!;
 }
 
-function coldRuns(m: MethodResult | undefined, latency: number | null) {
-  return m?.latencies.find((l) => l.latencyMs === latency);
+function coldRuns(m: MethodResult | undefined, key: ProfileKey) {
+  return m?.latencies.find((l) => profileOfRuns(l) === profileKey(key));
 }
 
 /** Cold requests/bytes of a method: at 40 ms if it ran there, else the first latency it ran at. */
@@ -255,7 +267,7 @@ function runsLabel(m: MethodResult): string {
   return m.latencies
     .map(
       (l) =>
-        `${l.latencyMs === null ? 'local' : `${l.latencyMs} ms`}: ${l.cold.length} cold${l.warm.length ? ` + ${l.warm.length} warm` : ''}`,
+        `${profileName(profileOfRuns(l))}: ${l.cold.length} cold${l.warm.length ? ` + ${l.warm.length} warm` : ''}`,
     )
     .join('; ');
 }
@@ -476,7 +488,9 @@ function runsSentence(r: BenchResults): string {
     .map(
       ([name, byLatency]) =>
         `${name} ${Object.entries(byLatency)
-          .map(([l, n]) => `${n.cold}${n.warm ? `+${n.warm}` : ''}${l === 'local' ? ' local' : ` at ${l} ms`}`)
+          .map(
+            ([l, n]) => `${n.cold}${n.warm ? `+${n.warm}` : ''}${l === 'local' ? ' local' : ` at ${profileName(l)}`}`,
+          )
           .join(', ')}`,
     )
     .join('; ');

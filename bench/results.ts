@@ -3,6 +3,7 @@
  * the summaries every report figure is computed from, so that the table in
  * docs/performance.md and the JSON always agree.
  */
+import type { LinkProfile } from './link.ts';
 import { cpus, platform, release, totalmem } from 'node:os';
 import type { Agreement } from './compare.ts';
 import type { BrowserRunStat, BuiltFile, ColdStartRun } from './browser.ts';
@@ -65,6 +66,8 @@ export interface BenchResults {
   setup: {
     latenciesMs: number[];
     maxConnections: number;
+    /** The link profiles of the run (bench/link.ts); absent in results written before them. */
+    profiles?: LinkProfile[];
     quick: boolean;
     /** Runs per method and latency, as configured. */
     runs: Record<string, Record<string, { cold: number; warm: number }>>;
@@ -93,18 +96,31 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** The runs of `method` at `latencyMs` (null: local), if any. */
+/** Id of a profile's runs: the link profile (bench/link.ts), "local" for local files; a number is a latency's plain profile ("40"). */
+export type ProfileKey = string | number | null;
+
+/** The profile id of `key`. */
+export function profileKey(key: ProfileKey): string {
+  return key === null ? 'local' : String(key);
+}
+
+/** The profile id of a method's runs (results written before profiles existed have only a latency). */
+export function profileOfRuns(l: { profile?: string; latencyMs: number | null }): string {
+  return l.profile ?? profileKey(l.latencyMs);
+}
+
+/** The runs of `method` on link profile `key` (null: local), if any. */
 export function runsAt(
   s: ScenarioResult,
   method: Method,
-  latencyMs: number | null,
+  key: ProfileKey,
 ): MethodResult['latencies'][number] | undefined {
-  return s.methods.find((m) => m.method === method)?.latencies.find((l) => l.latencyMs === latencyMs);
+  return s.methods.find((m) => m.method === method)?.latencies.find((l) => profileOfRuns(l) === profileKey(key));
 }
 
-/** Median cold or warm wall time of `method` at `latencyMs`, ms. */
-export function medianMs(s: ScenarioResult, method: Method, latencyMs: number | null, which: 'cold' | 'warm'): number {
-  return median((runsAt(s, method, latencyMs)?.[which] ?? []).map((r) => r.ms));
+/** Median cold or warm wall time of `method` on link profile `key`, ms. */
+export function medianMs(s: ScenarioResult, method: Method, key: ProfileKey, which: 'cold' | 'warm'): number {
+  return median((runsAt(s, method, key)?.[which] ?? []).map((r) => r.ms));
 }
 
 /** The machine a bench ran on, as both reports print it. */

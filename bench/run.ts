@@ -43,28 +43,37 @@ import {
 } from './results.ts';
 import { DAILY_LAYER, SCENARIOS, UNDATED_LAYER, type Scenario } from './scenarios.ts';
 import { runScaleBench } from './scale-run.ts';
+import { PROFILES } from './link.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
 
 type Runs = Record<string, { cold: number; warm: number }>;
 
 /**
- * Runs per method and latency. Slow baselines get fewer, to stay within
- * 10 minutes on 2 cores: geoblaze on 365 per-date files takes tens of
- * seconds per query, so it runs once, at 40 ms only; geotiff.js on them
- * runs 3 times per latency, cold only; the engine's station queries in
- * Chromium and the cold start run twice at 0 ms (5 times at 40 ms, where
- * the targets are).
+ * Runs per method and link profile (bench/link.ts: "0" and "40" are 0 or
+ * 40 ms over six unlimited connections; the others add a bandwidth or
+ * HTTP/2). Slow baselines get fewer, to stay within 10 minutes on 2
+ * cores: geoblaze on 365 per-date files takes tens of seconds per query,
+ * so it runs once, at 40 ms only; geotiff.js on them runs 3 times per
+ * latency, cold only, and once on the rural link; the engine's station
+ * queries in Chromium and the cold start run twice at 0 ms (5 times at
+ * 40 ms, where most targets are); the other links are cold only (warm
+ * queries make no requests, so the link does not enter).
  */
+const LINKS = (cold: number) => ({
+  '40-20mbit': { cold, warm: 0 },
+  '150-4mbit': { cold, warm: 0 },
+  '40-h2': { cold, warm: 0 },
+});
 const FULL: Record<string, Runs> = {
-  'engine-node': { '0': { cold: 5, warm: 5 }, '40': { cold: 5, warm: 5 } },
-  'geotiff (daily)': { '0': { cold: 3, warm: 0 }, '40': { cold: 3, warm: 0 } },
+  'engine-node': { '0': { cold: 5, warm: 5 }, '40': { cold: 5, warm: 5 }, ...LINKS(3) },
+  'geotiff (daily)': { '0': { cold: 3, warm: 0 }, '40': { cold: 3, warm: 0 }, '150-4mbit': { cold: 1, warm: 0 } },
   'geoblaze (daily)': { '40': { cold: 1, warm: 0 } },
-  'geotiff (undated)': { '0': { cold: 5, warm: 5 }, '40': { cold: 5, warm: 5 } },
+  'geotiff (undated)': { '0': { cold: 5, warm: 5 }, '40': { cold: 5, warm: 5 }, '150-4mbit': { cold: 3, warm: 0 } },
   'geoblaze (undated)': { '0': { cold: 5, warm: 5 }, '40': { cold: 5, warm: 5 } },
-  'engine-chromium (raster)': { '40': { cold: 3, warm: 5 } },
-  'engine-chromium (station)': { '0': { cold: 2, warm: 5 }, '40': { cold: 5, warm: 5 } },
+  'engine-chromium (raster)': { '40': { cold: 3, warm: 5 }, ...LINKS(2) },
+  'engine-chromium (station)': { '0': { cold: 2, warm: 5 }, '40': { cold: 5, warm: 5 }, ...LINKS(3) },
   'engine-chromium (indices)': { '40': { cold: 5, warm: 3 } },
-  'naive-chromium': { '40': { cold: 3, warm: 5 } },
+  'naive-chromium': { '40': { cold: 3, warm: 5 }, ...LINKS(3) },
   'duckdb-native': { local: { cold: 5, warm: 5 } },
   'engine-node-native': { local: { cold: 1, warm: 5 } },
   'cold start': { '0': { cold: 2, warm: 0 }, '40': { cold: 5, warm: 0 } },
@@ -154,10 +163,13 @@ async function main(): Promise<void> {
     );
     mounts['/seasons/'] = seasons.dir;
   }
+  // One server per link profile any method runs on.
+  const used = new Set(Object.values(RUNS).flatMap((r) => Object.keys(r)));
   const servers: BenchServer[] = [];
-  for (const latencyMs of [0, 40]) servers.push(await startBenchServer({ mounts, latencyMs, maxConnections: 6 }));
-  const serverList = servers.map((s) => ({ url: s.url, latencyMs: s.latencyMs }));
-  const serverAt = (ms: number) => servers.find((s) => s.latencyMs === ms)!;
+  for (const profile of PROFILES.filter((p) => used.has(p.id)))
+    servers.push(await startBenchServer({ mounts, profile }));
+  const serverList = servers.map((s) => ({ url: s.nodeUrl, profile: s.profile.id, latencyMs: s.latencyMs }));
+  const serverAt = (id: string) => servers.find((s) => s.profile.id === id)!;
   const browser = await BrowserBench.start();
 
   const scenarios: ScenarioResult[] = [];
@@ -206,7 +218,7 @@ async function main(): Promise<void> {
     };
     for (const [latency, n] of Object.entries(runs)) {
       const r = await browser.runs(
-        serverAt(Number(latency)),
+        serverAt(latency),
         mode,
         s,
         n.cold,
@@ -294,7 +306,7 @@ async function main(): Promise<void> {
   ] as const) {
     if (only && !only.has('cold-start')) break;
     for (const [latency, n] of Object.entries(RUNS['cold start']!)) {
-      const r = await browser.coldStart(serverAt(Number(latency)), SCENARIOS.find((x) => x.id === id)!, n.cold);
+      const r = await browser.coldStart(serverAt(latency), SCENARIOS.find((x) => x.id === id)!, n.cold);
       coldStart.push({ first, scenarioId: id, latencyMs: Number(latency), runs: r.runs, peakMemory: r.peakRss });
     }
     log(`cold start, ${first} first: done`);
@@ -327,7 +339,7 @@ async function main(): Promise<void> {
         'vite',
       ]),
     },
-    setup: { latenciesMs: [0, 40], maxConnections: 6, quick, runs: RUNS },
+    setup: { latenciesMs: [0, 40], maxConnections: 6, profiles: servers.map((s) => s.profile), quick, runs: RUNS },
     dataset: {
       demoBuildS: demo.builtInMs / 1000,
       storeBytes: await dirBytes(join(demo.dir, 'stations')),

@@ -26,6 +26,7 @@ import { BrowserBench, buildBenchPage, type BuiltFile } from './browser.ts';
 import { compareAnswers, type Agreement } from './compare.ts';
 import { ensureDemo, REPO } from './dataset.ts';
 import type { LoggedRequest } from './server.ts';
+import { profileOf } from './link.ts';
 import { startBenchServer } from './server.ts';
 import { ensureScaleBuild, type ScaleBuild } from './scale-build.ts';
 import { ensureScaleInputs, SCALE_INPUTS, SMALL_SCALE_INPUTS, type ScaleInputFiles } from './scale-inputs.ts';
@@ -286,7 +287,7 @@ export async function runScaleBench(options: {
   const appDir = join(cache, 'scale-app');
   const page = await buildBenchPage(appDir);
   const mounts = { '/app/': appDir, '/seed/': builds.seed.dir, '/network/': builds.network.dir, '/demo/': demo.dir };
-  const server = await startBenchServer({ mounts, latencyMs: LATENCY_MS, maxConnections: 6 });
+  const server = await startBenchServer({ mounts, profile: profileOf(String(LATENCY_MS)) });
   const footers = new Footers(mounts);
   const browser = await BrowserBench.start();
   const scenarios: ScaleScenarioResult[] = [];

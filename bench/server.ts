@@ -12,10 +12,12 @@
  * they skip the gate and are not counted. A page posts its answer to
  * `/__bench/answer`.
  */
-import { createServer, get as httpGet, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, get as httpGet, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { CORS_HEADERS, serveStatic } from '../src/node/static-files.ts';
+import { SharedLink, selfSignedCertificate, startThrottledRelay, type LinkProfile } from './link.ts';
 
 /** One request as the server saw it. */
 export interface LoggedRequest {
@@ -42,16 +44,17 @@ export interface ServerCounts {
 export interface BenchServerOptions {
   /** URL prefix (e.g. "/data/") → folder. */
   mounts: Record<string, string>;
-  /** Added to every request before its answer starts, in ms. */
-  latencyMs: number;
-  /** Requests served at once; the rest wait in arrival order. */
-  maxConnections: number;
+  /** The link: latency per request, bandwidth, requests at once, HTTP/2. */
+  profile: LinkProfile;
 }
 
 /** A running bench server. */
 export interface BenchServer {
-  /** Base URL ending in "/". */
+  /** Base URL ending in "/", for Chromium (https:// under the HTTP/2 profile). */
   readonly url: string;
+  /** Base URL for Node clients: plain HTTP/1.1 through the same gate, latency and bandwidth. */
+  readonly nodeUrl: string;
+  readonly profile: LinkProfile;
   readonly latencyMs: number;
   /** Counters since start or the last {@link BenchServer.reset}. */
   counts(): ServerCounts;
@@ -87,12 +90,18 @@ class Gate {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Starts a bench server on 127.0.0.1 (port chosen by the OS). */
+/**
+ * Starts a bench server on 127.0.0.1 (ports chosen by the OS) for `options.profile`: a gate of
+ * `streams` requests at once, its latency before each answer, under the HTTP/2 profile a TLS
+ * HTTP/2 listener for Chromium beside the plain one for Node, and with a bandwidth a relay in
+ * front of each listener that shares the rate among all of them.
+ */
 export async function startBenchServer(options: BenchServerOptions): Promise<BenchServer> {
   const mounts = Object.entries(options.mounts)
     .map(([prefix, dir]) => [prefix.endsWith('/') ? prefix : `${prefix}/`, resolve(dir)] as const)
     .sort((a, b) => b[0].length - a[0].length);
-  const gate = new Gate(options.maxConnections);
+  const { profile } = options;
+  const gate = new Gate(profile.streams);
   let log: LoggedRequest[] = [];
 
   const server = createServer((req, res) => void handle(req, res));
@@ -100,6 +109,17 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
   // request at the same moment gets "other side closed" (undici does not retry it). Queued behind the
   // 6-request gate, geotiff.js's 366-file baseline hit that race: keep idle sockets a minute, as CDNs do.
   server.keepAliveTimeout = 60_000;
+  const h2: Http2SecureServer | null = profile.http2
+    ? createSecureServer(
+        { ...selfSignedCertificate(), allowHTTP1: true },
+        (req, res) => void handle(req as unknown as IncomingMessage, res as unknown as ServerResponse),
+      )
+    : null;
+  const sessions = new Set<ServerHttp2Session>();
+  h2?.on('session', (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+  });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -134,7 +154,7 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
       log.push(entry);
     });
     try {
-      if (options.latencyMs > 0) await sleep(options.latencyMs);
+      if (profile.latencyMs > 0) await sleep(profile.latencyMs);
       const mount = mounts.find(([prefix]) => path.startsWith(prefix));
       const served = mount ? await serveStatic(mount[1], path.slice(mount[0].length - 1), req, res) : false;
       if (!served) res.writeHead(404, CORS_HEADERS).end();
@@ -161,11 +181,26 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...CORS_HEADERS }).end(body);
   }
 
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const listen = async (s: Server | Http2SecureServer) => {
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    return (s.address() as AddressInfo).port;
+  };
+  const relays: Array<{ close(): void }> = [];
+  // With a bandwidth, clients reach each listener through a relay; one relay per listener, one rate for all.
+  const reach = async (port: number): Promise<number> => {
+    if (profile.mbit === null) return port;
+    const relay = await startThrottledRelay(port, sharedLink!);
+    relays.push(relay);
+    return relay.port;
+  };
+  const sharedLink = profile.mbit === null ? undefined : new SharedLink(profile.mbit);
+  const nodeUrl = `http://127.0.0.1:${await reach(await listen(server))}/`;
+  const url = h2 ? `https://127.0.0.1:${await reach(await listen(h2))}/` : nodeUrl;
   return {
     url,
-    latencyMs: options.latencyMs,
+    nodeUrl,
+    profile,
+    latencyMs: profile.latencyMs,
     counts: () => summarise(log),
     takeAnswer() {
       const a = answer;
@@ -175,11 +210,15 @@ export async function startBenchServer(options: BenchServerOptions): Promise<Ben
     reset() {
       log = [];
     },
-    close: () =>
-      new Promise<void>((r, reject) => {
+    async close() {
+      for (const relay of relays) relay.close();
+      for (const session of sessions) session.destroy();
+      if (h2) await new Promise<void>((r) => h2.close(() => r()));
+      await new Promise<void>((r, reject) => {
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : r()));
-      }),
+      });
+    },
   };
 }
 
