@@ -43,6 +43,7 @@ import { DEFAULT_SCALE, declareLayer, knownExtents, settleExtent } from './raste
 import { closeDataset, gdalStep, mount, openDataset, unmount, type GdalInfo, type Mount } from './raster-build-gdal.ts';
 import type { GridSpec } from '../rasters/coverage.ts';
 import { BUILD_ID_KEY, newBuildId } from './build-id.ts';
+import { chooseTileSize } from './raster-tiling.ts';
 
 /** Stored value meaning "no data" in every built layer. */
 export const STORED_NODATA = -32768;
@@ -106,7 +107,7 @@ export interface RasterBuildOptions {
   variable?: string;
   /** NetCDF inputs: the level to read, by its coordinate value (CLI --level, e.g. 850). */
   level?: string;
-  /** Tile edge in pixels (default 32). */
+  /** Tile edge in pixels, a multiple of 16 (default: chosen from the files' band count, raster-tiling.ts). */
   tileSize?: number;
   /** Progress lines. */
   log?: (line: string) => void;
@@ -175,7 +176,16 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
   if ((options.scale !== undefined && !(options.scale > 0)) || !Number.isFinite(offset)) {
     throw new BuildError('invalid_option', 'scale must be > 0 and offset finite.', { option: 'scale' });
   }
-  const tileSize = options.tileSize ?? 32;
+  if (
+    options.tileSize !== undefined &&
+    !(Number.isInteger(options.tileSize) && options.tileSize >= 16 && options.tileSize % 16 === 0)
+  ) {
+    throw new BuildError(
+      'invalid_option',
+      `tileSize must be a multiple of 16 pixels (TIFF tiles), not ${options.tileSize}.`,
+      { option: 'tileSize' },
+    );
+  }
   if (options.inputs.length === 0) throw new BuildError('invalid_option', 'No input files.', { option: 'inputs' });
 
   const dir = resolve(options.dir);
@@ -391,6 +401,8 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     await mkdir(stagingHost, { recursive: true });
     const fileEntries: RasterLayerEntry['files'] = [];
     const buildId = newBuildId();
+    // Long daily stacks get small tiles, since a point reads every date of a whole tile.
+    const tileSize = options.tileSize ?? chooseTileSize(Math.max(...[...groups.values()].map((b) => b.length)));
     for (const [name, bands] of groups) {
       const vrtName = `${name}.vrt`;
       await writeFile(join(work, vrtName), stackVrt(grid, bands, scale, offset));

@@ -4,6 +4,7 @@
  * one tile read for a whole year of daily values, and repeating a query
  * costs nothing. The numbers are printed for docs/performance.md.
  */
+import { chooseTileSize } from '../../src/builder/raster-tiling.ts';
 import { urlLocation } from '../../src/dataset/location.ts';
 import { join } from 'node:path';
 import { fromFile } from 'geotiff';
@@ -45,14 +46,17 @@ describe('raster reads over HTTP Range', () => {
     const layer = fx.catalog.rasters.find((l) => l.dataType === 'temp' && l.subDataType === 'mean')!;
     const file = layer.files[0]!;
     const dataStart = await firstTileOffset(join(fx.dataset, file.path));
+    // The build chose the tile edge from the band count (raster-tiling.ts): a 365-day stack gets 16 px.
+    const tile = layer.tileSize![0];
+    expect(tile).toBe(chooseTileSize(365));
 
     // One valid point in each of 10 different tiles (the fixture has 4 × 3 tiles, one of them empty).
     const rand = rng(11);
     const tiles = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => [i % 4, Math.floor(i / 4)] as const);
     const points: Position[] = tiles.map(([tx, ty]) => {
       for (;;) {
-        const c = Math.min(g.width - 1, tx * 32 + Math.floor(rand() * 32));
-        const r = Math.min(g.height - 1, ty * 32 + Math.floor(rand() * 32));
+        const c = Math.min(g.width - 1, tx * tile + Math.floor(rand() * tile));
+        const r = Math.min(g.height - 1, ty * tile + Math.floor(rand() * tile));
         if (!isNodataPixel(c, r)) return [g.west + (c + 0.5) * g.res, g.north - (r + 0.5) * g.res];
       }
     });
@@ -101,7 +105,7 @@ describe('raster reads over HTTP Range', () => {
     const headerBytes = header.reduce((s, e) => s + e.bytes, 0);
     const tileBytes = cold.reduce((s, e) => s + e.bytes, 0) - headerBytes;
     console.log(
-      `[raster reads] fixture temp/mean (365 bands, ${g.width}×${g.height} px, 32 px tiles): 10 points × 365 days cold: ` +
+      `[raster reads] fixture temp/mean (365 bands, ${g.width}×${g.height} px, ${tile} px tiles): 10 points × 365 days cold: ` +
         `${cold.length} requests (${header.length} header, ${tileReads} tile), ${(headerBytes / 1024).toFixed(0)} KiB header + ${(tileBytes / 1024).toFixed(0)} KiB tiles, ` +
         `${coldMs.toFixed(0)} ms; warm: 0 requests, ${warmMs.toFixed(1)} ms`,
     );

@@ -1,0 +1,33 @@
+/**
+ * The tile edge a raster layer is written with, chosen per layer from how
+ * many bands (dates) its files stack. The files are pixel-interleaved, so a
+ * point's answer costs one whole tile: every date of tile² pixels. A long
+ * daily stack therefore wants small tiles, an undated layer larger ones.
+ *
+ * TIFF allows only tile edges that are multiples of 16 (libtiff refuses to
+ * write others), so the choice is 16 or 32 px. Measured on the demo's
+ * temp/mean (328 × 225 px, 366 daily bands, Int16, DEFLATE + predictor):
+ * the file is 5.3 MB with 32 px tiles and 6.1 MB with 16 px (smaller tiles
+ * compress a little worse); a point reads a quarter of the pixels, so 10
+ * points × 365 days read 1.0 MiB with 32 px tiles and about a quarter of that
+ * with 16 px (docs/performance.md has the bench's figure), and the header's
+ * tile offset and size arrays grow from 88 to 315 entries (2.5 KiB).
+ */
+
+/** Largest uncompressed tile (all bands of tile² pixels) the chooser allows, bytes. */
+export const MAX_TILE_BYTES = 64 * 1024;
+
+/** Tile edges the chooser picks from, smallest first (TIFF tile edges are multiples of 16). */
+export const TILE_EDGES = [16, 32] as const;
+
+/**
+ * The largest edge of {@link TILE_EDGES} whose tile of `bands` samples per pixel, `bytesPerSample`
+ * each, stays within {@link MAX_TILE_BYTES}; the smallest edge when none does. 32 px (the edge
+ * every layer had before) is the largest: an undated layer's point reads a single sample per
+ * pixel, so a larger tile only adds bytes to each point's read.
+ */
+export function chooseTileSize(bands: number, bytesPerSample = 2): number {
+  let edge: number = TILE_EDGES[0];
+  for (const e of TILE_EDGES) if (e * e * bands * bytesPerSample <= MAX_TILE_BYTES) edge = e;
+  return edge;
+}
