@@ -21,8 +21,11 @@ import {
   STATION_LAYOUT,
   type CoverageGroup,
   type StationCoverage,
+  type StationFileChunks,
   type StationsSection,
 } from '../dataset/catalog.ts';
+import { parquetMetadata, type FileMetaData } from 'hyparquet';
+import { ordinalOfTime } from '../stations/time-keys.ts';
 import { updateCatalog } from './catalog-writer.ts';
 import { BuildError } from './build-error.ts';
 import { DEFAULT_UTC_OFFSET } from '../contract/utc-offset.ts';
@@ -144,7 +147,11 @@ async function parquetFiles(dir: string): Promise<string[]> {
  * nothing, and files this build writes carry the build's id in their footer, so a file rewritten
  * at the same size has another hash (docs/reliability.md).
  */
-async function footerOf(path: string, bytes: number): Promise<{ footer: number; hash: string }> {
+async function footerOf(
+  path: string,
+  bytes: number,
+  scale: StationTimeScale,
+): Promise<{ footer: number; hash: string; chunks?: StationFileChunks }> {
   const fh = await open(path, 'r');
   try {
     const end = Buffer.alloc(8);
@@ -159,11 +166,61 @@ async function footerOf(path: string, bytes: number): Promise<{ footer: number; 
       );
     const tail = Buffer.alloc(footer + 8);
     await fh.read(tail, 0, tail.length, bytes - tail.length);
-    return { footer, hash: createHash('sha256').update(tail).digest('hex').slice(0, FOOTER_HASH_DIGITS) };
+    const hash = createHash('sha256').update(tail).digest('hex').slice(0, FOOTER_HASH_DIGITS);
+    const chunks = chunkMapOf(tail, scale);
+    return { footer, hash, ...(chunks ? { chunks } : {}) };
   } finally {
     await fh.close();
   }
 }
+
+/**
+ * Where the file's column chunks lie by row group, with each group's time span (its `time`
+ * statistics): what a reader needs to plan its reads before the footer. Left out (the reader
+ * then plans from the footer) when the footer does not parse here, a group lacks time
+ * statistics, or its chunks are not one contiguous run in the same column order.
+ */
+function chunkMapOf(tail: Buffer, scale: StationTimeScale): StationFileChunks | undefined {
+  let md: FileMetaData;
+  try {
+    md = parquetMetadata(tail.buffer.slice(tail.byteOffset, tail.byteOffset + tail.length) as ArrayBuffer);
+  } catch {
+    return undefined;
+  }
+  const columns = md.row_groups[0]?.columns.map((c) => c.meta_data?.path_in_schema[0] ?? '') ?? [];
+  const timeAt = columns.indexOf('time');
+  if (timeAt < 0) return undefined;
+  const groups: number[][] = [];
+  for (const rg of md.row_groups) {
+    const metas = rg.columns.map((c) => c.meta_data);
+    if (metas.length !== columns.length) return undefined;
+    const row: number[] = [];
+    const stats = metas[timeAt]?.statistics;
+    const first = ordinalOfTime(scale, stats?.min_value);
+    const last = ordinalOfTime(scale, stats?.max_value);
+    if (first === null || last === null) return undefined;
+    row.push(first, last);
+    let end = -1;
+    for (const [i, m] of metas.entries()) {
+      if (!m || m.path_in_schema[0] !== columns[i]) return undefined;
+      const start = Number(m.dictionary_page_offset || m.data_page_offset);
+      if (end >= 0 && start !== end) return undefined;
+      row.push(start);
+      end = start + Number(m.total_compressed_size);
+    }
+    row.push(end);
+    groups.push(row);
+  }
+  return { columns, groups };
+}
+
+/**
+ * Coverage lines are ordered by cells of this many per degree (0.5°, about 55 km): the stations
+ * a nearest-station or poly-aggregate query considers lie in a few neighbouring cells, so their
+ * lines come in a few Range requests (ordered by id, a polygon's 62 stations among 2,000 were
+ * scattered over the file).
+ */
+const CELLS_PER_DEGREE = 2;
 
 const NUMERIC = /^(DOUBLE|FLOAT|REAL|DECIMAL.*|INTEGER|BIGINT|SMALLINT|TINYINT)$/;
 
@@ -210,6 +267,8 @@ interface FileRow {
   bytes: number;
   footer: number;
   footerHash: string;
+  /** Where its column chunks lie (kept in its coverage line). */
+  chunks?: StationFileChunks;
   first: string;
   last: string;
 }
@@ -271,13 +330,14 @@ async function checkScale(
       );
     seen.set(id, name);
     const bytes = (await stat(name)).size;
-    const { footer, hash } = await footerOf(name, bytes);
+    const { footer, hash, chunks } = await footerOf(name, bytes, scale);
     out.push({
       station_id: id,
       path: [prefix, ...relative(stationsDir, name).split(sep)].join('/'),
       bytes,
       footer,
       footerHash: hash,
+      ...(chunks ? { chunks } : {}),
       first: String(f.first),
       last: String(f.last),
     });
@@ -373,6 +433,8 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
     await checkStationsFile(con, stationsFile);
     await con.run(`CREATE TEMP TABLE idx_runs (scale VARCHAR, station_id VARCHAR, type VARCHAR, a BIGINT, b BIGINT)`);
     const dataTypes: StationsSection['dataTypes'] = {};
+    // Each file's chunk map, for its coverage line (by scale and station).
+    const chunkMaps = new Map<string, StationFileChunks>();
     for (const scale of STATION_TIME_SCALES) {
       const files = await parquetFiles(join(stationsDir, scale));
       await con.run(
@@ -383,6 +445,7 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
       dataTypes[scale] = checked.types;
       const app = await con.createAppender(`idx_files_${scale}`);
       for (const f of checked.files) {
+        if (f.chunks) chunkMaps.set(`${scale}\u0000${f.station_id}`, f.chunks);
         app.appendVarchar(f.station_id);
         app.appendVarchar(f.path);
         app.appendBigInt(BigInt(f.bytes));
@@ -406,17 +469,19 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
     const files = STATION_TIME_SCALES.map(
       (s) => `SELECT station_id, '${s}' AS scale, footer_hash FROM idx_files_${s}`,
     ).join(' UNION ALL ');
-    const result =
-      await con.stream(`SELECT f.station_id, f.scale, f.footer_hash, r.type, r.runs FROM (${files}) f LEFT JOIN
+    const result = await con.stream(`SELECT f.station_id, f.scale, f.footer_hash, r.type, r.runs FROM (${files}) f
+        JOIN idx_stations st USING (station_id) LEFT JOIN
         (SELECT station_id, scale, type, CAST(to_json(list([a, b] ORDER BY a)) AS VARCHAR) AS runs FROM idx_runs GROUP BY ALL) r USING (station_id, scale)
-      ORDER BY f.scale, f.station_id, r.type`);
-    // By scale, then id: the lines one query needs (one scale, nearby ids) are often adjacent and read together.
+      ORDER BY f.scale, floor(st.lat * ${CELLS_PER_DEGREE}), floor(st.lon * ${CELLS_PER_DEGREE}), f.station_id, r.type`);
+    // By scale, then place (cells of 1/CELLS_PER_DEGREE°, row by row), then id: the lines one query
+    // needs (one scale, the stations near a point or inside a field) are adjacent and read together.
     let current: { id: string; scale: StationTimeScale; footer: string; byType: Map<string, string> } | null = null;
     const flush = async () => {
       if (!current) return;
       // The line names the file it describes (its footer's hash), so a coverage
       // file of another version is refused rather than read against this index.
-      const line = `${JSON.stringify({ id: current.id, scale: current.scale, footer: current.footer, groups: groupCoverage(current.byType, current.scale) })}\n`;
+      const chunks = chunkMaps.get(`${current.scale}\u0000${current.id}`);
+      const line = `${JSON.stringify({ id: current.id, scale: current.scale, footer: current.footer, groups: groupCoverage(current.byType, current.scale), ...(chunks ? { chunks } : {}) })}\n`;
       const length = Buffer.byteLength(line);
       offsets.appendVarchar(current.id);
       offsets.appendVarchar(current.scale);

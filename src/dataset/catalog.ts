@@ -46,6 +46,22 @@ export interface CoverageGroup {
 export type StationCoverage = CoverageGroup[];
 
 /**
+ * Where a station file's column chunks lie, row group by row group: read
+ * from its footer by indexing and kept in its coverage line, so a reader that
+ * has the line plans its reads before the footer arrives and fetches footer
+ * and chunks in the same round trip (docs/data.md).
+ */
+export interface StationFileChunks {
+  /** Column names, in the order their chunks follow one another in every row group. */
+  columns: string[];
+  /**
+   * Per row group, in file order: [first period ordinal, last period ordinal, byte start of
+   * each column's chunk …, byte end of the last chunk] (ordinals as {@link CoverageRun}'s).
+   */
+  groups: number[][];
+}
+
+/**
  * A station file's footer hash: the first 16 hex digits (64 bits) of the SHA-256 of its footer
  * and last 8 bytes, recorded in the index and repeated in its coverage line. Enough to tell two
  * builds of a file apart (not a defence against a host that lies on purpose: that host could

@@ -14,7 +14,7 @@ import { roundValue, stationMeanDecimals } from '../contract/station-type-info.t
 import { containsPoint } from './point-in-polygon.ts';
 import { abortable } from '../io/abortable.ts';
 import type { StationArchive, StationRows } from './station-archive.ts';
-import { spansRange, type IndexedStation } from './station-index.ts';
+import { hasDataIn, spansRange, type IndexedStation } from './station-index.ts';
 
 /**
  * The stations inside the query's polygon whose files span the range, in
@@ -81,9 +81,17 @@ export async function polyAggregate(
   archive: StationArchive,
   signal?: AbortSignal,
 ): Promise<PolyAggregateResponse> {
-  const candidates = candidatesInside(q, await archive.stations(signal));
+  const inside = candidatesInside(q, await archive.stations(signal));
   const first = q.range.keys[0]!;
   const last = q.range.keys[q.range.keys.length - 1]!;
+  // Their coverage lines first (one round, adjacent lines in one request): a station without a
+  // value of the asked types in the range is not read at all, and the lines' chunk maps let each
+  // file's footer and chunks come in one request (station-archive.ts).
+  const coverage = await archive.coverage(inside, q.timeScale, signal);
+  const candidates = inside.filter((s) => {
+    const c = coverage.get(s.id);
+    return c !== undefined && hasDataIn(c, q.dataTypes, q.range.start, q.range.end);
+  });
   // One abort listener for all reads (not one per station: runtimes warn past ten on one signal).
   const read = await abortable(
     Promise.all(

@@ -14,15 +14,21 @@ import { compressors } from 'hyparquet-compressors';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { PeriodValues } from '../contract/types.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
-import { FOOTER_HASH_DIGITS, STATION_LAYOUT, type StationCoverage, type StationsSection } from '../dataset/catalog.ts';
+import {
+  FOOTER_HASH_DIGITS,
+  STATION_LAYOUT,
+  type StationCoverage,
+  type StationFileChunks,
+  type StationsSection,
+} from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
 import { abortable } from '../io/abortable.ts';
 import { sha256Hex } from '../io/digest.ts';
 import { Lru } from '../io/lru.ts';
 import { RangeCache } from '../io/range-cache.ts';
 import { DecodedCache } from './decoded-cache.ts';
-import { mergeRanges, planFileRead } from './read-plan.ts';
-import { keyOfTime } from './time-keys.ts';
+import { mergeRanges, planFileRead, planFromChunks, planOpening } from './read-plan.ts';
+import { keyOfTime, ordinalOfKey } from './time-keys.ts';
 
 export { keyOfTime };
 import { parseStationIndex, type IndexedStation, type StationFile } from './station-index.ts';
@@ -104,6 +110,9 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
   const files = new Lru<string, OpenFile>(maxOpen, (_path, old) => void old.cached.close());
   let indexP: Promise<IndexedStation[]> | undefined;
   const coverageCache = new Map<string, Promise<StationCoverage>>();
+  /** Chunk maps from the coverage lines read, by file path and footer hash (read-plan.ts planFromChunks). */
+  const chunkMaps = new Map<string, StationFileChunks>();
+  const chunkKey = (file: StationFile) => `${file.path}\u0000${file.footerHash ?? ''}`;
   const decodedChunks = new DecodedCache();
 
   const open = (path: string, size: number): OpenFile => {
@@ -184,13 +193,25 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     const out: StationRows = new Map();
     const file = station.files[scale];
     if (!file || file.first > last || file.last < first) return out;
-    const metadata = await metadataOf(file.path, file, signal);
     const f = open(file.path, file.bytes);
+    const keyOf = (g: number, column: string) =>
+      `${file.path}\u0000${file.bytes}\u0000${file.footerHash ?? ''}\u0000${g}\u0000${column}`;
+    if (!f.metadata) {
+      // The first read of the file brings its footer and, when its coverage line gave a chunk map,
+      // the chunks this query needs, in one round trip (or the whole file when that is as cheap).
+      const map = chunkMaps.get(chunkKey(file));
+      let chunks: Array<[number, number]> | null = null;
+      if (map) {
+        const range = ordinalsOf(scale, first, last);
+        const wanted = ['time', ...types.filter((t) => map.columns.includes(t))];
+        chunks = range && planFromChunks(map, wanted, range[0], range[1], (g, c) => decodedChunks.has(keyOf(g, c)));
+      }
+      f.cached.prefetch(planOpening(file, chunks));
+    }
+    const metadata = await metadataOf(file.path, file, signal);
     const names = new Set(metadata.schema.map((e) => e.name));
     const present = types.filter((t) => names.has(t));
     const columns = ['time', ...present];
-    const keyOf = (g: number, column: string) =>
-      `${file.path}\u0000${file.bytes}\u0000${file.footerHash ?? ''}\u0000${g}\u0000${column}`;
     // The selected row groups, each decoded once per column and kept (decoded-cache.ts); the chunks
     // not decoded already are fetched as merged ranges, each one exact request, all sent at once.
     const plan = planFileRead(metadata, scale, columns, first, last, (g, column) =>
@@ -319,7 +340,13 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
               cause,
             );
           p = read(f, offset, offset + length).then((buf) => {
-            let parsed: { id?: unknown; scale?: unknown; footer?: unknown; groups?: StationCoverage };
+            let parsed: {
+              id?: unknown;
+              scale?: unknown;
+              footer?: unknown;
+              groups?: StationCoverage;
+              chunks?: StationFileChunks;
+            };
             try {
               parsed = JSON.parse(new TextDecoder().decode(buf)) as typeof parsed;
             } catch (cause) {
@@ -333,6 +360,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
                 `${location.resolve(section.coverage)} describes another version of station "${s.id}"'s ${scale} file than the index records. If a redeploy is under way, ask again in a moment; otherwise rerun \`climate-query index\`.`,
               );
             }
+            if (isChunkMap(parsed.chunks)) chunkMaps.set(chunkKey(file), parsed.chunks);
             return parsed.groups;
           });
           p.catch(() => coverageCache.delete(key));
@@ -361,10 +389,31 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       files.clear();
       indexP = undefined;
       coverageCache.clear();
+      chunkMaps.clear();
       decodedChunks.clear();
       await Promise.all(all.map((f) => f.cached.close()));
     },
   };
+}
+
+/** [first, last] period keys of `scale` as ordinals; null when a key does not parse (then no chunk map is used). */
+function ordinalsOf(scale: StationTimeScale, first: string, last: string): [number, number] | null {
+  const a = ordinalOfKey(scale, first);
+  const b = ordinalOfKey(scale, last);
+  return a === null || b === null ? null : [a, b];
+}
+
+/** Whether a coverage line's `chunks` has the shape of a chunk map (its values are checked against the footer's plan later). */
+function isChunkMap(x: unknown): x is StationFileChunks {
+  const m = x as StationFileChunks | undefined;
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    Array.isArray(m.columns) &&
+    m.columns.every((c) => typeof c === 'string') &&
+    Array.isArray(m.groups) &&
+    m.groups.every((g) => Array.isArray(g) && g.every((v) => Number.isSafeInteger(v)))
+  );
 }
 
 /** Parquet values → JSON numbers; anything missing or not finite → null (never a plausible guess). */

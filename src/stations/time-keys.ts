@@ -34,3 +34,27 @@ export function keyOfTime(scale: StationTimeScale, value: unknown): string | nul
   const iso = new Date(ms).toISOString();
   return calendar === 'hour' ? iso.slice(0, 19) : calendar === 'day' ? iso.slice(0, 10) : `${iso.slice(0, 7)}-01`;
 }
+
+/**
+ * Period ordinal (contract/periods.ts: hours, days or months since 1970-01, UTC calendar) of a
+ * decoded time value on its scale; null when it is not a time. Floors, as keys truncate.
+ */
+export function ordinalOfTime(scale: StationTimeScale, value: unknown): number | null {
+  const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : NaN;
+  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return null;
+  switch (TIME_SCALES[scale].calendar) {
+    case 'hour':
+      return Math.floor(ms / 3_600_000);
+    case 'day':
+      return Math.floor(ms / DAY_MS);
+    default: {
+      const d = new Date(ms);
+      return (d.getUTCFullYear() - 1970) * 12 + d.getUTCMonth();
+    }
+  }
+}
+
+/** Period ordinal of a key as answers write it ("2024-01-01T05:00:00", "2024-01-02", "2024-03-01"); null when it does not parse. */
+export function ordinalOfKey(scale: StationTimeScale, key: string): number | null {
+  return ordinalOfTime(scale, Date.parse(key.length > 10 ? `${key}Z` : `${key}T00:00:00Z`));
+}

@@ -7,8 +7,16 @@ import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { describe, expect, inject, it } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
-import { MERGE_GAP, planFileRead } from '../../src/stations/read-plan.ts';
-import { keyOfTime } from '../../src/stations/time-keys.ts';
+import {
+  MERGE_GAP,
+  WHOLE_FILE_SLACK,
+  mergeRanges,
+  planFileRead,
+  planFromChunks,
+  planOpening,
+} from '../../src/stations/read-plan.ts';
+import { keyOfTime, ordinalOfKey } from '../../src/stations/time-keys.ts';
+import type { StationFileChunks } from '../../src/dataset/catalog.ts';
 import type { StationTimeScale } from '../../src/contract/station-data-types.ts';
 
 const demo = inject('demoDataset');
@@ -21,14 +29,21 @@ describe('planFileRead', () => {
     let checked = 0;
     for (const scale of ['hourly', 'daily'] as StationTimeScale[]) {
       // The file of this scale with the most row groups (the build sizes groups per scale).
-      let best: { buffer: ArrayBuffer; metadata: ReturnType<typeof parquetMetadata> } | undefined;
+      let best: { buffer: ArrayBuffer; metadata: ReturnType<typeof parquetMetadata>; at: [number, number] } | undefined;
       for (const st of stations.filter((x) => x.files[scale]).slice(0, 40)) {
         const bytes = await readFile(join(demo, st.files[scale]!.path));
         const buf = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
         const md = parquetMetadata(buf);
-        if (!best || md.row_groups.length > best.metadata.row_groups.length) best = { buffer: buf, metadata: md };
+        if (!best || md.row_groups.length > best.metadata.row_groups.length)
+          best = { buffer: buf, metadata: md, at: st.files[scale]!.coverageAt };
       }
       const { buffer, metadata } = best!;
+      // The file's chunk map, as indexing wrote it into its coverage line.
+      const coverage = await readFile(join(demo, 'stations/coverage.jsonl'));
+      const line = JSON.parse(coverage.subarray(best!.at[0], best!.at[0] + best!.at[1]).toString('utf8')) as {
+        chunks?: StationFileChunks;
+      };
+      expect(line.chunks?.groups).toHaveLength(metadata.row_groups.length);
       // Hourly files hold several groups of 4,096 rows; a daily file of two years, one.
       expect(metadata.row_groups.length).toBeGreaterThan(scale === 'hourly' ? 3 : 0);
       // Every time value, decoded independently of the planner, and the row group it sits in.
@@ -62,14 +77,58 @@ describe('planFileRead', () => {
         }
         for (let i = 1; i < plan.ranges.length; i++)
           expect(plan.ranges[i]![0] - plan.ranges[i - 1]![1]).toBeGreaterThan(MERGE_GAP);
+        // The chunk map plans the same chunks before the footer is read.
+        const fromMap = planFromChunks(line.chunks!, columns, ordinalOfKey(scale, first)!, ordinalOfKey(scale, last)!)!;
+        expect(mergeRanges(fromMap, MERGE_GAP)).toEqual(plan.ranges);
         // Chunks already decoded need no bytes.
         expect(planFileRead(metadata, scale, columns, first, last, () => true)!.ranges).toEqual([]);
+        expect(
+          planFromChunks(line.chunks!, columns, ordinalOfKey(scale, first)!, ordinalOfKey(scale, last)!, () => true),
+        ).toEqual([]);
         checked++;
       }
       // Periods outside the file: nothing to read.
       expect(planFileRead(metadata, scale, columns, '1900-01-01', '1900-01-02')!.groups).toEqual([]);
     }
     expect(checked).toBe(24);
+  });
+
+  it('opens a file with its footer and the mapped chunks in one read, or whole when that costs little more', () => {
+    const file = { bytes: 200_000, footer: 9_000 };
+    const tail: [number, number] = [200_000 - 9_008, 200_000];
+    // No map: the footer alone.
+    expect(planOpening(file, null)).toEqual([tail]);
+    // Chunks near the footer join it; far ones stay apart.
+    expect(
+      planOpening(file, [
+        [185_000, 189_000],
+        [20_000, 30_000],
+      ]),
+    ).toEqual([
+      [20_000, 30_000],
+      [185_000, 200_000],
+    ]);
+    // A map's chunk outside the data part (another file's map) is left to the footer's plan.
+    expect(
+      planOpening(file, [
+        [195_000, 199_000],
+        [-5, 10],
+      ]),
+    ).toEqual([tail]);
+    // Within WHOLE_FILE_SLACK of the file: the whole file, one read.
+    expect(planOpening(file, [[4, 190_000]])).toEqual([[0, 200_000]]);
+    expect(planOpening(file, [[WHOLE_FILE_SLACK + 10, 190_000]])).toEqual([[WHOLE_FILE_SLACK + 10, 200_000]]);
+    expect(planOpening({ bytes: 12_000, footer: 3_000 }, null)).toEqual([[0, 12_000]]);
+  });
+
+  it('a chunk map that does not fit its columns plans nothing (the footer decides)', () => {
+    const map: StationFileChunks = { columns: ['station_id', 'time', 'rain'], groups: [[0, 10, 4, 50, 90, 200]] };
+    expect(planFromChunks(map, ['time', 'rain'], 5, 6)).toEqual([
+      [50, 90],
+      [90, 200],
+    ]);
+    expect(planFromChunks(map, ['time', 'rain'], 11, 12)).toEqual([]);
+    expect(planFromChunks({ ...map, groups: [[0, 10, 4, 50]] }, ['time'], 0, 1)).toBeNull();
   });
 
   it('a file without a time column has no plan', () => {
