@@ -1,16 +1,16 @@
 /**
- * Reads the station archive (docs/data.md) with hyparquet over the
- * {@link ByteSource} seam: the index once, each considered station's
- * coverage line by Range read, and of a station file only its footer
- * (exact length from the index, parsed once and cached) and the column
- * chunks of the row groups whose time statistics overlap the request,
- * chunks less than 8 KiB apart merged into one request. Every file goes
- * through a {@link RangeCache}, so warm queries read nothing. The same code
- * runs in the browser's engine Worker, in Node (CLI, `serve`) and in the
- * tests.
+ * Reads the station archive (docs/data.md) over the {@link ByteSource}
+ * seam: the index once, each considered station's coverage line by Range
+ * read, and of a station file only its footer (exact length from the index,
+ * parsed once and cached) and the column chunks of the row groups whose time
+ * spans overlap the request — planned by read-plan.ts from the coverage
+ * line's chunk map, so both come in one round trip, and decoded by
+ * column-decoder.ts. Every file goes through a {@link RangeCache}, so warm
+ * queries read nothing. The same code runs in the browser's engine Worker,
+ * in Node (CLI, `serve`) and in the tests.
  */
-import { parquetMetadata, parquetRead, type AsyncBuffer, type FileMetaData, type ParquetParsers } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
+import { parquetMetadata, type AsyncBuffer, type FileMetaData } from 'hyparquet';
+import { decodeColumn } from './column-decoder.ts';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { PeriodValues } from '../contract/types.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
@@ -78,23 +78,6 @@ interface OpenFile {
   cached: RangeCache;
   metadata?: Promise<FileMetaData>;
 }
-
-/**
- * Times decoded as epoch milliseconds (numbers), not Date objects: a cold
- * 10-station hourly year decodes 87,600 times, and the Dates and BigInt
- * divisions of hyparquet's defaults were a tenth of that query's CPU time.
- * Same values as the defaults (truncating division), exact while the
- * microseconds fit a double (until the year 2255); nanoseconds keep BigInt.
- */
-const TIME_AS_MS: Partial<ParquetParsers> = {
-  timestampFromMilliseconds: (ms: bigint) => Number(ms),
-  timestampFromMicroseconds: (us: bigint) => {
-    const n = Number(us);
-    return Number.isSafeInteger(n) ? Math.trunc(n / 1000) : Number(us / 1000n);
-  },
-  timestampFromNanoseconds: (ns: bigint) => Number(ns / 1_000_000n),
-  dateFromDays: (days: number) => days * 86_400_000,
-};
 
 /** Opens the station archive of a dataset. Nothing is read until the first call. */
 export function openStationArchive(options: StationArchiveOptions): StationArchive {
@@ -225,35 +208,9 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       byteLength: file.bytes,
       slice: (start, end = file.bytes) => read(f, start, end),
     };
-    // hyparquet asks for exactly each column chunk of the group, all already cached. Its
-    // chunks are taken as columns (onChunk), not turned into one array per row (onComplete):
-    // that made 12,000 small arrays per column and group, and a quarter of a cold query's time
-    // went to collecting them.
-    const decode = async (column: string, g: { start: number; rows: number }): Promise<unknown[]> => {
-      const values = new Array<unknown>(g.rows);
-      let filled = 0;
-      await parquetRead({
-        file: asyncBuffer,
-        metadata,
-        columns: [column],
-        rowStart: g.start,
-        rowEnd: g.start + g.rows,
-        compressors,
-        parsers: TIME_AS_MS,
-        onChunk: ({ columnData, rowStart: at }) => {
-          const offset = at - g.start;
-          for (let i = 0; i < columnData.length; i++) {
-            if (offset + i >= 0 && offset + i < g.rows) {
-              values[offset + i] = columnData[i];
-              filled++;
-            }
-          }
-        },
-      });
-      if (filled !== g.rows)
-        throw new Error(`column "${column}" gave ${filled} of the ${g.rows} values of row group at row ${g.start}`);
-      return values;
-    };
+    // hyparquet asks for exactly each column chunk of the group, all already cached.
+    const decode = (column: string, g: { start: number; rows: number }) =>
+      decodeColumn(asyncBuffer, metadata, column, g);
     let decoded: Array<Array<readonly unknown[]>>;
     try {
       decoded = await abortable(
