@@ -11,11 +11,12 @@ import type { StationFileChunks } from '../dataset/catalog.ts';
 import { keyOfTime } from './time-keys.ts';
 
 /**
- * Column chunks of one station file closer than this are read as one range:
- * a gap of 8 KiB costs less on any real link than another request (40 ms at
- * 20 Mbit/s moves 100 KB). Measured on the demo, cold, 10 points × 5 types ×
- * one hourly year (8 files, answer chunks 279 KB, footers 62 KB): gap 4 KiB
- * 88 data requests / 341 KB; 8 KiB 55 / 521 KB; 16 KiB 16 / 898 KB.
+ * Column chunks of one station file closer than this are read as one range.
+ * Chosen on four links (docs/performance.md, "One round trip per station
+ * file"): a request costs a browser 5–10 ms whatever the link, so in Chromium
+ * a 16 KiB gap is 18–21 % faster at 40 ms, but it reads 3× the bytes of the
+ * chunks that hold the answer (8 KiB: under 2×, the archive's target) and is
+ * 11 % slower for an hourly year on a 4 Mbit/s line, the link growers have.
  */
 export const MERGE_GAP = 8 * 1024;
 
