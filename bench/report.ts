@@ -372,7 +372,7 @@ function linkSection(r: BenchResults): string[] {
       .map((p) => `**${p.label}**`)
       .join(
         ', ',
-      )}. A bandwidth is one rate shared by every request at once (a relay in front of the bench server releases the bytes at that rate); HTTP/2 is real (TLS with a throwaway certificate), so Chromium sends every request at once over one connection, and Node clients get the same 100 requests at once. Each cell: median cold time, requests, and the sequential round trips after catalog.json on the run's critical path (the longest chain of requests each sent after the previous one was answered; over six connections a request waiting for a free one counts as a step too, so the HTTP/2 column is the true dependency chain). Station rows: from a loaded page in Chromium; raster rows: the engine in Node and in Chromium, and geotiff.js once on the rural link.`,
+      )}. A bandwidth is one rate shared by every request at once (a relay in front of the bench server releases the bytes at that rate); HTTP/2 is real (TLS with a throwaway certificate), so Chromium sends every request at once over one connection, and Node clients get the same 100 requests at once. Each cell: median cold time, requests, and the sequential round trips after catalog.json (the busy periods of the run's requests: the phases that wait for the one before, bench/link.ts). Station rows: from a loaded page in Chromium; raster rows: the engine in Node and in Chromium, and geotiff.js once on the rural link.`,
     '',
     `| query | method | ${LINK_IDS.map(profileName).join(' | ')} |`,
     `|---|---|${LINK_IDS.map(() => '---:').join('|')}|`,

@@ -71,12 +71,12 @@ const FULL: Record<string, Runs> = {
   'geotiff (undated)': { '0': { cold: 3, warm: 3 }, '40': { cold: 3, warm: 3 }, '150-4mbit': { cold: 3, warm: 0 } },
   'geoblaze (undated)': { '0': { cold: 3, warm: 3 }, '40': { cold: 3, warm: 3 } },
   'engine-chromium (raster)': { '40': { cold: 3, warm: 5 }, ...LINKS(2) },
-  'engine-chromium (station)': { '40': { cold: 3, warm: 5 }, ...LINKS(3) },
+  'engine-chromium (station)': { '40': { cold: 3, warm: 5 }, ...LINKS(2) },
   'engine-chromium (indices)': { '40': { cold: 3, warm: 3 } },
   'naive-chromium': { '40': { cold: 3, warm: 3 }, ...LINKS(2) },
   'duckdb-native': { local: { cold: 3, warm: 5 } },
   'engine-node-native': { local: { cold: 1, warm: 5 } },
-  'cold start': { '0': { cold: 2, warm: 0 }, '40': { cold: 3, warm: 0 } },
+  'cold start': { '40': { cold: 3, warm: 0 } },
 };
 
 const QUICK: Record<string, Runs> = Object.fromEntries(

@@ -9,7 +9,7 @@ import { profileOf, roundTrips } from '../../bench/link.ts';
 import { startBenchServer } from '../../bench/server.ts';
 
 describe('roundTrips', () => {
-  it('counts the longest chain of requests each sent after the previous one was answered', () => {
+  it('counts the busy periods of the requests: phases that wait for the one before', () => {
     // index, then three coverage lines at once, then two station files at once.
     const log = [
       { path: '/data/catalog.json', t0: 0, t1: 40 },
@@ -20,9 +20,12 @@ describe('roundTrips', () => {
     // catalog.json is left out: the count starts after it.
     expect(roundTrips(log)).toBe(3);
     // A request sent while others were still open is not a further step.
-    expect(roundTrips([...log, { path: '/x', t0: 100, t1: 140 }])).toBe(3);
+    expect(roundTrips([...log, { path: '/x', t0: 90, t1: 110 }])).toBe(3);
     // One sent after the files were answered is.
     expect(roundTrips([...log, { path: '/x', t0: 200, t1: 240 }])).toBe(4);
+    // Sends spread out within a phase (a browser's ~1 ms apart) stay one step while any is open.
+    const spread = [0, 1, 2, 3, 40, 44].map((t0) => ({ path: '/f', t0, t1: t0 + 45 }));
+    expect(roundTrips(spread)).toBe(1);
     expect(roundTrips([])).toBe(0);
   });
 });
