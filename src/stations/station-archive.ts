@@ -5,7 +5,7 @@
  * parsed once and cached) and the column chunks of the row groups whose time
  * spans overlap the request — planned by read-plan.ts from the coverage
  * line's chunk map, so both come in one round trip, and decoded by
- * column-decoder.ts. Every file goes through a {@link RangeCache}, so warm
+ * column-decoder.ts. Every file is held open (open-files.ts) with its cache of exact ranges, so warm
  * queries read nothing. The same code runs in the browser's engine Worker,
  * in Node (CLI, `serve`) and in the tests.
  */
@@ -24,9 +24,8 @@ import {
 import type { DatasetLocation } from '../dataset/location.ts';
 import { abortable } from '../io/abortable.ts';
 import { sha256Hex } from '../io/digest.ts';
-import { Lru } from '../io/lru.ts';
-import { RangeCache } from '../io/range-cache.ts';
 import { DecodedCache } from './decoded-cache.ts';
+import { OpenFiles, type OpenFile } from './open-files.ts';
 import { mergeRanges, planFileRead, planFromChunks, planOpening } from './read-plan.ts';
 import { keyOfTime, ordinalOfKey } from './time-keys.ts';
 
@@ -71,14 +70,6 @@ export interface StationArchive {
 /** Coverage lines closer than this are read as one range. */
 const COVERAGE_GAP = 2 * 1024;
 
-/** Per open file: enough for every row group of a decade of hourly data asked twice. */
-const FILE_CACHE_BYTES = 4 * 1024 * 1024;
-
-interface OpenFile {
-  cached: RangeCache;
-  metadata?: Promise<FileMetaData>;
-}
-
 /** Opens the station archive of a dataset. Nothing is read until the first call. */
 export function openStationArchive(options: StationArchiveOptions): StationArchive {
   const { location, section } = options;
@@ -88,9 +79,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       `The dataset at ${location.base} has station layout "${String(section.layout)}"; this engine reads "${STATION_LAYOUT}". Rebuild it with \`climate-query build\` or \`climate-query index\`.`,
     );
   }
-  const maxOpen = options.maxOpenFiles ?? 256;
-  // Least recently used files are closed first (their handles, footers and blocks released).
-  const files = new Lru<string, OpenFile>(maxOpen, (_path, old) => void old.cached.close());
+  const files = new OpenFiles((path, size) => location.open(path, { bytes: size }), options.maxOpenFiles);
   let indexP: Promise<IndexedStation[]> | undefined;
   const coverageCache = new Map<string, Promise<StationCoverage>>();
   /** Chunk maps from the coverage lines read, by file path and footer hash (read-plan.ts planFromChunks). */
@@ -98,13 +87,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
   const chunkKey = (file: StationFile) => `${file.path}\u0000${file.footerHash ?? ''}`;
   const decodedChunks = new DecodedCache();
 
-  const open = (path: string, size: number): OpenFile => {
-    let f = files.get(path);
-    if (f) return f;
-    f = { cached: new RangeCache(location.open(path, { bytes: size }), size, FILE_CACHE_BYTES) };
-    files.set(path, f);
-    return f;
-  };
+  const open = (path: string, size: number): OpenFile => files.open(path, size);
 
   const read = (f: OpenFile, start: number, end: number, signal?: AbortSignal): Promise<ArrayBuffer> =>
     f.cached.slice(start, end, signal);
@@ -116,14 +99,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       cause === undefined ? {} : { cause },
     );
 
-  /**
-   * Drops an open file whose bytes failed a check or a decode, with its footer and blocks, so
-   * the next read fetches it afresh: bytes that were wrong once (a truncated or shifted answer)
-   * must not be served from the cache after the host heals.
-   */
-  const forget = (path: string, f: OpenFile) => {
-    if (files.delete(path, f)) void f.cached.close();
-  };
+  const forget = (path: string, f: OpenFile) => files.forget(path, f);
 
   const metadataOf = (path: string, file: StationFile, signal?: AbortSignal): Promise<FileMetaData> => {
     const f = open(path, file.bytes);
@@ -342,13 +318,11 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       }
     },
     async close() {
-      const all = files.values();
-      files.clear();
       indexP = undefined;
       coverageCache.clear();
       chunkMaps.clear();
       decodedChunks.clear();
-      await Promise.all(all.map((f) => f.cached.close()));
+      await files.closeAll();
     },
   };
 }
