@@ -77,8 +77,12 @@ export class SharedLink {
   }
 }
 
-/** Pieces small enough that the rate is smooth (16 KiB is 33 ms at 4 Mbit/s). */
-const PIECE = 16 * 1024;
+/**
+ * Pieces small enough that the rate is smooth (4 KiB is 8 ms at 4 Mbit/s), as a real line
+ * delivers a body: its first bytes come with the headers, the rest at the line's rate (the
+ * engine's link meter times the rest).
+ */
+const PIECE = 4 * 1024;
 
 class Throttle extends Transform {
   constructor(private readonly link: SharedLink) {

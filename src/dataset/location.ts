@@ -10,6 +10,7 @@ import { truncate } from '../contract/quote.ts';
 import type { ByteSource, ExpectedFile } from '../io/byte-source.ts';
 import { createHttpSource } from '../io/http-source.ts';
 import { describeHostAnswer } from '../io/host-answer.ts';
+import { LinkMeter } from '../io/link-meter.ts';
 import {
   DEFAULT_READ_TIMEOUTS,
   DEFAULT_RETRY,
@@ -43,6 +44,11 @@ export interface DatasetLocation {
    * Absent where reads are not HTTP (a local folder).
    */
   probeRange?(path: string, signal?: AbortSignal): Promise<boolean | null>;
+  /**
+   * What this location's reads have measured of the link (io/link-meter.ts): the station
+   * reader sizes its merge gap from it. Absent for a local folder and for wrapped openers.
+   */
+  readonly link?: Pick<LinkMeter, 'estimate'>;
 }
 
 /** Time limits and retries of a {@link urlLocation}'s reads. */
@@ -76,11 +82,15 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
     }
     return url.href;
   };
+  // Only reads this location makes itself are timed: a caller's openSource may not be HTTP at all.
+  const meter = options.openSource ? undefined : new LinkMeter();
   const openSource =
     options.openSource ??
-    ((url: string, expected: ExpectedFile) => createHttpSource(url, { expected, fetch: doFetch, timeouts, retry }));
+    ((url: string, expected: ExpectedFile) =>
+      createHttpSource(url, { expected, fetch: doFetch, timeouts, retry, meter: meter! }));
   return {
     base: root.href,
+    ...(meter ? { link: meter } : {}),
     resolve,
     open: (path, expected = {}) => openSource(resolve(path), expected),
     async readText(path, signal, what = 'The file') {

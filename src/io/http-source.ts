@@ -16,6 +16,7 @@ import {
   type ReadTimeouts,
   type RetryPolicy,
 } from './timed-fetch.ts';
+import type { LinkMeter } from './link-meter.ts';
 
 /**
  * Range reads skip the HTTP cache in Chromium-family browsers only. Their
@@ -44,6 +45,8 @@ export interface HttpSourceOptions {
   timeouts?: ReadTimeouts;
   /** Retries of failed reads (default {@link DEFAULT_RETRY}). */
   retry?: RetryPolicy;
+  /** Told the timing of every answer received whole (the dataset's {@link LinkMeter}). */
+  meter?: LinkMeter;
 }
 
 /**
@@ -116,6 +119,7 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
     // Range read would need a preflight, and hosts that allow only Range would
     // refuse it. The ETag of each answer is compared instead.
     const headers: Record<string, string> = { ...options.headers, Range: `bytes=${offset}-${offset + length - 1}` };
+    const sent = performance.now();
     const answer = await timedFetch(
       doFetch,
       url,
@@ -124,6 +128,9 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
       signal,
     );
     const { response } = answer;
+    const headed = performance.now();
+    const timed = (bytes: Uint8Array) =>
+      options.meter?.record({ bytes: bytes.length, waitMs: headed - sent, bodyMs: performance.now() - headed });
     if ((response.status === 206 || response.status === 200) && isPageAnswer(response)) {
       await answer.discard();
       throw notTheFile(`HTTP ${response.status}, ${response.headers.get('Content-Type')}`);
@@ -149,6 +156,7 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
         );
       }
       const bytes = await answer.body();
+      timed(bytes);
       const want = range.end - range.start + 1;
       if (bytes.length < want)
         throw markTransient(
@@ -193,6 +201,7 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
       const declared = Number(response.headers.get('Content-Length') ?? NaN);
       checkIdentity(response, null);
       const bytes = await answer.body();
+      timed(bytes);
       // A page sent without a Content-Type (or as octet-stream) is still a page.
       if (size !== null && bytes.length !== size && looksLikePage(bytes))
         throw notTheFile(`HTTP 200, ${bytes.length} bytes of HTML where ${size} bytes of data were expected`);

@@ -34,9 +34,21 @@ export class RangeCache {
     private readonly maxBytes = 4 * 1024 * 1024,
   ) {}
 
-  /** Starts reading each range (already merged by the caller) that no held range covers. */
+  /**
+   * Starts reading the parts of each range (already merged by the caller) that no held range
+   * covers: a plan merged across a wider gap than an earlier one reads only what is new.
+   */
   prefetch(ranges: ReadonlyArray<readonly [number, number]>): void {
-    for (const [start, end] of ranges) if (!this.find(start, end)) this.load(start, end);
+    for (const [start, end] of ranges) {
+      if (this.find(start, end)) continue;
+      let at = start;
+      const overlapping = this.held.filter((h) => h.end > start && h.start < end).sort((a, b) => a.start - b.start);
+      for (const h of overlapping) {
+        if (h.start > at) this.load(at, h.start);
+        at = Math.max(at, h.end);
+      }
+      if (at < end) this.load(at, end);
+    }
   }
 
   /** Bytes [start, end) of the file, from a held range or one exact read. */

@@ -8,6 +8,7 @@
 import type { FileMetaData } from 'hyparquet';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 import type { StationFileChunks } from '../dataset/catalog.ts';
+import type { LinkEstimate } from '../io/link-meter.ts';
 import { keyOfTime } from './time-keys.ts';
 
 /**
@@ -19,6 +20,34 @@ import { keyOfTime } from './time-keys.ts';
  * 11 % slower for an hourly year on a 4 Mbit/s line, the link growers have.
  */
 export const MERGE_GAP = 8 * 1024;
+
+/** The widest merge gap a measured link may call for: past it a slow estimate would cost more bytes than time saves. */
+export const MAX_MERGE_GAP = 64 * 1024;
+
+/**
+ * Links whose quickest answer came sooner than this keep {@link MERGE_GAP}: a request costs next
+ * to nothing there (a LAN, a local server) and bytes are what count. A wait is timed by the
+ * client, so a busy machine stretches it: loopback answers took 9 ms at best with both cores of
+ * a 2-core machine building a dataset, hence the margin.
+ */
+export const FAST_LINK_MS = 25;
+
+/** Requests a browser keeps in flight per host over HTTP/1.1: one request more, queued behind the others, costs about this share of a round trip. */
+const CONNECTIONS = 6;
+
+/**
+ * The merge gap for a measured link: the bytes that arrive in the time one more request
+ * costs (a sixth of a round trip, the connections sharing the queue), between
+ * {@link MERGE_GAP} and {@link MAX_MERGE_GAP}. 40 ms with no bandwidth limit: 64 KiB (a
+ * request costs more than any gap); 40 ms at 20 Mbit/s: 17 KB; 150 ms at 4 Mbit/s: 12.5 KB.
+ * Unmeasured links, and links faster than {@link FAST_LINK_MS}, get {@link MERGE_GAP}.
+ */
+export function mergeGapFor(link: LinkEstimate | undefined): number {
+  const latency = link?.latencyMs ?? null;
+  const rate = link?.bytesPerMs ?? null;
+  if (latency === null || rate === null || latency < FAST_LINK_MS) return MERGE_GAP;
+  return Math.round(Math.min(MAX_MERGE_GAP, Math.max(MERGE_GAP, (rate * latency) / CONNECTIONS)));
+}
 
 /** Merges sorted-or-not ranges closer than `gap`. */
 export function mergeRanges(ranges: Array<[number, number]>, gap: number): Array<[number, number]> {
@@ -102,7 +131,8 @@ export function planFileRead(
 /**
  * A file no more than this larger than what a plan would fetch of it is read whole, in one
  * request: 16 KiB is 7 ms at 20 Mbit/s and 33 ms at 4 Mbit/s, less than the round trip a second
- * request costs on either link (docs/performance.md, link profiles).
+ * request costs on either link (docs/performance.md, link profiles). A wider merge gap (a
+ * measured fast link) widens it to the gap.
  */
 export const WHOLE_FILE_SLACK = 16 * 1024;
 
@@ -148,7 +178,7 @@ export function planFromChunks(
 /**
  * The first read of a station file: its footer (exact length from the index) together with the
  * chunks planned from its chunk map when there is one, merged across gaps of `mergeGap`; the
- * whole file instead when that is at most {@link WHOLE_FILE_SLACK} more. One round trip then
+ * whole file instead when that is at most {@link WHOLE_FILE_SLACK} (or `mergeGap`, if wider) more. One round trip then
  * brings the footer and, usually, every byte the query needs (the last row groups lie just
  * before the footer, and most queries ask for recent periods).
  */
@@ -162,5 +192,5 @@ export function planOpening(
   const inside = (chunks ?? []).filter(([a, b]) => a >= 0 && a < b && b <= tail[0]);
   const merged = mergeRanges([...inside, tail], mergeGap);
   const planned = merged.reduce((s, [a, b]) => s + (b - a), 0);
-  return file.bytes - planned <= WHOLE_FILE_SLACK ? [[0, file.bytes]] : merged;
+  return file.bytes - planned <= Math.max(WHOLE_FILE_SLACK, mergeGap) ? [[0, file.bytes]] : merged;
 }

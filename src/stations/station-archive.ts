@@ -26,7 +26,7 @@ import { abortable } from '../io/abortable.ts';
 import { sha256Hex } from '../io/digest.ts';
 import { DecodedCache } from './decoded-cache.ts';
 import { OpenFiles, type OpenFile } from './open-files.ts';
-import { mergeRanges, planFileRead, planFromChunks, planOpening } from './read-plan.ts';
+import { mergeGapFor, mergeRanges, planFileRead, planFromChunks, planOpening } from './read-plan.ts';
 import { keyOfTime, ordinalOfKey } from './time-keys.ts';
 
 export { keyOfTime };
@@ -153,6 +153,8 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     const file = station.files[scale];
     if (!file || file.first > last || file.last < first) return out;
     const f = open(file.path, file.bytes);
+    // One gap for the whole read (the opening and the footer's plan), from the link as measured so far.
+    const gap = mergeGapFor(location.link?.estimate());
     const keyOf = (g: number, column: string) =>
       `${file.path}\u0000${file.bytes}\u0000${file.footerHash ?? ''}\u0000${g}\u0000${column}`;
     if (!f.metadata) {
@@ -165,7 +167,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
         const wanted = ['time', ...types.filter((t) => map.columns.includes(t))];
         chunks = range && planFromChunks(map, wanted, range[0], range[1], (g, c) => decodedChunks.has(keyOf(g, c)));
       }
-      f.cached.prefetch(planOpening(file, chunks));
+      f.cached.prefetch(planOpening(file, chunks, gap));
     }
     const metadata = await metadataOf(file.path, file, signal);
     const names = new Set(metadata.schema.map((e) => e.name));
@@ -173,8 +175,14 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     const columns = ['time', ...present];
     // The selected row groups, each decoded once per column and kept (decoded-cache.ts); the chunks
     // not decoded already are fetched as merged ranges, each one exact request, all sent at once.
-    const plan = planFileRead(metadata, scale, columns, first, last, (g, column) =>
-      decodedChunks.has(keyOf(g, column)),
+    const plan = planFileRead(
+      metadata,
+      scale,
+      columns,
+      first,
+      last,
+      (g, column) => decodedChunks.has(keyOf(g, column)),
+      gap,
     );
     if (!plan) throw unreadable(file.path, 'has no "time" column');
     const { groups } = plan;

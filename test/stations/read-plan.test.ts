@@ -7,9 +7,13 @@ import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { describe, expect, inject, it } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
+import { RangeCache } from '../../src/io/range-cache.ts';
 import {
+  FAST_LINK_MS,
+  MAX_MERGE_GAP,
   MERGE_GAP,
   WHOLE_FILE_SLACK,
+  mergeGapFor,
   mergeRanges,
   planFileRead,
   planFromChunks,
@@ -119,6 +123,64 @@ describe('planFileRead', () => {
     expect(planOpening(file, [[4, 190_000]])).toEqual([[0, 200_000]]);
     expect(planOpening(file, [[WHOLE_FILE_SLACK + 10, 190_000]])).toEqual([[WHOLE_FILE_SLACK + 10, 200_000]]);
     expect(planOpening({ bytes: 12_000, footer: 3_000 }, null)).toEqual([[0, 12_000]]);
+  });
+
+  it('a measured link sets the merge gap: the bytes that arrive while one more request would wait', () => {
+    // Unmeasured, or a local link: the fixed gap.
+    expect(mergeGapFor(undefined)).toBe(MERGE_GAP);
+    expect(mergeGapFor({ latencyMs: null, bytesPerMs: 1e6 })).toBe(MERGE_GAP);
+    expect(mergeGapFor({ latencyMs: 40, bytesPerMs: null })).toBe(MERGE_GAP);
+    expect(mergeGapFor({ latencyMs: FAST_LINK_MS - 1, bytesPerMs: 1e6 })).toBe(MERGE_GAP);
+    // 150 ms at 4 Mbit/s (500 B/ms): a sixth of a round trip is 25 ms, 12.5 KB.
+    expect(mergeGapFor({ latencyMs: 150, bytesPerMs: 500 })).toBe(12_500);
+    // 40 ms at 20 Mbit/s: 16.7 KB.
+    expect(mergeGapFor({ latencyMs: 40, bytesPerMs: 2_500 })).toBe(16_667);
+    // No bandwidth limit: capped; a slow, short link: floored.
+    expect(mergeGapFor({ latencyMs: 40, bytesPerMs: 1e5 })).toBe(MAX_MERGE_GAP);
+    expect(mergeGapFor({ latencyMs: 30, bytesPerMs: 100 })).toBe(MERGE_GAP);
+    // The opening reads a file whole when the rest is within the gap, if wider than the slack.
+    const file = { bytes: 200_000, footer: 9_000 };
+    expect(planOpening(file, [[20_000, 30_000]], MERGE_GAP)).toEqual([
+      [20_000, 30_000],
+      [190_992, 200_000],
+    ]);
+    expect(planOpening({ bytes: 60_000, footer: 2_000 }, [[20_000, 30_000]], MAX_MERGE_GAP)).toEqual([[0, 60_000]]);
+    expect(planOpening({ bytes: 60_000, footer: 2_000 }, [[20_000, 30_000]], MERGE_GAP)).toEqual([
+      [20_000, 30_000],
+      [57_992, 60_000],
+    ]);
+  });
+
+  it('a plan merged wider than the bytes already held reads only what is new', async () => {
+    const reads: Array<[number, number]> = [];
+    const file = new Uint8Array(100_000).map((_, i) => i % 251);
+    const cache = new RangeCache(
+      {
+        url: 'mem:file',
+        read: async (offset, length) => {
+          reads.push([offset, offset + length]);
+          return file.slice(offset, offset + length);
+        },
+      },
+      file.length,
+    );
+    cache.prefetch([
+      [1_000, 2_000],
+      [5_000, 6_000],
+    ]);
+    // A wider gap now merges both and a chunk after them: only the two gaps and the new chunk are read.
+    cache.prefetch([[1_000, 9_000]]);
+    expect(reads).toEqual([
+      [1_000, 2_000],
+      [5_000, 6_000],
+      [2_000, 5_000],
+      [6_000, 9_000],
+    ]);
+    // Each chunk is served whole from one held range.
+    expect(new Uint8Array(await cache.slice(6_100, 8_000))).toEqual(file.slice(6_100, 8_000));
+    expect(new Uint8Array(await cache.slice(1_500, 1_900))).toEqual(file.slice(1_500, 1_900));
+    cache.prefetch([[1_000, 9_000]]);
+    expect(reads).toHaveLength(4);
   });
 
   it('a chunk map that does not fit its columns plans nothing (the footer decides)', () => {

@@ -1,0 +1,69 @@
+/**
+ * What the engine has seen of its link, from its own Range reads: how long
+ * an answer takes to start (a round trip, plus the server) and how fast its
+ * body arrives. The station reader sizes its merge gap from these (a gap is
+ * worth reading when its bytes arrive sooner than one more request would),
+ * so the same code reads few ranges on a fast link and few bytes on a slow
+ * one. Pure and free of node:* imports: it is bundled for the browser.
+ */
+
+/** One answer as the link delivered it. */
+export interface Transfer {
+  /** Body bytes received. */
+  bytes: number;
+  /** From sending the request to its response headers, ms. */
+  waitMs: number;
+  /** From the headers to the body's last byte, ms. */
+  bodyMs: number;
+}
+
+/** A link as measured: null where nothing told yet. */
+export interface LinkEstimate {
+  /** The shortest wait for an answer seen, ms: a round trip and the server, without queueing. */
+  latencyMs: number | null;
+  /**
+   * Body bytes per ms after the first {@link HEAD_START_BYTES}, the median over bodies large enough
+   * to time; concurrent bodies share a link (and TCP starts slowly), so this errs low.
+   */
+  bytesPerMs: number | null;
+}
+
+/**
+ * The first bytes of a body come with its headers (the same packets, or the same buffer of a
+ * proxy): only what follows them is timed.
+ */
+export const HEAD_START_BYTES = 4 * 1024;
+/**
+ * Bodies smaller than this arrive too soon after their headers to time a link by. A station
+ * index (17 KB for the demo's 130 stations) is timed: the first read of every station query.
+ */
+export const TIMED_BODY_BYTES = 12 * 1024;
+/** Transfers kept: the estimate follows a link that changes (a phone moving between cells). */
+const KEPT = 48;
+/** Shortest body time taken at its word, ms: timers and event loops are coarser than this. */
+const MIN_BODY_MS = 0.5;
+
+/** Collects {@link Transfer}s of one dataset's reads and estimates the link from the recent ones. */
+export class LinkMeter {
+  private readonly transfers: Transfer[] = [];
+
+  /** Records one answer received whole. */
+  record(t: Transfer): void {
+    if (!(t.bytes >= 0 && t.waitMs >= 0 && t.bodyMs >= 0)) return;
+    this.transfers.push(t);
+    if (this.transfers.length > KEPT) this.transfers.shift();
+  }
+
+  /** The current estimate. */
+  estimate(): LinkEstimate {
+    if (this.transfers.length === 0) return { latencyMs: null, bytesPerMs: null };
+    const latencyMs = Math.min(...this.transfers.map((t) => t.waitMs));
+    const rates = this.transfers
+      .filter((t) => t.bytes >= TIMED_BODY_BYTES)
+      .map((t) => (t.bytes - HEAD_START_BYTES) / Math.max(t.bodyMs, MIN_BODY_MS))
+      .sort((a, b) => a - b);
+    // The median: one body held back by a busy event loop (or arriving with its headers) would sway a mean or a max.
+    const bytesPerMs = rates.length === 0 ? null : rates[(rates.length - 1) >> 1]!;
+    return { latencyMs, bytesPerMs };
+  }
+}

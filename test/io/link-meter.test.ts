@@ -1,0 +1,82 @@
+// The link meter: its estimate from hand-made transfers (the shortest wait, the median rate of the
+// bodies large enough to time), and from real answers of createHttpSource through the bench
+// server's links: 40 ms with no limit, and 150 ms at 4 Mbit/s behind the bench's throttling relay.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { profileOf } from '../../bench/link.ts';
+import { startBenchServer } from '../../bench/server.ts';
+import { createHttpSource } from '../../src/io/http-source.ts';
+import { HEAD_START_BYTES, LinkMeter, TIMED_BODY_BYTES } from '../../src/io/link-meter.ts';
+
+describe('LinkMeter', () => {
+  it('takes the shortest wait as the round trip and the median rate of timed bodies', () => {
+    const m = new LinkMeter();
+    expect(m.estimate()).toEqual({ latencyMs: null, bytesPerMs: null });
+    m.record({ bytes: 2_000, waitMs: 45, bodyMs: 0 });
+    // A small body tells the round trip, not the rate.
+    expect(m.estimate()).toEqual({ latencyMs: 45, bytesPerMs: null });
+    const timed = (ms: number) => ({ bytes: HEAD_START_BYTES + 20_000, waitMs: 60, bodyMs: ms });
+    m.record(timed(20)); // 1000 B/ms
+    m.record(timed(10)); // 2000 B/ms
+    m.record(timed(0)); // arrived with its headers: 20,000 / 0.5 ms, an outlier the median ignores
+    expect(m.estimate()).toEqual({ latencyMs: 45, bytesPerMs: 2000 });
+    // Even counts take the lower middle: the estimate errs towards the slow link.
+    m.record(timed(40));
+    expect(m.estimate().bytesPerMs).toBe(1000);
+    // Nonsense is not recorded.
+    m.record({ bytes: Number.NaN, waitMs: 1, bodyMs: 1 });
+    m.record({ bytes: TIMED_BODY_BYTES, waitMs: -1, bodyMs: 1 });
+    expect(m.estimate().latencyMs).toBe(45);
+  });
+
+  it('follows the recent transfers only', () => {
+    const m = new LinkMeter();
+    m.record({ bytes: 100, waitMs: 5, bodyMs: 0 });
+    for (let i = 0; i < 48; i++) m.record({ bytes: 100, waitMs: 150 + i, bodyMs: 0 });
+    expect(m.estimate().latencyMs).toBe(150);
+  });
+});
+
+describe('LinkMeter fed by createHttpSource over real links', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cq-meter-'));
+    await writeFile(join(dir, 'a.bin'), Buffer.alloc(300_000, 3));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  async function measure(profileId: string) {
+    const server = await startBenchServer({ mounts: { '/d/': dir }, profile: profileOf(profileId) });
+    try {
+      const meter = new LinkMeter();
+      const source = createHttpSource(`${server.nodeUrl}d/a.bin`, { expected: { bytes: 300_000 }, meter });
+      for (const [offset, length] of [
+        [0, 1_000],
+        [10_000, 120_000],
+        [150_000, 120_000],
+      ] as const) {
+        expect((await source.read(offset, length)).length).toBe(length);
+      }
+      return meter.estimate();
+    } finally {
+      await server.close();
+    }
+  }
+
+  it('measures 40 ms and a fast body on the unlimited link', async () => {
+    const e = await measure('40');
+    expect(e.latencyMs).toBeGreaterThanOrEqual(39);
+    // Loopback: far above 40 Mbit/s (5,000 B/ms) even on a loaded machine.
+    expect(e.bytesPerMs).toBeGreaterThan(5_000);
+  });
+
+  it('measures 150 ms and no more than 4 Mbit/s on the rural link', async () => {
+    const e = await measure('150-4mbit');
+    expect(e.latencyMs).toBeGreaterThanOrEqual(149);
+    // 4 Mbit/s is 500 B/ms; a busy machine only slows the body (the check is an upper bound).
+    expect(e.bytesPerMs).not.toBeNull();
+    expect(e.bytesPerMs!).toBeLessThanOrEqual(500 * 1.15);
+  });
+});

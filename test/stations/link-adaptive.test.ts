@@ -1,0 +1,63 @@
+// The station reader sizes its merge gap from the link its reads measured (io/link-meter.ts,
+// read-plan.ts mergeGapFor): over the bench server's real links, the same cold query on the demo
+// reads each daily file whole in one request at 40 ms with no bandwidth limit (a request costs
+// more than the bytes it saves), and only the asked chunks at 150 ms and 4 Mbit/s (bytes cost more
+// than requests). Answers are the same on both links and equal a local read's.
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { profileOf } from '../../bench/link.ts';
+import { SCENARIOS } from '../../bench/scenarios.ts';
+import { startBenchServer } from '../../bench/server.ts';
+import { createClimateEngine } from '../../src/engine/engine.ts';
+import { createNodeEngine } from '../../src/node/node-engine.ts';
+
+const demo = inject('demoDataset');
+const scenario = SCENARIOS.find((s) => s.id === 'nearest-daily')!;
+const request = { method: 'POST', path: '/api/nearest-station/', body: JSON.stringify(scenario.body) };
+
+async function run(profileId: string) {
+  const server = await startBenchServer({ mounts: { '/data/': demo }, profile: profileOf(profileId) });
+  const engine = createClimateEngine({ dataset: `${server.nodeUrl}data/` });
+  try {
+    const answer = await engine.handle(request);
+    const files = new Map<string, { requests: number; bytes: number }>();
+    for (const e of server.counts().log) {
+      if (!e.path.startsWith('/data/stations/daily/')) continue;
+      const f = files.get(e.path) ?? { requests: 0, bytes: 0 };
+      f.requests++;
+      f.bytes += e.bytes;
+      files.set(e.path, f);
+    }
+    const sizes = new Map(
+      await Promise.all(
+        [...files.keys()].map(async (p) => [p, (await stat(join(demo, p.slice('/data/'.length)))).size] as const),
+      ),
+    );
+    return { answer, files, sizes };
+  } finally {
+    await engine.close();
+    await server.close();
+  }
+}
+
+describe('merge gap from the measured link', () => {
+  it('reads whole daily files at 40 ms unlimited and only chunks at 150 ms, 4 Mbit/s; same answers', async () => {
+    const local = createNodeEngine(demo);
+    const expected = await local.handle(request);
+    await local.close();
+    expect(expected.status).toBe(200);
+
+    const fast = await run('40');
+    expect(fast.answer.body).toEqual(expected.body);
+    expect(fast.files.size).toBeGreaterThanOrEqual(5);
+    for (const [path, f] of fast.files)
+      expect({ path, ...f }).toEqual({ path, requests: 1, bytes: fast.sizes.get(path) });
+
+    const slow = await run('150-4mbit');
+    expect(slow.answer.body).toEqual(expected.body);
+    const read = [...slow.files.values()].reduce((s, f) => s + f.bytes, 0);
+    const whole = [...slow.files.keys()].reduce((s, p) => s + slow.sizes.get(p)!, 0);
+    expect(read).toBeLessThan(0.8 * whole);
+  });
+});
