@@ -68,7 +68,7 @@ const FULL: Record<string, Runs> = {
   'engine-node': { '0': { cold: 3, warm: 5 }, '40': { cold: 5, warm: 5 }, ...LINKS(2) },
   'geotiff (daily)': { '0': { cold: 2, warm: 0 }, '40': { cold: 3, warm: 0 } },
   'geoblaze (daily)': { '40': { cold: 1, warm: 0 } },
-  'geotiff (undated)': { '0': { cold: 3, warm: 3 }, '40': { cold: 3, warm: 3 }, '150-4mbit': { cold: 2, warm: 0 } },
+  'geotiff (undated)': { '0': { cold: 3, warm: 3 }, '40': { cold: 3, warm: 3 }, '150-4mbit': { cold: 1, warm: 0 } },
   'geoblaze (undated)': { '0': { cold: 3, warm: 3 }, '40': { cold: 3, warm: 3 } },
   'engine-chromium (raster)': { '40': { cold: 3, warm: 3 }, ...LINKS(2) },
   'engine-chromium (station)': { '40': { cold: 3, warm: 5 }, ...LINKS(2) },

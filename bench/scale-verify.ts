@@ -12,10 +12,13 @@
  * or null. poly-aggregate (axis-aligned squares only, so "inside, boundary
  * inclusive" is a BETWEEN): the stations inside with a value in the range,
  * by id, and per period and type SQL's `avg` and `count` over the stations
- * that have a value.
+ * that have a value, the mean rounded to the contract's documented
+ * precision (two decimals finer than a reading, half away from zero; the
+ * only contract fact used here).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import * as geographiclib from 'geographiclib-geodesic';
+import { stationMeanDecimals } from '../src/contract/station-type-info.ts';
 import type { NearestStationResponse, PeriodValues, PolyAggregateResponse } from '../src/contract/types.ts';
 import type { ScaleInputFiles } from './scale-inputs.ts';
 
@@ -146,7 +149,7 @@ export async function expectedPolyAggregate(
   const agg = ids.length
     ? await rows(
         con,
-        `SELECT k, ${q.dataTypes.map((t) => `avg("${t}") AS "${t}", count("${t}") AS "${t}_station_count"`).join(', ')} FROM ${inRange(inputs, q)} WHERE station_id IN (${ids.join(', ')}) GROUP BY k`,
+        `SELECT k, ${q.dataTypes.map((t) => `round(round(avg("${t}"), 9), ${stationMeanDecimals(q.scale, t)}) AS "${t}", count("${t}") AS "${t}_station_count"`).join(', ')} FROM ${inRange(inputs, q)} WHERE station_id IN (${ids.join(', ')}) GROUP BY k`,
       )
     : [];
   const byKey = new Map(agg.map((r) => [String(r.k), r]));

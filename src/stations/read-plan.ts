@@ -131,8 +131,7 @@ export function planFileRead(
 /**
  * A file no more than this larger than what a plan would fetch of it is read whole, in one
  * request: 16 KiB is 7 ms at 20 Mbit/s and 33 ms at 4 Mbit/s, less than the round trip a second
- * request costs on either link (docs/performance.md, link profiles). A wider merge gap (a
- * measured fast link) widens it to the gap.
+ * request costs on either link (docs/performance.md, link profiles).
  */
 export const WHOLE_FILE_SLACK = 16 * 1024;
 
@@ -178,7 +177,7 @@ export function planFromChunks(
 /**
  * The first read of a station file: its footer (exact length from the index) together with the
  * chunks planned from its chunk map when there is one, merged across gaps of `mergeGap`; the
- * whole file instead when that is at most {@link WHOLE_FILE_SLACK} (or `mergeGap`, if wider) more. One round trip then
+ * whole file instead when that is at most {@link WHOLE_FILE_SLACK} more. One round trip then
  * brings the footer and, usually, every byte the query needs (the last row groups lie just
  * before the footer, and most queries ask for recent periods).
  */
@@ -192,5 +191,8 @@ export function planOpening(
   const inside = (chunks ?? []).filter(([a, b]) => a >= 0 && a < b && b <= tail[0]);
   const merged = mergeRanges([...inside, tail], mergeGap);
   const planned = merged.reduce((s, [a, b]) => s + (b - a), 0);
-  return file.bytes - planned <= Math.max(WHOLE_FILE_SLACK, mergeGap) ? [[0, file.bytes]] : merged;
+  // No wider slack for a wider gap: the merge already joined every pair of ranges a request would
+  // cost more than, so a second range means a gap worth a request (the bytes before the first range
+  // are what remains, and they are not worth reading beyond the slack).
+  return file.bytes - planned <= WHOLE_FILE_SLACK ? [[0, file.bytes]] : merged;
 }
