@@ -59,6 +59,8 @@ export interface UrlLocationOptions {
   fetch?: typeof fetch;
   /** Opens a resolved file URL; default HTTP Range reads ({@link createHttpSource}) with these options. */
   openSource?: (url: string, expected: ExpectedFile) => ByteSource;
+  /** Times the default reads (a new one per location by default); share one between locations on one host. */
+  meter?: LinkMeter;
 }
 
 /**
@@ -83,7 +85,7 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
     return url.href;
   };
   // Only reads this location makes itself are timed: a caller's openSource may not be HTTP at all.
-  const meter = options.openSource ? undefined : new LinkMeter();
+  const meter = options.openSource ? undefined : (options.meter ?? new LinkMeter());
   const openSource =
     options.openSource ??
     ((url: string, expected: ExpectedFile) =>
