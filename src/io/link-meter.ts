@@ -22,10 +22,11 @@ export interface LinkEstimate {
   /** The shortest wait for an answer seen, ms: a round trip and the server, without queueing. */
   latencyMs: number | null;
   /**
-   * Body bytes per ms after the first {@link HEAD_START_BYTES}, over the body's time and its wait
-   * beyond the round trip, less the time any body takes to be handed over (the quickest body
-   * seen); the median over bodies large enough to time. Concurrent bodies share a link, queued
-   * requests wait, and TCP starts slowly, so this errs low.
+   * Body bytes per ms after the first {@link HEAD_START_BYTES}, less the time any body takes to be
+   * handed over (the quickest body seen); the median over bodies large enough to time. Concurrent
+   * bodies share a link and TCP starts slowly, so this errs low. The wait is not counted: the first
+   * request of a session also waits for its connection (a TLS handshake is two round trips more),
+   * and the station index, the body that times most first queries, is that request.
    */
   bytesPerMs: number | null;
 }
@@ -63,11 +64,9 @@ export class LinkMeter {
     // What handing a body over costs whatever its size (a browser passes it from its network
     // process to the Worker in a few ms): the quickest body seen, a small one, took only that.
     const handOverMs = Math.min(...this.transfers.map((t) => t.bodyMs));
-    // A wait longer than the round trip counts as transfer time too: an event loop busy while the
-    // body arrived makes the body look instant, and the time it took is then in the wait.
     const rates = this.transfers
       .filter((t) => t.bytes >= TIMED_BODY_BYTES)
-      .map((t) => (t.bytes - HEAD_START_BYTES) / Math.max(t.waitMs - latencyMs + t.bodyMs - handOverMs, MIN_BODY_MS))
+      .map((t) => (t.bytes - HEAD_START_BYTES) / Math.max(t.bodyMs - handOverMs, MIN_BODY_MS))
       .sort((a, b) => a - b);
     // The median: one body held back by a busy event loop (or arriving with its headers) would sway a mean or a max.
     const bytesPerMs = rates.length === 0 ? null : rates[(rates.length - 1) >> 1]!;
