@@ -124,13 +124,13 @@ function missedNotes(r: ScaleResults, targets: ScaleTarget[]): string[] {
   const poly = byId(r, 'network-poly-daily');
   if (missed.some((t) => t.target.startsWith('same: first answer'))) {
     out.push(
-      `**First answer after navigation (seed).** ${timeSplit(seed.coldStart, seed.warm)}. ${load}. The requests form about eight dependent rounds (page, script, engine Worker, catalog.json, index, coverage lines, footers, column chunks: ≥ 320 ms of latency alone); the bytes are within the target. What would cut it: fewer rounds (the footer and the year's chunks of a file in one request when they lie close together at the file's end, or row-group offsets in the coverage lines so that no footer is needed) and less first-load work on the page (the 600 ms without requests: parsing the app's and the Worker's code, decoding the chunks once).`,
+      `**First answer after navigation (seed).** ${timeSplit(seed.coldStart, seed.warm)}. ${load}. The requests form seven dependent rounds (page, script, engine Worker, catalog.json, index, coverage lines, station files: each file's footer and column chunks come in one request, planned from its coverage line's chunk map; ≥ 280 ms of latency alone); the bytes are within the target. What would cut it: less work on the page, which is most of the time: parsing the app's and the Worker's code, decoding the chunks, and building the answer (the warm time above: its rows are built as objects twice, by the archive and for the answer).`,
       '',
     );
   }
   if (missed.some((t) => t.target.startsWith('cold poly-aggregate')))
     out.push(
-      `**Cold poly-aggregate (network).** ${timeSplit(poly.coldStart, poly.warm)}; every station file costs two dependent requests (its footer, then its column chunks), so ${poly.stations} stations make two queues of ${poly.stations} requests behind 6 connections (≥ ${2 * Math.ceil(poly.stations / 6)} rounds of 40 ms). ${load}. What would cut it: the same two changes as above — one request per file instead of two halves the rounds.`,
+      `**Cold poly-aggregate (network).** ${timeSplit(poly.coldStart, poly.warm)}; each station file is one request (its footer and column chunks together, from the coverage line's chunk map), so ${poly.stations} stations queue behind 6 connections (≥ ${Math.ceil(poly.stations / 6)} rounds of 40 ms). ${load}. What would cut it: as above, the page's own work more than the requests.`,
       '',
     );
   if (missed.some((t) => t.target.startsWith('build'))) {
