@@ -130,7 +130,13 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
     const { response } = answer;
     const headed = performance.now();
     const timed = (bytes: Uint8Array) =>
-      options.meter?.record({ bytes: bytes.length, waitMs: headed - sent, bodyMs: performance.now() - headed });
+      options.meter?.record({
+        bytes: bytes.length,
+        waitMs: headed - sent,
+        bodyMs: performance.now() - headed,
+        url,
+        sentAt: sent,
+      });
     if ((response.status === 206 || response.status === 200) && isPageAnswer(response)) {
       await answer.discard();
       throw notTheFile(`HTTP ${response.status}, ${response.headers.get('Content-Type')}`);

@@ -15,6 +15,13 @@ export interface Transfer {
   waitMs: number;
   /** From the headers to the body's last byte, ms. */
   bodyMs: number;
+  /**
+   * The URL fetched and `performance.now()` when it was sent: with them the meter takes both
+   * times from the runtime's Resource Timing entry of the request where there is one (see
+   * {@link LinkMeter}).
+   */
+  url?: string;
+  sentAt?: number;
 }
 
 /** A link as measured: null where nothing told yet. */
@@ -45,21 +52,42 @@ export const TIMED_BODY_BYTES = 12 * 1024;
 const KEPT = 48;
 /** Shortest body time taken at its word, ms: timers and event loops are coarser than this. */
 const MIN_BODY_MS = 0.5;
+/**
+ * A Resource Timing entry of the same URL and size that started between this long before the
+ * recorded send and the body's end is that request's. (Node starts the clock of its first fetch
+ * only once its HTTP client has loaded: 740 ms after the send, measured.)
+ */
+const MATCH_MS = 5;
+/** How long a transfer's entry is looked for (it is added when the response completes). */
+const LOOK_MS = 2_000;
 
-/** Collects {@link Transfer}s of one dataset's reads and estimates the link from the recent ones. */
+interface Kept extends Transfer {
+  /** True once the times are the Resource Timing entry's; false once no entry will come. */
+  settled?: boolean;
+}
+
+/**
+ * Collects {@link Transfer}s of one dataset's reads and estimates the link from the recent ones.
+ * Where the runtime keeps Resource Timing entries for fetches (browsers, their Workers, and
+ * Node's fetch; the entry of a cross-origin file needs `Timing-Allow-Origin`), a transfer's times
+ * are taken from its entry: the network stack's own, free of the delay with which a busy
+ * page or Worker sees headers and body. Otherwise the times the reader took are kept.
+ */
 export class LinkMeter {
-  private readonly transfers: Transfer[] = [];
+  private readonly transfers: Kept[] = [];
+  private readonly used = new WeakSet<object>();
 
   /** Records one answer received whole. */
   record(t: Transfer): void {
     if (!(t.bytes >= 0 && t.waitMs >= 0 && t.bodyMs >= 0)) return;
-    this.transfers.push(t);
+    this.transfers.push({ ...t });
     if (this.transfers.length > KEPT) this.transfers.shift();
   }
 
   /** The current estimate. */
   estimate(): LinkEstimate {
     if (this.transfers.length === 0) return { latencyMs: null, bytesPerMs: null };
+    this.settle();
     const latencyMs = Math.min(...this.transfers.map((t) => t.waitMs));
     // What handing a body over costs whatever its size (a browser passes it from its network
     // process to the Worker in a few ms): the quickest body seen, a small one, took only that.
@@ -71,5 +99,30 @@ export class LinkMeter {
     // The median: one body held back by a busy event loop (or arriving with its headers) would sway a mean or a max.
     const bytesPerMs = rates.length === 0 ? null : rates[(rates.length - 1) >> 1]!;
     return { latencyMs, bytesPerMs };
+  }
+
+  /** Takes the times of transfers not settled yet from their Resource Timing entries. */
+  private settle(): void {
+    const perf = globalThis.performance as Performance | undefined;
+    if (typeof perf?.getEntriesByName !== 'function') return;
+    const now = perf.now();
+    for (const t of this.transfers) {
+      if (t.settled !== undefined || t.url === undefined || t.sentAt === undefined) continue;
+      const entry = (perf.getEntriesByName(t.url, 'resource') as PerformanceResourceTiming[]).find(
+        (e) =>
+          !this.used.has(e) &&
+          e.startTime > t.sentAt! - MATCH_MS &&
+          e.startTime <= t.sentAt! + t.waitMs + t.bodyMs + MATCH_MS &&
+          e.encodedBodySize === t.bytes &&
+          e.responseStart > 0 &&
+          e.responseEnd >= e.responseStart,
+      );
+      if (entry) {
+        this.used.add(entry);
+        t.waitMs = Math.max(0, entry.responseStart - entry.startTime);
+        t.bodyMs = entry.responseEnd - entry.responseStart;
+        t.settled = true;
+      } else if (now - t.sentAt > LOOK_MS) t.settled = false;
+    }
   }
 }

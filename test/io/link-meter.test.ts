@@ -80,6 +80,30 @@ describe('LinkMeter fed by createHttpSource over real links', () => {
     expect(e.bytesPerMs).toBeGreaterThan(1_500);
   });
 
+  it("takes a transfer's times from the runtime's Resource Timing entry of its fetch", async () => {
+    const server = await startBenchServer({ mounts: { '/d/': dir }, profile: profileOf('40') });
+    try {
+      const url = `${server.nodeUrl}d/a.bin`;
+      const sentAt = performance.now();
+      const body = await fetch(url, { headers: { Range: 'bytes=0-119999' } }).then((r) => r.arrayBuffer());
+      const receivedIn = performance.now() - sentAt;
+      // The runtime adds the entry a task after the body ends.
+      await new Promise((r) => setTimeout(r, 20));
+      // Times as a Worker busy for half a second would have seen them (all wait, no body): the entry's replace them.
+      const meter = new LinkMeter();
+      meter.record({ bytes: body.byteLength, waitMs: receivedIn + 500, bodyMs: 0, url, sentAt });
+      const e = meter.estimate();
+      expect(e.latencyMs).toBeGreaterThanOrEqual(39);
+      expect(e.latencyMs).toBeLessThanOrEqual(receivedIn);
+      // An unmatched record (another size) keeps the reader's own times.
+      const other = new LinkMeter();
+      other.record({ bytes: 5, waitMs: receivedIn + 500, bodyMs: 0, url, sentAt });
+      expect(other.estimate().latencyMs).toBe(receivedIn + 500);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('measures 150 ms and no more than 4 Mbit/s on the rural link', async () => {
     const e = await measure('150-4mbit');
     expect(e.latencyMs).toBeGreaterThanOrEqual(149);
