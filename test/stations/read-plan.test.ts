@@ -12,6 +12,7 @@ import {
   FAST_LINK_MS,
   MAX_MERGE_GAP,
   MERGE_GAP,
+  REQUEST_COST_MS,
   WHOLE_FILE_SLACK,
   mergeGapFor,
   mergeRanges,
@@ -131,10 +132,10 @@ describe('planFileRead', () => {
     expect(mergeGapFor({ latencyMs: null, bytesPerMs: 1e6 })).toBe(MERGE_GAP);
     expect(mergeGapFor({ latencyMs: 40, bytesPerMs: null })).toBe(MERGE_GAP);
     expect(mergeGapFor({ latencyMs: FAST_LINK_MS - 1, bytesPerMs: 1e6 })).toBe(MERGE_GAP);
-    // 150 ms at 4 Mbit/s (500 B/ms): a sixth of a round trip is 25 ms, 12.5 KB.
-    expect(mergeGapFor({ latencyMs: 150, bytesPerMs: 500 })).toBe(12_500);
-    // 40 ms at 20 Mbit/s: 16.7 KB.
-    expect(mergeGapFor({ latencyMs: 40, bytesPerMs: 2_500 })).toBe(16_667);
+    // 150 ms at 4 Mbit/s (500 B/ms): 3.5 KB arrive in the 7 ms a request costs, so the floor.
+    expect(mergeGapFor({ latencyMs: 150, bytesPerMs: 500 })).toBe(MERGE_GAP);
+    // 40 ms at 20 Mbit/s: 17.5 KB.
+    expect(mergeGapFor({ latencyMs: 40, bytesPerMs: 2_500 })).toBe(2_500 * REQUEST_COST_MS);
     // No bandwidth limit: capped; a slow, short link: floored.
     expect(mergeGapFor({ latencyMs: 40, bytesPerMs: 1e5 })).toBe(MAX_MERGE_GAP);
     expect(mergeGapFor({ latencyMs: 30, bytesPerMs: 100 })).toBe(MERGE_GAP);
