@@ -13,17 +13,14 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { sqlTimeOf } from '../../src/contract/periods.ts';
-import type {
-  NearestStationResponse,
-  PeriodValues,
-  PolyAggregateResponse,
-  StationQuery,
-} from '../../src/contract/types.ts';
+import type { NearestStationResponse, PolyAggregateResponse, StationQuery } from '../../src/contract/types.ts';
 import type { StationCoverage } from '../../src/dataset/catalog.ts';
 import type { StationTimeScale } from '../../src/contract/station-data-types.ts';
 import { assembleNearest, needOf, planNearest, rankStations } from '../../src/stations/nearest-station.ts';
 import { assemblePolyAggregate, candidatesInside, contributing } from '../../src/stations/poly-aggregate.ts';
 import { toNumberOrNull, type StationRows } from '../../src/stations/station-archive.ts';
+import { rowsOf } from '../../src/stations/station-rows.ts';
+import { ordinalOfKey } from '../../src/stations/time-keys.ts';
 import { parseStationIndex, type IndexedStation } from '../../src/stations/station-index.ts';
 
 const KEY_FORMAT = { hourly: '%Y-%m-%dT%H:%M:%S', daily: '%Y-%m-%d', monthly: '%Y-%m-01' } as const;
@@ -93,13 +90,15 @@ async function stationRows(
   const sql = `SELECT station_id, strftime(time, '${KEY_FORMAT[q.timeScale]}') AS period, ${cols}
     FROM read_parquet([${files.map((p) => quote(join(stationsDir, '..', p))).join(', ')}], union_by_name = true)
     WHERE time BETWEEN CAST(${quote(sqlTimeOf(q.timeScale, q.range.start))} AS ${t}) AND CAST(${quote(sqlTimeOf(q.timeScale, q.range.end))} AS ${t})`;
+  const byStation = new Map<string, Array<[number, Array<number | null>]>>();
   for (const r of await rows(con, sql)) {
     const id = String(r.station_id);
-    const values: PeriodValues = {};
-    for (const d of q.dataTypes) values[d] = toNumberOrNull(r[d]);
-    if (!out.has(id)) out.set(id, new Map());
-    out.get(id)!.set(String(r.period), values);
+    const ordinal = ordinalOfKey(q.timeScale, String(r.period));
+    if (ordinal === null) throw new Error(`DuckDB gave period ${String(r.period)}, which is no ${q.timeScale} key`);
+    if (!byStation.has(id)) byStation.set(id, []);
+    byStation.get(id)!.push([ordinal, q.dataTypes.map((d) => toNumberOrNull(r[d]))]);
   }
+  for (const [id, entries] of byStation) out.set(id, rowsOf(q.dataTypes.length, entries));
   return out;
 }
 
@@ -136,5 +135,5 @@ export async function nativePolyAggregate(
 ): Promise<PolyAggregateResponse> {
   const candidates = candidatesInside(q, stations);
   const found = await stationRows(con, stationsDir, q, candidates);
-  return assemblePolyAggregate(q, contributing(q, candidates, found), found);
+  return assemblePolyAggregate(q, contributing(candidates, found), found);
 }

@@ -13,7 +13,7 @@ import { Lru } from '../io/lru.ts';
 
 /** An LRU of decoded columns, bounded by values held. */
 export class DecodedCache {
-  private readonly held: Lru<string, Promise<readonly unknown[]>>;
+  private readonly held: Lru<string, Promise<ArrayLike<unknown>>>;
 
   constructor(
     /** Most values held at once: 4 M values is about 32–64 MB of JavaScript arrays. */
@@ -23,7 +23,7 @@ export class DecodedCache {
   }
 
   /** The decoded column for `key`, decoding it with `decode` (for `rows` values) when not held. */
-  get(key: string, rows: number, decode: () => Promise<readonly unknown[]>): Promise<readonly unknown[]> {
+  get(key: string, rows: number, decode: () => Promise<ArrayLike<unknown>>): Promise<ArrayLike<unknown>> {
     const hit = this.held.get(key);
     if (hit) return hit;
     const values = decode();

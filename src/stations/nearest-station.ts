@@ -11,7 +11,8 @@ import type { NearestStationResponse, PeriodValues, StationQuery } from '../cont
 import type { StationCoverage } from '../dataset/catalog.ts';
 import { throwIfAborted } from '../contract/errors.ts';
 import { abortable } from '../io/abortable.ts';
-import type { StationArchive, StationRows } from './station-archive.ts';
+import type { StationArchive } from './station-archive.ts';
+import { rowIndexByPeriod, valueOrNull, type StationRows } from './station-rows.ts';
 import { hasDataIn, spansRange, type IndexedStation } from './station-index.ts';
 
 /** The station chosen for one point. */
@@ -174,28 +175,27 @@ export function planNearest(
   return { choices, ids, need: [] };
 }
 
-/** The contract's answer from the choices and the rows read (each holding exactly `q.dataTypes`, in order, as {@link StationRows} do): every period of the range, nulls where no row. */
+/** The contract's answer from the choices and the rows read (columns of exactly `q.dataTypes`, in order, as {@link StationRows} hold them): every period of the range, nulls where no row. */
 export function assembleNearest(
   q: StationQuery,
   choices: ReadonlyArray<NearestChoice | null>,
-  byStation: Map<string, Map<string, PeriodValues>>,
+  byStation: ReadonlyMap<string, StationRows>,
 ): NearestStationResponse {
   const out: NearestStationResponse = {};
+  const { keys, start } = q.range;
+  const types = q.dataTypes;
   q.geometries.forEach((g, i) => {
     const choice = choices[i];
     if (!choice) return;
     const rows = byStation.get(choice.station.id);
+    const rowAt = rows ? rowIndexByPeriod(rows, start, keys.length) : null;
     const data: Record<string, PeriodValues> = {};
-    for (const key of q.range.keys) {
-      // The archive's rows hold exactly the asked types, in the asked order: used as they are.
-      const found = rows?.get(key);
-      if (found) {
-        data[key] = found;
-        continue;
-      }
+    for (let p = 0; p < keys.length; p++) {
+      // Each period's object made once, here, straight from the columns.
+      const r = rowAt ? rowAt[p]! : -1;
       const values: PeriodValues = {};
-      for (const t of q.dataTypes) values[t] = null;
-      data[key] = values;
+      for (let t = 0; t < types.length; t++) values[types[t]!] = r < 0 ? null : valueOrNull(rows!.values[t]![r]!);
+      data[keys[p]!] = values;
     }
     out[g.key] = {
       metadata: {

@@ -13,7 +13,8 @@ import { throwIfAborted } from '../contract/errors.ts';
 import { roundValue, stationMeanDecimals } from '../contract/station-type-info.ts';
 import { containsPoint } from './point-in-polygon.ts';
 import { abortable } from '../io/abortable.ts';
-import type { StationArchive, StationRows } from './station-archive.ts';
+import type { StationArchive } from './station-archive.ts';
+import { hasAnyValue, rowIndexByPeriod, type StationRows } from './station-rows.ts';
 import { hasDataIn, spansRange, type IndexedStation } from './station-index.ts';
 
 /**
@@ -33,14 +34,12 @@ export function candidatesInside(q: StationQuery, stations: readonly IndexedStat
 
 /** The candidates with at least one value of a requested type in the range: the contract's contributing stations. */
 export function contributing(
-  q: StationQuery,
   candidates: readonly IndexedStation[],
   rows: ReadonlyMap<string, StationRows>,
 ): IndexedStation[] {
   return candidates.filter((s) => {
-    for (const values of rows.get(s.id)?.values() ?? [])
-      if (q.dataTypes.some((t) => values[t] !== null && values[t] !== undefined)) return true;
-    return false;
+    const r = rows.get(s.id);
+    return r !== undefined && hasAnyValue(r);
   });
 }
 
@@ -54,23 +53,30 @@ export function assemblePolyAggregate(
   inside.forEach((s, i) => {
     stations_metadata[String(i)] = { station_lat: s.lat, station_lon: s.lon, station_elevation: s.elevation };
   });
-  const series = inside.map((s) => rows.get(s.id));
+  const { keys, start } = q.range;
+  // Per station (id order), its columns and the row of each period.
+  const series = inside.flatMap((s) => {
+    const r = rows.get(s.id);
+    return r ? [{ values: r.values, rowAt: rowIndexByPeriod(r, start, keys.length) }] : [];
+  });
   const aggregated_data: Record<string, PeriodValues> = {};
-  for (const key of q.range.keys) {
+  for (let p = 0; p < keys.length; p++) {
     const values: PeriodValues = {};
-    for (const t of q.dataTypes) {
+    q.dataTypes.forEach((t, ti) => {
       let sum = 0;
       let count = 0;
-      for (const r of series) {
-        const v = r?.get(key)?.[t];
-        if (v === null || v === undefined) continue;
+      for (const { values: columns, rowAt } of series) {
+        const r = rowAt[p]!;
+        if (r < 0) continue;
+        const v = columns[ti]![r]!;
+        if (Number.isNaN(v)) continue;
         sum += v;
         count++;
       }
       values[t] = count > 0 ? roundValue(sum / count, stationMeanDecimals(q.timeScale, t)) : null;
       values[`${t}_station_count`] = count;
-    }
-    aggregated_data[key] = values;
+    });
+    aggregated_data[keys[p]!] = values;
   }
   return { stations_metadata, aggregated_data };
 }
@@ -101,5 +107,5 @@ export async function polyAggregate(
   );
   throwIfAborted(signal);
   const rows = new Map(read);
-  return assemblePolyAggregate(q, contributing(q, candidates, rows), rows);
+  return assemblePolyAggregate(q, contributing(candidates, rows), rows);
 }

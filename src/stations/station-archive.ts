@@ -12,7 +12,6 @@
 import { parquetMetadata, type AsyncBuffer, type FileMetaData } from 'hyparquet';
 import { decodeColumn } from './column-decoder.ts';
 import { ClimateQueryError } from '../contract/errors.ts';
-import type { PeriodValues } from '../contract/types.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 import {
   FOOTER_HASH_DIGITS,
@@ -27,13 +26,12 @@ import { sha256Hex } from '../io/digest.ts';
 import { DecodedCache } from './decoded-cache.ts';
 import { OpenFiles, type OpenFile } from './open-files.ts';
 import { mergeGapFor, mergeRanges, planFileRead, planFromChunks, planOpening } from './read-plan.ts';
-import { keyOfTime, ordinalOfKey } from './time-keys.ts';
+import { keyOfTime, ordinalOfKey, ordinalOfRowTime } from './time-keys.ts';
+import { parseStationIndex, type IndexedStation, type StationFile } from './station-index.ts';
+import { noRows, orderRows, type StationRows } from './station-rows.ts';
 
 export { keyOfTime };
-import { parseStationIndex, type IndexedStation, type StationFile } from './station-index.ts';
-
-/** Rows of one station: period key → values of exactly the asked types, in the order asked (null where the file has no value). */
-export type StationRows = Map<string, PeriodValues>;
+export type { StationRows };
 
 /** Options of {@link openStationArchive}. */
 export interface StationArchiveOptions {
@@ -54,7 +52,7 @@ export interface StationArchive {
     scale: StationTimeScale,
     signal?: AbortSignal,
   ): Promise<Map<string, StationCoverage>>;
-  /** The station's rows of `scale` with period keys in [first, last], only the columns of `types`. */
+  /** The station's rows of `scale` with period keys in [first, last], as columns: one per type of `types`, in that order (NaN where the file has none). */
   rows(
     station: IndexedStation,
     scale: StationTimeScale,
@@ -149,9 +147,12 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     last: string,
     signal?: AbortSignal,
   ): Promise<StationRows> => {
-    const out: StationRows = new Map();
+    const none = noRows(types.length);
     const file = station.files[scale];
-    if (!file || file.first > last || file.last < first) return out;
+    if (!file || file.first > last || file.last < first) return none;
+    const wantedRange = ordinalsOf(scale, first, last);
+    if (!wantedRange) throw new Error(`station rows asked with period keys that do not parse: ${first}, ${last}`);
+    const [lo, hi] = wantedRange;
     const f = open(file.path, file.bytes);
     // One gap for the whole read (the opening and the footer's plan), from the link as measured so far.
     const gap = mergeGapFor(location.link?.estimate());
@@ -163,9 +164,8 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       const map = chunkMaps.get(chunkKey(file));
       let chunks: Array<[number, number]> | null = null;
       if (map) {
-        const range = ordinalsOf(scale, first, last);
         const wanted = ['time', ...types.filter((t) => map.columns.includes(t))];
-        chunks = range && planFromChunks(map, wanted, range[0], range[1], (g, c) => decodedChunks.has(keyOf(g, c)));
+        chunks = planFromChunks(map, wanted, lo, hi, (g, c) => decodedChunks.has(keyOf(g, c)));
       }
       f.cached.prefetch(planOpening(file, chunks, gap));
     }
@@ -186,7 +186,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     );
     if (!plan) throw unreadable(file.path, 'has no "time" column');
     const { groups } = plan;
-    if (groups.length === 0) return out;
+    if (groups.length === 0) return none;
     f.cached.prefetch(plan.ranges);
     const asyncBuffer: AsyncBuffer = {
       byteLength: file.bytes,
@@ -195,7 +195,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     // hyparquet asks for exactly each column chunk of the group, all already cached.
     const decode = (column: string, g: { start: number; rows: number }) =>
       decodeColumn(asyncBuffer, metadata, column, g);
-    let decoded: Array<Array<readonly unknown[]>>;
+    let decoded: Array<Array<ArrayLike<unknown>>>;
     try {
       decoded = await abortable(
         Promise.all(
@@ -203,9 +203,9 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
             Promise.all(
               columns.map((column) =>
                 decodedChunks.get(keyOf(g.index, column), g.rows, () =>
-                  // Times are kept as period keys: the comparison below needs nothing else.
+                  // Times are kept as period ordinals (NaN: no period's row): the filter below needs nothing else.
                   column === 'time'
-                    ? decode(column, g).then((t) => t.map((v) => keyOfTime(scale, v)))
+                    ? decode(column, g).then((t) => Float64Array.from(t, (v) => ordinalOfRowTime(scale, v)))
                     : decode(column, g),
                 ),
               ),
@@ -222,21 +222,26 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     }
     // Per asked type, its column among those read (-1: the file has none).
     const columnOf = types.map((t) => present.indexOf(t));
-    for (const [times, ...valueColumns] of decoded as Array<
-      [readonly (string | null)[], ...Array<readonly unknown[]>]
-    >) {
+    const parts = decoded as Array<[Float64Array, ...Array<ArrayLike<unknown>>]>;
+    // Counted first, so the columns are allocated once at their size (NaN ordinals fail both tests).
+    let n = 0;
+    for (const [times] of parts) for (let i = 0; i < times.length; i++) if (times[i]! >= lo && times[i]! <= hi) n++;
+    const at = new Float64Array(n);
+    const values = types.map(() => new Float64Array(n));
+    let k = 0;
+    for (const [times, ...valueColumns] of parts) {
       for (let i = 0; i < times.length; i++) {
-        const key = times[i];
-        if (key === null || key === undefined || key < first || key > last) continue;
-        const values: PeriodValues = {};
-        for (let t = 0; t < types.length; t++) {
+        const o = times[i]!;
+        if (!(o >= lo && o <= hi)) continue;
+        at[k] = o;
+        for (let t = 0; t < columnOf.length; t++) {
           const c = columnOf[t]!;
-          values[types[t]!] = c < 0 ? null : toNumberOrNull(valueColumns[c]![i]);
+          values[t]![k] = c < 0 ? NaN : toNumberOrNaN(valueColumns[c]![i]);
         }
-        out.set(key, values);
+        k++;
       }
     }
-    return out;
+    return orderRows({ at, values });
   };
 
   return {
@@ -353,6 +358,12 @@ function isChunkMap(x: unknown): x is StationFileChunks {
     Array.isArray(m.groups) &&
     m.groups.every((g) => Array.isArray(g) && g.every((v) => Number.isSafeInteger(v)))
   );
+}
+
+/** A Parquet value as a row's number: NaN where it is missing or not finite (never a plausible guess). */
+function toNumberOrNaN(v: unknown): number {
+  const n = typeof v === 'bigint' ? Number(v) : v;
+  return typeof n === 'number' && Number.isFinite(n) ? n : NaN;
 }
 
 /** Parquet values → JSON numbers; anything missing or not finite → null (never a plausible guess). */

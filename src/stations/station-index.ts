@@ -67,6 +67,21 @@ export const INDEX_COLUMNS = [
 const num = (v: unknown): number | null =>
   v === null || v === undefined ? null : typeof v === 'bigint' ? Number(v) : Number(v);
 
+const utf8 = new TextDecoder();
+
+/**
+ * The index's strings (ids, names, paths, hashes, dates: 11 per station),
+ * ASCII ones made in JavaScript. A browser's TextDecoder costs a call into
+ * the engine per string: 104 ms for 22,000 path-sized strings in a fresh
+ * Chromium page, against 7 ms this way (Node's is fast either way).
+ */
+function textOf(bytes: Uint8Array | undefined): string | undefined {
+  if (!bytes) return bytes;
+  if (bytes.length > 256) return utf8.decode(bytes);
+  for (let i = 0; i < bytes.length; i++) if (bytes[i]! > 0x7f) return utf8.decode(bytes);
+  return String.fromCharCode.apply(null, bytes as unknown as number[]);
+}
+
 /**
  * Parses the index file's bytes into stations sorted by id (JS string
  * order, the order poly-aggregate lists and sums them in).
@@ -78,7 +93,10 @@ export async function parseStationIndex(
 ): Promise<IndexedStation[]> {
   let rows: Record<string, unknown>[];
   try {
-    rows = (await parquetReadObjects({ file: bytes, compressors })) as Record<string, unknown>[];
+    rows = (await parquetReadObjects({ file: bytes, compressors, parsers: { stringFromBytes: textOf } })) as Record<
+      string,
+      unknown
+    >[];
   } catch (cause) {
     throw new ClimateQueryError(
       'dataset_unavailable',

@@ -73,24 +73,28 @@ async function readSeries(
   const days = q.lastDay + marginDays(q) - firstDay + 1;
   const rows = await archive.rows(station, source, n.dataTypes, n.first, n.last, signal);
   let known = 0;
+  // Columns in the order of n.dataTypes; ordinals are hours or days since 1970-01-01.
+  const column = (type: string) => rows.values[n.dataTypes.indexOf(type)]!;
   if (source === 'hourly') {
     const values = new Float64Array(days * 24).fill(NaN);
-    for (const [key, v] of rows) {
-      const t = v.temperature_mean;
-      if (t === null || t === undefined) continue;
-      values[Date.parse(`${key}Z`) / 3_600_000 - firstDay * 24] = t;
+    const temperature = column('temperature_mean');
+    rows.at.forEach((hour, i) => {
+      const t = temperature[i]!;
+      if (Number.isNaN(t)) return;
+      values[hour - firstDay * 24] = t;
       known++;
-    }
+    });
     return known ? measuredSeries(firstDay, values, q.maxGapHours) : null;
   }
   const tmin = new Float64Array(days).fill(NaN);
   const tmax = new Float64Array(days).fill(NaN);
-  for (const [key, v] of rows) {
-    const d = Date.parse(`${key}T00:00:00Z`) / 86_400_000 - firstDay;
-    if (v.temperature_min !== null && v.temperature_min !== undefined) tmin[d] = v.temperature_min;
-    if (v.temperature_max !== null && v.temperature_max !== undefined) tmax[d] = v.temperature_max;
+  const [lows, highs] = [column('temperature_min'), column('temperature_max')];
+  rows.at.forEach((day, i) => {
+    const d = day - firstDay;
+    if (!Number.isNaN(lows[i]!)) tmin[d] = lows[i]!;
+    if (!Number.isNaN(highs[i]!)) tmax[d] = highs[i]!;
     if (!Number.isNaN(tmin[d]!) && !Number.isNaN(tmax[d]!)) known++;
-  }
+  });
   return known ? reconstructedSeries(firstDay, tmin, tmax, station.lat, Math.floor(q.maxGapHours / 24)) : null;
 }
 

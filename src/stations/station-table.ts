@@ -8,10 +8,9 @@ import { quote } from '../contract/quote.ts';
 import { STATION_TYPES } from '../contract/station-data-types.ts';
 import type { StationTable, StationTableRequest } from '../sql/station-sql.ts';
 import { abortable } from '../io/abortable.ts';
+import { sqlTimeOf } from '../contract/periods.ts';
 import type { StationArchive } from './station-archive.ts';
-
-/** The SQL literal of a period key: hourly keys lose their `T`, dates stay. */
-const sqlTime = (key: string) => key.replace('T', ' ');
+import { valueOrNull } from './station-rows.ts';
 
 /**
  * Reads `request`'s stations from `archive`. `held` lists the data types the
@@ -48,12 +47,12 @@ export async function readStationTable(
   const values: Record<string, Array<number | null>> = Object.fromEntries(dataTypes.map((t) => [t, []]));
   read.forEach((rows, i) => {
     const id = chosen[i]!.id;
-    for (const key of [...rows.keys()].sort()) {
-      const row = rows.get(key)!;
+    // Rows come in period order; hourly times lose their `T`, dates stay.
+    rows.at.forEach((ordinal, r) => {
       stationId.push(id);
-      time.push(sqlTime(key));
-      for (const t of dataTypes) values[t]!.push(row[t] ?? null);
-    }
+      time.push(sqlTimeOf(request.timeScale, ordinal));
+      dataTypes.forEach((t, ti) => values[t]!.push(valueOrNull(rows.values[ti]![r]!)));
+    });
   });
   return {
     timeScale: request.timeScale,

@@ -54,6 +54,31 @@ export function ordinalOfTime(scale: StationTimeScale, value: unknown): number |
   }
 }
 
+/**
+ * Period ordinal of a decoded row time (a Date, or epoch milliseconds) whose
+ * key {@link keyOfTime} would give as one of a range's keys; NaN otherwise.
+ * Days and months truncate, as their keys do; an hourly time must lie on
+ * the hour to the second (the key keeps minutes and seconds, so no range
+ * key matches one off the hour; builds refuse such times). Hot: one call
+ * per row read.
+ */
+export function ordinalOfRowTime(scale: StationTimeScale, value: unknown): number {
+  const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : NaN;
+  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return NaN;
+  switch (TIME_SCALES[scale].calendar) {
+    case 'hour': {
+      const s = Math.floor(ms / 1000);
+      return s % 3600 === 0 ? s / 3600 : NaN;
+    }
+    case 'day':
+      return Math.floor(ms / DAY_MS);
+    default: {
+      const d = new Date(ms);
+      return (d.getUTCFullYear() - 1970) * 12 + d.getUTCMonth();
+    }
+  }
+}
+
 /** Period ordinal of a key as answers write it ("2024-01-01T05:00:00", "2024-01-02", "2024-03-01"); null when it does not parse. */
 export function ordinalOfKey(scale: StationTimeScale, key: string): number | null {
   return ordinalOfTime(scale, Date.parse(key.length > 10 ? `${key}Z` : `${key}T00:00:00Z`));

@@ -96,6 +96,36 @@ describe('a hostile station index', () => {
     });
   }
 
+  it('reads every string as DuckDB does: ASCII, other scripts and long text', async () => {
+    const { root, id } = await withIndexField(
+      'names',
+      'name',
+      `'Kléin Drakenstein – Ōtautahi 站 ' || repeat('ä', 200)`,
+    );
+    const index = join(root, 'stations/index.parquet');
+    const bytes = await readFile(index);
+    const stations = await parseStationIndex(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+      'fixture',
+      (await stat(join(root, 'stations/coverage.jsonl'))).size,
+    );
+    const db = await DuckDBInstance.create(':memory:');
+    const con = await db.connect();
+    const expected = (
+      await con.runAndReadAll(`SELECT station_id, name, hourly_path FROM read_parquet('${index}') ORDER BY station_id`)
+    ).getRowObjectsJS();
+    con.closeSync();
+    db.closeSync();
+    const byId = new Map(stations.map((s) => [s.id, s]));
+    expect(stations.length).toBe(expected.length);
+    for (const r of expected) {
+      const s = byId.get(String(r.station_id))!;
+      expect(s.name).toBe(r.name);
+      expect(s.files.hourly?.path ?? null).toBe(r.hourly_path);
+    }
+    expect(byId.get(id)!.name).toBe(`Kléin Drakenstein – Ōtautahi 站 ${'ä'.repeat(200)}`);
+  });
+
   it('the index of a good dataset passes the same checks', async () => {
     const bytes = await readFile(join(fx.dataset, 'stations/index.parquet'));
     const stations = await parseStationIndex(
