@@ -7,7 +7,7 @@
 /// <reference lib="webworker" />
 import { createClimateEngine, type ClimateEngine } from '../../src/engine/engine.ts';
 import type { ByteSource } from '../../src/io/byte-source.ts';
-import type { FromWorker, ToWorker } from '../../src/worker/protocol.ts';
+import { responseMessage, type ToWorker } from '../../src/worker/protocol.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -32,13 +32,10 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
   if (msg.type === 'init') engine = createClimateEngine({ dataset: msg.dataset, openByteSource: wholeFile });
   else if (msg.type === 'request') {
-    void engine!.handle(msg.request).then((response) =>
-      self.postMessage({
-        type: 'response',
-        id: msg.id,
-        status: response.status,
-        body: response.body,
-      } satisfies FromWorker),
-    );
+    // Sent as the engine Worker sends it, so the two differ only in how bytes are read.
+    void engine!.handle(msg.request).then((response) => {
+      const { message, transfer } = responseMessage(msg.id, response, msg.as);
+      self.postMessage(message, transfer);
+    });
   }
 });

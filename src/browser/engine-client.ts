@@ -7,7 +7,7 @@ import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
 import type { Endpoint, ResponseOf } from '../contract/types.ts';
 import type { ApiJsonResponse, ApiRequest, ApiResponse } from '../engine/router.ts';
 import type { CallOptions, ClimateQueries, DatasetViews } from '../engine/engine.ts';
-import type { FromWorker, ToWorker, WorkerCall, WorkerCalls } from '../worker/protocol.ts';
+import { bodyOf, type FromWorker, type ToWorker, type WorkerCall, type WorkerCalls } from '../worker/protocol.ts';
 import { runStationSql, type SqlRunner, type StationSqlResult } from '../sql/station-sql.ts';
 
 /** The page side of the engine worker: the routes, and the dataset's catalog, stations and layer grids, all read in the Worker. */
@@ -120,12 +120,12 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
 
   async function handle(request: ApiRequest, opts: CallOptions = {}): Promise<ApiResponse> {
     const r = await ask(request, 'object', opts);
-    return { status: r.status, body: 'json' in r ? (JSON.parse(r.json) as unknown) : r.body };
+    return { status: r.status, body: bodyOf(r) };
   }
 
   async function handleJson(request: ApiRequest, opts: CallOptions = {}): Promise<ApiJsonResponse> {
     const r = await ask(request, 'json', opts);
-    return { status: r.status, json: 'json' in r ? r.json : JSON.stringify(r.body) };
+    return { status: r.status, json: 'json' in r ? r.json : JSON.stringify(bodyOf(r)) };
   }
 
   async function query<E extends Endpoint>(endpoint: E, body: unknown, opts: CallOptions = {}): Promise<ResponseOf[E]> {

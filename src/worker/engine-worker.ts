@@ -7,7 +7,7 @@
 import { createClimateEngine, type ClimateEngine } from '../engine/engine.ts';
 import { ClimateQueryError, toClimateQueryError } from '../contract/errors.ts';
 import type { ApiResponse } from '../engine/router.ts';
-import { WORKER_CALLS, type FromWorker, type ToWorker, type WorkerCall } from './protocol.ts';
+import { WORKER_CALLS, responseMessage, type FromWorker, type ToWorker, type WorkerCall } from './protocol.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -25,11 +25,8 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
     inFlight.set(msg.id, controller);
     const reply = (response: ApiResponse) => {
       inFlight.delete(msg.id);
-      self.postMessage(
-        (msg.as === 'json'
-          ? { type: 'response', id: msg.id, status: response.status, json: JSON.stringify(response.body) }
-          : { type: 'response', id: msg.id, status: response.status, body: response.body }) satisfies FromWorker,
-      );
+      const { message, transfer } = responseMessage(msg.id, response, msg.as);
+      self.postMessage(message, transfer);
     };
     if (!engine) {
       reply({

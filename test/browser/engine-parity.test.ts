@@ -110,6 +110,16 @@ describe('library, service worker and serve agree', () => {
       );
       expect(sw.text === http.text, `${path} ${text}: service worker and serve differ`).toBe(true);
       expect(libText === http.text, `${path} ${text}: library and serve differ`).toBe(true);
+      // The object answer crosses from the Worker with its period tables as columns (packed-tables.ts):
+      // written out in the page, it is the same text, key order included.
+      const objectText = await page.evaluate(
+        ([path, body]) =>
+          (window as unknown as { cq: { engine: { handle(r: unknown): Promise<{ body: unknown }> } } }).cq.engine
+            .handle({ method: 'POST', path, body })
+            .then((r) => JSON.stringify(r.body)),
+        [path, text] as const,
+      );
+      expect(objectText === http.text, `${path} ${text}: the library's object answer and serve differ`).toBe(true);
     }
   });
 
