@@ -33,7 +33,7 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   if (msg.type === 'init') engine = createClimateEngine({ dataset: msg.dataset, openByteSource: wholeFile });
   else if (msg.type === 'request') {
     // Sent as the engine Worker sends it, so the two differ only in how bytes are read.
-    void engine!.handle(msg.request).then((response) => {
+    void engine!.handle(msg.request, { periodTables: msg.as !== 'json' }).then((response) => {
       const { message, transfer } = responseMessage(msg.id, response, msg.as);
       self.postMessage(message, transfer);
     });

@@ -60,6 +60,14 @@ export interface ClimateEngineOptions {
 /** Per-call options. */
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Leave the station answers' period tables (nearest-station's `data`,
+   * poly-aggregate's `aggregated_data`) as PeriodTables (contract/period-table.ts), columns
+   * standing in for the objects, for a transport that sends columns (the
+   * engine Worker, worker/packed-tables.ts). Written as JSON they are the
+   * same text. Default: the contract's objects.
+   */
+  periodTables?: boolean;
 }
 
 /** The four endpoints as typed functions and the router: what every engine, local or in a Worker, offers. */
@@ -167,6 +175,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
   async function query<E extends Endpoint>(endpoint: E, body: unknown, opts: CallOptions = {}): Promise<ResponseOf[E]> {
     throwIfAborted(opts.signal);
     let seen = generation;
+    const tables = opts.periodTables === true;
     try {
       return await withBudget(
         options.timeoutMs ?? DEFAULT_QUERY_BUDGET_MS,
@@ -174,7 +183,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
         location.base,
         async (signal) => {
           try {
-            return await run(endpoint, body, signal);
+            return await run(endpoint, body, signal, tables);
           } catch (err) {
             if (isDatasetChange(err)) {
               // A file no longer matches the catalog (a redeploy): read the catalog
@@ -187,7 +196,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
             // (An abort this query did not ask for: a concurrent query tore down
             // the shared files to reload them. Answer from the new state too.)
             seen = generation;
-            return await run(endpoint, body, signal);
+            return await run(endpoint, body, signal, tables);
           }
         },
       );
@@ -199,16 +208,21 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     }
   }
 
-  async function run<E extends Endpoint>(endpoint: E, body: unknown, signal: AbortSignal): Promise<ResponseOf[E]> {
+  async function run<E extends Endpoint>(
+    endpoint: E,
+    body: unknown,
+    signal: AbortSignal,
+    tables: boolean,
+  ): Promise<ResponseOf[E]> {
     try {
       switch (endpoint) {
         case 'nearest-station': {
           const q = validateNearestStation(body);
-          return (await nearestStation(q, await stationArchive(signal), signal)) as ResponseOf[E];
+          return (await nearestStation(q, await stationArchive(signal), signal, tables)) as ResponseOf[E];
         }
         case 'poly-aggregate': {
           const q = validatePolyAggregate(body);
-          return (await polyAggregate(q, await stationArchive(signal), signal)) as ResponseOf[E];
+          return (await polyAggregate(q, await stationArchive(signal), signal, tables)) as ResponseOf[E];
         }
         case 'point':
         case 'polygon': {

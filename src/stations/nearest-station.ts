@@ -12,7 +12,8 @@ import type { StationCoverage } from '../dataset/catalog.ts';
 import { throwIfAborted } from '../contract/errors.ts';
 import { abortable } from '../io/abortable.ts';
 import type { StationArchive } from './station-archive.ts';
-import { rowIndexByPeriod, valueOrNull, type StationRows } from './station-rows.ts';
+import { rowIndexByPeriod, type StationRows } from './station-rows.ts';
+import { PeriodTable } from '../contract/period-table.ts';
 import { hasDataIn, spansRange, type IndexedStation } from './station-index.ts';
 
 /** The station chosen for one point. */
@@ -175,28 +176,34 @@ export function planNearest(
   return { choices, ids, need: [] };
 }
 
-/** The contract's answer from the choices and the rows read (columns of exactly `q.dataTypes`, in order, as {@link StationRows} hold them): every period of the range, nulls where no row. */
+/**
+ * The contract's answer from the choices and the rows read (columns of exactly `q.dataTypes`, in
+ * order, as {@link StationRows} hold them): every period of the range, nulls where no row. With
+ * `tables`, each point's `data` stays a {@link PeriodTable} (columns) for a transport that sends
+ * columns; the engine makes the objects otherwise (CallOptions.periodTables).
+ */
 export function assembleNearest(
   q: StationQuery,
   choices: ReadonlyArray<NearestChoice | null>,
   byStation: ReadonlyMap<string, StationRows>,
+  tables = false,
 ): NearestStationResponse {
   const out: NearestStationResponse = {};
   const { keys, start } = q.range;
-  const types = q.dataTypes;
   q.geometries.forEach((g, i) => {
     const choice = choices[i];
     if (!choice) return;
     const rows = byStation.get(choice.station.id);
     const rowAt = rows ? rowIndexByPeriod(rows, start, keys.length) : null;
-    const data: Record<string, PeriodValues> = {};
-    for (let p = 0; p < keys.length; p++) {
-      // Each period's object made once, here, straight from the columns.
-      const r = rowAt ? rowAt[p]! : -1;
-      const values: PeriodValues = {};
-      for (let t = 0; t < types.length; t++) values[types[t]!] = r < 0 ? null : valueOrNull(rows!.values[t]![r]!);
-      data[keys[p]!] = values;
-    }
+    const columns = q.dataTypes.map((_, t) => {
+      const column = new Float64Array(keys.length).fill(NaN);
+      if (rows && rowAt)
+        for (let p = 0; p < keys.length; p++) if (rowAt[p]! >= 0) column[p] = rows.values[t]![rowAt[p]!]!;
+      return column;
+    });
+    const table = new PeriodTable(keys, q.dataTypes, columns);
+    // A stand-in for the objects until the engine makes them (or a transport sends the columns).
+    const data = (tables ? table : table.rows()) as Record<string, PeriodValues>;
     out[g.key] = {
       metadata: {
         station_lat: choice.station.lat,
@@ -238,11 +245,12 @@ export async function chooseStations(
   }
 }
 
-/** Answers a validated nearest-station query from the archive. */
+/** Answers a validated nearest-station query from the archive (`tables`: see {@link assembleNearest}). */
 export async function nearestStation(
   q: StationQuery,
   archive: StationArchive,
   signal?: AbortSignal,
+  tables = false,
 ): Promise<NearestStationResponse> {
   const stations = await archive.stations(signal);
   const ranked = q.geometries.map((g) => (g.kind === 'point' ? rankStations(stations, g.position) : null));
@@ -259,5 +267,5 @@ export async function nearestStation(
     signal,
   );
   throwIfAborted(signal);
-  return assembleNearest(q, plan.choices, new Map(read));
+  return assembleNearest(q, plan.choices, new Map(read), tables);
 }

@@ -15,6 +15,7 @@ import { containsPoint } from './point-in-polygon.ts';
 import { abortable } from '../io/abortable.ts';
 import type { StationArchive } from './station-archive.ts';
 import { hasAnyValue, rowIndexByPeriod, type StationRows } from './station-rows.ts';
+import { PeriodTable } from '../contract/period-table.ts';
 import { hasDataIn, spansRange, type IndexedStation } from './station-index.ts';
 
 /**
@@ -43,11 +44,16 @@ export function contributing(
   });
 }
 
-/** The contract's answer from the contributing stations (id order) and their rows. */
+/**
+ * The contract's answer from the contributing stations (id order) and their rows. With `tables`,
+ * `aggregated_data` stays a {@link PeriodTable} (columns) for a transport that sends columns; the
+ * engine makes the objects otherwise (CallOptions.periodTables).
+ */
 export function assemblePolyAggregate(
   q: StationQuery,
   inside: readonly IndexedStation[],
   rows: ReadonlyMap<string, StationRows>,
+  tables = false,
 ): PolyAggregateResponse {
   const stations_metadata: PolyAggregateResponse['stations_metadata'] = {};
   inside.forEach((s, i) => {
@@ -59,33 +65,39 @@ export function assemblePolyAggregate(
     const r = rows.get(s.id);
     return r ? [{ values: r.values, rowAt: rowIndexByPeriod(r, start, keys.length) }] : [];
   });
-  const aggregated_data: Record<string, PeriodValues> = {};
-  for (let p = 0; p < keys.length; p++) {
-    const values: PeriodValues = {};
-    q.dataTypes.forEach((t, ti) => {
+  // Per type, its mean and its count, as the answer orders them.
+  const fields = q.dataTypes.flatMap((t) => [t, `${t}_station_count`]);
+  const columns = fields.map(() => new Float64Array(keys.length));
+  q.dataTypes.forEach((t, ti) => {
+    const [means, counts] = [columns[2 * ti]!, columns[2 * ti + 1]!];
+    const decimals = stationMeanDecimals(q.timeScale, t);
+    for (let p = 0; p < keys.length; p++) {
       let sum = 0;
       let count = 0;
-      for (const { values: columns, rowAt } of series) {
+      for (const { values, rowAt } of series) {
         const r = rowAt[p]!;
         if (r < 0) continue;
-        const v = columns[ti]![r]!;
+        const v = values[ti]![r]!;
         if (Number.isNaN(v)) continue;
         sum += v;
         count++;
       }
-      values[t] = count > 0 ? roundValue(sum / count, stationMeanDecimals(q.timeScale, t)) : null;
-      values[`${t}_station_count`] = count;
-    });
-    aggregated_data[keys[p]!] = values;
-  }
+      means[p] = count > 0 ? roundValue(sum / count, decimals) : NaN;
+      counts[p] = count;
+    }
+  });
+  const table = new PeriodTable(keys, fields, columns);
+  // A stand-in for the objects until the engine makes them (or a transport sends the columns).
+  const aggregated_data = (tables ? table : table.rows()) as Record<string, PeriodValues>;
   return { stations_metadata, aggregated_data };
 }
 
-/** Answers a validated poly-aggregate query from the archive. */
+/** Answers a validated poly-aggregate query from the archive (`tables`: see {@link assemblePolyAggregate}). */
 export async function polyAggregate(
   q: StationQuery,
   archive: StationArchive,
   signal?: AbortSignal,
+  tables = false,
 ): Promise<PolyAggregateResponse> {
   const inside = candidatesInside(q, await archive.stations(signal));
   const first = q.range.keys[0]!;
@@ -107,5 +119,5 @@ export async function polyAggregate(
   );
   throwIfAborted(signal);
   const rows = new Map(read);
-  return assemblePolyAggregate(q, contributing(candidates, rows), rows);
+  return assemblePolyAggregate(q, contributing(candidates, rows), rows, tables);
 }

@@ -37,7 +37,8 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
       });
       return;
     }
-    void engine.handle(msg.request, { signal: controller.signal }).then(reply);
+    // Object answers keep their period tables as columns: sent as they are, made into objects on the page.
+    void engine.handle(msg.request, { signal: controller.signal, periodTables: msg.as !== 'json' }).then(reply);
   } else if (msg.type === 'call') {
     const controller = new AbortController();
     inFlight.set(msg.id, controller);

@@ -4,12 +4,13 @@
  * property: the 87,600 period objects of a 10-station hourly year took
  * 213 ms to send and 154 ms to receive in Chromium, while typed arrays move
  * without a copy and the page rebuilds the objects in about 100 ms
- * (docs/performance.md). A table is an object of at least
+ * (docs/performance.md). A table is a {@link PeriodTable} the engine left
+ * as columns (CallOptions.periodTables), or an object of at least
  * {@link MIN_TABLE_ROWS} plain objects that all have the same keys in the
- * same order and only numbers or null as values: the `data` of
- * nearest-station, the `aggregated_data` of poly-aggregate. Anything else
- * travels as it is. Unpacking gives back the same JSON, key order included.
+ * same order and only numbers or null as values. Anything else travels as
+ * it is. Unpacking gives back the same JSON, key order included.
  */
+import { PERIOD_TABLE_DEPTH, PeriodTable } from '../contract/period-table.ts';
 
 /** One packed table: where it sits in the body, its row keys, its field names, and a column per field (NaN for null). */
 export interface PackedTable {
@@ -22,14 +23,17 @@ export interface PackedTable {
 
 /** Tables with fewer rows travel as objects: packing pays only on large ones. */
 export const MIN_TABLE_ROWS = 64;
-/** How deep in the body tables are looked for (nearest-station's `data` is at depth 2). */
-const MAX_DEPTH = 3;
 
 const isPlain = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
 
 /** The table `o` would pack into, or null when it is not one. */
 function tableOf(o: Record<string, unknown>, path: string[]): PackedTable | null {
+  if (o instanceof PeriodTable) {
+    // Each column on a buffer of its own, so transferring it takes nothing else along.
+    const columns = o.columns.map((c) => (c.byteLength === c.buffer.byteLength ? c : c.slice()));
+    return { path, keys: [...o.keys], fields: [...o.fields], columns };
+  }
   const keys = Object.keys(o);
   if (keys.length < MIN_TABLE_ROWS) return null;
   const first = o[keys[0]!];
@@ -62,20 +66,21 @@ function tableOf(o: Record<string, unknown>, path: string[]): PackedTable | null
 export function packTables(body: unknown): { body: unknown; tables: PackedTable[]; transfer: ArrayBuffer[] } {
   const tables: PackedTable[] = [];
   const cut = (o: unknown, path: string[]): unknown => {
-    if (!isPlain(o)) return o;
-    const table = tableOf(o, path);
+    if (!isPlain(o) && !(o instanceof PeriodTable)) return o;
+    const table = tableOf(o as Record<string, unknown>, path);
     if (table) {
       tables.push(table);
       return null;
     }
-    if (path.length >= MAX_DEPTH) return o;
+    if (path.length >= PERIOD_TABLE_DEPTH) return o;
     let copy: Record<string, unknown> | null = null;
-    for (const k of Object.keys(o)) {
-      const v = cut(o[k], [...path, k]);
-      if (v !== o[k]) copy ??= { ...o };
+    const from = o as Record<string, unknown>;
+    for (const k of Object.keys(from)) {
+      const v = cut(from[k], [...path, k]);
+      if (v !== from[k]) copy ??= { ...from };
       if (copy) copy[k] = v;
     }
-    return copy ?? o;
+    return copy ?? from;
   };
   const packed = cut(body, []);
   return { body: packed, tables, transfer: tables.flatMap((t) => t.columns.map((c) => c.buffer as ArrayBuffer)) };
@@ -84,16 +89,7 @@ export function packTables(body: unknown): { body: unknown; tables: PackedTable[
 /** The body as it was before {@link packTables}: each table rebuilt as objects at its place. */
 export function unpackTables(body: unknown, tables: readonly PackedTable[]): unknown {
   for (const t of tables) {
-    const rows: Record<string, Record<string, number | null>> = {};
-    const { keys, fields, columns } = t;
-    for (let i = 0; i < keys.length; i++) {
-      const row: Record<string, number | null> = {};
-      for (let j = 0; j < fields.length; j++) {
-        const v = columns[j]![i]!;
-        row[fields[j]!] = Number.isNaN(v) ? null : v;
-      }
-      rows[keys[i]!] = row;
-    }
+    const rows = new PeriodTable(t.keys, t.fields, t.columns).rows();
     if (t.path.length === 0) return rows;
     let at = body as Record<string, unknown>;
     for (const k of t.path.slice(0, -1)) at = at[k] as Record<string, unknown>;

@@ -72,6 +72,14 @@ describe('packed period tables', () => {
       const wire = overTheWire(a.body);
       expect(wire.tables, `${path}: tables packed`).toBeGreaterThanOrEqual(tables);
       expect(wire.text).toBe(JSON.stringify(a.body));
+      // As the engine Worker asks: the period tables left as columns, never made into objects there.
+      const columns = await engine.handle({ method: 'POST', path, body: JSON.stringify(body) }, { periodTables: true });
+      expect(JSON.stringify(columns.body), `${path}: written as JSON`).toBe(JSON.stringify(a.body));
+      const sent = overTheWire(columns.body);
+      expect(sent.tables, `${path}: every period table sent as columns`).toBeGreaterThanOrEqual(
+        path.includes('nearest') ? 3 : 1,
+      );
+      expect(sent.text).toBe(JSON.stringify(a.body));
     }
     await engine.close();
   });
