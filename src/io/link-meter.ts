@@ -30,8 +30,9 @@ export interface LinkEstimate {
   latencyMs: number | null;
   /**
    * Body bytes per ms after the first {@link HEAD_START_BYTES}, less the time any body takes to be
-   * handed over (the quickest body seen); the median over bodies large enough to time. Concurrent
-   * bodies share a link and TCP starts slowly, so this errs low. The wait is not counted: the first
+   * handed over (the quickest body seen): the median over bodies large enough to time, or, when
+   * more, the median over groups of bodies that arrived at the same time (they shared the link,
+   * so each alone shows only its share). TCP starts slowly, so this errs low. The wait is not counted: the first
    * request of a session also waits for its connection (a TLS handshake is two round trips more),
    * and the station index, the body that times most first queries, is that request.
    */
@@ -64,6 +65,8 @@ const LOOK_MS = 2_000;
 interface Kept extends Transfer {
   /** True once the times are the Resource Timing entry's; false once no entry will come. */
   settled?: boolean;
+  /** When the body began, on the `performance.now()` clock (the entry's `responseStart` once settled). */
+  bodyAt?: number;
 }
 
 /**
@@ -97,7 +100,9 @@ export class LinkMeter {
       .map((t) => (t.bytes - HEAD_START_BYTES) / Math.max(t.bodyMs - handOverMs, MIN_BODY_MS))
       .sort((a, b) => a - b);
     // The median: one body held back by a busy event loop (or arriving with its headers) would sway a mean or a max.
-    const bytesPerMs = rates.length === 0 ? null : rates[(rates.length - 1) >> 1]!;
+    const alone = rates.length === 0 ? null : rates[(rates.length - 1) >> 1]!;
+    const shared = sharedRate(this.transfers, handOverMs);
+    const bytesPerMs = alone === null ? shared : shared === null ? alone : Math.max(alone, shared);
     return { latencyMs, bytesPerMs };
   }
 
@@ -121,8 +126,41 @@ export class LinkMeter {
         this.used.add(entry);
         t.waitMs = Math.max(0, entry.responseStart - entry.startTime);
         t.bodyMs = entry.responseEnd - entry.responseStart;
+        t.bodyAt = entry.responseStart;
         t.settled = true;
       } else if (now - t.sentAt > LOOK_MS) t.settled = false;
     }
   }
+}
+
+/**
+ * The median rate of groups of bodies whose arrivals overlapped, each group's bytes (after each
+ * body's {@link HEAD_START_BYTES}) over the time from its first body's start to its last body's
+ * end, less one hand-over. Six bodies sharing 20 Mbit/s each arrive at a sixth of it; together
+ * they arrive at the link's rate. Groups with fewer than two bodies or
+ * {@link TIMED_BODY_BYTES} in all are not timed (null when none is).
+ */
+function sharedRate(transfers: readonly Kept[], handOverMs: number): number | null {
+  const spans = transfers
+    .flatMap((t) => {
+      const at = t.bodyAt ?? (t.sentAt === undefined ? undefined : t.sentAt + t.waitMs);
+      return at === undefined ? [] : [{ from: at, to: at + t.bodyMs, bytes: t.bytes }];
+    })
+    .sort((a, b) => a.from - b.from);
+  const rates: number[] = [];
+  for (let i = 0; i < spans.length; ) {
+    const first = spans[i]!;
+    let to = first.to;
+    let bytes = Math.max(0, first.bytes - HEAD_START_BYTES);
+    let n = 1;
+    let j = i + 1;
+    for (; j < spans.length && spans[j]!.from < to; j++, n++) {
+      to = Math.max(to, spans[j]!.to);
+      bytes += Math.max(0, spans[j]!.bytes - HEAD_START_BYTES);
+    }
+    if (n >= 2 && bytes >= TIMED_BODY_BYTES) rates.push(bytes / Math.max(to - first.from - handOverMs, MIN_BODY_MS));
+    i = j;
+  }
+  rates.sort((a, b) => a - b);
+  return rates.length === 0 ? null : rates[(rates.length - 1) >> 1]!;
 }

@@ -39,6 +39,19 @@ describe('LinkMeter', () => {
     expect(m.estimate()).toEqual({ latencyMs: 41, bytesPerMs: 13_000 });
   });
 
+  it('times bodies that arrived together as one: they shared the link', () => {
+    const m = new LinkMeter();
+    // Three 64 KiB bodies over the same 100 ms: each alone shows a third of the link.
+    for (const at of [0, 2, 4]) m.record({ bytes: 65_536 + 4_096, waitMs: 40, bodyMs: 100 - at, sentAt: at - 40 });
+    m.record({ bytes: 100, waitMs: 40, bodyMs: 0, sentAt: 1_000 });
+    expect(m.estimate().bytesPerMs).toBeCloseTo((3 * 65_536) / 100, 0);
+    // Bodies one after another are timed alone, as before.
+    const apart = new LinkMeter();
+    for (const at of [0, 200, 400]) apart.record({ bytes: 65_536 + 4_096, waitMs: 40, bodyMs: 100, sentAt: at });
+    apart.record({ bytes: 100, waitMs: 40, bodyMs: 0, sentAt: 1_000 });
+    expect(apart.estimate().bytesPerMs).toBeCloseTo(65_536 / 100, 0);
+  });
+
   it('follows the recent transfers only', () => {
     const m = new LinkMeter();
     m.record({ bytes: 100, waitMs: 5, bodyMs: 0 });
@@ -55,17 +68,28 @@ describe('LinkMeter fed by createHttpSource over real links', () => {
   });
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
-  async function measure(profileId: string) {
+  async function measure(profileId: string, together = false) {
     const server = await startBenchServer({ mounts: { '/d/': dir }, profile: profileOf(profileId) });
     try {
       const meter = new LinkMeter();
       const source = createHttpSource(`${server.nodeUrl}d/a.bin`, { expected: { bytes: 300_000 }, meter });
-      for (const [offset, length] of [
-        [0, 1_000],
-        [10_000, 120_000],
-        [150_000, 120_000],
-      ] as const) {
-        expect((await source.read(offset, length)).length).toBe(length);
+      expect((await source.read(0, 1_000)).length).toBe(1_000);
+      const reads: Array<[number, number]> = together
+        ? [
+            [10_000, 60_000],
+            [80_000, 60_000],
+            [150_000, 60_000],
+            [220_000, 60_000],
+          ]
+        : [
+            [10_000, 120_000],
+            [150_000, 120_000],
+          ];
+      if (together) {
+        const got = await Promise.all(reads.map(([offset, length]) => source.read(offset, length)));
+        expect(got.map((b) => b.length)).toEqual(reads.map(([, length]) => length));
+      } else {
+        for (const [offset, length] of reads) expect((await source.read(offset, length)).length).toBe(length);
       }
       return meter.estimate();
     } finally {
@@ -102,6 +126,19 @@ describe('LinkMeter fed by createHttpSource over real links', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('measures 20 Mbit/s from bodies that shared it, and no more', async () => {
+    const e = await measure('40-20mbit', true);
+    // 20 Mbit/s is 2,500 B/ms for the four bodies together (each alone got about a quarter).
+    expect(e.bytesPerMs!).toBeGreaterThan(2_500 * 0.6);
+    expect(e.bytesPerMs!).toBeLessThanOrEqual(2_500 * 1.15);
+  });
+
+  it('measures no more than 4 Mbit/s on the rural link from bodies that shared it', async () => {
+    const e = await measure('150-4mbit', true);
+    expect(e.bytesPerMs!).toBeGreaterThan(500 * 0.6);
+    expect(e.bytesPerMs!).toBeLessThanOrEqual(500 * 1.15);
   });
 
   it('measures 150 ms and no more than 4 Mbit/s on the rural link', async () => {
