@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { Catalog, RasterLayerEntry } from '../src/dataset/catalog.ts';
 import { checkCatalog } from '../src/dataset/catalog-check.ts';
 import { buildDemo } from '../src/node/demo.ts';
+import { fromFile } from 'geotiff';
 import { closeDataset, gdalStep, mount, openDataset, unmount } from '../src/builder/raster-build-gdal.ts';
 
 /** The repository root. */
@@ -97,6 +98,50 @@ export interface BaselineLayer {
   bytes: number;
 }
 
+/**
+ * A `series` file (docs/layers.md, "Layouts") as a map again: `<name>.raw` holds its dates band after
+ * band on the grid and `<name>.vrt` describes them with the grid's georeferencing, from the file's own
+ * CLIMATE_QUERY_SERIES item. Written out from the documented layout, not with the engine's reader.
+ */
+async function unSeries(source: string, work: string, name: string): Promise<void> {
+  const tiff = await fromFile(source);
+  try {
+    const image = await tiff.getImage();
+    const item = ((await image.getGDALMetadata()) as Record<string, string>).CLIMATE_QUERY_SERIES ?? '';
+    const m = /^grid (\d+)x(\d+) block (\d+)x(\d+) origin (\S+) (\S+) pixel (\S+) (\S+) EPSG:4326$/.exec(item);
+    if (!m) throw new Error(`${source}: no CLIMATE_QUERY_SERIES item`);
+    const [w, h, bw, bh] = m.slice(1, 5).map(Number) as [number, number, number, number];
+    const [west, north, resX, resY] = m.slice(5).map(Number) as [number, number, number, number];
+    const columns = image.getWidth();
+    const dates = image.getHeight();
+    const [stored] = (await image.readRasters()) as unknown as Int16Array[];
+    const out = new Int16Array(w * h * dates);
+    const across = Math.ceil(w / bw);
+    for (let r = 0; r < h; r++) {
+      for (let c = 0; c < w; c++) {
+        const column = (Math.floor(r / bh) * across + Math.floor(c / bw)) * bw * bh + (r % bh) * bw + (c % bw);
+        for (let d = 0; d < dates; d++) out[d * w * h + r * w + c] = stored![d * columns + column]!;
+      }
+    }
+    await writeFile(join(work, `${name}.raw`), new Uint8Array(out.buffer));
+    const nodata = image.getGDALNoData();
+    const bands = Array.from(
+      { length: dates },
+      (_, d) =>
+        `  <VRTRasterBand dataType="Int16" band="${d + 1}" subClass="VRTRawRasterBand">${nodata === null ? '' : `<NoDataValue>${nodata}</NoDataValue>`}` +
+        `<SourceFilename relativeToVRT="1">${name}.raw</SourceFilename><ImageOffset>${d * w * h * 2}</ImageOffset>` +
+        `<PixelOffset>2</PixelOffset><LineOffset>${w * 2}</LineOffset><ByteOrder>LSB</ByteOrder></VRTRasterBand>`,
+    );
+    await writeFile(
+      join(work, `${name}.vrt`),
+      `<VRTDataset rasterXSize="${w}" rasterYSize="${h}"><SRS>EPSG:4326</SRS>` +
+        `<GeoTransform>${west}, ${resX}, 0, ${north}, 0, ${-resY}</GeoTransform>\n${bands.join('\n')}\n</VRTDataset>\n`,
+    );
+  } finally {
+    await tiff.close();
+  }
+}
+
 /** GDAL creation options of the baseline COGs: GDAL's COG defaults (512 px tiles, overviews only when larger), with the engine's codec. */
 export const BASELINE_COG_OPTIONS = ['-of', 'COG', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=YES'];
 
@@ -137,18 +182,23 @@ export async function ensureBaselineLayer(
     for (const [fi, source] of sources.entries()) {
       const srcMount = await mount(join(source, '..'));
       try {
-        // Reading one band of a pixel-interleaved file decodes every band; go through a
-        // band-interleaved uncompressed copy so each single-band write reads only its band.
-        const { ds: stack } = await openDataset(`${srcMount.virtual}/${source.split('/').pop()}`);
-        const flat = `${workMount.outputName}/flat${fi}`;
-        try {
-          await gdalStep(`Flattening ${source}`, (g) =>
-            g.gdal_translate(stack, ['-of', 'GTiff', '-co', 'INTERLEAVE=BAND'], flat),
-          );
-        } finally {
-          await closeDataset(stack);
+        if (layer.layout === 'series') {
+          // A series file's columns are pixels: put them back on the grid, band after band.
+          await unSeries(source, work, `flat${fi}`);
+        } else {
+          // Reading one band of a pixel-interleaved file decodes every band; go through a
+          // band-interleaved uncompressed copy so each single-band write reads only its band.
+          const { ds: stack } = await openDataset(`${srcMount.virtual}/${source.split('/').pop()}`);
+          const flat = `${workMount.outputName}/flat${fi}`;
+          try {
+            await gdalStep(`Flattening ${source}`, (g) =>
+              g.gdal_translate(stack, ['-of', 'GTiff', '-co', 'INTERLEAVE=BAND'], flat),
+            );
+          } finally {
+            await closeDataset(stack);
+          }
         }
-        const { ds } = await openDataset(`${workMount.virtual}/flat${fi}.tif`);
+        const { ds } = await openDataset(`${workMount.virtual}/flat${fi}.${layer.layout === 'series' ? 'vrt' : 'tif'}`);
         try {
           for (let b = 0; b < layer.files[fi]!.periods.length; b++) {
             const name = files[n++]!.replace(/\.tif$/, '');

@@ -43,7 +43,8 @@ import { DEFAULT_SCALE, declareLayer, knownExtents, settleExtent } from './raste
 import { closeDataset, gdalStep, mount, openDataset, unmount, type GdalInfo, type Mount } from './raster-build-gdal.ts';
 import type { GridSpec } from '../rasters/coverage.ts';
 import { BUILD_ID_KEY, newBuildId } from './build-id.ts';
-import { chooseTileSize } from './raster-tiling.ts';
+import { chooseLayout, chooseTileSize, storedTiffOptions } from './raster-tiling.ts';
+import { SERIES_BLOCK, writeSeriesFile } from './raster-series.ts';
 
 /** Stored value meaning "no data" in every built layer. */
 export const STORED_NODATA = -32768;
@@ -107,8 +108,13 @@ export interface RasterBuildOptions {
   variable?: string;
   /** NetCDF inputs: the level to read, by its coordinate value (CLI --level, e.g. 850). */
   level?: string;
-  /** Tile edge in pixels, a multiple of 16 (default: chosen from the files' band count, raster-tiling.ts). */
+  /** Tile edge in pixels of a `map` layout, a multiple of 16 (default: chosen from the files' band count, raster-tiling.ts). */
   tileSize?: number;
+  /**
+   * How the files arrange pixels and dates (src/rasters/raster-layout.ts). Default: `series` for
+   * files of more than 32 bands, else `map` (raster-tiling.ts); `tileSize` alone implies `map`.
+   */
+  layout?: 'map' | 'series';
   /** Progress lines. */
   log?: (line: string) => void;
 }
@@ -183,6 +189,18 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     throw new BuildError(
       'invalid_option',
       `tileSize must be a multiple of 16 pixels (TIFF tiles), not ${options.tileSize}.`,
+      { option: 'tileSize' },
+    );
+  }
+  if (options.layout !== undefined && options.layout !== 'map' && options.layout !== 'series') {
+    throw new BuildError('invalid_option', `layout must be "map" or "series", not ${JSON.stringify(options.layout)}.`, {
+      option: 'layout',
+    });
+  }
+  if (options.layout === 'series' && options.tileSize !== undefined) {
+    throw new BuildError(
+      'invalid_option',
+      `tileSize sets a map layout's tiles; a series layout is written in ${SERIES_BLOCK} × ${SERIES_BLOCK} px blocks. Leave out one of the two.`,
       { option: 'tileSize' },
     );
   }
@@ -401,8 +419,10 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     await mkdir(stagingHost, { recursive: true });
     const fileEntries: RasterLayerEntry['files'] = [];
     const buildId = newBuildId();
-    // Long daily stacks get small tiles, since a point reads every date of a whole tile.
-    const tileSize = options.tileSize ?? chooseTileSize(Math.max(...[...groups.values()].map((b) => b.length)));
+    // Long daily stacks get the series layout or small tiles, since a point reads every date of a whole tile.
+    const maxBands = Math.max(...[...groups.values()].map((b) => b.length));
+    const layout = options.layout ?? (options.tileSize !== undefined ? 'map' : chooseLayout(maxBands));
+    const tileSize = options.tileSize ?? chooseTileSize(maxBands);
     for (const [name, bands] of groups) {
       const vrtName = `${name}.vrt`;
       await writeFile(join(work, vrtName), stackVrt(grid, bands, scale, offset));
@@ -412,26 +432,11 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
         g.gdal_translate(
           ds,
           [
-            '-of',
-            'GTiff',
             '-a_srs',
             'EPSG:4326',
-            '-co',
-            'TILED=YES',
-            '-co',
-            `BLOCKXSIZE=${tileSize}`,
-            '-co',
-            `BLOCKYSIZE=${tileSize}`,
+            ...storedTiffOptions(tileSize, tileSize),
             '-co',
             'INTERLEAVE=PIXEL',
-            '-co',
-            'COMPRESS=DEFLATE',
-            '-co',
-            'PREDICTOR=2',
-            '-co',
-            'BIGTIFF=IF_SAFER',
-            '-co',
-            'SPARSE_OK=TRUE',
             '-mo',
             `${BUILD_ID_KEY.toUpperCase()}=${buildId}`,
           ],
@@ -444,6 +449,26 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
 
     // 4. Read back the exact grid and tiling from the written files (gdalinfo's JSON rounds doubles).
     const written = await checkWritten(stagingHost, fileEntries, tileSize);
+    if (layout === 'series') {
+      for (const f of fileEntries) {
+        const name = basename(f.path);
+        log(`writing the series layout of ${layerDir}/${name}`);
+        const out = await writeSeriesFile({
+          mapFile: join(stagingHost, name),
+          workDir: work,
+          work: workMount,
+          outName: `series-${name.replace(/\.tif$/, '')}`,
+          block: { width: SERIES_BLOCK, height: SERIES_BLOCK },
+          nodata: STORED_NODATA,
+          metadata: [`${BUILD_ID_KEY.toUpperCase()}=${buildId}`],
+          dates: f.periods,
+          scale,
+          offset,
+          origin: written,
+        });
+        await rename(out, join(stagingHost, name));
+      }
+    }
 
     // 5. Swap the layer's folder in, then register it.
     const target = join(dir, layerDir);
@@ -474,7 +499,9 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       nodata: STORED_NODATA,
       files: fileEntries,
       resolution: [written.resX, written.resY],
-      tileSize: [tileSize, tileSize],
+      ...(layout === 'series'
+        ? { tileSize: [SERIES_BLOCK, SERIES_BLOCK] as [number, number], layout: 'series' as const }
+        : { tileSize: [tileSize, tileSize] as [number, number] }),
     };
     await updateCatalog(dir, options.datasetName ?? basename(dir), (c) => {
       const others = c.rasters.filter(

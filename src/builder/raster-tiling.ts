@@ -31,3 +31,41 @@ export function chooseTileSize(bands: number, bytesPerSample = 2): number {
   for (const e of TILE_EDGES) if (e * e * bands * bytesPerSample <= MAX_TILE_BYTES) edge = e;
   return edge;
 }
+
+/** Bands above which a layer is written in the `series` layout (src/rasters/raster-layout.ts). */
+export const SERIES_MIN_BANDS = 33;
+
+/**
+ * The layout a layer is written with, from the largest band count of its files: `series` for long
+ * stacks (daily years), where a `map` tile's 16 × 16 px minimum makes a point read 256 pixels × every
+ * date; `map` for undated and short stacks (monthly years, 12 calendar months), which stay
+ * ordinary GeoTIFFs any GIS opens as a map, and whose 32 px tiles are already small.
+ */
+export function chooseLayout(bands: number): 'map' | 'series' {
+  return bands >= SERIES_MIN_BANDS ? 'series' : 'map';
+}
+
+/**
+ * GDAL creation options every stored layer file shares, whatever its layout: tiled, DEFLATE with the
+ * horizontal predictor, BigTIFF only when needed, all-nodata tiles left out (docs/layers.md, section 2).
+ */
+export function storedTiffOptions(tileWidth: number, tileHeight: number): string[] {
+  return [
+    '-of',
+    'GTiff',
+    '-co',
+    'TILED=YES',
+    '-co',
+    `BLOCKXSIZE=${tileWidth}`,
+    '-co',
+    `BLOCKYSIZE=${tileHeight}`,
+    '-co',
+    'COMPRESS=DEFLATE',
+    '-co',
+    'PREDICTOR=2',
+    '-co',
+    'BIGTIFF=IF_SAFER',
+    '-co',
+    'SPARSE_OK=TRUE',
+  ];
+}

@@ -171,6 +171,12 @@ export function checkCatalog(value: unknown, where: string): Catalog {
       l.tileSize,
       'must be two positive whole numbers',
     );
+    check(
+      l.layout === undefined || l.layout === 'map' || (l.layout === 'series' && l.tileSize !== undefined),
+      `${at}.layout`,
+      l.layout,
+      'must be "map" or "series" (a series layer also needs its tileSize, the block)',
+    );
     check(l.preview === undefined || typeof l.preview === 'string', `${at}.preview`, l.preview, 'must be a path');
     check(Array.isArray(l.files) && l.files.length > 0, `${at}.files`, l.files, 'must list at least one file');
     l.files.forEach((f, j) => {

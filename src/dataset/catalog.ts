@@ -141,8 +141,17 @@ export interface RasterLayerEntry extends RasterLayerDeclaration {
    * points that lie exactly on a pixel line. Absent: derived from bbox.
    */
   resolution?: [number, number];
-  /** Tile size [width, height] in pixels of every file of the layer. */
+  /**
+   * Tile size [width, height] in grid pixels of every file of the layer: a
+   * `map` file's tile edge, a `series` file's block (docs/layers.md).
+   */
   tileSize?: [number, number];
+  /**
+   * How the files arrange pixels and dates (src/rasters/raster-layout.ts):
+   * `series` (one block of pixels × every date per tile, chosen for long
+   * daily stacks) or `map` (a north-up GeoTIFF). Absent: `map`.
+   */
+  layout?: 'map' | 'series';
 }
 
 /** Every period key a layer holds, in order (empty for an undated layer). */

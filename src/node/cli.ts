@@ -187,7 +187,7 @@ Exit codes:
   climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE
         [--dates D1,D2,… | --date-pattern PATTERN] [--extent NAME] [--description TEXT]
         [--attribution TEXT] [--scale S] [--offset O] [--resampling bilinear] [--crs EPSG:…]
-        [--variable NAME] [--level VALUE] FILE...
+        [--variable NAME] [--level VALUE] [--layout map|series] FILE...
       Adds (or replaces) one raster layer from GeoTIFFs in any CRS GDAL reads, or from CF
       NetCDF files (classic or NetCDF-4) (docs/layers.md).
       SCALE: ${RASTER_TIME_SCALES.join(', ')}, or none (one undated grid).
@@ -199,6 +199,8 @@ Exit codes:
       dates are the file's CF time axis; --variable names the variable (or NETCDF:"f.nc":tas),
       --level picks a level by its value (e.g. 850); scale_factor/add_offset, _FillValue
       and valid ranges are applied, units taken from the file (K → °C for --unit °C).
+      --layout: series (8 × 8 px blocks × every date per tile: small point reads; the
+      default for files of more than 32 bands) or map (an ordinary GeoTIFF a GIS shows).
 
 Options:
   -h, --help       this help
@@ -571,6 +573,7 @@ async function buildCommand(argv: string[]): Promise<number> {
     description: { type: 'string' },
     attribution: { type: 'string' },
     resampling: { type: 'string' },
+    layout: { type: 'string' },
     crs: { type: 'string' },
     variable: { type: 'string' },
     level: { type: 'string' },
@@ -607,6 +610,12 @@ async function buildCommand(argv: string[]): Promise<number> {
         { field: 'resampling' },
       );
     }
+    const layout = values.layout;
+    if (layout !== undefined && layout !== 'map' && layout !== 'series') {
+      throw new ClimateQueryError('invalid_field', `--layout must be map or series; got "${layout}".`, {
+        field: 'layout',
+      });
+    }
     const scale = number('scale', values.scale);
     const offset = number('offset', values.offset);
     const { buildRasterLayer } = await import('../builder/raster-build.ts');
@@ -629,6 +638,7 @@ async function buildCommand(argv: string[]): Promise<number> {
       ...(values.crs !== undefined ? { crs: values.crs } : {}),
       ...(values.variable !== undefined ? { variable: values.variable } : {}),
       ...(values.level !== undefined ? { level: values.level } : {}),
+      ...(layout !== undefined ? { layout } : {}),
       log: (line) => process.stderr.write(`${line}\n`),
     });
     process.stdout.write(

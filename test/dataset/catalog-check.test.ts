@@ -35,6 +35,19 @@ const CASES: Array<[string, (c: Json) => void, RegExp]> = [
   ['periods that are not text', (c) => (c.rasters[0].files[0].periods = [1, 2]), /rasters\[0\]\.files\[0\]\.periods/],
   ['an unknown time scale', (c) => (c.rasters[0].timeScale = 'weekly'), /rasters\[0\]\.timeScale is "weekly"/],
   ['a tile size of 0', (c) => (c.rasters[0].tileSize = [0, 0]), /rasters\[0\]\.tileSize/],
+  [
+    'an unknown layout',
+    (c) => (c.rasters[0].layout = 'columns'),
+    /rasters\[0\]\.layout is "columns", which must be "map" or "series"/,
+  ],
+  [
+    'a series layout without its block',
+    (c) => {
+      c.rasters[0].layout = 'series';
+      delete c.rasters[0].tileSize;
+    },
+    /rasters\[0\]\.layout is "series".*needs its tileSize/,
+  ],
   ['a file size as text', (c) => (c.files[0].bytes = '12'), /files\[0\]\.bytes is "12"/],
   ['a short sha256', (c) => (c.files[0].sha256 = 'abc'), /files\[0\]\.sha256 is "abc"/],
   [

@@ -17,11 +17,67 @@ export interface DecodedRaster extends GridSpec {
   bands: ArrayLike<number>[];
 }
 
-/** Decodes every band of `path` in one readRasters call. */
+/**
+ * The grid a `series` file describes in its CLIMATE_QUERY_SERIES metadata item (docs/layers.md),
+ * parsed here on its own, or null for a map-shaped file.
+ */
+export function seriesMetadata(item: string | undefined): {
+  width: number;
+  height: number;
+  bw: number;
+  bh: number;
+  west: number;
+  north: number;
+  resX: number;
+  resY: number;
+} | null {
+  if (!item) return null;
+  const m = /^grid (\d+)x(\d+) block (\d+)x(\d+) origin (\S+) (\S+) pixel (\S+) (\S+) EPSG:4326$/.exec(item);
+  if (!m) throw new Error(`unreadable CLIMATE_QUERY_SERIES item: ${item}`);
+  const n = m.slice(1).map(Number);
+  return { width: n[0]!, height: n[1]!, bw: n[2]!, bh: n[3]!, west: n[4]!, north: n[5]!, resX: n[6]!, resY: n[7]! };
+}
+
+/**
+ * The column of pixel (col, row) in a series file, written out from the layout's description
+ * (blocks row-major over the grid, pixels row-major inside a block) rather than shared with it.
+ */
+export function seriesColumnOf(s: { width: number; bw: number; bh: number }, col: number, row: number): number {
+  const blocksAcross = Math.ceil(s.width / s.bw);
+  const block = Math.floor(row / s.bh) * blocksAcross + Math.floor(col / s.bw);
+  return block * s.bw * s.bh + (row % s.bh) * s.bw + (col % s.bw);
+}
+
+/** Decodes every band of `path` in one readRasters call (a series file is turned back into its grid). */
 export async function decodeWhole(path: string): Promise<DecodedRaster> {
   const tiff = await fromFile(path);
   try {
     const image = await tiff.getImage();
+    const meta = (await image.getGDALMetadata()) as Record<string, string> | null;
+    const series = seriesMetadata(meta?.CLIMATE_QUERY_SERIES);
+    if (series) {
+      const [stored] = (await image.readRasters()) as unknown as ArrayLike<number>[];
+      const columns = image.getWidth();
+      const dates = image.getHeight();
+      const bands: Int16Array[] = [];
+      for (let d = 0; d < dates; d++) {
+        const band = new Int16Array(series.width * series.height);
+        for (let r = 0; r < series.height; r++)
+          for (let c = 0; c < series.width; c++)
+            band[r * series.width + c] = stored![d * columns + seriesColumnOf(series, c, r)]!;
+        bands.push(band);
+      }
+      return {
+        west: series.west,
+        north: series.north,
+        resX: series.resX,
+        resY: series.resY,
+        width: series.width,
+        height: series.height,
+        nodata: image.getGDALNoData(),
+        bands,
+      };
+    }
     const [west, north] = image.getOrigin() as [number, number];
     const [resX, resYNeg] = image.getResolution() as [number, number];
     const bands = (await image.readRasters()) as unknown as ArrayLike<number>[];

@@ -4,7 +4,7 @@
  * one tile read for a whole year of daily values, and repeating a query
  * costs nothing. The numbers are printed for docs/performance.md.
  */
-import { chooseTileSize } from '../../src/builder/raster-tiling.ts';
+import { chooseLayout } from '../../src/builder/raster-tiling.ts';
 import { urlLocation } from '../../src/dataset/location.ts';
 import { join } from 'node:path';
 import { fromFile } from 'geotiff';
@@ -46,13 +46,21 @@ describe('raster reads over HTTP Range', () => {
     const layer = fx.catalog.rasters.find((l) => l.dataType === 'temp' && l.subDataType === 'mean')!;
     const file = layer.files[0]!;
     const dataStart = await firstTileOffset(join(fx.dataset, file.path));
-    // The build chose the tile edge from the band count (raster-tiling.ts): a 365-day stack gets 16 px.
+    // The build chose the layout from the band count (raster-tiling.ts): a 365-day stack is a series
+    // file of 8 × 8 px blocks, each one tile of 64 columns × every date.
+    expect(layer.layout).toBe(chooseLayout(365));
+    expect(layer.layout).toBe('series');
     const tile = layer.tileSize![0];
-    expect(tile).toBe(chooseTileSize(365));
+    expect(tile).toBe(8);
+    const tileSizes = Array.from(
+      (await (
+        await (await fromFile(join(fx.dataset, file.path))).getImage()
+      ).fileDirectory.loadValue('TileByteCounts')) as ArrayLike<number>,
+    ).map(Number);
 
-    // One valid point in each of 10 different tiles (the fixture has 4 × 3 tiles, one of them empty).
+    // One valid point in each of 10 different blocks, spread over the grid.
     const rand = rng(11);
-    const tiles = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => [i % 4, Math.floor(i / 4)] as const);
+    const tiles = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => [(i % 4) * 3 + 1, Math.floor(i / 4) * 3 + 1] as const);
     const points: Position[] = tiles.map(([tx, ty]) => {
       for (;;) {
         const c = Math.min(g.width - 1, tx * tile + Math.floor(rand() * tile));
@@ -83,6 +91,12 @@ describe('raster reads over HTTP Range', () => {
     expect(cold.every((e) => e.status === 206)).toBe(true);
     expect(tileReads).toBeLessThanOrEqual(points.length);
     expect(header.length).toBeLessThanOrEqual(4);
+    // Bytes near the tiles: each tile's own bytes plus at most one 4 KiB cache block on either side.
+    const tileBytesRead = cold.filter((e) => !header.includes(e)).reduce((sum, e) => sum + e.bytes, 0);
+    const across = Math.ceil(g.width / tile);
+    const own = tiles.reduce((sum, [bx, by]) => sum + tileSizes[by * across + bx]!, 0);
+    expect(tileBytesRead).toBeGreaterThanOrEqual(own);
+    expect(tileBytesRead).toBeLessThanOrEqual(own + points.length * 2 * 4096);
 
     server.reset();
     t = performance.now();

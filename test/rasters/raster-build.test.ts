@@ -65,37 +65,65 @@ describe('raster build output', () => {
     expect(compared).toBeGreaterThan(365 * 6000);
   });
 
-  it('writes tiled, pixel-interleaved, compressed Int16 with band descriptions = periods and no overviews', async () => {
+  it('writes tiled, compressed Int16: long stacks as series, the rest as maps with band descriptions = periods', async () => {
+    const layouts = new Set<string>();
     for (const l of fx.catalog.rasters) {
+      const most = l.files.reduce((m, x) => Math.max(m, x.periods.length), 0);
+      // The layout the build chose from the band count, as the catalog records it (raster-tiling.ts).
+      const series = most > 32;
+      expect(l.layout).toBe(series ? 'series' : undefined);
+      layouts.add(l.layout ?? 'map');
       for (const f of l.files) {
         const tiff = await fromFile(join(fx.dataset, f.path));
         const image = await tiff.getImage();
         const fd = image.fileDirectory;
         expect(await tiff.getImageCount()).toBe(1);
         expect(image.isTiled).toBe(true);
-        // The edge the build chose from the band count, as the catalog records it (raster-tiling.ts).
-        const edge = chooseTileSize(l.files.reduce((most, x) => Math.max(most, x.periods.length), 0));
-        expect([image.getTileWidth(), image.getTileHeight()]).toEqual([edge, edge]);
-        expect(l.tileSize).toEqual([edge, edge]);
         expect(image.planarConfiguration).toBe(1);
         expect(image.getBitsPerSample()).toBe(16);
         expect(image.getSampleFormat()).toBe(2);
         expect(await fd.loadValue('Compression')).toBe(8);
         expect(await fd.loadValue('Predictor')).toBe(2);
         expect(image.getGDALNoData()).toBe(STORED_NODATA);
-        expect(image.getSamplesPerPixel()).toBe(f.periods.length);
         // The header (IFD) comes first, so a range reader finds it in the first block.
         expect(tiff.firstIFDOffset).toBeLessThan(1024);
-        for (const [i, period] of f.periods.entries()) {
-          const md = (await image.getGDALMetadata(i)) as Record<string, string> | null;
-          if (l.timeScale !== null) expect(md?.DESCRIPTION).toBe(period);
-          // GDAL leaves out the default scale 1 / offset 0.
-          expect(Number(md?.SCALE ?? 1)).toBeCloseTo(l.scale, 12);
-          expect(Number(md?.OFFSET ?? 0)).toBeCloseTo(l.offset, 12);
+        if (series) {
+          // One band: columns are the pixels of 8 × 8 blocks (edge blocks padded), rows the dates.
+          const blocks = Math.ceil(l.width / 8) * Math.ceil(l.height / 8);
+          expect([image.getWidth(), image.getHeight(), image.getSamplesPerPixel()]).toEqual([
+            blocks * 64,
+            f.periods.length,
+            1,
+          ]);
+          expect([image.getTileWidth(), image.getTileHeight()]).toEqual([64, Math.ceil(f.periods.length / 16) * 16]);
+          expect(l.tileSize).toEqual([8, 8]);
+          const md = (await image.getGDALMetadata()) as Record<string, string>;
+          expect(md.CLIMATE_QUERY_DATES!.split(',')).toEqual(f.periods);
+          const [w, s, , n] = l.bbox;
+          expect(md.CLIMATE_QUERY_SERIES).toBe(
+            `grid ${l.width}x${l.height} block 8x8 origin ${w} ${n} pixel ${l.resolution![0]} ${l.resolution![1]} EPSG:4326`,
+          );
+          expect(s).toBeLessThan(n);
+          const band = (await image.getGDALMetadata(0)) as Record<string, string> | null;
+          expect(Number(band?.SCALE ?? 1)).toBeCloseTo(l.scale, 12);
+          expect(Number(band?.OFFSET ?? 0)).toBeCloseTo(l.offset, 12);
+        } else {
+          const edge = chooseTileSize(most);
+          expect([image.getTileWidth(), image.getTileHeight()]).toEqual([edge, edge]);
+          expect(l.tileSize).toEqual([edge, edge]);
+          expect(image.getSamplesPerPixel()).toBe(f.periods.length);
+          for (const [i, period] of f.periods.entries()) {
+            const md = (await image.getGDALMetadata(i)) as Record<string, string> | null;
+            if (l.timeScale !== null) expect(md?.DESCRIPTION).toBe(period);
+            // GDAL leaves out the default scale 1 / offset 0.
+            expect(Number(md?.SCALE ?? 1)).toBeCloseTo(l.scale, 12);
+            expect(Number(md?.OFFSET ?? 0)).toBeCloseTo(l.offset, 12);
+          }
         }
         await tiff.close();
       }
     }
+    expect([...layouts].sort()).toEqual(['map', 'series']);
   });
 
   it('registers each layer with its periods, grid and file layout', async () => {
