@@ -4,7 +4,9 @@
  * grid's pixels, block after block, and whose rows are the dates. The map
  * file is read back one row of blocks at a time, its values are placed in a
  * raw image on disk, and GDAL writes the tiled TIFF from that (a VRT raw
- * band), so memory stays one row of blocks whatever the grid's size.
+ * band), so memory stays one row of blocks whatever the grid's size; the
+ * raw image takes the stack's uncompressed size on disk in the work folder
+ * while GDAL writes (55 MB for the demo's 328 × 225 px daily year).
  */
 import { open, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
