@@ -434,7 +434,8 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
           [
             '-a_srs',
             'EPSG:4326',
-            ...storedTiffOptions(tileSize, tileSize),
+            // A series layer's map file is only read back once to be turned on its side.
+            ...storedTiffOptions(tileSize, tileSize, layout !== 'series'),
             '-co',
             'INTERLEAVE=PIXEL',
             '-mo',

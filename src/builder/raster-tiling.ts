@@ -48,8 +48,9 @@ export function chooseLayout(bands: number): 'map' | 'series' {
 /**
  * GDAL creation options every stored layer file shares, whatever its layout: tiled, DEFLATE with the
  * horizontal predictor, BigTIFF only when needed, all-nodata tiles left out (docs/layers.md, section 2).
+ * `compress` false: a step's own intermediate file, read once and thrown away.
  */
-export function storedTiffOptions(tileWidth: number, tileHeight: number): string[] {
+export function storedTiffOptions(tileWidth: number, tileHeight: number, compress = true): string[] {
   return [
     '-of',
     'GTiff',
@@ -59,10 +60,7 @@ export function storedTiffOptions(tileWidth: number, tileHeight: number): string
     `BLOCKXSIZE=${tileWidth}`,
     '-co',
     `BLOCKYSIZE=${tileHeight}`,
-    '-co',
-    'COMPRESS=DEFLATE',
-    '-co',
-    'PREDICTOR=2',
+    ...(compress ? ['-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=2'] : []),
     '-co',
     'BIGTIFF=IF_SAFER',
     '-co',
