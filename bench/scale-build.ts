@@ -70,6 +70,25 @@ async function folderStats(dir: string): Promise<{ bytes: number; files: Record<
 }
 
 /**
+ * Gives a cached scale dataset the demo's current raster layers when they differ from its copy (a
+ * rebuilt demo, a new layout), so the first-raster-answer row compares the same rasters; the station
+ * archive is kept. Returns whether anything was copied.
+ */
+async function syncRasters(demoDir: string, dir: string): Promise<boolean> {
+  type Files = { rasters: unknown; files: Array<{ path: string; role?: string }> };
+  const demo = JSON.parse(await readFile(join(demoDir, 'catalog.json'), 'utf8')) as Files;
+  const mine = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Files;
+  if (JSON.stringify(demo.rasters) === JSON.stringify(mine.rasters)) return false;
+  const isRaster = (f: { role?: string }) => f.role === 'raster' || f.role === 'raster-preview';
+  await rm(join(dir, 'rasters'), { recursive: true, force: true });
+  await cp(join(demoDir, 'rasters'), join(dir, 'rasters'), { recursive: true });
+  mine.rasters = demo.rasters;
+  mine.files = [...mine.files.filter((f) => !isRaster(f)), ...demo.files.filter(isRaster)];
+  await writeFile(join(dir, 'catalog.json'), `${JSON.stringify(mine)}\n`);
+  return true;
+}
+
+/**
  * Builds (once) the archive of `spec` from `inputs` into `<cacheDir>/<folder>/`,
  * on top of a copy of `demoDir`'s catalog and rasters; returns the cached or
  * new measurement. `inputRows` is counted by the caller (native DuckDB).
@@ -84,8 +103,10 @@ export async function ensureScaleBuild(
 ): Promise<ScaleBuild> {
   const dir = join(cacheDir, spec.folder);
   const record = join(cacheDir, `${spec.folder}.build.json`);
-  if (existsSync(record) && existsSync(join(dir, 'catalog.json')))
+  if (existsSync(record) && existsSync(join(dir, 'catalog.json'))) {
+    if (await syncRasters(demoDir, dir)) log(`${spec.folder}: raster layers taken again from the demo (they changed)`);
     return JSON.parse(await readFile(record, 'utf8')) as ScaleBuild;
+  }
   const tmp = `${dir}.building`;
   await rm(tmp, { recursive: true, force: true });
   await mkdir(tmp, { recursive: true });
