@@ -516,6 +516,15 @@ describe('the map app', () => {
       .toMatch(/^Showing Daily air temperature, Daily maximum, 2024-\d\d-\d\d on the map\.$/);
     expect(await page.locator('#legend').isVisible()).toBe(true);
     expect(await page.locator('#legend-min').textContent()).toMatch(/°C$/);
+    // A daily layer is stored as a series file (docs/layers.md, "Layouts"): its preview is the same map.
+    await page.evaluate(() =>
+      (window as unknown as { cqUi: { view: { map: { jumpTo(o: object): void } } } }).cqUi.view.map.jumpTo({
+        center: [20.5, -33.2],
+        zoom: 6,
+      }),
+    );
+    await page.waitForTimeout(800);
+    await page.screenshot({ path: `${SHOTS}ui-layer-preview-daily.png` });
     expect(
       await page.evaluate(() =>
         Boolean(
