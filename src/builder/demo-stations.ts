@@ -14,7 +14,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+
 import { DATA_SOURCES, loadElevation } from './elevation.ts';
 import { mulberry32 } from './prng.ts';
 
@@ -319,6 +319,8 @@ export async function writeDemoStationInputs(
     stationsPath,
     `${['station_id', 'name', 'lat', 'lon', 'elevation'].join(',')}\n${stations.map((s) => csvLine([s.station_id, s.name, s.lat, s.lon, s.elevation])).join('\n')}\n`,
   );
+  // Loaded here, not at the top: climate-query/node must import without this optional peer.
+  const { DuckDBInstance } = await import('@duckdb/node-api');
   const db = await DuckDBInstance.create(':memory:', { threads: '2' });
   const con = await db.connect();
   try {

@@ -13,7 +13,7 @@ import { mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { once } from 'node:events';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
 import { TIME_SCALES } from '../contract/time-scales.ts';
 import {
@@ -106,6 +106,8 @@ export const ident = (s: string): string => `"${s.replace(/"/g, '""')}"`;
 
 /** Opens native DuckDB with bounded memory, spilling to `tempDir`, and no extension downloads. */
 export async function openBuildDuckDB(tempDir: string): Promise<{ con: DuckDBConnection; close(): void }> {
+  // Loaded here, not at the top: climate-query/node must import without this optional peer.
+  const { DuckDBInstance } = await import('@duckdb/node-api');
   const db = await DuckDBInstance.create(':memory:', {
     threads: '2',
     memory_limit: BUILD_MEMORY_LIMIT,

@@ -3,7 +3,7 @@
  * fresh in-memory database per query, filled with an appender (no files,
  * no extensions), then locked down before the user's query runs.
  */
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import {
   LOCKDOWN_SQL,
   oneSessionAtATime,
@@ -13,6 +13,22 @@ import {
   type SqlValue,
   type StationTable,
 } from '../sql/station-sql.ts';
+import { ClimateQueryError } from '../contract/errors.ts';
+import { missingPackageMessage } from './optional-packages.ts';
+
+/**
+ * `@duckdb/node-api`, loaded on the first query, not at import: climate-query/node must import (and
+ * its engine answer the endpoints) without this optional peer. Missing, it is `sql_unavailable`
+ * with the command that installs it.
+ */
+async function nativeDuckDB(): Promise<typeof import('@duckdb/node-api')> {
+  try {
+    return await import('@duckdb/node-api');
+  } catch (err) {
+    const message = missingPackageMessage(err, 'sql');
+    throw message ? new ClimateQueryError('sql_unavailable', message, { cause: err }) : err;
+  }
+}
 
 /** Options of {@link createNativeSqlRunner}. */
 export interface NativeSqlOptions {
@@ -31,6 +47,7 @@ export function createNativeSqlRunner(options: NativeSqlOptions = {}): SqlRunner
 
 async function openSession(table: StationTable, options: NativeSqlOptions, signal?: AbortSignal): Promise<SqlSession> {
   signal?.throwIfAborted();
+  const { DuckDBInstance } = await nativeDuckDB();
   const instance = await DuckDBInstance.create(':memory:', {
     threads: String(options.threads ?? 2),
     memory_limit: options.memoryLimit ?? '1GB',

@@ -96,7 +96,17 @@ async function cliChecks(): Promise<void> {
   await run('version', ['--version']);
   await run('help', ['query', '--help']);
   await writeFile(join(work, 'stations.csv'), 'station_id,name,lat,lon\n1,A,-33,19\n');
-  await run('build', ['build', '--out', join(work, 'built'), '--stations', join(work, 'stations.csv')]);
+  await writeFile(join(work, 'daily.csv'), 'station_id,time,temperature_mean\n1,2024-01-01,20.5\n');
+  // A complete build command, so the arguments pass and the build gets as far as native DuckDB.
+  await run('build', [
+    'build',
+    '--out',
+    join(work, 'built'),
+    '--stations',
+    join(work, 'stations.csv'),
+    '--daily',
+    join(work, 'daily.csv'),
+  ]);
   await writeFile(
     join(work, 'wind.json'),
     JSON.stringify({
@@ -106,13 +116,43 @@ async function cliChecks(): Promise<void> {
     }),
   );
   await run('raster', ['query', 'point', join(work, 'wind.json'), '--data', demo]);
+  // The Node library without native DuckDB: it must import, and its engine answer, as the CLI does.
+  // (An archive to index whose stations.parquet exists, so indexing gets as far as opening DuckDB.)
+  await mkdir(join(work, 'to-index/stations'), { recursive: true });
+  await writeFile(join(work, 'to-index/stations/stations.parquet'), '');
+  await writeFile(
+    join(app, 'node-lib.mjs'),
+    [
+      "import { createNodeEngine, createNativeSqlRunner, indexStations } from 'climate-query/node';",
+      'const engine = createNodeEngine(process.argv[2]);',
+      "const answer = await engine.query('point', JSON.parse(process.argv[3]));",
+      'const runner = createNativeSqlRunner();',
+      "const missing = await indexStations(process.argv[4]).then(() => 'no error', (e) => String(e.message));",
+      'process.stdout.write(JSON.stringify({ answer, runner: typeof runner.session, missing }));',
+    ].join('\n'),
+  );
+  try {
+    const { stdout, stderr } = await exec(
+      process.execPath,
+      ['node-lib.mjs', demo, await readFile(join(work, 'wind.json'), 'utf8'), join(work, 'to-index')],
+      { cwd: app, timeout: 120_000 },
+    );
+    cliResults.nodeLib = { code: 0, stdout, stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    cliResults.nodeLib = { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+  // A station the demo has, so the request is valid and only native DuckDB is missing.
+  const probe = createNodeEngine(demo);
+  const stationId = (await probe.stations())[0]!.id;
+  await probe.close();
   await run('sql', [
     'sql',
     'SELECT 1',
     '--data',
     demo,
     '--stations',
-    'x',
+    stationId,
     '--time-scale',
     'daily',
     '--from',
@@ -163,6 +203,17 @@ describe('a separate app using the packed package', () => {
     expect(cliResults.sql!.code).toBe(1);
     expect(JSON.parse(cliResults.sql!.stdout).error.code).toBe('sql_unavailable');
     expect(cliResults.sql!.stderr).toContain('npm install @duckdb/node-api');
+    // climate-query/node imports without native DuckDB; only what needs it fails, naming the package.
+    expect(cliResults.nodeLib!.stderr).toBe('');
+    expect(cliResults.nodeLib!.code).toBe(0);
+    const lib = JSON.parse(cliResults.nodeLib!.stdout) as {
+      answer: Record<string, unknown>;
+      runner: string;
+      missing: string;
+    };
+    expect(lib.answer).toEqual(JSON.parse(cliResults.raster!.stdout));
+    expect(lib.runner).toBe('function');
+    expect(lib.missing).toContain('@duckdb/node-api');
   });
 
   it('type-checks against the published declarations', async () => {
