@@ -13,17 +13,17 @@ import { Lru } from '../io/lru.ts';
 
 /** An LRU of decoded columns, bounded by values held. */
 export class DecodedCache {
-  private readonly held: Lru<string, Promise<ArrayLike<unknown>>>;
+  private readonly held: Lru<string, Promise<Float64Array>>;
 
   constructor(
-    /** Most values held at once: 4 M values is about 32–64 MB of JavaScript arrays. */
+    /** Most values held at once: 4 M values is 32 MB of Float64Arrays. */
     maxValues = 4_000_000,
   ) {
     this.held = new Lru(maxValues);
   }
 
   /** The decoded column for `key`, decoding it with `decode` (for `rows` values) when not held. */
-  get(key: string, rows: number, decode: () => Promise<ArrayLike<unknown>>): Promise<ArrayLike<unknown>> {
+  get(key: string, rows: number, decode: () => Promise<Float64Array>): Promise<Float64Array> {
     const hit = this.held.get(key);
     if (hit) return hit;
     const values = decode();

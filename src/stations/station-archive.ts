@@ -10,7 +10,7 @@
  * in Node (CLI, `serve`) and in the tests.
  */
 import { parquetMetadata, type AsyncBuffer, type FileMetaData } from 'hyparquet';
-import { decodeColumn } from './column-decoder.ts';
+import { decodeColumn, type RowSpan } from './column-decoder.ts';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 import {
@@ -28,7 +28,7 @@ import { OpenFiles, type OpenFile } from './open-files.ts';
 import { mergeGapFor, mergeRanges, planFileRead, planFromChunks, planOpening } from './read-plan.ts';
 import { keyOfTime, ordinalOfKey, ordinalOfRowTime } from './time-keys.ts';
 import { parseStationIndex, type IndexedStation, type StationFile } from './station-index.ts';
-import { noRows, orderRows, type StationRows } from './station-rows.ts';
+import { noRows, orderRows, rowsInRange, type StationRows } from './station-rows.ts';
 
 export { keyOfTime };
 export type { StationRows };
@@ -65,7 +65,11 @@ export interface StationArchive {
   close(): Promise<void>;
 }
 
-/** Coverage lines closer than this are read as one range. */
+/**
+ * Coverage lines closer than this are read as one range, or closer than the merge gap of the link
+ * as measured (read-plan.ts mergeGapFor), when that is wider: on a fast link the ten far-apart
+ * lines of a nearest-station query are then a request or two, not ten.
+ */
 const COVERAGE_GAP = 2 * 1024;
 
 /** Opens the station archive of a dataset. Nothing is read until the first call. */
@@ -193,9 +197,8 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       slice: (start, end = file.bytes) => read(f, start, end),
     };
     // hyparquet asks for exactly each column chunk of the group, all already cached.
-    const decode = (column: string, g: { start: number; rows: number }) =>
-      decodeColumn(asyncBuffer, metadata, column, g);
-    let decoded: Array<Array<ArrayLike<unknown>>>;
+    const decode = (column: string, g: RowSpan) => decodeColumn(asyncBuffer, metadata, column, g);
+    let decoded: Float64Array[][];
     try {
       decoded = await abortable(
         Promise.all(
@@ -205,7 +208,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
                 decodedChunks.get(keyOf(g.index, column), g.rows, () =>
                   // Times are kept as period ordinals (NaN: no period's row): the filter below needs nothing else.
                   column === 'time'
-                    ? decode(column, g).then((t) => Float64Array.from(t, (v) => ordinalOfRowTime(scale, v)))
+                    ? decode(column, g).then((t) => t.map((ms) => ordinalOfRowTime(scale, ms)))
                     : decode(column, g),
                 ),
               ),
@@ -222,26 +225,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     }
     // Per asked type, its column among those read (-1: the file has none).
     const columnOf = types.map((t) => present.indexOf(t));
-    const parts = decoded as Array<[Float64Array, ...Array<ArrayLike<unknown>>]>;
-    // Counted first, so the columns are allocated once at their size (NaN ordinals fail both tests).
-    let n = 0;
-    for (const [times] of parts) for (let i = 0; i < times.length; i++) if (times[i]! >= lo && times[i]! <= hi) n++;
-    const at = new Float64Array(n);
-    const values = types.map(() => new Float64Array(n));
-    let k = 0;
-    for (const [times, ...valueColumns] of parts) {
-      for (let i = 0; i < times.length; i++) {
-        const o = times[i]!;
-        if (!(o >= lo && o <= hi)) continue;
-        at[k] = o;
-        for (let t = 0; t < columnOf.length; t++) {
-          const c = columnOf[t]!;
-          values[t]![k] = c < 0 ? NaN : toNumberOrNaN(valueColumns[c]![i]);
-        }
-        k++;
-      }
-    }
-    return orderRows({ at, values });
+    return orderRows(rowsInRange(decoded, columnOf, lo, hi));
   };
 
   return {
@@ -269,7 +253,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
             const at = s.files[scale]?.coverageAt;
             return at ? [[at[0], at[0] + at[1]] as [number, number]] : [];
           }),
-          COVERAGE_GAP,
+          Math.max(COVERAGE_GAP, mergeGapFor(location.link?.estimate())),
         ),
       );
       const pending = stations.flatMap((s) => {
@@ -358,12 +342,6 @@ function isChunkMap(x: unknown): x is StationFileChunks {
     Array.isArray(m.groups) &&
     m.groups.every((g) => Array.isArray(g) && g.every((v) => Number.isSafeInteger(v)))
   );
-}
-
-/** A Parquet value as a row's number: NaN where it is missing or not finite (never a plausible guess). */
-function toNumberOrNaN(v: unknown): number {
-  const n = typeof v === 'bigint' ? Number(v) : v;
-  return typeof n === 'number' && Number.isFinite(n) ? n : NaN;
 }
 
 /** Parquet values → JSON numbers; anything missing or not finite → null (never a plausible guess). */

@@ -27,6 +27,48 @@ export function valueOrNull(v: number): number | null {
 }
 
 /**
+ * The rows of decoded row groups whose period lies in `lo`…`hi`: each group is its period
+ * ordinals (NaN: a row with no period) then the file's value columns; `columnOf[t]` is the asked
+ * type t's column among those (-1: the file has none, so NaN). Rows keep the groups' order.
+ * A plain function, not inside the async reader: V8 optimizes its loops there late or not at all,
+ * and a cold hourly year runs them over 100,000 rows.
+ */
+export function rowsInRange(
+  groups: readonly (readonly Float64Array[])[],
+  columnOf: readonly number[],
+  lo: number,
+  hi: number,
+): StationRows {
+  // Counted first, so the columns are allocated once at their size (NaN ordinals fail both tests).
+  let n = 0;
+  for (const [times] of groups) for (let i = 0; i < times!.length; i++) if (times![i]! >= lo && times![i]! <= hi) n++;
+  const at = new Float64Array(n);
+  const values = columnOf.map(() => new Float64Array(n));
+  let k0 = 0;
+  for (const group of groups) {
+    const times = group[0]!;
+    let k = k0;
+    for (let i = 0; i < times.length; i++) {
+      const o = times[i]!;
+      if (o >= lo && o <= hi) at[k++] = o;
+    }
+    // One type at a time: each pass reads one column and writes one.
+    for (let t = 0; t < columnOf.length; t++) {
+      const out = values[t]!;
+      const c = columnOf[t]!;
+      const column = c < 0 ? null : group[c + 1]!;
+      k = k0;
+      for (let i = 0; i < times.length; i++) {
+        const o = times[i]!;
+        if (o >= lo && o <= hi) out[k++] = column ? column[i]! : NaN;
+      }
+    }
+    k0 = k;
+  }
+  return { at, values };
+}
+
+/**
  * Puts rows in period order, one per period (the last given wins, as a map
  * by period would keep it). Rows already in order, the usual case, are
  * returned as they are.
