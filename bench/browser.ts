@@ -112,7 +112,7 @@ export interface BuiltFile {
   gzipBytes: number;
 }
 
-/** Builds bench/browser/ with Vite (production, minified) into `outDir`. */
+/** Builds bench/browser/ with Vite (production, minified; BENCH_NO_MINIFY=1 keeps names, for reading a profile) into `outDir`. */
 export async function buildBenchPage(outDir: string): Promise<BuiltFile[]> {
   await build({
     configFile: false,
@@ -120,7 +120,13 @@ export async function buildBenchPage(outDir: string): Promise<BuiltFile[]> {
     base: './',
     publicDir: false,
     logLevel: 'warn',
-    build: { outDir, emptyOutDir: true, target: 'es2022', reportCompressedSize: false },
+    build: {
+      outDir,
+      emptyOutDir: true,
+      target: 'es2022',
+      reportCompressedSize: false,
+      minify: !process.env.BENCH_NO_MINIFY,
+    },
     worker: { format: 'es' },
   });
   const files: BuiltFile[] = [];

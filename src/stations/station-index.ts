@@ -5,7 +5,7 @@
  * only, so the first station query of a session downloads it whole, and
  * nothing else about stations it will not read (docs/data.md).
  */
-import { parquetReadObjects } from 'hyparquet';
+import { parquetMetadata, parquetRead } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { ClimateQueryError } from '../contract/errors.ts';
 import { truncate } from '../contract/quote.ts';
@@ -84,19 +84,20 @@ function textOf(bytes: Uint8Array | undefined): string | undefined {
 
 /**
  * Parses the index file's bytes into stations sorted by id (JS string
- * order, the order poly-aggregate lists and sums them in).
+ * order, the order poly-aggregate lists and sums them in). The file is read
+ * as columns, not as one object per row: for the 2,000-station index, rows
+ * of 29 named fields and a field name made per scale and row took half the
+ * parse (227 ms cold in Node before, measured with the scale bench's index).
  */
 export async function parseStationIndex(
   bytes: ArrayBuffer,
   where: string,
   coverageBytes = Infinity,
 ): Promise<IndexedStation[]> {
-  let rows: Record<string, unknown>[];
+  let rows: number;
+  let columns: Map<string, unknown[]>;
   try {
-    rows = (await parquetReadObjects({ file: bytes, compressors, parsers: { stringFromBytes: textOf } })) as Record<
-      string,
-      unknown
-    >[];
+    ({ rows, columns } = await readColumns(bytes));
   } catch (cause) {
     throw new ClimateQueryError(
       'dataset_unavailable',
@@ -104,11 +105,29 @@ export async function parseStationIndex(
       { cause },
     );
   }
+  const none: unknown[] = [];
+  const column = (name: string) => columns.get(name) ?? none;
+  const ids = column('station_id');
+  const names = column('name');
+  const lats = column('lat');
+  const lons = column('lon');
+  const elevations = column('elevation');
+  const scales = STATION_TIME_SCALES.map((scale) => ({
+    scale,
+    path: column(`${scale}_path`),
+    bytes: column(`${scale}_bytes`),
+    footer: column(`${scale}_footer`),
+    footerHash: column(`${scale}_footer_hash`),
+    first: column(`${scale}_first`),
+    last: column(`${scale}_last`),
+    coverageOffset: column(`${scale}_coverage_offset`),
+    coverageLength: column(`${scale}_coverage_length`),
+  }));
   const out: IndexedStation[] = [];
-  for (const r of rows) {
-    const id = r.station_id;
-    const lat = num(r.lat);
-    const lon = num(r.lon);
+  for (let i = 0; i < rows; i++) {
+    const id = ids[i];
+    const lat = num(lats[i]);
+    const lon = num(lons[i]);
     if (typeof id !== 'string' || lat === null || lon === null) {
       throw new ClimateQueryError(
         'dataset_unavailable',
@@ -123,26 +142,47 @@ export async function parseStationIndex(
       );
     }
     const files: IndexedStation['files'] = {};
-    for (const scale of STATION_TIME_SCALES) {
-      const path = r[`${scale}_path`];
+    for (const c of scales) {
+      const path = c.path[i];
       if (typeof path !== 'string') continue;
+      const hash = c.footerHash[i];
       const file: StationFile = {
         path,
-        bytes: num(r[`${scale}_bytes`]) ?? NaN,
-        footer: num(r[`${scale}_footer`]) ?? NaN,
-        ...(r[`${scale}_footer_hash`] === null || r[`${scale}_footer_hash`] === undefined
-          ? {}
-          : { footerHash: r[`${scale}_footer_hash`] as string }),
-        first: String(r[`${scale}_first`]),
-        last: String(r[`${scale}_last`]),
-        coverageAt: [num(r[`${scale}_coverage_offset`]) ?? NaN, num(r[`${scale}_coverage_length`]) ?? NaN],
+        bytes: num(c.bytes[i]) ?? NaN,
+        footer: num(c.footer[i]) ?? NaN,
+        ...(hash === null || hash === undefined ? {} : { footerHash: hash as string }),
+        first: String(c.first[i]),
+        last: String(c.last[i]),
+        coverageAt: [num(c.coverageOffset[i]) ?? NaN, num(c.coverageLength[i]) ?? NaN],
       };
-      checkFile(file, scale, id, where, coverageBytes);
-      files[scale] = file;
+      checkFile(file, c.scale, id, where, coverageBytes);
+      files[c.scale] = file;
     }
-    out.push({ id, name: String(r.name ?? id), lat, lon, elevation: num(r.elevation), files });
+    out.push({ id, name: String(names[i] ?? id), lat, lon, elevation: num(elevations[i]), files });
   }
   return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** The file's row count and every column by name, one value per row (null where there is none). */
+async function readColumns(bytes: ArrayBuffer): Promise<{ rows: number; columns: Map<string, unknown[]> }> {
+  const metadata = parquetMetadata(bytes);
+  const rows = Number(metadata.num_rows);
+  const columns = new Map<string, unknown[]>();
+  let filled = 0;
+  await parquetRead({
+    file: bytes,
+    metadata,
+    compressors,
+    parsers: { stringFromBytes: textOf },
+    onChunk: ({ columnName, columnData, rowStart }) => {
+      let column = columns.get(columnName);
+      if (!column) columns.set(columnName, (column = new Array<unknown>(rows).fill(null)));
+      for (let i = 0; i < columnData.length; i++) column[rowStart + i] = columnData[i];
+      filled += columnData.length;
+    },
+  });
+  if (filled !== rows * columns.size) throw new Error(`${filled} values for ${rows} rows of ${columns.size} columns`);
+  return { rows, columns };
 }
 
 /**
