@@ -39,6 +39,15 @@ describe('LinkMeter', () => {
     expect(m.estimate()).toEqual({ latencyMs: 41, bytesPerMs: 13_000 });
   });
 
+  it('takes no hand-over time off when only large bodies were seen', () => {
+    // A first query's catalog and index on a 4 Mbit/s link (500 B/ms): neither body is a hand-over
+    // alone, so neither is taken off the other (that read 26 MB/s on the bench's rural link).
+    const m = new LinkMeter();
+    m.record({ bytes: HEAD_START_BYTES + 25_000, waitMs: 150, bodyMs: 50 });
+    m.record({ bytes: HEAD_START_BYTES + 13_000, waitMs: 150, bodyMs: 26 });
+    expect(m.estimate().bytesPerMs).toBe(500);
+  });
+
   it('times bodies that arrived together as one: they shared the link', () => {
     const m = new LinkMeter();
     // Three 64 KiB bodies over the same 100 ms: each alone shows a third of the link.
