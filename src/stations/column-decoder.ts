@@ -116,9 +116,13 @@ function numberOf(element: ColumnDecoder['element']): ((v: unknown) => number) |
   if (type === 'DOUBLE' || type === 'FLOAT') {
     return logical || converted ? null : (v) => finite(v as number);
   }
+  // Signed integers of any width are the numbers they store (unsigned ones and decimals are left to parquetRead).
+  const signed =
+    (converted === undefined || /^INT_(8|16|32|64)$/.test(converted)) &&
+    (!logical || (logical.type === 'INTEGER' && logical.isSigned));
   if (type === 'INT32') {
     if (converted === 'DATE' || logical?.type === 'DATE') return (v) => TIME_AS_MS.dateFromDays(v as number);
-    return logical || converted ? null : (v) => v as number;
+    return signed ? (v) => v as number : null;
   }
   if (type === 'INT64') {
     const unit =
@@ -128,9 +132,9 @@ function numberOf(element: ColumnDecoder['element']): ((v: unknown) => number) |
           ? 'MICROS'
           : converted === 'TIMESTAMP_MILLIS'
             ? 'MILLIS'
-            : logical || converted
-              ? null
-              : 'NONE';
+            : signed
+              ? 'NONE'
+              : null;
     if (unit === 'MILLIS') return (v) => TIME_AS_MS.timestampFromMilliseconds(v as bigint);
     if (unit === 'MICROS') return (v) => TIME_AS_MS.timestampFromMicroseconds(v as bigint);
     if (unit === 'NANOS') return (v) => TIME_AS_MS.timestampFromNanoseconds(v as bigint);

@@ -1,7 +1,7 @@
 // The station reader's column decoder against native DuckDB: files written by DuckDB in every form
 // a station file could take (Parquet v1 and v2 pages, ZSTD, Snappy and no compression, dictionary
 // and plain values, optional and required columns, nulls, NaN and infinities, times in ms, µs and
-// ns, dates, integers), several row groups and pages; every value of every row group as the
+// ns, dates, signed and unsigned integers), several row groups and pages; every value of every row group as the
 // decoder gives it equals what DuckDB reads from the same file (NaN where DuckDB reads NULL, NaN
 // or an infinity). Columns it leaves to hyparquet's reader (decimals, strings) are checked too.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -38,6 +38,12 @@ const SOURCE = `
     CAST(i % 13 AS FLOAT) / 4 AS single,
     CASE WHEN i % 9 = 0 THEN NULL ELSE CAST(i AS INTEGER) - 5000 END AS int32,
     CAST(i AS BIGINT) * 1000003 - 7 AS int64,
+    CAST(i % 200 - 100 AS TINYINT) AS int8,
+    CAST(i % 30000 - 15000 AS SMALLINT) AS int16,
+    -- Below 2^31: above it hyparquet 1.31.5's own reader (which unsigned columns go through) gave
+    -- values 2^31 low from DuckDB's v2 pages. Station files hold doubles and times, never UINTEGER.
+    CAST(i AS UINTEGER) * 178956 AS uint32,
+    CAST(i AS UBIGINT) * 1537228672809129 AS uint64,
     CAST(i % 1000 AS DECIMAL(9, 2)) / 8 AS dec,
     'station-' || (i % 3) AS label
   FROM range(0, 12000) t(i)`;
@@ -53,6 +59,10 @@ const NUMERIC = [
   'single',
   'int32',
   'int64',
+  'int8',
+  'int16',
+  'uint32',
+  'uint64',
   'dec',
 ];
 
