@@ -11,6 +11,22 @@
  */
 import type { Plugin, UserConfig } from 'vite';
 
+/**
+ * Dependencies the engine imports only in its Worker and service worker, hyparquet's page modules by
+ * path among them (src/stations/column-decoder.ts). Vite's dev server pre-bundles a dependency when
+ * it first sees it imported; these it saw only once the page had started the Worker, so it bundled
+ * again and reloaded, and on a fresh clone the first `npm start` never had a working engine. Listed,
+ * they are bundled before the page loads.
+ */
+export const WORKER_DEPENDENCIES = [
+  'hyparquet',
+  'hyparquet-compressors',
+  'hyparquet/src/column.js',
+  'hyparquet/src/datapage.js',
+  'hyparquet/src/plain.js',
+  'hyparquet/src/schema.js',
+] as const;
+
 /** Options of {@link climateQuery}. */
 export interface ClimateQueryPluginOptions {
   /** Module id of the service worker; default the package's own, `climate-query/service-worker`. */
@@ -34,8 +50,14 @@ export function climateQuery(options: ClimateQueryPluginOptions = {}): Plugin {
         // The engine Worker is bundled from the package as it is (its `new Worker(new URL(…))` must stay
         // visible to Vite); its CommonJS dependency is pre-bundled on its own.
         optimizeDeps: ownPackage
-          ? { exclude: ['climate-query', '@duckdb/duckdb-wasm'], include: ['climate-query > geographiclib-geodesic'] }
-          : {},
+          ? {
+              exclude: ['climate-query', '@duckdb/duckdb-wasm'],
+              include: [
+                'climate-query > geographiclib-geodesic',
+                ...WORKER_DEPENDENCIES.map((d) => `climate-query > ${d}`),
+              ],
+            }
+          : { include: [...WORKER_DEPENDENCIES] },
       };
     },
     configResolved(config) {

@@ -484,6 +484,9 @@ export async function startViteDev(site: string): Promise<HostResult> {
     server = await createServer({
       root: REPO,
       publicDir: pub,
+      // A fresh dependency cache, as on a fresh clone: with the repository's own (node_modules/.vite)
+      // warm from earlier runs, a dependency Vite finds only once the Worker loads went unnoticed.
+      cacheDir: join(pub, '.vite-cache'),
       logLevel: 'error',
       server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
     });
