@@ -170,6 +170,8 @@ interface BenchWindow {
       postAnswer?: boolean,
     ): Promise<{ status: number; body?: unknown; ms: number; at: number }>;
     first: Promise<{ status: number; body?: unknown; ms: number; at: number }> | null;
+    /** Resolves once the engine Worker answers (its script downloaded and started). */
+    up: Promise<boolean>;
   };
 }
 
@@ -204,6 +206,8 @@ export class BrowserBench {
     page.setDefaultTimeout(180_000);
     await page.goto(url, { waitUntil: 'load' });
     await page.waitForFunction(() => 'bench' in window);
+    // Loaded means the engine Worker is up too (bench/browser/main.ts `up`).
+    await page.evaluate(() => (window as unknown as BenchWindow).bench.up);
     const peak = async () => {
       let max = 0;
       for (const pid of await this.renderers()) if (!before.has(pid)) max = Math.max(max, vmHwm(pid));
