@@ -12,7 +12,7 @@ import type { StationCoverage } from '../dataset/catalog.ts';
 import { throwIfAborted } from '../contract/errors.ts';
 import { abortable } from '../io/abortable.ts';
 import type { StationArchive } from './station-archive.ts';
-import { rowIndexByPeriod, type StationRows } from './station-rows.ts';
+import { hasAnyValue, rowIndexByPeriod, type StationRows } from './station-rows.ts';
 import { PeriodTable } from '../contract/period-table.ts';
 import { hasDataIn, spansRange, type IndexedStation } from './station-index.ts';
 
@@ -221,9 +221,20 @@ export function assembleNearest(
 }
 
 /**
- * Each ranked point's station for `need` (null for an unranked geometry),
- * fetching coverage only for the candidates the plan asks about, round by
- * round, and the ids of the chosen stations with data.
+ * What a station's rows read for `need` say of its coverage, for {@link chooseStation}: the asked
+ * types over the whole range when one of them has a value there, else nothing. Valid for this
+ * need only (its types and range).
+ */
+export function coverageOfRows(rows: StationRows, need: StationNeed): StationCoverage {
+  return hasAnyValue(rows) ? [{ types: [...need.dataTypes], runs: [[need.start, need.end]] }] : [];
+}
+
+/**
+ * Each ranked point's station for `need` (null for an unranked geometry), learning round by
+ * round only what the plan asks about: a candidate's coverage line, or, where the link makes it
+ * worth it (StationArchive.readsWhole), its file read whole, whose values tell the same and are
+ * the answer's when it is chosen. Returns the choices, the ids of the chosen stations with data,
+ * and the rows already read.
  */
 export async function chooseStations(
   need: StationNeed,
@@ -231,17 +242,37 @@ export async function chooseStations(
   archive: StationArchive,
   byId: ReadonlyMap<string, IndexedStation>,
   signal?: AbortSignal,
-): Promise<{ choices: Array<NearestChoice | null>; ids: string[] }> {
+): Promise<{ choices: Array<NearestChoice | null>; ids: string[]; read: Map<string, StationRows> }> {
   const coverage = new Map<string, StationCoverage>();
+  const read = new Map<string, StationRows>();
   for (;;) {
     const plan = planNearest(need, ranked, coverage);
-    if (plan.need.length === 0 && 'choices' in plan) return plan;
-    for (const [id, c] of await archive.coverage(
-      plan.need.map((id) => byId.get(id)!),
+    if (plan.need.length === 0 && 'choices' in plan) return { ...plan, read };
+    const asked = plan.need.map((id) => byId.get(id)!);
+    const whole = archive.readsWhole(asked, need.timeScale, need.dataTypes, need.first, need.last);
+    // The lines are asked first: a browser sends requests in the order they are made.
+    const lines = archive.coverage(
+      asked.filter((s) => !whole.has(s.id)),
       need.timeScale,
       signal,
-    ))
-      coverage.set(id, c);
+    );
+    const files = Promise.all(
+      asked
+        .filter((s) => whole.has(s.id))
+        .map(
+          async (s) =>
+            [
+              s.id,
+              await archive.rows(s, need.timeScale, need.dataTypes, need.first, need.last, signal, { whole: true }),
+            ] as const,
+        ),
+    );
+    const [linesRead, filesRead] = await abortable(Promise.all([lines, files]), signal);
+    for (const [id, c] of linesRead) coverage.set(id, c);
+    for (const [id, rows] of filesRead) {
+      read.set(id, rows);
+      coverage.set(id, coverageOfRows(rows, need));
+    }
   }
 }
 
@@ -261,7 +292,11 @@ export async function nearestStation(
   const read = await abortable(
     Promise.all(
       plan.ids.map(
-        async (id) => [id, await archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, need.first, need.last)] as const,
+        async (id) =>
+          [
+            id,
+            plan.read.get(id) ?? (await archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, need.first, need.last)),
+          ] as const,
       ),
     ),
     signal,

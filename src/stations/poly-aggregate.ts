@@ -104,19 +104,32 @@ export async function polyAggregate(
   const last = q.range.keys[q.range.keys.length - 1]!;
   // Their coverage lines first (one round, adjacent lines in one request): a station without a
   // value of the asked types in the range is not read at all, and the lines' chunk maps let each
-  // file's footer and chunks come in one request (station-archive.ts).
-  const coverage = await archive.coverage(inside, q.timeScale, signal);
+  // file's footer and chunks come in one request (station-archive.ts). Files the link makes worth
+  // reading whole need no line: their own values tell whether they contribute (`contributing`).
+  const whole = archive.readsWhole(inside, q.timeScale, q.dataTypes, first, last);
+  const lines = archive.coverage(
+    inside.filter((s) => !whole.has(s.id)),
+    q.timeScale,
+    signal,
+  );
+  const rowsOf = (s: IndexedStation, options?: { whole: boolean }) =>
+    archive.rows(s, q.timeScale, q.dataTypes, first, last, undefined, options).then((r) => [s.id, r] as const);
+  // Sent after the lines: a browser sends requests in the order they are made.
+  const direct = Promise.all(inside.filter((s) => whole.has(s.id)).map((s) => rowsOf(s, { whole: true })));
+  // Awaited below; a failure that comes while the lines are awaited must not go unhandled.
+  direct.catch(() => undefined);
+  // One abort listener for all reads (not one per station: runtimes warn past ten on one signal).
+  const coverage = await abortable(lines, signal);
   const candidates = inside.filter((s) => {
+    if (whole.has(s.id)) return true;
     const c = coverage.get(s.id);
     return c !== undefined && hasDataIn(c, q.dataTypes, q.range.start, q.range.end);
   });
-  // One abort listener for all reads (not one per station: runtimes warn past ten on one signal).
-  const read = await abortable(
-    Promise.all(
-      candidates.map(async (s) => [s.id, await archive.rows(s, q.timeScale, q.dataTypes, first, last)] as const),
-    ),
+  const [directRead, linesRead] = await abortable(
+    Promise.all([direct, Promise.all(candidates.filter((s) => !whole.has(s.id)).map((s) => rowsOf(s)))]),
     signal,
   );
+  const read = [...directRead, ...linesRead];
   throwIfAborted(signal);
   const rows = new Map(read);
   return assemblePolyAggregate(q, contributing(candidates, rows), rows, tables);

@@ -202,3 +202,51 @@ export function planOpening(
   // are what remains, and they are not worth reading beyond the slack).
   return file.bytes - planned <= WHOLE_FILE_SLACK ? [[0, file.bytes]] : merged;
 }
+
+/** A station file as the index describes it, for {@link readWholeFirst}: size and period span (ordinals). */
+export interface IndexedFileSpan {
+  bytes: number;
+  first: number;
+  last: number;
+}
+
+/**
+ * Which files to read whole at once instead of after their coverage lines (indexes into
+ * `files`). A file read whole tells by its own values whether the station has data, so its line
+ * is not needed: that saves the round trip between line and file and one request per file, and
+ * costs the bytes the planned read would not have fetched. Files are taken, least extra first,
+ * while the extra bytes of all taken arrive in the time saved on the measured link: one round
+ * trip and {@link REQUEST_COST_MS} per request not sent. A file's need is estimated from the index
+ * alone: its share of the asked periods times `columnShare` (the asked columns' share of its
+ * columns), less the {@link WHOLE_FILE_SLACK} an opening reads anyway. No file more than
+ * {@link MAX_MERGE_GAP} beyond its need, whatever the link: bytes cost growers money on mobile
+ * data, and a link read as fast would otherwise fetch every hourly file whole for a day of it.
+ * None on an unmeasured link, or one whose answers come within {@link FAST_LINK_MS} (a round trip
+ * costs next to nothing there, and bytes are what count).
+ */
+export function readWholeFirst(
+  files: readonly IndexedFileSpan[],
+  want: readonly [number, number],
+  columnShare: number,
+  link: LinkEstimate | undefined,
+): number[] {
+  const latency = link?.latencyMs ?? null;
+  const rate = link?.bytesPerMs ?? null;
+  if (latency === null || rate === null || latency < FAST_LINK_MS) return [];
+  const share = Math.min(1, Math.max(0, columnShare));
+  const extra = files.map((f, i) => {
+    const span = f.last - f.first + 1;
+    const overlap = Math.min(f.last, want[1]) - Math.max(f.first, want[0]) + 1;
+    const need = span > 0 && overlap > 0 ? f.bytes * (overlap / span) * share : 0;
+    return { i, extra: Math.max(0, f.bytes - need - WHOLE_FILE_SLACK) };
+  });
+  extra.sort((a, b) => a.extra - b.extra || a.i - b.i);
+  const out: number[] = [];
+  let spent = 0;
+  for (const { i, extra: e } of extra) {
+    if (e > MAX_MERGE_GAP || spent + e > rate * (latency + (out.length + 1) * REQUEST_COST_MS)) break;
+    spent += e;
+    out.push(i);
+  }
+  return out.sort((a, b) => a - b);
+}

@@ -25,7 +25,7 @@ import { abortable } from '../io/abortable.ts';
 import { sha256Hex } from '../io/digest.ts';
 import { DecodedCache } from './decoded-cache.ts';
 import { OpenFiles, type OpenFile } from './open-files.ts';
-import { mergeGapFor, mergeRanges, planFileRead, planFromChunks, planOpening } from './read-plan.ts';
+import { readWholeFirst, mergeGapFor, mergeRanges, planFileRead, planFromChunks, planOpening } from './read-plan.ts';
 import { keyOfTime, ordinalOfKey, ordinalOfRowTime } from './time-keys.ts';
 import { parseStationIndex, type IndexedStation, type StationFile } from './station-index.ts';
 import { noRows, orderRows, rowsInRange, type StationRows } from './station-rows.ts';
@@ -52,7 +52,11 @@ export interface StationArchive {
     scale: StationTimeScale,
     signal?: AbortSignal,
   ): Promise<Map<string, StationCoverage>>;
-  /** The station's rows of `scale` with period keys in [first, last], as columns: one per type of `types`, in that order (NaN where the file has none). */
+  /**
+   * The station's rows of `scale` with period keys in [first, last], as columns: one per type of
+   * `types`, in that order (NaN where the file has none). `whole`: a file not open yet is fetched
+   * whole in one request (see {@link StationArchive.readsWhole}), not planned from its chunk map.
+   */
   rows(
     station: IndexedStation,
     scale: StationTimeScale,
@@ -60,7 +64,22 @@ export interface StationArchive {
     first: string,
     last: string,
     signal?: AbortSignal,
+    options?: { whole?: boolean },
   ): Promise<StationRows>;
+  /**
+   * The stations among these whose rows are worth reading at once, without their coverage lines:
+   * a station's own values say whether it has data. Those whose files are open already (their
+   * footers plan the read), and those whose files are worth reading whole on the link as measured
+   * (read-plan.ts {@link readWholeFirst}). Reads nothing; pass `{ whole: true }` to
+   * {@link StationArchive.rows} for them.
+   */
+  readsWhole(
+    stations: readonly IndexedStation[],
+    scale: StationTimeScale,
+    types: readonly string[],
+    first: string,
+    last: string,
+  ): Set<string>;
   /** Closes every open file. */
   close(): Promise<void>;
 }
@@ -151,6 +170,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     first: string,
     last: string,
     signal?: AbortSignal,
+    whole = false,
   ): Promise<StationRows> => {
     const none = noRows(types.length);
     const file = station.files[scale];
@@ -163,7 +183,8 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     const gap = mergeGapFor(location.link?.estimate());
     const keyOf = (g: number, column: string) =>
       `${file.path}\u0000${file.bytes}\u0000${file.footerHash ?? ''}\u0000${g}\u0000${column}`;
-    if (!f.metadata) {
+    if (!f.metadata && whole) f.cached.prefetch([[0, file.bytes]]);
+    else if (!f.metadata) {
       // The first read of the file brings its footer and, when its coverage line gave a chunk map,
       // the chunks this query needs, in one round trip (or the whole file when that is as cheap).
       const map = chunkMaps.get(chunkKey(file));
@@ -302,9 +323,32 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       return new Map(await abortable(Promise.all(pending), signal));
     },
 
-    async rows(station, scale, types, first, last, signal) {
+    readsWhole(stations, scale, types, first, last) {
+      const want = ordinalsOf(scale, first, last);
+      if (!want) return new Set();
+      const direct = new Set<string>();
+      // Files not opened yet (an open one has its footer or a read under way) whose span parses.
+      const unopened = stations.flatMap((s) => {
+        const file = s.files[scale];
+        if (!file) return [];
+        if (files.get(file.path)?.metadata) {
+          direct.add(s.id);
+          return [];
+        }
+        const span = ordinalsOf(scale, file.first, file.last);
+        return span ? [{ id: s.id, bytes: file.bytes, first: span[0], last: span[1] }] : [];
+      });
+      // The asked columns' share of a file: time and the asked types among the scale's types.
+      const known = Math.max(section.dataTypes[scale]?.length ?? 0, types.length);
+      const share = (types.length + 1) / (known + 1);
+      for (const i of readWholeFirst(unopened, want, share, location.link?.estimate())) direct.add(unopened[i]!.id);
+      return direct;
+    },
+
+    async rows(station, scale, types, first, last, signal, options) {
+      const whole = options?.whole ?? false;
       try {
-        return await readRows(station, scale, types, first, last, signal);
+        return await readRows(station, scale, types, first, last, signal, whole);
       } catch (err) {
         if (!decodeFailures.has(err as object)) throw err;
         // Bytes that did not decode may be a fault of the host (a cut or shifted answer): read
@@ -312,7 +356,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
         const file = station.files[scale]!;
         const f = files.get(file.path);
         if (f) forget(file.path, f);
-        return readRows(station, scale, types, first, last, signal);
+        return readRows(station, scale, types, first, last, signal, whole);
       }
     },
     async close() {

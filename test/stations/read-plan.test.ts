@@ -19,6 +19,7 @@ import {
   planFileRead,
   planFromChunks,
   planOpening,
+  readWholeFirst,
 } from '../../src/stations/read-plan.ts';
 import { keyOfTime, ordinalOfKey } from '../../src/stations/time-keys.ts';
 import type { StationFileChunks } from '../../src/dataset/catalog.ts';
@@ -197,5 +198,41 @@ describe('planFileRead', () => {
       typeof planFileRead
     >[0];
     expect(planFileRead(metadata, 'daily', ['time', 'rain'], '2024-01-01', '2024-01-02')).toBeNull();
+  });
+});
+
+describe('readWholeFirst', () => {
+  // Ten daily files of two years (40 KB), a one-year query of 5 of their 27 types: 6 of 28 columns.
+  const files = Array.from({ length: 10 }, () => ({ bytes: 40_000, first: 19_358, last: 20_088 }));
+  const year: [number, number] = [19_723, 20_088];
+  const share = 6 / 28;
+
+  it('reads whole, least extra first, while the extra bytes arrive within the round trip and requests saved', () => {
+    // Unlimited at 40 ms (20 KB/ms): 10 × 19.3 KB extra fit easily.
+    expect(readWholeFirst(files, year, share, { latencyMs: 40, bytesPerMs: 20_000 })).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
+    // 150 ms at 4 Mbit/s (500 B/ms): each file's need is 40,000 × 366/731 × 6/28 = 4,291 B, its extra
+    // 40,000 − 4,291 − 16,384 = 19,325 B; four files (77.3 KB) arrive in 150 + 4 × 7 ms (89 KB), five
+    // (96.6 KB) not in 185 ms (92.5 KB).
+    expect(readWholeFirst(files, year, share, { latencyMs: 150, bytesPerMs: 500 })).toEqual([0, 1, 2, 3]);
+    // The smallest first: a 200 KB file is left to its coverage line, the small ones are read.
+    const mixed = [{ bytes: 200_000, first: 19_358, last: 20_088 }, ...files.slice(0, 3)];
+    expect(readWholeFirst(mixed, year, share, { latencyMs: 150, bytesPerMs: 500 })).toEqual([1, 2, 3]);
+    // Never more than MAX_MERGE_GAP beyond a file's need, however fast the link: a day of a 210 KB hourly file.
+    const hourly = { bytes: 210_000, first: 0, last: 17_543 };
+    expect(readWholeFirst([hourly], [8_760, 8_783], 6 / 18, { latencyMs: 150, bytesPerMs: 100_000 })).toEqual([]);
+    expect(readWholeFirst([hourly], [0, 17_543], 1, { latencyMs: 150, bytesPerMs: 100_000 })).toEqual([0]);
+    // A file within the slack of its need costs nothing extra: read whole on any measured link.
+    expect(
+      readWholeFirst([{ bytes: 12_000, first: 0, last: 99 }], [0, 99], 1, { latencyMs: 150, bytesPerMs: 1 }),
+    ).toEqual([0]);
+  });
+
+  it('reads nothing whole on an unmeasured link, or one whose answers come within FAST_LINK_MS', () => {
+    expect(readWholeFirst(files, year, share, undefined)).toEqual([]);
+    expect(readWholeFirst(files, year, share, { latencyMs: null, bytesPerMs: 20_000 })).toEqual([]);
+    expect(readWholeFirst(files, year, share, { latencyMs: 40, bytesPerMs: null })).toEqual([]);
+    expect(readWholeFirst(files, year, share, { latencyMs: FAST_LINK_MS - 1, bytesPerMs: 20_000 })).toEqual([]);
   });
 });
