@@ -230,11 +230,14 @@ export function coverageOfRows(rows: StationRows, need: StationNeed): StationCov
 }
 
 /**
- * Each ranked point's station for `need` (null for an unranked geometry), learning round by
- * round only what the plan asks about: a candidate's coverage line, or, where the link makes it
- * worth it (StationArchive.readsWhole), its file read whole, whose values tell the same and are
- * the answer's when it is chosen. Returns the choices, the ids of the chosen stations with data,
- * and the rows already read.
+ * Each ranked point's station for `need` (null for an unranked geometry), learning only what the
+ * plan asks about: a candidate's coverage line, or, where the link makes it worth it
+ * (StationArchive.readsWhole), its file read whole, whose values tell the same and are the
+ * answer's when it is chosen. The plan is made again as each answer arrives, so a point whose
+ * candidate has no data asks for its next one at once, not after the slowest read of the round.
+ * With `readChosen`, a candidate whose line shows data has its rows read at once: the plan asks
+ * for one candidate per point, nearest first, so that one is the point's choice. Returns the
+ * choices, the ids of the chosen stations with data, and the rows already read.
  */
 export async function chooseStations(
   need: StationNeed,
@@ -242,37 +245,57 @@ export async function chooseStations(
   archive: StationArchive,
   byId: ReadonlyMap<string, IndexedStation>,
   signal?: AbortSignal,
+  readChosen = false,
 ): Promise<{ choices: Array<NearestChoice | null>; ids: string[]; read: Map<string, StationRows> }> {
   const coverage = new Map<string, StationCoverage>();
   const read = new Map<string, StationRows>();
+  const { timeScale, dataTypes, first, last } = need;
+  /** Reads under way, by station id; each settles (never rejects) once its answer is in `coverage`. */
+  const pending = new Map<string, Promise<void>>();
+  let failure: { err: unknown } | undefined;
+  const track = (id: string, p: Promise<void>) =>
+    pending.set(
+      id,
+      p.then(
+        () => void pending.delete(id),
+        (err: unknown) => {
+          failure ??= { err };
+          pending.delete(id);
+        },
+      ),
+    );
   for (;;) {
+    if (failure) throw failure.err;
     const plan = planNearest(need, ranked, coverage);
     if (plan.need.length === 0 && 'choices' in plan) return { ...plan, read };
-    const asked = plan.need.map((id) => byId.get(id)!);
-    const whole = archive.readsWhole(asked, need.timeScale, need.dataTypes, need.first, need.last);
+    const asked = plan.need.filter((id) => !pending.has(id)).map((id) => byId.get(id)!);
+    const whole = archive.readsWhole(asked, timeScale, dataTypes, first, last);
+    const byLine = asked.filter((s) => !whole.has(s.id));
+    // One call for all lines (near ones come in one range), then one per line to follow each.
     // The lines are asked first: a browser sends requests in the order they are made.
-    const lines = archive.coverage(
-      asked.filter((s) => !whole.has(s.id)),
-      need.timeScale,
-      signal,
-    );
-    const files = Promise.all(
-      asked
-        .filter((s) => whole.has(s.id))
-        .map(
-          async (s) =>
-            [
-              s.id,
-              await archive.rows(s, need.timeScale, need.dataTypes, need.first, need.last, signal, { whole: true }),
-            ] as const,
-        ),
-    );
-    const [linesRead, filesRead] = await abortable(Promise.all([lines, files]), signal);
-    for (const [id, c] of linesRead) coverage.set(id, c);
-    for (const [id, rows] of filesRead) {
-      read.set(id, rows);
-      coverage.set(id, coverageOfRows(rows, need));
+    if (byLine.length) void archive.coverage(byLine, timeScale, signal).catch(() => undefined);
+    for (const s of byLine) {
+      track(
+        s.id,
+        archive.coverage([s], timeScale, signal).then((m) => {
+          const c = m.get(s.id) ?? [];
+          coverage.set(s.id, c);
+          if (readChosen && hasDataIn(c, dataTypes, need.start, need.end))
+            // Joined by the caller's read of the same rows; a failure shows there.
+            void archive.rows(s, timeScale, dataTypes, first, last).catch(() => undefined);
+        }),
+      );
     }
+    for (const s of asked.filter((x) => whole.has(x.id))) {
+      track(
+        s.id,
+        archive.rows(s, timeScale, dataTypes, first, last, signal, { whole: true }).then((rows) => {
+          read.set(s.id, rows);
+          coverage.set(s.id, coverageOfRows(rows, need));
+        }),
+      );
+    }
+    await abortable(Promise.race(pending.values()), signal);
   }
 }
 
@@ -287,7 +310,7 @@ export async function nearestStation(
   const ranked = q.geometries.map((g) => (g.kind === 'point' ? rankStations(stations, g.position) : null));
   const byId = new Map(stations.map((s) => [s.id, s]));
   const need = needOf(q);
-  const plan = await chooseStations(need, ranked, archive, byId, signal);
+  const plan = await chooseStations(need, ranked, archive, byId, signal, true);
   // One abort listener for all reads (not one per station: browsers warn past ten on one signal).
   const read = await abortable(
     Promise.all(
