@@ -348,7 +348,7 @@ function stationTable(r: BenchResults, s: ScenarioResult): string[] {
   const reads = e40?.cold[0]?.storeReads;
   out.push(
     '',
-    `Cells: requests / bytes of a cold query from a freshly loaded page (medians; the page's own code is loaded before the clock starts, so *code* is only what the engine loads on demand). Ratios: engine warm / native DuckDB warm **${fmtRatio(warm / floor)}**; at 40 ms, engine cold vs whole files downloaded: ${speed(engCold, naive)} (${fmtMs(engCold)} vs ${fmtMs(naive)}); archive bytes read cold: ${fmtBytes(engBytes)} vs ${fmtBytes(naiveBytes)} whole, ${pct(engBytes / r.dataset.storeBytes)} of the ${fmtBytes(r.dataset.storeBytes)} archive` +
+    `Cells: requests / bytes of a cold query from a freshly loaded page (medians; the page's own code, its engine Worker's included, is loaded before the clock starts, so *code* is only what the engine loads on demand). Ratios: engine warm / native DuckDB warm **${fmtRatio(warm / floor)}**; at 40 ms, engine cold vs whole files downloaded: ${speed(engCold, naive)} (${fmtMs(engCold)} vs ${fmtMs(naive)}); archive bytes read cold: ${fmtBytes(engBytes)} vs ${fmtBytes(naiveBytes)} whole, ${pct(engBytes / r.dataset.storeBytes)} of the ${fmtBytes(r.dataset.storeBytes)} archive` +
       (reads
         ? `, of which ${fmtBytes(reads.distinctBytes)} distinct (largest single read ${fmtBytes(reads.largestBytes)})`
         : '') +
@@ -372,7 +372,7 @@ function linkSection(r: BenchResults): string[] {
       .map((p) => `**${p.label}**`)
       .join(
         ', ',
-      )}. A bandwidth is one rate shared by every request at once (a relay in front of the bench server releases the bytes at that rate); HTTP/2 is real (TLS with a throwaway certificate), so Chromium sends every request at once over one connection, and Node clients get the same 100 requests at once. Each cell: median cold time, requests, and the sequential round trips after catalog.json (the busy periods of the run's requests: the phases that wait for the one before, bench/link.ts). Station rows: from a loaded page in Chromium; raster rows: the engine in Node and in Chromium, and geotiff.js once on the rural link.`,
+      )}. A bandwidth is one rate shared by every request at once (a relay in front of the bench server releases the bytes at that rate); HTTP/2 is real (TLS with a throwaway certificate), so Chromium sends every request at once over one connection, and Node clients get the same 100 requests at once. Each cell: median cold time, requests, and the sequential round trips after catalog.json (the busy periods of the run's requests: the phases that wait for the one before, bench/link.ts). Station rows: from a loaded page in Chromium (loaded: its engine Worker has answered once, so the Worker's script is not part of the time); raster rows: the engine in Node and in Chromium, and geotiff.js once on the rural link.`,
     '',
     `| query | method | ${LINK_IDS.map(profileName).join(' | ')} |`,
     `|---|---|${LINK_IDS.map(() => '---:').join('|')}|`,

@@ -34,18 +34,21 @@ export const FAST_LINK_MS = 25;
 
 /**
  * What one more request costs a query whatever the link, ms: a browser's own cost per request
- * (192 Range fetches from a Worker took Chromium 1.1–2.0 s at 0 ms latency), and the share of a
- * 40 ms round trip it takes queued behind six connections. Not more on a slower link: where the
- * bandwidth is the bottleneck the requests overlap the transfer and only bytes add time (a
- * 16 KiB gap was 11 % slower than 8 KiB for an hourly year at 150 ms, 4 Mbit/s; 10–20 % faster
- * at 40 ms, 20 Mbit/s).
+ * (40 Range fetches sent at once from a fresh Worker took Chromium 230–450 ms at 0 ms latency on
+ * a 2-core machine, 6–11 ms each; 192 took 1.1–2.0 s), and the share of a 40 ms round trip it
+ * takes queued behind six connections (7 ms). At 7 ms in all, a polygon's 62 daily files at
+ * 20 Mbit/s went out as 157 requests of 0.6–11 KB and took 2.8 s against 2.2 s for whole files;
+ * at 15 ms, 67–71 requests and 1.9 s (Chromium, 3 runs each; other queries and links unchanged).
+ * Not more on a slower link: where the bandwidth is the bottleneck the requests overlap the
+ * transfer and only bytes add time (an 8 KiB gap is quickest for an hourly year at 150 ms,
+ * 4 Mbit/s: 3.37 s, against 3.55 s at 16 KiB and 3.88 s at 32 KiB).
  */
-export const REQUEST_COST_MS = 7;
+export const REQUEST_COST_MS = 15;
 
 /**
  * The merge gap for a measured link: the bytes that arrive in {@link REQUEST_COST_MS}, between
  * {@link MERGE_GAP} and {@link MAX_MERGE_GAP}. 40 ms with no bandwidth limit: 64 KiB (a request
- * costs more than any gap); 20 Mbit/s: 17.5 KB; 4 Mbit/s: 8 KiB. Unmeasured links, and links
+ * costs more than any gap); 20 Mbit/s: 37.5 KB; 4 Mbit/s: 8 KiB. Unmeasured links, and links
  * whose quickest answer came in under {@link FAST_LINK_MS}, get {@link MERGE_GAP}.
  */
 export function mergeGapFor(link: LinkEstimate | undefined): number {

@@ -133,9 +133,9 @@ describe('planFileRead', () => {
     expect(mergeGapFor({ latencyMs: null, bytesPerMs: 1e6 })).toBe(MERGE_GAP);
     expect(mergeGapFor({ latencyMs: 40, bytesPerMs: null })).toBe(MERGE_GAP);
     expect(mergeGapFor({ latencyMs: FAST_LINK_MS - 1, bytesPerMs: 1e6 })).toBe(MERGE_GAP);
-    // 150 ms at 4 Mbit/s (500 B/ms): 3.5 KB arrive in the 7 ms a request costs, so the floor.
+    // 150 ms at 4 Mbit/s (500 B/ms): 7.5 KB arrive in the 15 ms a request costs, so the floor.
     expect(mergeGapFor({ latencyMs: 150, bytesPerMs: 500 })).toBe(MERGE_GAP);
-    // 40 ms at 20 Mbit/s: 17.5 KB.
+    // 40 ms at 20 Mbit/s: 37.5 KB.
     expect(mergeGapFor({ latencyMs: 40, bytesPerMs: 2_500 })).toBe(2_500 * REQUEST_COST_MS);
     // No bandwidth limit: capped; a slow, short link: floored.
     expect(mergeGapFor({ latencyMs: 40, bytesPerMs: 1e5 })).toBe(MAX_MERGE_GAP);
@@ -213,9 +213,10 @@ describe('readWholeFirst', () => {
       0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
     ]);
     // 150 ms at 4 Mbit/s (500 B/ms): each file's need is 40,000 × 366/731 × 6/28 = 4,291 B, its extra
-    // 40,000 − 4,291 − 16,384 = 19,325 B; four files (77.3 KB) arrive in 150 + 4 × 7 ms (89 KB), five
-    // (96.6 KB) not in 185 ms (92.5 KB).
-    expect(readWholeFirst(files, year, share, { latencyMs: 150, bytesPerMs: 500 })).toEqual([0, 1, 2, 3]);
+    // 40,000 − 4,291 − 16,384 = 19,325 B; six files (116.0 KB) arrive in 150 + 6 × 15 ms (120 KB),
+    // seven (135.3 KB) not in 255 ms (127.5 KB).
+    expect(REQUEST_COST_MS).toBe(15);
+    expect(readWholeFirst(files, year, share, { latencyMs: 150, bytesPerMs: 500 })).toEqual([0, 1, 2, 3, 4, 5]);
     // The smallest first: a 200 KB file is left to its coverage line, the small ones are read.
     const mixed = [{ bytes: 200_000, first: 19_358, last: 20_088 }, ...files.slice(0, 3)];
     expect(readWholeFirst(mixed, year, share, { latencyMs: 150, bytesPerMs: 500 })).toEqual([1, 2, 3]);
