@@ -237,7 +237,7 @@ export function coverageOfRows(rows: StationRows, need: StationNeed): StationCov
  * candidate has no data asks for its next one at once, not after the slowest read of the round.
  * With `readChosen`, a candidate whose line shows data has its rows read at once: the plan asks
  * for one candidate per point, nearest first, so that one is the point's choice. Returns the
- * choices, the ids of the chosen stations with data, and the rows already read.
+ * choices, the ids of the chosen stations with data, and their rows where already read or under way.
  */
 export async function chooseStations(
   need: StationNeed,
@@ -246,9 +246,10 @@ export async function chooseStations(
   byId: ReadonlyMap<string, IndexedStation>,
   signal?: AbortSignal,
   readChosen = false,
-): Promise<{ choices: Array<NearestChoice | null>; ids: string[]; read: Map<string, StationRows> }> {
+): Promise<{ choices: Array<NearestChoice | null>; ids: string[]; read: Map<string, Promise<StationRows>> }> {
   const coverage = new Map<string, StationCoverage>();
-  const read = new Map<string, StationRows>();
+  /** Rows read (or under way) for `need`, by station id: the caller's read of a chosen station. */
+  const read = new Map<string, Promise<StationRows>>();
   const { timeScale, dataTypes, first, last } = need;
   /** Reads under way, by station id; each settles (never rejects) once its answer is in `coverage`. */
   const pending = new Map<string, Promise<void>>();
@@ -280,9 +281,12 @@ export async function chooseStations(
         archive.coverage([s], timeScale, signal).then((m) => {
           const c = m.get(s.id) ?? [];
           coverage.set(s.id, c);
-          if (readChosen && hasDataIn(c, dataTypes, need.start, need.end))
-            // Joined by the caller's read of the same rows; a failure shows there.
-            void archive.rows(s, timeScale, dataTypes, first, last).catch(() => undefined);
+          if (readChosen && hasDataIn(c, dataTypes, need.start, need.end)) {
+            const rows = archive.rows(s, timeScale, dataTypes, first, last);
+            // Awaited by the caller, which reads the chosen stations' rows; a failure shows there.
+            rows.catch(() => undefined);
+            read.set(s.id, rows);
+          }
         }),
       );
     }
@@ -290,7 +294,7 @@ export async function chooseStations(
       track(
         s.id,
         archive.rows(s, timeScale, dataTypes, first, last, signal, { whole: true }).then((rows) => {
-          read.set(s.id, rows);
+          read.set(s.id, Promise.resolve(rows));
           coverage.set(s.id, coverageOfRows(rows, need));
         }),
       );
@@ -318,7 +322,7 @@ export async function nearestStation(
         async (id) =>
           [
             id,
-            plan.read.get(id) ?? (await archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, need.first, need.last)),
+            await (plan.read.get(id) ?? archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, need.first, need.last)),
           ] as const,
       ),
     ),
