@@ -142,7 +142,7 @@ function missedNotes(r: ScaleResults, targets: ScaleTarget[]): string[] {
   }
   if (missed.some((t) => t.target.startsWith('cold poly-aggregate')))
     out.push(
-      `**Cold poly-aggregate (network).** ${timeSplit(poly.coldStart, poly.warm)}; each station file is one request (its footer and column chunks together, from the coverage line's chunk map), so ${poly.stations} stations queue behind 6 connections (≥ ${Math.ceil(poly.stations / 6)} rounds of 40 ms). ${load}. What would cut it: as above, the page's own work more than the requests.`,
+      `**Cold poly-aggregate (network).** ${timeSplit(poly.coldStart, poly.warm)}; each station file is one request (read whole straight after the index where the measured link makes that worth it, else its footer and column chunks together, from its coverage line's chunk map), so ${poly.stations} stations queue behind 6 connections (≥ ${Math.ceil(poly.stations / 6)} rounds of 40 ms). ${load}. What would cut it: as above, the page's own work more than the requests.`,
       '',
     );
   if (missed.some((t) => t.target.startsWith('build'))) {
