@@ -226,8 +226,11 @@ export function formPanel(ctx: PanelContext): Panel {
   // blur) that happens while a mouse button or finger is down waits for the release, so the press
   // ends on the control it began on. Without this, "Run query" moved 51 px between mouse-down and
   // mouse-up when a From error vanished, and the click was lost.
+  // The held change keeps the form as it was when the change fired: a flush that read the fields
+  // afresh took in a date still being typed next to it, and showed its error before it was left
+  // (seen in CI: a timer comes after queued key presses on a loaded machine).
   let pressed = false;
-  let pendingChange: { ev?: Event } | null = null;
+  let pendingChange: { ev?: Event; form: FormState } | null = null;
   const onDown = () => (pressed = true);
   const onUp = () => {
     pressed = false;
@@ -241,18 +244,18 @@ export function formPanel(ctx: PanelContext): Panel {
   function flushFormChange(): void {
     const p = pendingChange;
     pendingChange = null;
-    if (p) applyFormChange(p.ev);
+    if (p) applyFormChange(p.ev, p.form);
   }
 
   function onFormChange(ev?: Event): void {
-    if (pressed) pendingChange = { ev };
+    if (pressed) pendingChange = { ev, form: readForm() };
     else applyFormChange(ev);
   }
 
-  function applyFormChange(ev?: Event): void {
+  /** Applies a change of the form (`form`: the fields as read when it fired, by default now). */
+  function applyFormChange(ev?: Event, form: FormState = readForm()): void {
     const d = dataset();
     const before = store.get().form;
-    const form = readForm();
     const target = ev?.target as HTMLElement | undefined;
     if (target?.id === 'dataType')
       form.subDataType = layersOf(d).find((l) => l.dataType === form.dataType)?.subDataType ?? '-';
