@@ -8,7 +8,8 @@
 import { ClimateQueryError } from '../contract/errors.ts';
 import { truncate } from '../contract/quote.ts';
 import type { ByteSource, ExpectedFile } from '../io/byte-source.ts';
-import { createHttpSource } from '../io/http-source.ts';
+import { byteRangesBoundary } from '../io/byte-ranges.ts';
+import { createHttpSource, type MultiRange } from '../io/http-source.ts';
 import { describeHostAnswer } from '../io/host-answer.ts';
 import { LinkMeter } from '../io/link-meter.ts';
 import {
@@ -49,6 +50,12 @@ export interface DatasetLocation {
    * reader sizes its merge gap from it. Absent for a local folder and for wrapped openers.
    */
   readonly link?: Pick<LinkMeter, 'estimate'>;
+  /**
+   * Whether one request now carries several ranges of a file (the host answered a probe with
+   * `multipart/byteranges`): the station reader then merges only tiny gaps. Absent or false: one
+   * request per range.
+   */
+  severalRanges?(): boolean;
 }
 
 /** Time limits and retries of a {@link urlLocation}'s reads. */
@@ -61,6 +68,11 @@ export interface UrlLocationOptions {
   openSource?: (url: string, expected: ExpectedFile) => ByteSource;
   /** Times the default reads (a new one per location by default); share one between locations on one host. */
   meter?: LinkMeter;
+  /**
+   * Ask the host whether it answers several ranges in one request, and do so where it does
+   * (default true; io/http-source.ts MultiRange). false: one request per range, always.
+   */
+  multiRange?: boolean;
 }
 
 /**
@@ -86,15 +98,42 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
   };
   // Only reads this location makes itself are timed: a caller's openSource may not be HTTP at all.
   const meter = options.openSource ? undefined : (options.meter ?? new LinkMeter());
+  // Several ranges in one request, once a probe saw the host answer them as parts. The probe asks
+  // for two bytes of the catalog as the first file is opened, so its answer is in before the
+  // station files' reads, one round trip or more later; a host that ignores it sends the catalog.
+  // Same origin only, in a browser: several ranges are not a CORS-safelisted Range header, so each
+  // read of another origin's file would wait for a preflight of its own (one per URL).
+  const crossOrigin = globalThis.location?.origin !== undefined && root.origin !== globalThis.location.origin;
+  let multi: 'unknown' | 'probing' | 'yes' | 'no' =
+    options.openSource || options.multiRange === false || crossOrigin ? 'no' : 'unknown';
+  const multiRange: MultiRange = { usable: () => multi === 'yes', unusable: () => void (multi = 'no') };
+  const probeMultiRange = () => {
+    if (multi !== 'unknown') return;
+    multi = 'probing';
+    void timedFetch(doFetch, where, { headers: { Range: 'bytes=0-0,2-2' }, cache: 'no-store' }, timeouts).then(
+      async (answer) => {
+        const { response } = answer;
+        const parts = response.status === 206 && byteRangesBoundary(response.headers.get('Content-Type')) !== null;
+        await answer.discard();
+        if (multi === 'probing') multi = parts ? 'yes' : 'no';
+      },
+      () => void (multi = 'no'),
+    );
+  };
   const openSource =
     options.openSource ??
     ((url: string, expected: ExpectedFile) =>
-      createHttpSource(url, { expected, fetch: doFetch, timeouts, retry, meter: meter! }));
+      createHttpSource(url, { expected, fetch: doFetch, timeouts, retry, meter: meter!, multiRange }));
   return {
     base: root.href,
     ...(meter ? { link: meter } : {}),
+    severalRanges: multiRange.usable,
     resolve,
-    open: (path, expected = {}) => openSource(resolve(path), expected),
+    open: (path, expected = {}) => {
+      const url = resolve(path);
+      probeMultiRange();
+      return openSource(url, expected);
+    },
     async readText(path, signal, what = 'The file') {
       const url = resolve(path);
       const bytes = await withRetries(

@@ -18,6 +18,12 @@ export interface ByteSource {
    * the file ends first (none when `offset` is at or past the end).
    */
   read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array>;
+  /**
+   * Reads each `[start, end)` of `ranges` (ascending, not overlapping), as {@link read} would, in
+   * as few requests as the source can; optional (without it each range is one read). Over HTTP,
+   * one request when the host answers several ranges at once.
+   */
+  readRanges?(ranges: ReadonlyArray<readonly [number, number]>, signal?: AbortSignal): Promise<Uint8Array[]>;
   /** Releases what the source holds open (file handles); optional. */
   close?(): Promise<void>;
 }

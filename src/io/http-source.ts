@@ -5,6 +5,7 @@
  */
 import { ClimateQueryError } from '../contract/errors.ts';
 import { asSourceError, type ByteSource, type ExpectedFile } from './byte-source.ts';
+import { byteRangesBoundary, parseByteRanges, rangesHeader, type BytePart } from './byte-ranges.ts';
 import { sha256Hex } from './digest.ts';
 import { describeHostAnswer, isPageAnswer, looksLikePage, PAGE_INSTEAD_OF_FILE } from './host-answer.ts';
 import {
@@ -15,6 +16,7 @@ import {
   withRetries,
   type ReadTimeouts,
   type RetryPolicy,
+  type TimedResponse,
 } from './timed-fetch.ts';
 import type { LinkMeter } from './link-meter.ts';
 
@@ -47,7 +49,25 @@ export interface HttpSourceOptions {
   retry?: RetryPolicy;
   /** Told the timing of every answer received whole (the dataset's {@link LinkMeter}). */
   meter?: LinkMeter;
+  /**
+   * Whether the host answers several ranges in one request (`multipart/byteranges`), as its
+   * dataset location found out ({@link MultiRange}); without it every range is its own request.
+   */
+  multiRange?: MultiRange;
 }
+
+/**
+ * What a dataset's host is known to do with several ranges in one request, shared by the files
+ * of one location: `usable()` is true only once a probe saw a `multipart/byteranges` answer, and
+ * `unusable()` turns it off when an answer could not be used (then every range is read alone).
+ */
+export interface MultiRange {
+  usable(): boolean;
+  unusable(): void;
+}
+
+/** Most ranges asked in one request: hosts cap them (Apache's default is 200), and a long header may be refused. */
+export const MAX_RANGES_PER_REQUEST = 64;
 
 /**
  * A {@link ByteSource} over HTTP Range requests. Works wherever `fetch`
@@ -109,6 +129,32 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
       size ??= total;
     }
   };
+
+  /** The body of a 200 (the server ignores Range), checked to be the whole file, to keep rather than download again per read. */
+  async function wholeBody(answer: TimedResponse, timed: (bytes: Uint8Array) => void): Promise<Uint8Array> {
+    const { response } = answer;
+    const declared = Number(response.headers.get('Content-Length') ?? NaN);
+    checkIdentity(response, null);
+    const bytes = await answer.body();
+    timed(bytes);
+    // A page sent without a Content-Type (or as octet-stream) is still a page.
+    if (size !== null && bytes.length !== size && looksLikePage(bytes))
+      throw notTheFile(`HTTP 200, ${bytes.length} bytes of HTML where ${size} bytes of data were expected`);
+    if (Number.isFinite(declared) && bytes.length < declared) {
+      throw markTransient(
+        new ClimateQueryError(
+          'dataset_unavailable',
+          `Reading ${url} failed: the body ended after ${bytes.length} of ${declared} bytes.`,
+        ),
+      );
+    }
+    if (size !== null && bytes.length !== size)
+      throw changed(`${size} bytes expected, the server sent ${bytes.length}`);
+    if (expected.sha256 && (await sha256Hex(bytes)) !== expected.sha256)
+      throw changed('its SHA-256 differs from the catalog');
+    size ??= bytes.length;
+    return bytes;
+  }
 
   async function attempt(
     offset: number,
@@ -202,30 +248,7 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
       await answer.discard();
       throw changed('its ETag no longer matches');
     }
-    if (response.status === 200) {
-      // The server ignores Range: keep the whole file rather than download it again per read.
-      const declared = Number(response.headers.get('Content-Length') ?? NaN);
-      checkIdentity(response, null);
-      const bytes = await answer.body();
-      timed(bytes);
-      // A page sent without a Content-Type (or as octet-stream) is still a page.
-      if (size !== null && bytes.length !== size && looksLikePage(bytes))
-        throw notTheFile(`HTTP 200, ${bytes.length} bytes of HTML where ${size} bytes of data were expected`);
-      if (Number.isFinite(declared) && bytes.length < declared) {
-        throw markTransient(
-          new ClimateQueryError(
-            'dataset_unavailable',
-            `Reading ${url} failed: the body ended after ${bytes.length} of ${declared} bytes.`,
-          ),
-        );
-      }
-      if (size !== null && bytes.length !== size)
-        throw changed(`${size} bytes expected, the server sent ${bytes.length}`);
-      if (expected.sha256 && (await sha256Hex(bytes)) !== expected.sha256)
-        throw changed('its SHA-256 differs from the catalog');
-      size ??= bytes.length;
-      return { bytes, whole: true };
-    }
+    if (response.status === 200) return { bytes: await wholeBody(answer, timed), whole: true };
     await answer.discard();
     const error = new ClimateQueryError(
       'dataset_unavailable',
@@ -235,20 +258,120 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
     throw response.status >= 500 || response.status === 429 ? markTransient(error) : error;
   }
 
+  /**
+   * Several ranges in one request: the bytes of each range a part of the answer holds (null for
+   * those it does not), or null when the answer cannot be used at all (then each is read alone).
+   * Only a 206 whose parts name the file's size and lie where asked is used; a file that changed is
+   * an error, as for single reads.
+   */
+  async function attemptMany(
+    ranges: ReadonlyArray<readonly [number, number]>,
+    signal?: AbortSignal,
+  ): Promise<Array<Uint8Array | null> | null> {
+    const headers: Record<string, string> = { ...options.headers, Range: rangesHeader(ranges) };
+    const sent = performance.now();
+    let answer: TimedResponse;
+    try {
+      answer = await timedFetch(
+        doFetch,
+        url,
+        BYPASS_HTTP_CACHE ? { headers, cache: 'no-store' } : { headers },
+        timeouts,
+        signal,
+      );
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      return null;
+    }
+    const { response } = answer;
+    const headed = performance.now();
+    const timed = (bytes: Uint8Array) =>
+      options.meter?.record({
+        bytes: bytes.length,
+        waitMs: headed - sent,
+        bodyMs: performance.now() - headed,
+        url,
+        sentAt: sent,
+      });
+    if (response.status === 200 && !isPageAnswer(response)) {
+      // The whole file after all (a host that ignores Range for several): kept, as for one range.
+      try {
+        whole = await wholeBody(answer, timed);
+      } catch (err) {
+        if (signal?.aborted || (err instanceof ClimateQueryError && err.code === 'dataset_changed')) throw err;
+        return null;
+      }
+      return null;
+    }
+    if (response.status !== 206) {
+      await answer.discard();
+      return null;
+    }
+    let body: Uint8Array;
+    try {
+      body = await answer.body();
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      return null;
+    }
+    timed(body);
+    const boundary = byteRangesBoundary(response.headers.get('Content-Type'));
+    let parts: BytePart[] | null;
+    if (boundary) parts = parseByteRanges(body, boundary);
+    else {
+      // One range sent back as a plain 206 (a host that answers only the first): used for that one.
+      const r = parseContentRange(response.headers.get('Content-Range'));
+      parts = r && body.length === r.end - r.start + 1 ? [{ ...r, bytes: body }] : null;
+    }
+    if (!parts) return null;
+    checkIdentity(response, null);
+    for (const p of parts) {
+      if (p.total !== null) checkIdentity(response, p.total);
+      if (size !== null && p.end >= size) return null;
+    }
+    // A host may merge near ranges into one part (RFC 9110 §14.6): any part covering a range serves it.
+    return ranges.map(([start, end]) => {
+      const p = parts.find((x) => x.start <= start && end - 1 <= x.end);
+      return p ? p.bytes.subarray(start - p.start, end - p.start) : null;
+    });
+  }
+
+  async function read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array> {
+    if (length <= 0) return new Uint8Array(0);
+    if (whole) return slice(whole, offset, length);
+    try {
+      const got = await withRetries(() => attempt(offset, length, signal), retry, signal);
+      if (!got.whole) return got.bytes;
+      // Only a complete, checked body is kept (never one cut short).
+      whole = got.bytes;
+      return slice(whole, offset, length);
+    } catch (err) {
+      throw asSourceError(err, url, signal);
+    }
+  }
+
   return {
     url,
-    async read(offset, length, signal) {
-      if (length <= 0) return new Uint8Array(0);
-      if (whole) return slice(whole, offset, length);
-      try {
-        const got = await withRetries(() => attempt(offset, length, signal), retry, signal);
-        if (!got.whole) return got.bytes;
-        // Only a complete, checked body is kept (never one cut short).
-        whole = got.bytes;
-        return slice(whole, offset, length);
-      } catch (err) {
-        throw asSourceError(err, url, signal);
+    read,
+    async readRanges(ranges, signal) {
+      const one = ([start, end]: readonly [number, number]) => read(start, end - start, signal);
+      const multi = options.multiRange;
+      if (whole || ranges.length < 2 || !multi?.usable()) return Promise.all(ranges.map(one));
+      const out: Array<Promise<Uint8Array>> = [];
+      for (let i = 0; i < ranges.length; i += MAX_RANGES_PER_REQUEST) {
+        const batch = ranges.slice(i, i + MAX_RANGES_PER_REQUEST);
+        const got = attemptMany(batch, signal).catch((err: unknown) => {
+          throw asSourceError(err, url, signal);
+        });
+        for (const [j, r] of batch.entries())
+          out.push(
+            got.then((g) => {
+              if (!g) multi.unusable();
+              return g?.[j] ?? one(r);
+            }),
+          );
       }
+      return Promise.all(out);
     },
   };
 }

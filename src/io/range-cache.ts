@@ -39,16 +39,21 @@ export class RangeCache {
    * covers: a plan merged across a wider gap than an earlier one reads only what is new.
    */
   prefetch(ranges: ReadonlyArray<readonly [number, number]>): void {
+    const todo: Array<[number, number]> = [];
     for (const [start, end] of ranges) {
       if (this.find(start, end)) continue;
       let at = start;
       const overlapping = this.held.filter((h) => h.end > start && h.start < end).sort((a, b) => a.start - b.start);
       for (const h of overlapping) {
-        if (h.start > at) this.load(at, h.start);
+        if (h.start > at) todo.push([at, h.start]);
         at = Math.max(at, h.end);
       }
-      if (at < end) this.load(at, end);
+      if (at < end) todo.push([at, end]);
     }
+    // Several new ranges go to the source together: one request where the host answers several at once.
+    todo.sort((a, b) => a[0] - b[0]);
+    if (todo.length > 1 && this.source.readRanges) this.loadMany(todo);
+    else for (const [start, end] of todo) this.load(start, end);
   }
 
   /** Bytes [start, end) of the file, from a held range or one exact read. */
@@ -73,39 +78,58 @@ export class RangeCache {
     return h;
   }
 
-  private load(start: number, end: number): Held {
+  /** Reads `ranges` (ascending, none held) with one call of the source's readRanges. */
+  private loadMany(ranges: ReadonlyArray<readonly [number, number]>): void {
+    for (const [start, end] of ranges) this.checkInside(start, end);
+    this.stats.reads++;
+    const all = retriedOnReset(() => this.source.readRanges!(ranges));
+    // Each range settles on its own; the shared promise's failure is seen through them.
+    all.catch(() => undefined);
+    ranges.forEach(([start, end], i) =>
+      this.hold(
+        start,
+        end,
+        all.then((b) => b[i]!),
+      ),
+    );
+  }
+
+  private checkInside(start: number, end: number): void {
     if (start < 0 || end > this.size || start > end) {
       throw new ClimateQueryError(
         'dataset_unavailable',
         `${this.source.url}: bytes ${start}–${end} are outside the ${this.size} bytes the index records; the dataset changed. Rerun \`climate-query index\`.`,
       );
     }
+  }
+
+  private load(start: number, end: number): Held {
+    this.checkInside(start, end);
     this.stats.reads++;
+    return this.hold(
+      start,
+      end,
+      retriedOnReset(() => this.source.read(start, end - start)),
+    );
+  }
+
+  /** Keeps the read of bytes [start, end) under way as `read`, checked to be whole. */
+  private hold(start: number, end: number, read: Promise<Uint8Array>): Held {
     this.stats.bytes += end - start;
-    // One retry when the connection itself failed (not an HTTP error, not an abort): a kept-alive
-    // connection the server closed just as it was reused resets (ECONNRESET), and a Range GET is
-    // safe to repeat.
-    const once = () => this.source.read(start, end - start);
-    const bytes = once()
-      .catch((err: unknown) => {
-        const cause = err instanceof ClimateQueryError ? (err as { cause?: unknown }).cause : err;
-        if (cause instanceof TypeError && !(err instanceof ClimateQueryError && err.code === 'aborted')) return once();
-        throw err;
-      })
-      .then(
-        (b) => {
-          if (b.length !== end - start) {
-            throw new ClimateQueryError(
-              'dataset_unavailable',
-              `${this.source.url} ended at byte ${start + b.length}, before the ${this.size} bytes the index records; the file is truncated or changed. Rebuild the dataset or rerun \`climate-query index\`.`,
-            );
-          }
-          return b;
-        },
-        (err: unknown) => {
-          throw asSourceError(err, this.source.url);
-        },
-      );
+    const bytes = read.then(
+      (b) => {
+        if (b.length !== end - start) {
+          throw new ClimateQueryError(
+            'dataset_unavailable',
+            `${this.source.url} ended at byte ${start + b.length}, before the ${this.size} bytes the index records; the file is truncated or changed. Rebuild the dataset or rerun \`climate-query index\`.`,
+          );
+        }
+        return b;
+      },
+      (err: unknown) => {
+        throw asSourceError(err, this.source.url);
+      },
+    );
     const h: Held = { start, end, bytes };
     // A failed read is not kept: the next query tries again.
     bytes.catch(() => {
@@ -120,4 +144,17 @@ export class RangeCache {
     }
     return h;
   }
+}
+
+/**
+ * `read()`, once more when the connection itself failed (not an HTTP error, not an abort): a
+ * kept-alive connection the server closed just as it was reused resets (ECONNRESET), and a
+ * Range GET is safe to repeat.
+ */
+function retriedOnReset<T>(read: () => Promise<T>): Promise<T> {
+  return read().catch((err: unknown) => {
+    const cause = err instanceof ClimateQueryError ? (err as { cause?: unknown }).cause : err;
+    if (cause instanceof TypeError && !(err instanceof ClimateQueryError && err.code === 'aborted')) return read();
+    throw err;
+  });
 }

@@ -7,8 +7,10 @@ import { constants } from 'node:fs';
 import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream';
 import { ClimateQueryError } from '../contract/errors.ts';
+import { byteRangesBody } from '../io/byte-ranges.ts';
 
 const TYPES: Record<string, string> = {
   '.json': 'application/json',
@@ -40,13 +42,34 @@ export const CORS_HEADERS = {
  * range, `null` when unsatisfiable (416), `undefined` when the whole file
  * should be sent (200): no header, a header that is not a valid
  * `bytes=` set (RFC 9110 §14.2 says ignore it), or several ranges of which
- * one is satisfiable — one process answering a dataset need not build
- * multipart bodies, and RFC 9110 lets a server ignore Range.
+ * one is satisfiable ({@link parseRanges} reads those).
  */
 export function parseRange(
   header: string | undefined,
   size: number,
 ): { start: number; end: number } | null | undefined {
+  const r = parseRanges(header, size);
+  return r === null || r === undefined ? r : r.length === 1 ? r[0] : undefined;
+}
+
+/** Most ranges one request may ask for and get as parts; more are answered with the whole file. */
+export const MAX_RANGES = 100;
+
+/**
+ * Reads a `Range` header against a file of `size` bytes: the ranges to send
+ * (several: a `multipart/byteranges` answer), `null` when none is
+ * satisfiable (416), `undefined` when the whole file should be sent (200).
+ * Several ranges are sent as parts only when every one is satisfiable, they
+ * come in ascending order without overlapping, and there are at most
+ * {@link MAX_RANGES}: that is what a reader planning its reads asks
+ * (the engine merges near ranges itself), and anything else is answered
+ * whole, as RFC 9110 allows, so no request makes the server send a file's
+ * bytes many times over.
+ */
+export function parseRanges(
+  header: string | undefined,
+  size: number,
+): Array<{ start: number; end: number }> | null | undefined {
   if (!header) return undefined;
   const m = /^bytes=(.*)$/i.exec(header.trim());
   if (!m) return undefined;
@@ -59,7 +82,10 @@ export function parseRange(
   }
   const satisfiable = ranges.filter((r) => r !== null);
   if (satisfiable.length === 0) return null;
-  return ranges.length === 1 ? satisfiable[0] : undefined;
+  if (ranges.length === 1) return satisfiable;
+  const ordered =
+    satisfiable.length === ranges.length && satisfiable.every((r, i) => i === 0 || r.start > satisfiable[i - 1]!.end);
+  return ordered && ranges.length <= MAX_RANGES ? satisfiable : undefined;
 }
 
 function oneRange(first: string, last: string, size: number): { start: number; end: number } | null {
@@ -149,13 +175,18 @@ export async function serveStatic(
     ETag: etag,
     'Cache-Control': 'no-cache',
   };
-  const range = parseRange(req.headers.range, size);
-  if (range === null) {
+  const ranges = parseRanges(req.headers.range, size);
+  if (ranges === null) {
     await handle.close().catch(() => undefined);
     res.writeHead(416, { ...headers, 'Content-Range': `bytes */${size}` });
     res.end();
     return true;
   }
+  if (ranges && ranges.length > 1) {
+    void sendParts(handle, ranges, size, headers, req, res);
+    return true;
+  }
+  const range = ranges?.[0];
   const { start, end } = range ?? { start: 0, end: size - 1 };
   const length = size === 0 ? 0 : end - start + 1;
   res.writeHead(range ? 206 : 200, {
@@ -172,6 +203,69 @@ export async function serveStatic(
   // the headers can only cut the body short) and closes the handle.
   pipeline(handle.createReadStream({ start, end, autoClose: true }), res, () => undefined);
   return true;
+}
+
+/**
+ * Answers several ranges as one `multipart/byteranges` body (RFC 9110 §14.6), read from the open
+ * `handle` part by part. A read error after the headers can only cut the body short: the
+ * connection is then destroyed, so the client sees a short body, never wrong bytes.
+ */
+async function sendParts(
+  handle: FileHandle,
+  ranges: ReadonlyArray<{ start: number; end: number }>,
+  size: number,
+  headers: Record<string, string | number>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const boundary = randomBytes(12).toString('hex');
+  const body = byteRangesBody(ranges, size, String(headers['Content-Type']), boundary);
+  res.writeHead(206, {
+    ...headers,
+    'Content-Type': `multipart/byteranges; boundary=${boundary}`,
+    'Content-Length': body.length,
+  });
+  let whole = true;
+  try {
+    if (req.method !== 'HEAD') {
+      const chunk = Buffer.allocUnsafe(64 * 1024);
+      for (const [i, r] of ranges.entries()) {
+        await write(res, body.heads[i]!);
+        for (let at = r.start; at <= r.end; ) {
+          const { bytesRead } = await handle.read(chunk, 0, Math.min(chunk.length, r.end - at + 1), at);
+          if (bytesRead === 0) throw new Error('the file ended early');
+          await write(res, chunk.subarray(0, bytesRead));
+          at += bytesRead;
+        }
+      }
+      await write(res, body.tail);
+    }
+  } catch {
+    whole = false;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+  if (whole) res.end();
+  else res.destroy();
+}
+
+/** Writes to `res`, waiting while its buffer is full; rejects when the client has gone. */
+function write(res: ServerResponse, data: string | Uint8Array): Promise<void> {
+  if (res.destroyed) return Promise.reject(new Error('the client closed the connection'));
+  // The chunk is copied now: the caller reuses its buffer.
+  if (res.write(typeof data === 'string' ? data : Buffer.from(data))) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const done = (err?: Error) => {
+      res.off('drain', ok);
+      res.off('close', gone);
+      if (err) reject(err);
+      else resolve();
+    };
+    const ok = () => done();
+    const gone = () => done(new Error('the client closed the connection'));
+    res.once('drain', ok);
+    res.once('close', gone);
+  });
 }
 
 async function fileExists(path: string): Promise<boolean> {

@@ -46,6 +46,13 @@ export const FAST_LINK_MS = 25;
 export const REQUEST_COST_MS = 15;
 
 /**
+ * The merge gap where one request carries several ranges (the host answers `multipart/byteranges`):
+ * merging then saves no request, only a part's own headers (about 100 bytes), so only gaps that
+ * small are read through.
+ */
+export const PART_GAP = 256;
+
+/**
  * The merge gap for a measured link: the bytes that arrive in {@link REQUEST_COST_MS}, between
  * {@link MERGE_GAP} and {@link MAX_MERGE_GAP}. 40 ms with no bandwidth limit: 64 KiB (a request
  * costs more than any gap); 20 Mbit/s: 37.5 KB; 4 Mbit/s: 8 KiB. Unmeasured links, and links

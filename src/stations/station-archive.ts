@@ -25,7 +25,15 @@ import { abortable } from '../io/abortable.ts';
 import { sha256Hex } from '../io/digest.ts';
 import { DecodedCache } from './decoded-cache.ts';
 import { OpenFiles, type OpenFile } from './open-files.ts';
-import { readWholeFirst, mergeGapFor, mergeRanges, planFileRead, planFromChunks, planOpening } from './read-plan.ts';
+import {
+  readWholeFirst,
+  mergeGapFor,
+  PART_GAP,
+  mergeRanges,
+  planFileRead,
+  planFromChunks,
+  planOpening,
+} from './read-plan.ts';
 import { keyOfTime, ordinalOfKey, ordinalOfRowTime } from './time-keys.ts';
 import { parseStationIndex, type IndexedStation, type StationFile } from './station-index.ts';
 import { noRows, orderRows, rowsInRange, type StationRows } from './station-rows.ts';
@@ -180,7 +188,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     const [lo, hi] = wantedRange;
     const f = open(file.path, file.bytes);
     // One gap for the whole read (the opening and the footer's plan), from the link as measured so far.
-    const gap = mergeGapFor(location.link?.estimate());
+    const gap = location.severalRanges?.() ? PART_GAP : mergeGapFor(location.link?.estimate());
     const keyOf = (g: number, column: string) =>
       `${file.path}\u0000${file.bytes}\u0000${file.footerHash ?? ''}\u0000${g}\u0000${column}`;
     if (!f.metadata && whole) f.cached.prefetch([[0, file.bytes]]);

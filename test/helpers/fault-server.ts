@@ -42,6 +42,8 @@ export interface FaultServer {
   root: string;
   /** Requests answered, by path. */
   readonly hits: Map<string, number>;
+  /** The paths answered with multipart/byteranges (with `multiRange`), one entry per answer. */
+  readonly multipartAnswers: string[];
   /** Sets the faults (replacing earlier ones). */
   inject(...rules: FaultRule[]): void;
   /** Removes every fault. */
@@ -51,8 +53,18 @@ export interface FaultServer {
   close(): Promise<void>;
 }
 
+/** Options of {@link startFaultServer}. */
+export interface FaultServerOptions {
+  /**
+   * Answer several ranges in one request as `multipart/byteranges` (as nginx does), each part
+   * with the fault a single range would get (`truncate`: the whole body cut in half). Default:
+   * the whole file, as for any Range header it does not read.
+   */
+  multiRange?: boolean;
+}
+
 /** Starts a fault server for `root` on 127.0.0.1. */
-export async function startFaultServer(root: string): Promise<FaultServer> {
+export async function startFaultServer(root: string, options: FaultServerOptions = {}): Promise<FaultServer> {
   let rules: Array<FaultRule & { left: number }> = [];
   const stalled = new Set<ServerResponse>();
   const hits = new Map<string, number>();
@@ -60,6 +72,7 @@ export async function startFaultServer(root: string): Promise<FaultServer> {
     url: '',
     root,
     hits,
+    multipartAnswers: [],
     inject(...r) {
       rules = r.map((x) => ({ ...x, left: x.times ?? Infinity }));
     },
@@ -104,6 +117,57 @@ export async function startFaultServer(root: string): Promise<FaultServer> {
       };
       const ifMatch = req.headers['if-match'];
       if (ifMatch && ifMatch !== etag) return void res.writeHead(412, headers).end();
+      const several = options.multiRange ? severalRanges(req.headers.range, size) : null;
+      if (several && fault !== 'ignore-range') {
+        state.onRequest?.(path);
+        if (fault === 'stall-headers') {
+          stalled.add(res);
+          return;
+        }
+        const boundary = 'fault-server-parts';
+        const total = fault === 'wrong-total' ? size + 1000 : size;
+        const chunks: Buffer[] = [];
+        for (const [i, r] of several.entries()) {
+          let [from, to] = [r.start, r.end];
+          let body = bytes.subarray(from, to + 1);
+          if (fault === 'wrong-start') {
+            from += 16;
+            to = Math.min(size - 1, to + 16);
+            body = bytes.subarray(from, to + 1);
+          }
+          if (fault === 'short' && to > from) {
+            to = from + Math.floor((to - from) / 2);
+            body = bytes.subarray(from, to + 1);
+          }
+          if (fault === 'shifted') {
+            const at = Math.min(size, from + 4096);
+            body = Buffer.concat([
+              bytes.subarray(at, at + body.length),
+              Buffer.alloc(Math.max(0, body.length - (size - at))),
+            ]);
+          }
+          chunks.push(
+            Buffer.from(`${i ? '\r\n' : ''}--${boundary}\r\nContent-Range: bytes ${from}-${to}/${total}\r\n\r\n`),
+            body,
+          );
+        }
+        chunks.push(Buffer.from(`\r\n--${boundary}--\r\n`));
+        const whole = Buffer.concat(chunks);
+        state.multipartAnswers.push(path);
+        const sent = fault === 'truncate' ? whole.subarray(0, Math.floor(whole.length / 2)) : whole;
+        res.writeHead(206, {
+          ...headers,
+          'Content-Type': `multipart/byteranges; boundary=${boundary}`,
+          'Content-Length': sent.length,
+        });
+        const half = sent.subarray(0, Math.floor(sent.length / 2));
+        if (fault === 'stall-body') {
+          res.write(half);
+          stalled.add(res);
+        } else if (fault === 'reset') res.write(half, () => res.destroy());
+        else res.end(sent);
+        return;
+      }
       let start = 0;
       let end = size - 1;
       let status = 200;
@@ -169,4 +233,15 @@ export async function startFaultServer(root: string): Promise<FaultServer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   return state;
+}
+
+/** Several ascending ranges of a `Range` header, each inside the file; null for one range or anything else. */
+function severalRanges(header: string | undefined, size: number): Array<{ start: number; end: number }> | null {
+  const m = header ? /^bytes=(\d+-\d+(?:,\s*\d+-\d+)+)$/.exec(header) : null;
+  if (!m) return null;
+  const ranges = m[1]!.split(',').map((r) => {
+    const [a, b] = r.trim().split('-').map(Number) as [number, number];
+    return { start: a, end: Math.min(b, size - 1) };
+  });
+  return ranges.every((r, i) => r.start <= r.end && (i === 0 || r.start > ranges[i - 1]!.end)) ? ranges : null;
 }

@@ -20,6 +20,8 @@ import { startFaultServer, type Fault, type FaultServer } from '../helpers/fault
 const READ = { timeouts: { firstByteMs: 500, idleMs: 500 }, retry: { retries: 2, baseDelayMs: 20 } };
 const fx = inject('stationFixture');
 let server: FaultServer;
+/** The same faults from a host that answers several ranges as multipart/byteranges parts (as nginx does). */
+let partsServer: FaultServer;
 let requests: Array<{ endpoint: 'nearest-station' | 'poly-aggregate'; body: unknown; clean: unknown }>;
 
 beforeAll(async () => {
@@ -69,8 +71,12 @@ beforeAll(async () => {
   }
   await disk.close();
   server = await startFaultServer(fx.dataset);
+  partsServer = await startFaultServer(fx.dataset, { multiRange: true });
 });
-afterAll(() => server?.close());
+afterAll(async () => {
+  await server?.close();
+  await partsServer?.close();
+});
 
 function httpEngine(): ClimateEngine {
   return createClimateEngine({
@@ -80,8 +86,13 @@ function httpEngine(): ClimateEngine {
   });
 }
 
+/** An engine on the multipart host, its location's own sources (which ask several ranges at once once its probe says so). */
+function partsEngine(): ClimateEngine {
+  return createClimateEngine({ dataset: urlLocation(partsServer.url, READ), timeoutMs: 4000 });
+}
+
 /** Resolves once the server has had no request for 300 ms (at most 5 s). */
-async function quiet(): Promise<void> {
+async function quiet(server: FaultServer): Promise<void> {
   const count = () => [...server.hits.values()].reduce((a, b) => a + b, 0);
   let last = count();
   for (let waited = 0; waited < 5000; waited += 300) {
@@ -106,46 +117,64 @@ async function run(engine: ClimateEngine, change?: { dataTypes: string[] }): Pro
 
 const FAULTS: Fault[] = ['short', 'shifted', 'truncate', 'wrong-start', 'wrong-total'];
 
-describe('faults on station files', () => {
-  for (const fault of FAULTS) {
-    for (const [times, warm] of [
-      [1, false],
-      [Infinity, false],
-      [1, true],
-      [Infinity, true],
-    ] as const) {
-      const when = `${times === 1 ? 'once' : 'until healed'}${warm ? ', footers and times already read' : ''}`;
-      it(`${fault}, ${when}: the clean answer or a clear error, then the clean answer`, async () => {
-        server.heal();
-        const engine = httpEngine();
-        try {
-          // The index and coverage are read cleanly first, so the fault meets the station files:
-          // their footers, or (warm: wind speed was asked first, reading footers and times) only
-          // the column chunks of the asked types.
-          await engine.stations();
-          if (warm) await run(engine, { dataTypes: ['wind_speed'] });
-          server.inject({ fault, path: '.parquet', times });
-          const outcomes = await run(engine);
-          for (const [i, o] of outcomes.entries()) {
-            if ((o as { error?: string }).error) {
-              expect(['upstream_timeout', 'dataset_unavailable', 'dataset_changed']).toContain(
-                (o as { error: string }).error,
-              );
-            } else {
-              expect(o).toEqual(requests[i]!.clean);
+for (const [host, engineFor, serverOf] of [
+  ['one range per request', httpEngine, () => server],
+  ['several ranges per request', partsEngine, () => partsServer],
+] as const)
+  describe(`faults on station files, ${host}`, () => {
+    for (const fault of FAULTS) {
+      for (const [times, warm] of [
+        [1, false],
+        [Infinity, false],
+        [1, true],
+        [Infinity, true],
+      ] as const) {
+        const when = `${times === 1 ? 'once' : 'until healed'}${warm ? ', footers and times already read' : ''}`;
+        it(`${fault}, ${when}: the clean answer or a clear error, then the clean answer`, async () => {
+          const server = serverOf();
+          server.heal();
+          const answeredBefore = server.multipartAnswers.length;
+          const engine = engineFor();
+          try {
+            // The index and coverage are read cleanly first, so the fault meets the station files:
+            // their footers, or (warm: wind speed was asked first, reading footers and times) only
+            // the column chunks of the asked types.
+            await engine.stations();
+            // The multipart host: the location's probe of several ranges (sent as the index was opened)
+            // is answered before the station files are read, so the reads below go as parts.
+            for (let i = 0; server === partsServer && i < 100; i++) {
+              if (server.multipartAnswers.slice(answeredBefore).some((p) => p.endsWith('catalog.json'))) break;
+              await new Promise((r) => setTimeout(r, 20));
             }
+            await new Promise((r) => setTimeout(r, 20));
+            if (warm) await run(engine, { dataTypes: ['wind_speed'] });
+            server.inject({ fault, path: '.parquet', times });
+            const outcomes = await run(engine);
+            for (const [i, o] of outcomes.entries()) {
+              if ((o as { error?: string }).error) {
+                expect(['upstream_timeout', 'dataset_unavailable', 'dataset_changed']).toContain(
+                  (o as { error: string }).error,
+                );
+              } else {
+                expect(o).toEqual(requests[i]!.clean);
+              }
+            }
+            // A query ends at its first error while its other reads, shared with later queries, finish
+            // into the cache (or fail); the host heals once those are done, as a host heals between
+            // a user's tries.
+            await quiet(server);
+            server.heal();
+            expect(await run(engine)).toEqual(requests.map((r) => r.clean));
+            // The multipart host's variant does read station files several ranges at a time.
+            if (server === partsServer)
+              expect(
+                server.multipartAnswers.slice(answeredBefore).filter((p) => p.endsWith('.parquet')).length,
+              ).toBeGreaterThan(0);
+          } finally {
+            server.heal();
+            await engine.close();
           }
-          // A query ends at its first error while its other reads, shared with later queries, finish
-          // into the cache (or fail); the host heals once those are done, as a host heals between
-          // a user's tries.
-          await quiet();
-          server.heal();
-          expect(await run(engine)).toEqual(requests.map((r) => r.clean));
-        } finally {
-          server.heal();
-          await engine.close();
-        }
-      });
+        });
+      }
     }
-  }
-});
+  });
