@@ -156,15 +156,15 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
     return bytes;
   }
 
-  async function attempt(
-    offset: number,
-    length: number,
+  /** One GET of `range`, bounded in time; `timed` tells the link meter of the body once received. */
+  async function rangeGet(
+    range: string,
     signal?: AbortSignal,
-  ): Promise<{ bytes: Uint8Array; whole: boolean }> {
+  ): Promise<{ answer: TimedResponse; timed: (bytes: Uint8Array) => void }> {
     // No If-Match: it is not a CORS-safelisted header, so every cross-origin
     // Range read would need a preflight, and hosts that allow only Range would
     // refuse it. The ETag of each answer is compared instead.
-    const headers: Record<string, string> = { ...options.headers, Range: `bytes=${offset}-${offset + length - 1}` };
+    const headers: Record<string, string> = { ...options.headers, Range: range };
     const sent = performance.now();
     const answer = await timedFetch(
       doFetch,
@@ -173,7 +173,6 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
       timeouts,
       signal,
     );
-    const { response } = answer;
     const headed = performance.now();
     const timed = (bytes: Uint8Array) =>
       options.meter?.record({
@@ -183,6 +182,16 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
         url,
         sentAt: sent,
       });
+    return { answer, timed };
+  }
+
+  async function attempt(
+    offset: number,
+    length: number,
+    signal?: AbortSignal,
+  ): Promise<{ bytes: Uint8Array; whole: boolean }> {
+    const { answer, timed } = await rangeGet(`bytes=${offset}-${offset + length - 1}`, signal);
+    const { response } = answer;
     if ((response.status === 206 || response.status === 200) && isPageAnswer(response)) {
       await answer.discard();
       throw notTheFile(`HTTP ${response.status}, ${response.headers.get('Content-Type')}`);
@@ -268,31 +277,15 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
     ranges: ReadonlyArray<readonly [number, number]>,
     signal?: AbortSignal,
   ): Promise<Array<Uint8Array | null> | null> {
-    const headers: Record<string, string> = { ...options.headers, Range: rangesHeader(ranges) };
-    const sent = performance.now();
-    let answer: TimedResponse;
+    let got: Awaited<ReturnType<typeof rangeGet>>;
     try {
-      answer = await timedFetch(
-        doFetch,
-        url,
-        BYPASS_HTTP_CACHE ? { headers, cache: 'no-store' } : { headers },
-        timeouts,
-        signal,
-      );
+      got = await rangeGet(rangesHeader(ranges), signal);
     } catch (err) {
       if (signal?.aborted) throw err;
       return null;
     }
+    const { answer, timed } = got;
     const { response } = answer;
-    const headed = performance.now();
-    const timed = (bytes: Uint8Array) =>
-      options.meter?.record({
-        bytes: bytes.length,
-        waitMs: headed - sent,
-        bodyMs: performance.now() - headed,
-        url,
-        sentAt: sent,
-      });
     if (response.status === 200 && !isPageAnswer(response)) {
       // The whole file after all (a host that ignores Range for several): kept, as for one range.
       try {
