@@ -2,7 +2,7 @@
 // hosts: where the host answers multipart/byteranges (nginx, the engine's own server) the ranges
 // come in one request; everywhere else (a host answering only the first range, the whole file,
 // or nothing usable) they come one by one as before. On every host the bytes are the file's.
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,6 +132,25 @@ describe("the engine's own server", () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]!.range).toBe('bytes=0-9,5000-5099,70000-70000,100000-159999,199990-199999');
     expect(byteRangesBoundary(sent[0]!.type)).not.toBeNull();
+  });
+
+  it('a file rewritten at the same size between two multi-range reads is dataset_changed, never a mix', async () => {
+    const path = join(site, 'data/demo/changing.bin');
+    await writeFile(path, file);
+    const source = urlLocation(url).open('changing.bin', { bytes: SIZE });
+    await new Promise((r) => setTimeout(r, 300));
+    expectFileBytes(await source.readRanges!(RANGES));
+    // Another build of the same size: its ETag (size and mtime) differs.
+    await writeFile(
+      path,
+      Uint8Array.from(file, (b) => 255 - b),
+    );
+    await utimes(path, new Date(), new Date(Date.now() + 5000));
+    const later: Array<[number, number]> = [
+      [20, 30],
+      [6000, 6100],
+    ];
+    await expect(source.readRanges!(later)).rejects.toMatchObject({ code: 'dataset_changed' });
   });
 
   it('with multiRange off, one request per range', async () => {
