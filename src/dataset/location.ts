@@ -99,18 +99,21 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
   // Only reads this location makes itself are timed: a caller's openSource may not be HTTP at all.
   const meter = options.openSource ? undefined : (options.meter ?? new LinkMeter());
   // Several ranges in one request, once a probe saw the host answer them as parts. The probe asks
-  // for two bytes of the catalog as the first file is opened, so its answer is in before the
-  // station files' reads, one round trip or more later; a host that ignores it sends the catalog.
-  // Same origin only, in a browser: several ranges are not a CORS-safelisted Range header, so each
-  // read of another origin's file would wait for a preflight of its own (one per URL).
+  // for the third-last and the last byte of the first file opened whose size is known (the station
+  // index, or a layer file: a binary file, served as the others are; a JSON file may be compressed
+  // on the fly, which drops Range), while that file is read, so its answer is in before the station
+  // files' reads, one round trip or more later. Hosts that misread several ranges send from the
+  // first one to the end (Vite, sirv, s3rver: 206 with the rest of the file), so near the end that
+  // is three bytes; a host that sends the whole file (200) has its answer dropped at once.
   const crossOrigin = globalThis.location?.origin !== undefined && root.origin !== globalThis.location.origin;
   let multi: 'unknown' | 'probing' | 'yes' | 'no' =
     options.openSource || options.multiRange === false || crossOrigin ? 'no' : 'unknown';
   const multiRange: MultiRange = { usable: () => multi === 'yes', unusable: () => void (multi = 'no') };
-  const probeMultiRange = () => {
-    if (multi !== 'unknown') return;
+  const probeMultiRange = (url: string, size: number | undefined) => {
+    if (multi !== 'unknown' || size === undefined || !(size >= 3)) return;
     multi = 'probing';
-    void timedFetch(doFetch, where, { headers: { Range: 'bytes=0-0,2-2' }, cache: 'no-store' }, timeouts).then(
+    const range = `bytes=${size - 3}-${size - 3},${size - 1}-${size - 1}`;
+    void timedFetch(doFetch, url, { headers: { Range: range }, cache: 'no-store' }, timeouts).then(
       async (answer) => {
         const { response } = answer;
         const parts = response.status === 206 && byteRangesBoundary(response.headers.get('Content-Type')) !== null;
@@ -131,7 +134,7 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
     resolve,
     open: (path, expected = {}) => {
       const url = resolve(path);
-      probeMultiRange();
+      probeMultiRange(url, expected.bytes);
       return openSource(url, expected);
     },
     async readText(path, signal, what = 'The file') {

@@ -20,10 +20,11 @@ export interface ByteSource {
   read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array>;
   /**
    * Reads each `[start, end)` of `ranges` (ascending, not overlapping), as {@link read} would, in
-   * as few requests as the source can; optional (without it each range is one read). Over HTTP,
-   * one request when the host answers several ranges at once.
+   * as few requests as the source can: one promise per range, each settling on its own; optional
+   * (without it each range is one read). Over HTTP, one request when the host answers several
+   * ranges at once.
    */
-  readRanges?(ranges: ReadonlyArray<readonly [number, number]>, signal?: AbortSignal): Promise<Uint8Array[]>;
+  readRanges?(ranges: ReadonlyArray<readonly [number, number]>, signal?: AbortSignal): Array<Promise<Uint8Array>>;
   /** Releases what the source holds open (file handles); optional. */
   close?(): Promise<void>;
 }

@@ -69,6 +69,9 @@ export interface MultiRange {
 /** Most ranges asked in one request: hosts cap them (Apache's default is 200), and a long header may be refused. */
 export const MAX_RANGES_PER_REQUEST = 64;
 
+/** A whole file sent for several ranges is kept when at most this much larger than they are; larger, it is not read on. */
+const WHOLE_ANSWER_SLACK = 64 * 1024;
+
 /**
  * A {@link ByteSource} over HTTP Range requests. Works wherever `fetch`
  * exists (browsers, workers, Node ≥ 18).
@@ -268,45 +271,44 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
   }
 
   /**
-   * Several ranges in one request: the bytes of each range a part of the answer holds (null for
-   * those it does not), or null when the answer cannot be used at all (then each is read alone).
-   * Only a 206 whose parts name the file's size and lie where asked is used; a file that changed is
-   * an error, as for single reads.
+   * Several ranges in one request. `parts`: the bytes of each range a part of the answer holds
+   * (null for those it does not); `unsupported`: the answer shows the host does not send parts
+   * (a 200, a single range, a body that is not parts), so later reads ask one range each. Null:
+   * an answer not to use (a 404, a page), whose ranges are read one by one and tell why. A failed
+   * request (timeout, reset, 5xx, 429) throws a transient error, retried like single reads; a
+   * file that changed throws `dataset_changed`, as for single reads.
    */
   async function attemptMany(
     ranges: ReadonlyArray<readonly [number, number]>,
     signal?: AbortSignal,
-  ): Promise<Array<Uint8Array | null> | null> {
-    let got: Awaited<ReturnType<typeof rangeGet>>;
-    try {
-      got = await rangeGet(rangesHeader(ranges), signal);
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      return null;
-    }
-    const { answer, timed } = got;
+  ): Promise<{ parts: Array<Uint8Array | null>; unsupported: boolean } | null> {
+    const { answer, timed } = await rangeGet(rangesHeader(ranges), signal);
     const { response } = answer;
+    const none = { parts: ranges.map(() => null), unsupported: true };
     if (response.status === 200 && !isPageAnswer(response)) {
-      // The whole file after all (a host that ignores Range for several): kept, as for one range.
-      try {
-        whole = await wholeBody(answer, timed);
-      } catch (err) {
-        if (signal?.aborted || (err instanceof ClimateQueryError && err.code === 'dataset_changed')) throw err;
-        return null;
-      }
-      return null;
+      // The whole file: kept when it is about what was asked (as for one range), else not read on:
+      // every multi-range read of a large file would otherwise download it whole.
+      const declared = Number(response.headers.get('Content-Length') ?? NaN);
+      const asked = ranges.reduce((n, [a, b]) => n + b - a, 0);
+      if (Number.isFinite(declared) && declared <= asked + WHOLE_ANSWER_SLACK) whole = await wholeBody(answer, timed);
+      else await answer.discard();
+      return none;
     }
-    if (response.status !== 206) {
+    if (response.status >= 500 || response.status === 429) {
+      await answer.discard();
+      throw markTransient(
+        new ClimateQueryError('dataset_unavailable', `${url} could not be read: ${describeHostAnswer(response)}.`),
+      );
+    }
+    if (response.status === 416) {
+      await answer.discard();
+      return none;
+    }
+    if (response.status !== 206 || isPageAnswer(response)) {
       await answer.discard();
       return null;
     }
-    let body: Uint8Array;
-    try {
-      body = await answer.body();
-    } catch (err) {
-      if (signal?.aborted) throw err;
-      return null;
-    }
+    const body = await answer.body();
     timed(body);
     const boundary = byteRangesBoundary(response.headers.get('Content-Type'));
     let parts: BytePart[] | null;
@@ -316,17 +318,23 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
       const r = parseContentRange(response.headers.get('Content-Range'));
       parts = r && body.length === r.end - r.start + 1 ? [{ ...r, bytes: body }] : null;
     }
-    if (!parts) return null;
+    if (!parts) return none;
     checkIdentity(response, null);
     for (const p of parts) {
       if (p.total !== null) checkIdentity(response, p.total);
-      if (size !== null && p.end >= size) return null;
+      if (size !== null && p.end >= size) return none;
     }
-    // A host may merge near ranges into one part (RFC 9110 §14.6): any part covering a range serves it.
-    return ranges.map(([start, end]) => {
-      const p = parts.find((x) => x.start <= start && end - 1 <= x.end);
-      return p ? p.bytes.subarray(start - p.start, end - p.start) : null;
-    });
+    // A host may merge near ranges into one part (RFC 9110 §14.6): any part covering a range serves
+    // it, copied out when the part is larger (not to keep the whole part for one range).
+    return {
+      parts: ranges.map(([start, end]) => {
+        const p = parts.find((x) => x.start <= start && end - 1 <= x.end);
+        if (!p) return null;
+        const bytes = p.bytes.subarray(start - p.start, end - p.start);
+        return bytes.length === p.bytes.length ? bytes : bytes.slice();
+      }),
+      unsupported: !boundary,
+    };
   }
 
   async function read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array> {
@@ -346,25 +354,28 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
   return {
     url,
     read,
-    async readRanges(ranges, signal) {
+    readRanges(ranges, signal) {
       const one = ([start, end]: readonly [number, number]) => read(start, end - start, signal);
       const multi = options.multiRange;
-      if (whole || ranges.length < 2 || !multi?.usable()) return Promise.all(ranges.map(one));
+      if (whole || ranges.length < 2 || !multi?.usable()) return ranges.map(one);
       const out: Array<Promise<Uint8Array>> = [];
       for (let i = 0; i < ranges.length; i += MAX_RANGES_PER_REQUEST) {
         const batch = ranges.slice(i, i + MAX_RANGES_PER_REQUEST);
-        const got = attemptMany(batch, signal).catch((err: unknown) => {
-          throw asSourceError(err, url, signal);
-        });
-        for (const [j, r] of batch.entries())
-          out.push(
-            got.then((g) => {
-              if (!g) multi.unusable();
-              return g?.[j] ?? one(r);
-            }),
-          );
+        const got = withRetries(() => attemptMany(batch, signal), retry, signal).then(
+          (many) => {
+            if (many?.unsupported) multi.unusable();
+            return many?.parts ?? null;
+          },
+          (err: unknown) => {
+            // A changed file or an abort ends every range; any other failure leaves them to single reads.
+            if (signal?.aborted || (err instanceof ClimateQueryError && err.code === 'dataset_changed'))
+              throw asSourceError(err, url, signal);
+            return null;
+          },
+        );
+        for (const [j, r] of batch.entries()) out.push(got.then((parts) => parts?.[j] ?? one(r)));
       }
-      return Promise.all(out);
+      return out;
     },
   };
 }

@@ -51,9 +51,9 @@ export class RangeCache {
       if (at < end) todo.push([at, end]);
     }
     // Several new ranges go to the source together: one request where the host answers several at once.
-    todo.sort((a, b) => a[0] - b[0]);
-    if (todo.length > 1 && this.source.readRanges) this.loadMany(todo);
-    else for (const [start, end] of todo) this.load(start, end);
+    const parts = mergeRanges(todo);
+    if (parts.length > 1 && this.source.readRanges) this.loadMany(parts);
+    else for (const [start, end] of parts) this.load(start, end);
   }
 
   /** Bytes [start, end) of the file, from a held range or one exact read. */
@@ -78,18 +78,16 @@ export class RangeCache {
     return h;
   }
 
-  /** Reads `ranges` (ascending, none held) with one call of the source's readRanges. */
+  /** Reads `ranges` (ascending, apart, none held) with one call of the source's readRanges; each settles on its own. */
   private loadMany(ranges: ReadonlyArray<readonly [number, number]>): void {
     for (const [start, end] of ranges) this.checkInside(start, end);
     this.stats.reads++;
-    const all = retriedOnReset(() => this.source.readRanges!(ranges));
-    // Each range settles on its own; the shared promise's failure is seen through them.
-    all.catch(() => undefined);
+    const reads = this.source.readRanges!(ranges);
     ranges.forEach(([start, end], i) =>
       this.hold(
         start,
         end,
-        all.then((b) => b[i]!),
+        retriedOnReset(() => this.source.read(start, end - start), reads[i]!),
       ),
     );
   }
@@ -146,13 +144,24 @@ export class RangeCache {
   }
 }
 
+/** Sorted ranges, those that touch or overlap joined. */
+function mergeRanges(ranges: Array<[number, number]>): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const r of ranges.sort((a, b) => a[0] - b[0])) {
+    const last = out[out.length - 1];
+    if (last && r[0] <= last[1]) last[1] = Math.max(last[1], r[1]);
+    else out.push([r[0], r[1]]);
+  }
+  return out;
+}
+
 /**
- * `read()`, once more when the connection itself failed (not an HTTP error, not an abort): a
+ * `first` (by default `read()`), then `read()` once more when the connection itself failed (not an HTTP error, not an abort): a
  * kept-alive connection the server closed just as it was reused resets (ECONNRESET), and a
  * Range GET is safe to repeat.
  */
-function retriedOnReset<T>(read: () => Promise<T>): Promise<T> {
-  return read().catch((err: unknown) => {
+function retriedOnReset<T>(read: () => Promise<T>, first: Promise<T> = read()): Promise<T> {
+  return first.catch((err: unknown) => {
     const cause = err instanceof ClimateQueryError ? (err as { cause?: unknown }).cause : err;
     if (cause instanceof TypeError && !(err instanceof ClimateQueryError && err.code === 'aborted')) return read();
     throw err;

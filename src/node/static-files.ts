@@ -183,7 +183,7 @@ export async function serveStatic(
     return true;
   }
   if (ranges && ranges.length > 1) {
-    void sendParts(handle, ranges, size, headers, req, res);
+    await sendParts(handle, ranges, size, headers, req, res);
     return true;
   }
   const range = ranges?.[0];
@@ -220,13 +220,13 @@ async function sendParts(
 ): Promise<void> {
   const boundary = randomBytes(12).toString('hex');
   const body = byteRangesBody(ranges, size, String(headers['Content-Type']), boundary);
-  res.writeHead(206, {
-    ...headers,
-    'Content-Type': `multipart/byteranges; boundary=${boundary}`,
-    'Content-Length': body.length,
-  });
   let whole = true;
   try {
+    res.writeHead(206, {
+      ...headers,
+      'Content-Type': `multipart/byteranges; boundary=${boundary}`,
+      'Content-Length': body.length,
+    });
     if (req.method !== 'HEAD') {
       const chunk = Buffer.allocUnsafe(64 * 1024);
       for (const [i, r] of ranges.entries()) {

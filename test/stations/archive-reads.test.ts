@@ -73,6 +73,8 @@ describe('station reads over HTTP Range', () => {
     const seen = new Set<string>();
     let repeats = 0;
     for (const e of server.log) {
+      // The location's probe of several ranges (checked below) is not a read of the plan.
+      if (e.range?.includes(',')) continue;
       const id = `${e.path} ${e.range}`;
       if (seen.has(id)) {
         repeats++;
@@ -85,9 +87,14 @@ describe('station reads over HTTP Range', () => {
       byKind[k].bytes += e.bytes;
     }
     expect(byKind.other).toBeUndefined();
-    expect(server.log.every((e) => e.method === 'GET' && (e.path.endsWith('catalog.json') || e.status === 206))).toBe(
-      true,
-    );
+    // Every read is a 206, but for the catalog, and for the location's one probe of several ranges
+    // (answered whole by this host, which reads one range: dropped at once, so few bytes).
+    expect(
+      server.log.every(
+        (e) => e.method === 'GET' && (e.path.endsWith('catalog.json') || e.status === 206 || e.range?.includes(',')),
+      ),
+    ).toBe(true);
+    expect(server.log.filter((e) => e.range?.includes(','))).toHaveLength(1);
 
     // The answer's chunks, by native DuckDB: the chosen stations' hourly files, row groups overlapping 2023, time + the types.
     const chosen = new Set(server.log.filter((e) => kindOf(e.path) === 'station-file').map((e) => e.path));
