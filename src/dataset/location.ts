@@ -53,7 +53,9 @@ export interface DatasetLocation {
   /**
    * Whether one request now carries several ranges of a file (the host answered a probe with
    * `multipart/byteranges`): the station reader then merges only tiny gaps. Absent or false: one
-   * request per range.
+   * request per range. The first call starts the probe, on the file opened last: the station
+   * reader calls it as it opens its index, so the answer is in before its files are read (raster
+   * reads never ask, and make no probe).
    */
   severalRanges?(): boolean;
 }
@@ -99,18 +101,23 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
   // Only reads this location makes itself are timed: a caller's openSource may not be HTTP at all.
   const meter = options.openSource ? undefined : (options.meter ?? new LinkMeter());
   // Several ranges in one request, once a probe saw the host answer them as parts. The probe asks
-  // for the third-last and the last byte of the first file opened whose size is known (the station
-  // index, or a layer file: a binary file, served as the others are; a JSON file may be compressed
-  // on the fly, which drops Range), while that file is read, so its answer is in before the station
-  // files' reads, one round trip or more later. Hosts that misread several ranges send from the
+  // for the third-last and the last byte of the file of known size opened last when the station
+  // reader first asks (its index: a binary file, served as the others are; a JSON file may be
+  // compressed on the fly, which drops Range), while that file is read, so its answer is in before
+  // the station files' reads, one round trip or more later. Hosts that misread several ranges send from the
   // first one to the end (Vite, sirv, s3rver: 206 with the rest of the file), so near the end that
   // is three bytes; a host that sends the whole file (200) has its answer dropped at once.
   const crossOrigin = globalThis.location?.origin !== undefined && root.origin !== globalThis.location.origin;
   let multi: 'unknown' | 'probing' | 'yes' | 'no' =
     options.openSource || options.multiRange === false || crossOrigin ? 'no' : 'unknown';
-  const multiRange: MultiRange = { usable: () => multi === 'yes', unusable: () => void (multi = 'no') };
-  const probeMultiRange = (url: string, size: number | undefined) => {
-    if (multi !== 'unknown' || size === undefined || !(size >= 3)) return;
+  /** The last file of known size opened: what the probe reads, once asked. */
+  let probeTarget: { url: string; size: number } | undefined;
+  const usable = () => {
+    if (multi === 'unknown' && probeTarget) probeMultiRange(probeTarget.url, probeTarget.size);
+    return multi === 'yes';
+  };
+  const multiRange: MultiRange = { usable, unusable: () => void (multi = 'no') };
+  const probeMultiRange = (url: string, size: number) => {
     multi = 'probing';
     const range = `bytes=${size - 3}-${size - 3},${size - 1}-${size - 1}`;
     void timedFetch(doFetch, url, { headers: { Range: range }, cache: 'no-store' }, timeouts).then(
@@ -130,11 +137,11 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
   return {
     base: root.href,
     ...(meter ? { link: meter } : {}),
-    severalRanges: multiRange.usable,
+    severalRanges: usable,
     resolve,
     open: (path, expected = {}) => {
       const url = resolve(path);
-      probeMultiRange(url, expected.bytes);
+      if (expected.bytes !== undefined && expected.bytes >= 3) probeTarget = { url, size: expected.bytes };
       return openSource(url, expected);
     },
     async readText(path, signal, what = 'The file') {

@@ -262,6 +262,8 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     stations(signal) {
       indexP ??= (async () => {
         const f = open(section.index, section.indexBytes);
+        // Starts the host's probe of several ranges per request while the index is read (location.ts).
+        location.severalRanges?.();
         return parseStationIndex(
           await read(f, 0, section.indexBytes),
           location.resolve(section.index),
