@@ -17,18 +17,14 @@ import { checkRasterShape } from '../contract/raster-options.ts';
 import type { Catalog } from '../dataset/catalog.ts';
 import { loadCatalog, urlLocation, withOpener, type DatasetLocation } from '../dataset/location.ts';
 import { checkCatalogPaths } from '../dataset/dataset-path.ts';
+import { abortable } from '../io/abortable.ts';
 import { nearestStation } from '../stations/nearest-station.ts';
 import { polyAggregate } from '../stations/poly-aggregate.ts';
 import { stationIndices } from '../stations/station-indices.ts';
 import { validateStationIndices } from '../contract/station-indices.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import { openStationArchive, type StationArchive } from '../stations/station-archive.ts';
-import {
-  createRasterEngine,
-  type LayerGrid,
-  type LayerGridRequest,
-  type RasterEngine,
-} from '../rasters/raster-engine.ts';
+import type { LayerGrid, LayerGridRequest, RasterEngine } from '../rasters/raster-engine.ts';
 import type { ByteSource, ExpectedFile } from '../io/byte-source.ts';
 import { DEFAULT_QUERY_BUDGET_MS, isAbortedError, isDatasetChange, withBudget } from './query-budget.ts';
 import { routeRequest, type ApiRequest, type ApiResponse } from './router.ts';
@@ -141,7 +137,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
         catalogP = undefined;
         throw err;
       });
-    return signal ? raceAbort(catalogP, signal) : catalogP;
+    return abortable(catalogP, signal);
   };
 
   const stationArchive = async (signal?: AbortSignal): Promise<StationArchive> => {
@@ -153,6 +149,35 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
       );
     archive ??= openStationArchive({ location, section: c.stations });
     return archive;
+  };
+
+  /**
+   * Starts reading the catalog and the station index before the request is
+   * validated: in a cold Worker, validating a year of hours (making its 8,760
+   * keys with code not yet compiled) took as long as the catalog's round trip,
+   * and nothing depends on it. A request refused by validation has then
+   * started a read the next query uses anyway; its failure is the query's.
+   */
+  /**
+   * The raster engine, its code (geotiff.js and its decoders) loaded with the
+   * first raster query or preview: station queries never run it, and it was a
+   * third of the engine Worker's code, parsed at every cold start. The load
+   * starts before the catalog is awaited, so the two overlap.
+   */
+  const rasterEngine = async (signal: AbortSignal | undefined): Promise<RasterEngine> => {
+    const code = loadRasterCode();
+    code.catch(() => undefined);
+    const c = await catalog(signal);
+    const { createRasterEngine } = await abortable(code, signal);
+    rasters ??= createRasterEngine({ catalog: c, dataset: location });
+    return rasters;
+  };
+
+  const stationsEarly = (signal: AbortSignal): Promise<StationArchive> => {
+    const p = stationArchive(signal);
+    p.then((a) => a.stations(signal)).catch(() => undefined);
+    p.catch(() => undefined);
+    return p;
   };
 
   /** Forgets the catalog and everything opened from it (files, blocks), so the next query starts from the dataset as it is now. */
@@ -217,21 +242,24 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     try {
       switch (endpoint) {
         case 'nearest-station': {
+          const opening = stationsEarly(signal);
           const q = validateNearestStation(body);
-          return (await nearestStation(q, await stationArchive(signal), signal, tables)) as ResponseOf[E];
+          return (await nearestStation(q, await opening, signal, tables)) as ResponseOf[E];
         }
         case 'poly-aggregate': {
+          const opening = stationsEarly(signal);
           const q = validatePolyAggregate(body);
-          return (await polyAggregate(q, await stationArchive(signal), signal, tables)) as ResponseOf[E];
+          return (await polyAggregate(q, await opening, signal, tables)) as ResponseOf[E];
         }
         case 'point':
         case 'polygon': {
           // Fields and types first (no dataset needed), then the layer against what the catalog declares.
           checkRasterShape(body, endpoint);
+          const engine = rasterEngine(signal);
+          engine.catch(() => undefined);
           const c = await catalog(signal);
           const q = endpoint === 'point' ? validatePoint(body, c.rasters) : validatePolygon(body, c.rasters);
-          rasters ??= createRasterEngine({ catalog: c, dataset: location });
-          return (await rasters.query(q, signal)) as ResponseOf[E];
+          return (await (await engine).query(q, signal)) as ResponseOf[E];
         }
         case 'station-indices': {
           const q = validateStationIndices(body);
@@ -262,9 +290,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     catalog: (o = {}) => catalog(o.signal),
     stations: async (o = {}) => (await stationArchive(o.signal)).stations(o.signal),
     async layerGrid(request, o = {}) {
-      const c = await catalog(o.signal);
-      rasters ??= createRasterEngine({ catalog: c, dataset: location });
-      return rasters.grid(request, o.signal).catch((err: unknown) => {
+      return (await rasterEngine(o.signal)).grid(request, o.signal).catch((err: unknown) => {
         throw toClimateQueryError(err);
       });
     },
@@ -293,12 +319,17 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
   };
 }
 
-function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () =>
-      reject(new ClimateQueryError('aborted', 'The request was aborted.', { cause: signal.reason }));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+let rasterCode: Promise<typeof import('../rasters/raster-engine.ts')> | undefined;
+
+/** Loads the raster engine's module once (a chunk of its own in a bundle); a failed load is tried again next time. */
+function loadRasterCode(): Promise<typeof import('../rasters/raster-engine.ts')> {
+  rasterCode ??= import('../rasters/raster-engine.ts').catch((cause: unknown) => {
+    rasterCode = undefined;
+    throw new ClimateQueryError(
+      'engine_unavailable',
+      `The code that reads raster layers could not be loaded (${(cause as Error)?.message ?? String(cause)}). Reload the page when online.`,
+      { cause },
+    );
   });
+  return rasterCode;
 }

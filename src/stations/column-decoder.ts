@@ -14,12 +14,12 @@
  * `parquetRead`, the same values either way (test/stations/column-decoder.test.ts).
  */
 import { parquetRead, parquetSchema, type AsyncBuffer, type FileMetaData, type ParquetParsers } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
 import { parquetHeader } from 'hyparquet/src/column.js';
 import { decompressPage, readDataPage, readDataPageV2 } from 'hyparquet/src/datapage.js';
 import { readPlain } from 'hyparquet/src/plain.js';
 import { getTreePath } from 'hyparquet/src/schema.js';
 import type { ColumnDecoder, DecodedArray } from 'hyparquet/src/types.js';
+import { codecs, codecsFor } from './parquet-codecs.ts';
 
 /**
  * Times decoded as epoch milliseconds (numbers), not Date objects: a cold
@@ -56,6 +56,8 @@ export async function decodeColumn(
   column: string,
   g: RowSpan,
 ): Promise<Float64Array> {
+  const loading = codecsFor(metadata);
+  if (loading) await loading;
   const flat = flatColumn(metadata, column, g.index);
   return flat ? decodeFlat(file, flat, g) : decodeWithReader(file, metadata, column, g);
 }
@@ -101,7 +103,7 @@ function flatColumn(metadata: FileMetaData, column: string, group: number): Flat
       schemaPath,
       codec: chunk.codec,
       parsers: TIME_AS_MS as unknown as ParquetParsers,
-      compressors,
+      compressors: codecs,
     },
     maxDefinition: repetition === 'OPTIONAL' ? 1 : 0,
     range: [start, start + Number(chunk.total_compressed_size)],
@@ -166,7 +168,7 @@ function decodePages(bytes: ArrayBuffer, c: FlatColumn, g: RowSpan): Float64Arra
     reader.offset += header.compressed_page_size;
     if (header.type === 'DICTIONARY_PAGE') {
       const count = header.dictionary_page_header?.num_values ?? 0;
-      const plain = decompressPage(page, header.uncompressed_page_size, decoder.codec, compressors);
+      const plain = decompressPage(page, header.uncompressed_page_size, decoder.codec, codecs);
       const raw = readPlain(
         { view: new DataView(plain.buffer, plain.byteOffset, plain.byteLength), offset: 0 },
         decoder.type,
@@ -182,7 +184,7 @@ function decodePages(bytes: ArrayBuffer, c: FlatColumn, g: RowSpan): Float64Arra
     let count: number;
     if (header.type === 'DATA_PAGE' && header.data_page_header) {
       const h = header.data_page_header;
-      const plain = decompressPage(page, header.uncompressed_page_size, decoder.codec, compressors);
+      const plain = decompressPage(page, header.uncompressed_page_size, decoder.codec, codecs);
       const read = readDataPage(plain, h, decoder);
       levels = read.definitionLevels;
       data = read.dataPage;
@@ -242,7 +244,7 @@ async function decodeWithReader(
     columns: [column],
     rowStart: g.start,
     rowEnd: g.start + g.rows,
-    compressors,
+    compressors: codecs,
     parsers: TIME_AS_MS,
     onChunk: ({ columnData, rowStart: at }) => {
       const offset = at - g.start;

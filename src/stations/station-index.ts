@@ -6,7 +6,7 @@
  * nothing else about stations it will not read (docs/data.md).
  */
 import { parquetMetadata, parquetRead } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
+import { codecs, codecsFor } from './parquet-codecs.ts';
 import { ClimateQueryError } from '../contract/errors.ts';
 import { truncate } from '../contract/quote.ts';
 import { STATION_TIME_SCALES, type StationTimeScale } from '../contract/station-data-types.ts';
@@ -166,13 +166,14 @@ export async function parseStationIndex(
 /** The file's row count and every column by name, one value per row (null where there is none). */
 async function readColumns(bytes: ArrayBuffer): Promise<{ rows: number; columns: Map<string, unknown[]> }> {
   const metadata = parquetMetadata(bytes);
+  await codecsFor(metadata);
   const rows = Number(metadata.num_rows);
   const columns = new Map<string, unknown[]>();
   let filled = 0;
   await parquetRead({
     file: bytes,
     metadata,
-    compressors,
+    compressors: codecs,
     parsers: { stringFromBytes: textOf },
     onChunk: ({ columnName, columnData, rowStart }) => {
       let column = columns.get(columnName);

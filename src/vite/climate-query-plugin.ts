@@ -21,6 +21,7 @@ import type { Plugin, UserConfig } from 'vite';
 export const WORKER_DEPENDENCIES = [
   'hyparquet',
   'hyparquet-compressors',
+  'fzstd',
   'hyparquet/src/column.js',
   'hyparquet/src/datapage.js',
   'hyparquet/src/plain.js',

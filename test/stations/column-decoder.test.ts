@@ -1,5 +1,5 @@
 // The station reader's column decoder against native DuckDB: files written by DuckDB in every form
-// a station file could take (Parquet v1 and v2 pages, ZSTD, Snappy and no compression, dictionary
+// a station file could take (Parquet v1 and v2 pages, ZSTD, Snappy, GZIP, Brotli, LZ4 and no compression, dictionary
 // and plain values, optional and required columns, nulls, NaN and infinities, times in ms, µs and
 // ns, dates, signed and unsigned integers), several row groups and pages; every value of every row group as the
 // decoder gives it equals what DuckDB reads from the same file (NaN where DuckDB reads NULL, NaN
@@ -76,6 +76,10 @@ const FORMS = [
   { name: 'v2-zstd', options: 'COMPRESSION zstd, PARQUET_VERSION v2, ROW_GROUP_SIZE 4096' },
   { name: 'v1-zstd', options: 'COMPRESSION zstd, PARQUET_VERSION v1, ROW_GROUP_SIZE 4096' },
   { name: 'v1-snappy', options: 'COMPRESSION snappy, ROW_GROUP_SIZE 3000' },
+  // Codecs other writers use, loaded on first need (src/stations/parquet-codecs.ts).
+  { name: 'v1-gzip', options: 'COMPRESSION gzip, ROW_GROUP_SIZE 4096' },
+  { name: 'v2-brotli', options: 'COMPRESSION brotli, PARQUET_VERSION v2, ROW_GROUP_SIZE 4096' },
+  { name: 'v1-lz4', options: 'COMPRESSION lz4, ROW_GROUP_SIZE 4096' },
   {
     name: 'v2-uncompressed-large-groups',
     options: 'COMPRESSION uncompressed, PARQUET_VERSION v2, ROW_GROUP_SIZE 12000',
