@@ -22,7 +22,7 @@ import type { DatasetLocation } from '../dataset/location.ts';
 import type { BlockCacheOptions } from './cached-source.ts';
 import { polygonCoverage, type CoveredPixel, type GridSpec } from './coverage.ts';
 import { findLayer, gridOf, planRead, type ReadPlan, seriesOf } from './layer-plan.ts';
-import { openRasterFile, type RasterFile, type TileData } from './raster-file.ts';
+import { DEFLATE, openRasterFile, type RasterFile, type TileData, warmDecoder } from './raster-file.ts';
 import { ZonalStats } from './zonal.ts';
 import { abortable } from '../io/abortable.ts';
 
@@ -75,6 +75,8 @@ export const SERIES_BLOCK_BYTES = 4096;
 
 /** Creates a raster engine over `catalog`'s layers. */
 export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
+  // Layers of a built dataset are DEFLATE: its decoder loads while the first file's header is read.
+  warmDecoder(DEFLATE);
   // What the catalog says of each file: a byte source checks every answer against it.
   const listed = new Map(options.catalog.files.map((f) => [f.path, f]));
   const opened = new Map<string, Promise<RasterFile>>();

@@ -7,7 +7,7 @@
  * already, a `series` tile (one block's pixels as columns, dates as rows)
  * is turned into that shape here, so the engine reads one kind of tile.
  */
-import { GeoTIFF, type TypedArray } from 'geotiff';
+import { GeoTIFF, getDecoder, type TypedArray } from 'geotiff';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { ByteSource } from '../io/byte-source.ts';
 import { BlockCachedSource, type BlockCacheOptions } from './cached-source.ts';
@@ -72,6 +72,7 @@ export async function openRasterFile(
     }
     const tiff = await GeoTIFF.fromSource(cached as unknown as Parameters<typeof GeoTIFF.fromSource>[0], {}, signal);
     const image = await tiff.getImage(0);
+    warmDecoder(Number(image.fileDirectory.getValue('Compression') ?? 1));
     if (!image.isTiled) {
       throw new ClimateQueryError(
         'dataset_unavailable',
@@ -195,4 +196,19 @@ export function fromSeries(
     }
   }
   return out;
+}
+
+/** TIFF compression code of DEFLATE, which `climate-query build` writes every layer with. */
+export const DEFLATE = 8;
+
+/**
+ * Starts loading geotiff.js's decoder for a TIFF compression code. geotiff.js
+ * imports it on a file's first read, and in a bundle that is two round trips
+ * (the decoder's chunk, then the chunks it imports: pako for DEFLATE) before
+ * the first tile is asked for; started early, they overlap the reads before.
+ * The first read awaits the same import. An unknown code is left for that
+ * read to report.
+ */
+export function warmDecoder(compression: number): void {
+  getDecoder(compression, {} as Parameters<typeof getDecoder>[1]).catch(() => undefined);
 }
