@@ -270,4 +270,37 @@ describe('reads over HTTP', () => {
       await host.close();
     }
   });
+
+  it('loads the raster reader only for the first raster query: a station query fetches none of its code', async () => {
+    // The engine Worker's own code is what a station query runs; geotiff.js and the raster engine
+    // come with the first raster query (src/engine/engine.ts), which must still answer as Node does.
+    const ctx = await browser.newContext();
+    const code: string[] = [];
+    ctx.on('request', (r) => {
+      const path = new URL(r.url()).pathname;
+      if (/\.(ts|js)$/.test(path)) code.push(path);
+    });
+    try {
+      const p = await openEnginePage(ctx);
+      const station = parityRequests(fx.stationsCsv).find((r) => r.path === '/api/nearest-station/')!;
+      const body = JSON.stringify(station.body);
+      const got = await viaLibrary(p, station.path, body);
+      expect(got.status).toBe(200);
+      expect(got.body).toEqual((await nodeEngine.handle({ method: 'POST', path: station.path, body })).body);
+      const rasterCode = (paths: string[]) => paths.filter((x) => /\/src\/rasters\/|geotiff/.test(x));
+      expect(code.some((x) => x.endsWith('/src/worker/engine-worker.ts'))).toBe(true);
+      expect(rasterCode(code)).toEqual([]);
+
+      const raster = rasterParityRequests()[0]!;
+      const rasterBody = JSON.stringify(raster.body);
+      const answer = await viaLibrary(p, raster.path, rasterBody);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual(
+        (await nodeEngine.handle({ method: 'POST', path: raster.path, body: rasterBody })).body,
+      );
+      expect(rasterCode(code).some((x) => x.endsWith('/src/rasters/raster-engine.ts'))).toBe(true);
+    } finally {
+      await ctx.close();
+    }
+  });
 });
