@@ -228,28 +228,34 @@ export function formPanel(ctx: PanelContext): Panel {
   // mouse-up when a From error vanished, and the click was lost.
   // The held change keeps the form as it was when the change fired: a flush that read the fields
   // afresh took in a date still being typed next to it, and showed its error before it was left
-  // (seen in CI: a timer comes after queued key presses on a loaded machine).
+  // (seen in CI: a timer comes after queued key presses on a loaded machine). Held changes apply in
+  // the order they fired, before any later change: applied after it, an older snapshot put back
+  // the To date the person had just typed (seen in CI: a week of July became the year's end).
   let pressed = false;
-  let pendingChange: { ev?: Event; form: FormState } | null = null;
+  let pendingChanges: Array<{ ev?: Event; form: FormState }> = [];
   const onDown = () => (pressed = true);
   const onUp = () => {
     pressed = false;
     // After the click this release makes (a Run click applies it first).
-    if (pendingChange) setTimeout(flushFormChange, 0);
+    if (pendingChanges.length) setTimeout(flushFormChanges, 0);
   };
   document.addEventListener('pointerdown', onDown, true);
   document.addEventListener('pointerup', onUp, true);
   document.addEventListener('pointercancel', onUp, true);
 
-  function flushFormChange(): void {
-    const p = pendingChange;
-    pendingChange = null;
-    if (p) applyFormChange(p.ev, p.form);
+  function flushFormChanges(): void {
+    const held = pendingChanges;
+    pendingChanges = [];
+    for (const p of held) applyFormChange(p.ev, p.form);
   }
 
   function onFormChange(ev?: Event): void {
-    if (pressed) pendingChange = { ev, form: readForm() };
-    else applyFormChange(ev);
+    if (pressed) {
+      pendingChanges.push({ ev, form: readForm() });
+      return;
+    }
+    flushFormChanges();
+    applyFormChange(ev);
   }
 
   /** Applies a change of the form (`form`: the fields as read when it fired, by default now). */
@@ -318,7 +324,7 @@ export function formPanel(ctx: PanelContext): Panel {
   on(root, 'submit', (e) => {
     e.preventDefault();
     // What is typed now is what runs: a change held back during the press, or not yet fired (Enter), first.
-    pendingChange = null;
+    flushFormChanges();
     applyFormChange();
     void actions.run();
   });

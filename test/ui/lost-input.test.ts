@@ -111,6 +111,27 @@ describe('no lost clicks', () => {
     await page.close();
   });
 
+  it('a change held during a press never puts back a date typed and left before the release is applied', async () => {
+    // The order a loaded machine gave in CI: From's change fires as To is pressed, To is typed and
+    // left (its own change) before the release's deferred apply runs; that apply, with the form as
+    // it was, put back the old To date.
+    const page = await openAppPage(app.browser, `${app.url}index.html`);
+    const after = await page.evaluate(async () => {
+      const start = document.getElementById('startDate') as HTMLInputElement;
+      const end = document.getElementById('endDate') as HTMLInputElement;
+      start.value = '2024-07-01';
+      end.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }));
+      start.dispatchEvent(new Event('change', { bubbles: true }));
+      end.dispatchEvent(new PointerEvent('pointerup', { bubbles: true }));
+      end.value = '2024-07-07';
+      end.dispatchEvent(new Event('change', { bubbles: true }));
+      await new Promise((r) => setTimeout(r, 50));
+      return (window as unknown as { cqUi: { form: { startDate: string; endDate: string } } }).cqUi.form;
+    });
+    expect(after).toMatchObject({ startDate: '2024-07-01', endDate: '2024-07-07' });
+    await page.close();
+  });
+
   it('switching daily → hourly keeps rain and temperature (rain_sum → rain) and the same days as hours; hourly → daily brings them back', async () => {
     const page = await openAppPage(app.browser, `${app.url}index.html`);
     await retype(page, '#startDate', '2024-07-01');
