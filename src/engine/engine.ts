@@ -152,16 +152,9 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
   };
 
   /**
-   * Starts reading the catalog and the station index before the request is
-   * validated: in a cold Worker, validating a year of hours (making its 8,760
-   * keys with code not yet compiled) took as long as the catalog's round trip,
-   * and nothing depends on it. A request refused by validation has then
-   * started a read the next query uses anyway; its failure is the query's.
-   */
-  /**
    * The raster engine, its code (geotiff.js and its decoders) loaded with the
-   * first raster query or preview: station queries never run it, and it was a
-   * third of the engine Worker's code, parsed at every cold start. The load
+   * first raster query or preview: station queries never run it, and it was
+   * 54 of the engine Worker's 357 KB, parsed at every cold start. The load
    * starts before the catalog is awaited, so the two overlap.
    */
   const rasterEngine = async (signal: AbortSignal | undefined): Promise<RasterEngine> => {
@@ -173,6 +166,13 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     return rasters;
   };
 
+  /**
+   * Starts reading the catalog and the station index before the request is
+   * validated: in a cold Worker, validating a year of hours (making its 8,760
+   * keys with code not yet compiled) took as long as the catalog's round trip,
+   * and nothing depends on it. A request refused by validation has then
+   * started a read the next query uses anyway; its failure is the query's.
+   */
   const stationsEarly = (signal: AbortSignal): Promise<StationArchive> => {
     const p = stationArchive(signal);
     p.then((a) => a.stations(signal)).catch(() => undefined);
