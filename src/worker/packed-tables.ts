@@ -9,6 +9,11 @@
  * {@link MIN_TABLE_ROWS} plain objects that all have the same keys in the
  * same order and only numbers or null as values. Anything else travels as
  * it is. Unpacking gives back the same JSON, key order included.
+ *
+ * Tables with the same period keys (every station of one answer: same range)
+ * carry one keys array between them. Structured clone keeps that sharing,
+ * so the 8,760 keys of an hourly year are copied once, not once per
+ * station, and the page uses the same key strings for every station.
  */
 import { PERIOD_TABLE_DEPTH, PeriodTable } from '../contract/period-table.ts';
 
@@ -27,12 +32,25 @@ export const MIN_TABLE_ROWS = 64;
 const isPlain = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && Object.getPrototypeOf(v) === Object.prototype;
 
-/** The table `o` would pack into, or null when it is not one. */
-function tableOf(o: Record<string, unknown>, path: string[]): PackedTable | null {
+/** `keys`, or an equal array an earlier table of the same body already carries. */
+function sharedKeys(keys: readonly string[], seen: string[][]): string[] {
+  for (const other of seen) {
+    if (other.length !== keys.length) continue;
+    let same = true;
+    for (let i = 0; i < keys.length && same; i++) same = other[i] === keys[i];
+    if (same) return other;
+  }
+  const copy = [...keys];
+  seen.push(copy);
+  return copy;
+}
+
+/** The table `o` would pack into, or null when it is not one; `seen`: keys arrays of the body's tables so far. */
+function tableOf(o: Record<string, unknown>, path: string[], seen: string[][]): PackedTable | null {
   if (o instanceof PeriodTable) {
     // Each column on a buffer of its own, so transferring it takes nothing else along.
     const columns = o.columns.map((c) => (c.byteLength === c.buffer.byteLength ? c : c.slice()));
-    return { path, keys: [...o.keys], fields: [...o.fields], columns };
+    return { path, keys: sharedKeys(o.keys, seen), fields: [...o.fields], columns };
   }
   const keys = Object.keys(o);
   if (keys.length < MIN_TABLE_ROWS) return null;
@@ -56,7 +74,7 @@ function tableOf(o: Record<string, unknown>, path: string[]): PackedTable | null
     }
     if (j !== fields.length) return null;
   }
-  return { path, keys, fields, columns };
+  return { path, keys: sharedKeys(keys, seen), fields, columns };
 }
 
 /**
@@ -65,9 +83,10 @@ function tableOf(o: Record<string, unknown>, path: string[]): PackedTable | null
  */
 export function packTables(body: unknown): { body: unknown; tables: PackedTable[]; transfer: ArrayBuffer[] } {
   const tables: PackedTable[] = [];
+  const seen: string[][] = [];
   const cut = (o: unknown, path: string[]): unknown => {
     if (!isPlain(o) && !(o instanceof PeriodTable)) return o;
-    const table = tableOf(o as Record<string, unknown>, path);
+    const table = tableOf(o as Record<string, unknown>, path, seen);
     if (table) {
       tables.push(table);
       return null;

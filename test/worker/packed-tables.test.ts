@@ -116,6 +116,25 @@ describe('packed period tables', () => {
     expect(Object.keys(first)).toEqual(['10', 'b', 'a', 'z']);
   });
 
+  it('send one keys array for tables with the same periods, and their own for others', () => {
+    const body = {
+      a: { data: periods(100, (i) => ({ v: i })) },
+      b: { data: periods(100, (i) => ({ v: -i, w: null })) },
+      c: { data: periods(101, (i) => ({ v: i })) },
+      d: { data: Object.fromEntries(Object.entries(periods(100, (i) => ({ v: i }))).reverse()) },
+    };
+    const { message, transfer } = responseMessage(1, { status: 200, body });
+    const received = structuredClone(message, { transfer }) as { tables: Array<{ path: string[]; keys: string[] }> };
+    const keysOf = (station: string) => received.tables.find((t) => t.path[0] === station)!.keys;
+    // The same periods: one array, still one after the copy the page receives.
+    expect(keysOf('b')).toBe(keysOf('a'));
+    // One period more, or the same periods in another order: keys of their own.
+    expect(keysOf('c')).not.toBe(keysOf('a'));
+    expect(keysOf('d')).not.toBe(keysOf('a'));
+    expect(keysOf('d')[0]).toBe(keysOf('a')[99]);
+    expect(JSON.stringify(bodyOf(received as never))).toBe(JSON.stringify(body));
+  });
+
   it('leave the packed body alone: the engine answer is not changed by packing it', () => {
     const body = { p: { data: periods(100, (i) => ({ v: i })), metadata: { d: 1 } } };
     const before = JSON.stringify(body);
