@@ -7,6 +7,7 @@ import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
 import type { Endpoint, ResponseOf } from '../contract/types.ts';
 import type { ApiJsonResponse, ApiRequest, ApiResponse } from '../engine/router.ts';
 import type { CallOptions, ClimateQueries, DatasetViews } from '../engine/engine.ts';
+import { TablesReceived } from '../worker/packed-tables.ts';
 import { bodyOf, type FromWorker, type ToWorker, type WorkerCall, type WorkerCalls } from '../worker/protocol.ts';
 import { runStationSql, type SqlRunner, type StationSqlResult } from '../sql/station-sql.ts';
 
@@ -49,12 +50,28 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
   const dataset = new URL(String(options.dataset), globalThis.location?.href).href;
   worker.postMessage({ type: 'init', dataset } satisfies ToWorker);
   let nextId = 1;
-  const pending = new Map<number, (m: Extract<FromWorker, { type: 'response' }>) => void>();
+  type Answer = { response: Extract<FromWorker, { type: 'response' }>; received?: TablesReceived };
+  const pending = new Map<number, (a: Answer) => void>();
+  /** Period tables of answers still being made, made into objects as they arrive (packed-tables.ts). */
+  const parts = new Map<number, TablesReceived>();
   const calls = new Map<number, (m: Extract<FromWorker, { type: 'result' }>) => void>();
   worker.addEventListener('message', (ev: MessageEvent<FromWorker>) => {
     const m = ev.data;
-    if (m?.type === 'response') {
-      pending.get(m.id)?.(m);
+    if (m?.type === 'part') {
+      // Only for a request still waited on (an aborted one's parts are dropped).
+      if (pending.has(m.id)) {
+        let received = parts.get(m.id);
+        if (!received) parts.set(m.id, (received = new TablesReceived()));
+        try {
+          received.add(m.table);
+        } catch {
+          // Left out: the answer that names it becomes engine_unavailable (handle).
+        }
+      }
+    } else if (m?.type === 'response') {
+      const received = parts.get(m.id);
+      parts.delete(m.id);
+      pending.get(m.id)?.(received ? { response: m, received } : { response: m });
       pending.delete(m.id);
     } else if (m?.type === 'result') {
       calls.get(m.id)?.(m);
@@ -93,20 +110,17 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     });
   }
 
-  /** Sends a request; the answer's body comes back as an object or, with `as: 'json'`, as JSON text. */
-  function ask(
-    request: ApiRequest,
-    as: 'json' | 'object',
-    opts: CallOptions,
-  ): Promise<Extract<FromWorker, { type: 'response' }>> {
+  /** Sends a request; the answer's body comes back as an object (with the tables sent ahead of it) or, with `as: 'json'`, as JSON text. */
+  function ask(request: ApiRequest, as: 'json' | 'object', opts: CallOptions): Promise<Answer> {
     const id = nextId++;
     const { signal } = opts;
-    const aborted = () => ({ type: 'response' as const, id, ...abortedResponse() });
+    const aborted = () => ({ response: { type: 'response' as const, id, ...abortedResponse() } });
     if (signal?.aborted) return Promise.resolve(aborted());
     return new Promise((resolve) => {
       const onAbort = () => {
         worker.postMessage({ type: 'abort', id } satisfies ToWorker);
         pending.delete(id);
+        parts.delete(id);
         resolve(aborted());
       };
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -119,12 +133,22 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
   }
 
   async function handle(request: ApiRequest, opts: CallOptions = {}): Promise<ApiResponse> {
-    const r = await ask(request, 'object', opts);
-    return { status: r.status, body: bodyOf(r) };
+    const { response, received } = await ask(request, 'object', opts);
+    try {
+      return { status: response.status, body: bodyOf(response, received) };
+    } catch (cause) {
+      // The Worker named a table part that never arrived: not a state a query can be answered from.
+      const e = new ClimateQueryError(
+        'engine_unavailable',
+        `The engine Worker's answer was incomplete (${(cause as Error).message}). Reload the page and retry.`,
+        { cause },
+      );
+      return { status: e.status, body: e.toBody() };
+    }
   }
 
   async function handleJson(request: ApiRequest, opts: CallOptions = {}): Promise<ApiJsonResponse> {
-    const r = await ask(request, 'json', opts);
+    const { response: r } = await ask(request, 'json', opts);
     return { status: r.status, json: 'json' in r ? r.json : JSON.stringify(bodyOf(r)) };
   }
 

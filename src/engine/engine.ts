@@ -12,6 +12,7 @@
  */
 import { toClimateQueryError, throwIfAborted, ClimateQueryError } from '../contract/errors.ts';
 import type { Endpoint, RequestOf, ResponseOf } from '../contract/types.ts';
+import type { PeriodTable } from '../contract/period-table.ts';
 import { validateNearestStation, validatePoint, validatePolyAggregate, validatePolygon } from '../contract/validate.ts';
 import { checkRasterShape } from '../contract/raster-options.ts';
 import type { Catalog } from '../dataset/catalog.ts';
@@ -64,6 +65,17 @@ export interface CallOptions {
    * same text. Default: the contract's objects.
    */
   periodTables?: boolean;
+  /**
+   * With `periodTables`: called with each period table of the answer as
+   * soon as it is final, before the answer resolves; the answer holds that
+   * same PeriodTable object. Nearest-station calls it for each point as its
+   * station's rows are read, so a transport can send the table ahead while
+   * the rest is read (worker/packed-tables.ts, TablesAhead). The callee may
+   * transfer the table's columns: the engine does not read them again. A
+   * table of an attempt the engine starts over (a dataset changed under
+   * it) is never in the answer.
+   */
+  onPeriodTable?: (table: PeriodTable) => void;
 }
 
 /** The four endpoints as typed functions and the router: what every engine, local or in a Worker, offers. */
@@ -201,6 +213,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     throwIfAborted(opts.signal);
     let seen = generation;
     const tables = opts.periodTables === true;
+    const early = tables ? opts.onPeriodTable : undefined;
     try {
       return await withBudget(
         options.timeoutMs ?? DEFAULT_QUERY_BUDGET_MS,
@@ -208,7 +221,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
         location.base,
         async (signal) => {
           try {
-            return await run(endpoint, body, signal, tables);
+            return await run(endpoint, body, signal, tables, early);
           } catch (err) {
             if (isDatasetChange(err)) {
               // A file no longer matches the catalog (a redeploy): read the catalog
@@ -221,7 +234,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
             // (An abort this query did not ask for: a concurrent query tore down
             // the shared files to reload them. Answer from the new state too.)
             seen = generation;
-            return await run(endpoint, body, signal, tables);
+            return await run(endpoint, body, signal, tables, early);
           }
         },
       );
@@ -238,13 +251,14 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     body: unknown,
     signal: AbortSignal,
     tables: boolean,
+    early?: (table: PeriodTable) => void,
   ): Promise<ResponseOf[E]> {
     try {
       switch (endpoint) {
         case 'nearest-station': {
           const opening = stationsEarly(signal);
           const q = validateNearestStation(body);
-          return (await nearestStation(q, await opening, signal, tables)) as ResponseOf[E];
+          return (await nearestStation(q, await opening, signal, tables, early)) as ResponseOf[E];
         }
         case 'poly-aggregate': {
           const opening = stationsEarly(signal);

@@ -176,32 +176,38 @@ export function planNearest(
   return { choices, ids, need: [] };
 }
 
+/** A point's period table: every period of the range, its station's values of `q.dataTypes` (in order), NaN where no row. */
+export function nearestTable(q: StationQuery, rows: StationRows | undefined): PeriodTable {
+  const { keys, start } = q.range;
+  const rowAt = rows ? rowIndexByPeriod(rows, start, keys.length) : null;
+  const columns = q.dataTypes.map((_, t) => {
+    const column = new Float64Array(keys.length).fill(NaN);
+    if (rows && rowAt)
+      for (let p = 0; p < keys.length; p++) if (rowAt[p]! >= 0) column[p] = rows.values[t]![rowAt[p]!]!;
+    return column;
+  });
+  return new PeriodTable(keys, q.dataTypes, columns);
+}
+
 /**
  * The contract's answer from the choices and the rows read (columns of exactly `q.dataTypes`, in
  * order, as {@link StationRows} hold them): every period of the range, nulls where no row. With
  * `tables`, each point's `data` stays a {@link PeriodTable} (columns) for a transport that sends
- * columns; the engine makes the objects otherwise (CallOptions.periodTables).
+ * columns; the engine makes the objects otherwise (CallOptions.periodTables). `made`: points'
+ * tables already made from the same rows (by geometry index), used as they are.
  */
 export function assembleNearest(
   q: StationQuery,
   choices: ReadonlyArray<NearestChoice | null>,
   byStation: ReadonlyMap<string, StationRows>,
   tables = false,
+  made?: ReadonlyMap<number, PeriodTable>,
 ): NearestStationResponse {
   const out: NearestStationResponse = {};
-  const { keys, start } = q.range;
   q.geometries.forEach((g, i) => {
     const choice = choices[i];
     if (!choice) return;
-    const rows = byStation.get(choice.station.id);
-    const rowAt = rows ? rowIndexByPeriod(rows, start, keys.length) : null;
-    const columns = q.dataTypes.map((_, t) => {
-      const column = new Float64Array(keys.length).fill(NaN);
-      if (rows && rowAt)
-        for (let p = 0; p < keys.length; p++) if (rowAt[p]! >= 0) column[p] = rows.values[t]![rowAt[p]!]!;
-      return column;
-    });
-    const table = new PeriodTable(keys, q.dataTypes, columns);
+    const table = made?.get(i) ?? nearestTable(q, byStation.get(choice.station.id));
     // A stand-in for the objects until the engine makes them (or a transport sends the columns).
     const data = (tables ? table : table.rows()) as Record<string, PeriodValues>;
     out[g.key] = {
@@ -303,31 +309,46 @@ export async function chooseStations(
   }
 }
 
-/** Answers a validated nearest-station query from the archive (`tables`: see {@link assembleNearest}). */
+/**
+ * Answers a validated nearest-station query from the archive (`tables`: see {@link assembleNearest}).
+ * With `tables` and `early`, each point's table is made as soon as its station's rows are read and
+ * handed to `early` (CallOptions.onPeriodTable); the answer holds those same tables.
+ */
 export async function nearestStation(
   q: StationQuery,
   archive: StationArchive,
   signal?: AbortSignal,
   tables = false,
+  early?: (table: PeriodTable) => void,
 ): Promise<NearestStationResponse> {
   const stations = await archive.stations(signal);
   const ranked = q.geometries.map((g) => (g.kind === 'point' ? rankStations(stations, g.position) : null));
   const byId = new Map(stations.map((s) => [s.id, s]));
   const need = needOf(q);
   const plan = await chooseStations(need, ranked, archive, byId, signal, true);
+  const made = new Map<number, PeriodTable>();
+  /** Each point that chose `id` gets its table now, handed on at once. */
+  const makeTables = (id: string, rows: StationRows) => {
+    if (!tables || !early || signal?.aborted) return;
+    plan.choices.forEach((c, i) => {
+      if (c?.station.id !== id) return;
+      const table = nearestTable(q, rows);
+      made.set(i, table);
+      early(table);
+    });
+  };
   // One abort listener for all reads (not one per station: browsers warn past ten on one signal).
   const read = await abortable(
     Promise.all(
-      plan.ids.map(
-        async (id) =>
-          [
-            id,
-            await (plan.read.get(id) ?? archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, need.first, need.last)),
-          ] as const,
-      ),
+      plan.ids.map(async (id) => {
+        const rows = await (plan.read.get(id) ??
+          archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, need.first, need.last));
+        makeTables(id, rows);
+        return [id, rows] as const;
+      }),
     ),
     signal,
   );
   throwIfAborted(signal);
-  return assembleNearest(q, plan.choices, new Map(read), tables);
+  return assembleNearest(q, plan.choices, new Map(read), tables, made);
 }

@@ -7,7 +7,16 @@
 import { createClimateEngine, type ClimateEngine } from '../engine/engine.ts';
 import { ClimateQueryError, toClimateQueryError } from '../contract/errors.ts';
 import type { ApiResponse } from '../engine/router.ts';
-import { WORKER_CALLS, responseMessage, type FromWorker, type ToWorker, type WorkerCall } from './protocol.ts';
+import type { PeriodTable } from '../contract/period-table.ts';
+import {
+  WORKER_CALLS,
+  partMessage,
+  responseMessage,
+  type FromWorker,
+  type ToWorker,
+  type WorkerCall,
+} from './protocol.ts';
+import { TablesAhead } from './packed-tables.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -23,9 +32,10 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   } else if (msg.type === 'request') {
     const controller = new AbortController();
     inFlight.set(msg.id, controller);
+    const ahead = new TablesAhead();
     const reply = (response: ApiResponse) => {
       inFlight.delete(msg.id);
-      const { message, transfer } = responseMessage(msg.id, response, msg.as);
+      const { message, transfer } = responseMessage(msg.id, response, msg.as, ahead);
       self.postMessage(message, transfer);
     };
     if (!engine) {
@@ -37,8 +47,17 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
       });
       return;
     }
-    // Object answers keep their period tables as columns: sent as they are, made into objects on the page.
-    void engine.handle(msg.request, { signal: controller.signal, periodTables: msg.as !== 'json' }).then(reply);
+    // Object answers keep their period tables as columns: sent as they are, made into objects on the
+    // page, each as soon as it is final (the page makes its objects while this Worker reads on).
+    const objects = msg.as !== 'json';
+    const onPeriodTable = (table: PeriodTable) => {
+      if (controller.signal.aborted) return;
+      const { message, transfer } = partMessage(msg.id, table, ahead);
+      self.postMessage(message, transfer);
+    };
+    void engine
+      .handle(msg.request, { signal: controller.signal, periodTables: objects, ...(objects ? { onPeriodTable } : {}) })
+      .then(reply);
   } else if (msg.type === 'call') {
     const controller = new AbortController();
     inFlight.set(msg.id, controller);

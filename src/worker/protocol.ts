@@ -3,9 +3,18 @@ import type { ApiJsonResponse, ApiRequest, ApiResponse } from '../engine/router.
 import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
 import type { StationTable, StationTableRequest } from '../sql/station-sql.ts';
 import type { Catalog } from '../dataset/catalog.ts';
+import type { PeriodTable } from '../contract/period-table.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import type { LayerGrid, LayerGridRequest } from '../rasters/raster-engine.ts';
-import { packTables, unpackTables, type PackedTable } from './packed-tables.ts';
+import {
+  packTables,
+  unpackTables,
+  type PackedTable,
+  type SentTable,
+  type TablePart,
+  type TablesAhead,
+  type TablesReceived,
+} from './packed-tables.ts';
 
 /**
  * The engine methods a page calls besides the routes, with their arguments
@@ -42,36 +51,56 @@ export type ToWorker =
  * travels as the JSON text it will send, made once in the Worker. Measured
  * on a 10-point hourly year (9.5 MB of JSON) in Chromium: text for the page
  * as well saved no time (1.03 s vs 1.02 s cold at 40 ms) and raised the
- * renderer's peak memory from 328 to 441 MiB.
+ * renderer's peak memory from 328 to 441 MiB. A `part` carries one period
+ * table of an object answer still being made (packed-tables.ts,
+ * TablesAhead), before that answer's `response`.
  */
 export type FromWorker =
-  | { type: 'response'; id: number; status: number; body: unknown; tables?: PackedTable[] }
+  | { type: 'part'; id: number; table: TablePart }
+  | { type: 'response'; id: number; status: number; body: unknown; tables?: Array<PackedTable | SentTable> }
   | { type: 'response'; id: number; status: number; json: string }
   | { type: 'result'; id: number; value: unknown }
   | { type: 'result'; id: number; error: ErrorBody['error'] };
 
-/** The message that carries `response` to the page (as JSON text with `as: 'json'`), and the buffers to transfer with it. */
+/**
+ * The message that carries `response` to the page (as JSON text with `as: 'json'`), and the
+ * buffers to transfer with it; tables in `ahead` were sent as parts and are named, not sent again.
+ */
 export function responseMessage(
   id: number,
   response: ApiResponse,
   as: 'json' | 'object' = 'object',
+  ahead?: TablesAhead,
 ): { message: Extract<FromWorker, { type: 'response' }>; transfer: ArrayBuffer[] } {
   if (as === 'json')
     return {
       message: { type: 'response', id, status: response.status, json: JSON.stringify(response.body) },
       transfer: [],
     };
-  const { body, tables, transfer } = packTables(response.body);
+  const { body, tables, transfer } = packTables(response.body, ahead);
   return {
     message: { type: 'response', id, status: response.status, body, ...(tables.length ? { tables } : {}) },
     transfer,
   };
 }
 
-/** The body a `response` message carries, its tables put back (the page's side of {@link responseMessage}). */
-export function bodyOf(message: Extract<FromWorker, { type: 'response' }>): unknown {
+/** The message that sends `table` ahead of the answer to request `id` (TablesAhead), and its buffers. */
+export function partMessage(
+  id: number,
+  table: PeriodTable,
+  ahead: TablesAhead,
+): { message: Extract<FromWorker, { type: 'part' }>; transfer: ArrayBuffer[] } {
+  const { part, transfer } = ahead.send(table);
+  return { message: { type: 'part', id, table: part }, transfer };
+}
+
+/**
+ * The body a `response` message carries, its tables put back (the page's side of
+ * {@link responseMessage}); `received`: the parts of this answer that came ahead of it.
+ */
+export function bodyOf(message: Extract<FromWorker, { type: 'response' }>, received?: TablesReceived): unknown {
   if ('json' in message) return JSON.parse(message.json) as unknown;
-  return message.tables ? unpackTables(message.body, message.tables) : message.body;
+  return message.tables ? unpackTables(message.body, message.tables, received) : message.body;
 }
 
 /** Service worker → page: answer this request on `ports[0]`. */

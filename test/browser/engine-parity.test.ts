@@ -271,6 +271,31 @@ describe('reads over HTTP', () => {
     }
   });
 
+  it("sends each point's table ahead of the answer, and the answer still equals Node's", async () => {
+    // The Worker posts each point's period table as its station's rows are read (engine-worker.ts);
+    // the page makes its objects then, and the answer names those parts (packed-tables.ts).
+    const ctx = await browser.newContext();
+    try {
+      const p = await openEnginePage(ctx);
+      await p.evaluate(() => {
+        const w = window as unknown as { cq: { worker: Worker }; seen: string[] };
+        w.seen = [];
+        w.cq.worker.addEventListener('message', (e: MessageEvent<{ type: string }>) => w.seen.push(e.data.type));
+      });
+      const station = parityRequests(fx.stationsCsv)[0]!;
+      const points = String(station.body.wkts).split(';').length;
+      const body = JSON.stringify(station.body);
+      const got = await viaLibrary(p, station.path, body);
+      expect(got.status).toBe(200);
+      const node = await nodeEngine.handle({ method: 'POST', path: station.path, body });
+      expect(JSON.stringify(got.body)).toBe(JSON.stringify(node.body));
+      const seen = await p.evaluate(() => (window as unknown as { seen: string[] }).seen);
+      expect(seen).toEqual([...Array<string>(points).fill('part'), 'response']);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   it('loads the raster reader only for the first raster query: a station query fetches none of its code', async () => {
     // The engine Worker's own code is what a station query runs; geotiff.js and the raster engine
     // come with the first raster query (src/engine/engine.ts), which must still answer as Node does.

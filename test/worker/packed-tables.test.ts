@@ -3,8 +3,15 @@
 // engine's own answers over the demo, and on bodies built to look almost like a table.
 import { describe, expect, inject, it } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
-import { MIN_TABLE_ROWS, packTables, unpackTables } from '../../src/worker/packed-tables.ts';
-import { bodyOf, responseMessage } from '../../src/worker/protocol.ts';
+import {
+  MIN_TABLE_ROWS,
+  packTables,
+  TablesAhead,
+  TablesReceived,
+  unpackTables,
+} from '../../src/worker/packed-tables.ts';
+import { bodyOf, partMessage, responseMessage, type FromWorker } from '../../src/worker/protocol.ts';
+import { PeriodTable } from '../../src/contract/period-table.ts';
 
 const demo = inject('demoDataset');
 
@@ -133,6 +140,106 @@ describe('packed period tables', () => {
     expect(keysOf('d')).not.toBe(keysOf('a'));
     expect(keysOf('d')[0]).toBe(keysOf('a')[99]);
     expect(JSON.stringify(bodyOf(received as never))).toBe(JSON.stringify(body));
+  });
+
+  it('send tables ahead of their answer: made as they arrive, named by the answer, keys sent once', async () => {
+    const engine = createNodeEngine(demo);
+    const stations = await engine.stations();
+    const body = JSON.stringify({
+      wkts: stations
+        .slice(0, 4)
+        .map((s) => `POINT (${s.lon + 0.01} ${s.lat})`)
+        .join(';'),
+      dataTypes: ['temperature_mean', 'rain'],
+      options: { timeScale: 'hourly' },
+      startDate: '2024-03-01T00:00:00',
+      endDate: '2024-03-07T23:00:00',
+    });
+    const request = { method: 'POST', path: '/api/nearest-station/', body };
+    const plain = await engine.handle(request);
+    expect(plain.status).toBe(200);
+    // As the engine Worker runs it: each table posted as it is made, the answer after.
+    const ahead = new TablesAhead();
+    const wire: FromWorker[] = [];
+    const post = (message: FromWorker, transfer: ArrayBuffer[]) => wire.push(structuredClone(message, { transfer }));
+    const made: PeriodTable[] = [];
+    const answer = await engine.handle(request, {
+      periodTables: true,
+      onPeriodTable: (table) => {
+        made.push(table);
+        const { message, transfer } = partMessage(7, table, ahead);
+        post(message, transfer);
+      },
+    });
+    expect(made).toHaveLength(4);
+    const reply = responseMessage(7, answer, 'object', ahead);
+    // Sent ahead means not sent again: the answer names the parts and moves no buffer of theirs.
+    expect(reply.transfer).toEqual([]);
+    post(reply.message, reply.transfer);
+    expect(wire.map((m) => m.type)).toEqual(['part', 'part', 'part', 'part', 'response']);
+    const parts = wire.flatMap((m) => (m.type === 'part' ? [m.table] : []));
+    expect(parts.filter((p) => p.keys).length, 'the period keys travel once').toBe(1);
+    expect(parts.slice(1).every((p) => p.keysOf === 0)).toBe(true);
+    const received = new TablesReceived();
+    for (const p of parts) received.add(p);
+    const last = wire.at(-1) as Extract<FromWorker, { type: 'response' }>;
+    expect(JSON.stringify(bodyOf(last, received))).toBe(JSON.stringify(plain.body));
+    // Without the parts the answer cannot be made: an error, never an answer with a hole.
+    expect(() => bodyOf(structuredClone(last))).toThrow(/never arrived/);
+    // Not asked for columns: no table is handed out, the objects are the answer.
+    const handed: unknown[] = [];
+    const objects = await engine.handle(request, { onPeriodTable: (t) => handed.push(t) });
+    expect(handed).toEqual([]);
+    expect(JSON.stringify(objects.body)).toBe(JSON.stringify(plain.body));
+    await engine.close();
+  });
+
+  it('hand out each point table once, the same object the answer holds, before the answer', async () => {
+    const engine = createNodeEngine(demo);
+    const stations = await engine.stations();
+    const first = stations[0]!;
+    // Two points at one station, and one at another: a table per point, not per station.
+    const wkts = [
+      `POINT (${first.lon} ${first.lat})`,
+      `POINT (${first.lon + 0.001} ${first.lat})`,
+      `POINT (${stations[5]!.lon} ${stations[5]!.lat})`,
+    ].join(';');
+    const body = {
+      wkts,
+      dataTypes: ['temperature_max'],
+      options: { timeScale: 'daily' },
+      startDate: '2024-01-01',
+      endDate: '2024-03-31',
+    };
+    let resolved = false;
+    const handed: Array<{ table: PeriodTable; before: boolean }> = [];
+    const answer = (await engine
+      .query('nearest-station', body, {
+        periodTables: true,
+        onPeriodTable: (table) => handed.push({ table, before: !resolved }),
+      })
+      .finally(() => {
+        resolved = true;
+      })) as unknown as Record<string, { data: unknown }>;
+    const tables = Object.values(answer).map((a) => a.data);
+    expect(tables).toHaveLength(3);
+    expect(handed).toHaveLength(3);
+    expect(tables.every((t) => handed.some((h) => h.table === t))).toBe(true);
+    expect(new Set(handed.map((h) => h.table)).size).toBe(3);
+    expect(handed.every((h) => h.before && h.table instanceof PeriodTable)).toBe(true);
+    await engine.close();
+  });
+
+  it('refuse a part that names keys of a part never received', () => {
+    const received = new TablesReceived();
+    expect(() => received.add({ part: 1, fields: ['a'], columns: [new Float64Array(2)], keysOf: 0 })).toThrow(
+      /never arrived/,
+    );
+    received.add({ part: 0, fields: ['a'], columns: [new Float64Array([1, NaN])], keys: ['x', 'y'] });
+    received.add({ part: 1, fields: ['b'], columns: [new Float64Array([2, 3])], keysOf: 0 });
+    expect(received.rows(0)).toEqual({ x: { a: 1 }, y: { a: null } });
+    expect(received.rows(1)).toEqual({ x: { b: 2 }, y: { b: 3 } });
+    expect(unpackTables({ p: null }, [{ path: ['p'], part: 1 }], received)).toEqual({ p: received.rows(1) });
   });
 
   it('leave the packed body alone: the engine answer is not changed by packing it', () => {
