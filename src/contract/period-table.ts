@@ -21,6 +21,10 @@ export class PeriodTable {
   rows(): Record<string, Record<string, number | null>> {
     const out: Record<string, Record<string, number | null>> = {};
     const { keys, fields, columns } = this;
+    // A column moved to another thread (transferred) is empty here: an error, never rows of nothing.
+    for (const c of columns)
+      if (c.length !== keys.length)
+        throw new Error(`a period table column holds ${c.length} values for ${keys.length} periods`);
     for (let i = 0; i < keys.length; i++) {
       const row: Record<string, number | null> = {};
       for (let j = 0; j < fields.length; j++) {

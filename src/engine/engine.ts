@@ -66,14 +66,17 @@ export interface CallOptions {
    */
   periodTables?: boolean;
   /**
-   * With `periodTables`: called with each period table of the answer as
-   * soon as it is final, before the answer resolves; the answer holds that
-   * same PeriodTable object. Nearest-station calls it for each point as its
-   * station's rows are read, so a transport can send the table ahead while
-   * the rest is read (worker/packed-tables.ts, TablesAhead). The callee may
-   * transfer the table's columns: the engine does not read them again. A
-   * table of an attempt the engine starts over (a dataset changed under
-   * it) is never in the answer.
+   * With `periodTables`, on an engine (not an EngineClient, whose Worker
+   * uses it itself): called with a period table of the answer as soon as it
+   * is final, before the call resolves; the answer holds that same
+   * PeriodTable object. Nearest-station calls it for each point whose
+   * station has data, as that station's rows are read, so a transport can
+   * send the table while the rest is read (worker/packed-tables.ts,
+   * TablesAhead); the other tables (a point with no data, poly-aggregate's)
+   * are only in the answer. The callee may transfer the table's columns:
+   * the engine does not read them again. A table made in an attempt the
+   * engine then starts over (a dataset changed under it) is not in the
+   * answer.
    */
   onPeriodTable?: (table: PeriodTable) => void;
 }

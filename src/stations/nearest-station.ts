@@ -311,8 +311,10 @@ export async function chooseStations(
 
 /**
  * Answers a validated nearest-station query from the archive (`tables`: see {@link assembleNearest}).
- * With `tables` and `early`, each point's table is made as soon as its station's rows are read and
- * handed to `early` (CallOptions.onPeriodTable); the answer holds those same tables.
+ * With `tables` and `early`, the table of each point whose station has data is made as soon as that
+ * station's rows are read and handed to `early` (CallOptions.onPeriodTable); the answer holds those
+ * same tables. Nothing is handed on once this call has settled: a read that ends after another
+ * failed (the query fails, or the engine starts it over) makes no table.
  */
 export async function nearestStation(
   q: StationQuery,
@@ -327,9 +329,10 @@ export async function nearestStation(
   const need = needOf(q);
   const plan = await chooseStations(need, ranked, archive, byId, signal, true);
   const made = new Map<number, PeriodTable>();
+  let settled = false;
   /** Each point that chose `id` gets its table now, handed on at once. */
   const makeTables = (id: string, rows: StationRows) => {
-    if (!tables || !early || signal?.aborted) return;
+    if (!tables || !early || settled || signal?.aborted) return;
     plan.choices.forEach((c, i) => {
       if (c?.station.id !== id) return;
       const table = nearestTable(q, rows);
@@ -337,18 +340,22 @@ export async function nearestStation(
       early(table);
     });
   };
-  // One abort listener for all reads (not one per station: browsers warn past ten on one signal).
-  const read = await abortable(
-    Promise.all(
-      plan.ids.map(async (id) => {
-        const rows = await (plan.read.get(id) ??
-          archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, need.first, need.last));
-        makeTables(id, rows);
-        return [id, rows] as const;
-      }),
-    ),
-    signal,
-  );
-  throwIfAborted(signal);
-  return assembleNearest(q, plan.choices, new Map(read), tables, made);
+  try {
+    // One abort listener for all reads (not one per station: browsers warn past ten on one signal).
+    const read = await abortable(
+      Promise.all(
+        plan.ids.map(async (id) => {
+          const rows = await (plan.read.get(id) ??
+            archive.rows(byId.get(id)!, q.timeScale, q.dataTypes, need.first, need.last));
+          makeTables(id, rows);
+          return [id, rows] as const;
+        }),
+      ),
+      signal,
+    );
+    throwIfAborted(signal);
+    return assembleNearest(q, plan.choices, new Map(read), tables, made);
+  } finally {
+    settled = true;
+  }
 }

@@ -182,6 +182,7 @@ export class TablesAhead {
 
   /** Numbers `table` as the next part: the part to send, and the buffers to transfer with it (the engine reads the table no more). */
   send(table: PeriodTable): { part: TablePart; transfer: ArrayBuffer[] } {
+    if (this.parts.has(table)) throw new Error(`table part ${this.parts.get(table)} was sent already`);
     const part = this.parts.size;
     this.parts.set(table, part);
     const columns = ownColumns(table);

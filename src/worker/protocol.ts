@@ -53,7 +53,7 @@ export type ToWorker =
  * as well saved no time (1.03 s vs 1.02 s cold at 40 ms) and raised the
  * renderer's peak memory from 328 to 441 MiB. A `part` carries one period
  * table of an object answer still being made (packed-tables.ts,
- * TablesAhead), before that answer's `response`.
+ * TablesAhead); the `response` that names it comes after it.
  */
 export type FromWorker =
   | { type: 'part'; id: number; table: TablePart }

@@ -1,7 +1,7 @@
 // Period tables cut out of an answer and sent as columns (packed-tables.ts) come back as the same
 // JSON, key order included, through a real structured clone with the buffers transferred: on the
 // engine's own answers over the demo, and on bodies built to look almost like a table.
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import {
   MIN_TABLE_ROWS,
@@ -12,6 +12,10 @@ import {
 } from '../../src/worker/packed-tables.ts';
 import { bodyOf, partMessage, responseMessage, type FromWorker } from '../../src/worker/protocol.ts';
 import { PeriodTable } from '../../src/contract/period-table.ts';
+import { ClimateQueryError } from '../../src/contract/errors.ts';
+import { createClimateEngine } from '../../src/engine/engine.ts';
+import type { DatasetLocation } from '../../src/dataset/location.ts';
+import { fileLocation } from '../../src/node/file-location.ts';
 
 const demo = inject('demoDataset');
 
@@ -228,6 +232,68 @@ describe('packed period tables', () => {
     expect(new Set(handed.map((h) => h.table)).size).toBe(3);
     expect(handed.every((h) => h.before && h.table instanceof PeriodTable)).toBe(true);
     await engine.close();
+  });
+
+  it('hand out no table once the query has failed: a read that ends later makes none', async () => {
+    const base = fileLocation(demo);
+    const probe = createNodeEngine(demo);
+    const withHours = (await probe.stations()).filter((s) => s.files.hourly);
+    await probe.close();
+    const [failing, slow] = [withHours[0]!, withHours[1]!];
+    let slowDone = false;
+    // The first point's station file cannot be read; the second's arrives 300 ms later.
+    const location: DatasetLocation = {
+      ...base,
+      open(path, expected) {
+        const source = base.open(path, expected);
+        if (path === failing.files.hourly!.path)
+          return {
+            url: source.url,
+            read: () => Promise.reject(new ClimateQueryError('dataset_unavailable', `${path} is gone (test)`)),
+          };
+        if (path === slow.files.hourly!.path)
+          return {
+            url: source.url,
+            read: async (offset, length, signal) => {
+              await new Promise((r) => setTimeout(r, 300));
+              const bytes = await source.read(offset, length, signal);
+              slowDone = true;
+              return bytes;
+            },
+          };
+        return source;
+      },
+    };
+    const engine = createClimateEngine({ dataset: location });
+    const handed: PeriodTable[] = [];
+    let settled = false;
+    const body = {
+      wkts: `POINT (${failing.lon} ${failing.lat});POINT (${slow.lon} ${slow.lat})`,
+      dataTypes: ['temperature_mean'],
+      options: { timeScale: 'hourly' },
+      startDate: '2024-02-01T00:00:00',
+      endDate: '2024-02-02T23:00:00',
+    };
+    await expect(
+      engine
+        .query('nearest-station', body, { periodTables: true, onPeriodTable: (t) => handed.push(t) })
+        .finally(() => {
+          settled = true;
+        }),
+    ).rejects.toMatchObject({ code: 'dataset_unavailable' });
+    expect(settled).toBe(true);
+    expect(slowDone, 'the slow read was still under way when the query failed').toBe(false);
+    await vi.waitFor(() => expect(slowDone).toBe(true), { timeout: 5000 });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(handed, 'no table handed out after the failure').toEqual([]);
+    await engine.close();
+  });
+
+  it('refuse to make objects from a table whose columns moved to another thread', () => {
+    const table = new PeriodTable(['a', 'b'], ['v'], [new Float64Array([1, 2])]);
+    structuredClone(table.columns[0]!.buffer, { transfer: [table.columns[0]!.buffer as ArrayBuffer] });
+    expect(() => table.rows()).toThrow(/holds 0 values for 2 periods/);
+    expect(() => JSON.stringify(table)).toThrow(/holds 0 values/);
   });
 
   it('refuse a part that names keys of a part never received', () => {
