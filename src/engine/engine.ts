@@ -190,7 +190,8 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
    */
   const stationsEarly = (signal: AbortSignal): Promise<StationArchive> => {
     const p = stationArchive(signal);
-    p.then((a) => a.stations(signal)).catch(() => undefined);
+    // The stations only: the query parses the one time scale it reads (station-index.ts).
+    p.then((a) => a.stations(signal, [])).catch(() => undefined);
     p.catch(() => undefined);
     return p;
   };

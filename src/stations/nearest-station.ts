@@ -323,7 +323,7 @@ export async function nearestStation(
   tables = false,
   early?: (table: PeriodTable) => void,
 ): Promise<NearestStationResponse> {
-  const stations = await archive.stations(signal);
+  const stations = await archive.stations(signal, [q.timeScale]);
   const ranked = q.geometries.map((g) => (g.kind === 'point' ? rankStations(stations, g.position) : null));
   const byId = new Map(stations.map((s) => [s.id, s]));
   const need = needOf(q);

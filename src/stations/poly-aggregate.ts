@@ -99,7 +99,7 @@ export async function polyAggregate(
   signal?: AbortSignal,
   tables = false,
 ): Promise<PolyAggregateResponse> {
-  const inside = candidatesInside(q, await archive.stations(signal));
+  const inside = candidatesInside(q, await archive.stations(signal, [q.timeScale]));
   const first = q.range.keys[0]!;
   const last = q.range.keys[q.range.keys.length - 1]!;
   // Their coverage lines first (one round, adjacent lines in one request): a station without a

@@ -12,7 +12,7 @@
 import { parquetMetadata, type AsyncBuffer, type FileMetaData } from 'hyparquet';
 import { decodeColumn, type RowSpan } from './column-decoder.ts';
 import { ClimateQueryError } from '../contract/errors.ts';
-import type { StationTimeScale } from '../contract/station-data-types.ts';
+import { STATION_TIME_SCALES, type StationTimeScale } from '../contract/station-data-types.ts';
 import {
   FOOTER_HASH_DIGITS,
   STATION_LAYOUT,
@@ -35,7 +35,7 @@ import {
   planOpening,
 } from './read-plan.ts';
 import { keyOfTime, ordinalOfKey, ordinalOfRowTime } from './time-keys.ts';
-import { parseStationIndex, type IndexedStation, type StationFile } from './station-index.ts';
+import { StationIndex, type IndexedStation, type StationFile } from './station-index.ts';
 import { noRows, orderRows, rowsInRange, type StationRows } from './station-rows.ts';
 
 export { keyOfTime };
@@ -52,8 +52,13 @@ export interface StationArchiveOptions {
 
 /** A station archive opened for reading. */
 export interface StationArchive {
-  /** Every station, sorted by id (downloads the index on the first call). */
-  stations(signal?: AbortSignal): Promise<IndexedStation[]>;
+  /**
+   * Every station, sorted by id (downloads the index on the first call), with its files of
+   * `scales` (default: every scale). A query passes the one scale it reads: the index's other
+   * scales are parsed only when a query asks for them, and until then a station's file of such a
+   * scale may be absent.
+   */
+  stations(signal?: AbortSignal, scales?: readonly StationTimeScale[]): Promise<IndexedStation[]>;
   /** Coverage detail of these stations at `scale` (cached per station and scale); stations without a file are left out. */
   coverage(
     stations: readonly IndexedStation[],
@@ -110,7 +115,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
     );
   }
   const files = new OpenFiles((path, size) => location.open(path, { bytes: size }), options.maxOpenFiles);
-  let indexP: Promise<IndexedStation[]> | undefined;
+  let indexP: Promise<StationIndex> | undefined;
   const coverageCache = new Map<string, Promise<StationCoverage>>();
   /** Chunk maps from the coverage lines read, by file path and footer hash (read-plan.ts planFromChunks). */
   const chunkMaps = new Map<string, StationFileChunks>();
@@ -259,12 +264,12 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
   };
 
   return {
-    stations(signal) {
+    stations(signal, scales = STATION_TIME_SCALES) {
       indexP ??= (async () => {
         const f = open(section.index, section.indexBytes);
         // Starts the host's probe of several ranges per request while the index is read (location.ts).
         location.severalRanges?.();
-        return parseStationIndex(
+        return StationIndex.parse(
           await read(f, 0, section.indexBytes),
           location.resolve(section.index),
           section.coverageBytes,
@@ -273,7 +278,10 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
         indexP = undefined;
         throw err;
       });
-      return abortable(indexP, signal);
+      return abortable(
+        indexP.then((index) => index.withScales(scales)),
+        signal,
+      );
     },
 
     async coverage(stations, scale, signal) {

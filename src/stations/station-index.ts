@@ -84,67 +84,112 @@ function textOf(bytes: Uint8Array | undefined): string | undefined {
 
 /**
  * Parses the index file's bytes into stations sorted by id (JS string
- * order, the order poly-aggregate lists and sums them in). The file is read
- * as columns, not as one object per row: for the 2,000-station index, rows
- * of 29 named fields and a field name made per scale and row took half the
- * parse (227 ms cold in Node before, measured with the scale bench's index).
+ * order, the order poly-aggregate lists and sums them in), with their files
+ * of every time scale. {@link StationIndex} parses a scale only when asked.
  */
 export async function parseStationIndex(
   bytes: ArrayBuffer,
   where: string,
   coverageBytes = Infinity,
 ): Promise<IndexedStation[]> {
-  let rows: number;
-  let columns: Map<string, unknown[]>;
-  try {
-    ({ rows, columns } = await readColumns(bytes));
-  } catch (cause) {
-    throw new ClimateQueryError(
-      'dataset_unavailable',
-      `${where} is not a readable station index (${(cause as Error).message}); rebuild it with \`climate-query index\`.`,
-      { cause },
-    );
+  return (await StationIndex.parse(bytes, where, coverageBytes)).withScales(STATION_TIME_SCALES);
+}
+
+/** The columns of one time scale's files, in the order {@link StationIndex} reads them. */
+const scaleColumns = (scale: StationTimeScale) => INDEX_COLUMNS.filter((c) => c.startsWith(`${scale}_`));
+const BASE_COLUMNS = ['station_id', 'name', 'lat', 'lon', 'elevation'];
+
+/**
+ * The station index, its stations parsed first and each time scale's files
+ * only when a query asks for that scale: a query reads one scale, and the
+ * other scales' columns were half the parse of the 2,000-station index
+ * (Node, cold: 100 ms for every column, 42–69 ms for the stations and one
+ * scale). The file is read as columns, not as one object per row: rows of
+ * 29 named fields and a field name made per scale and row took half the
+ * parse before (227 ms cold in Node, the scale bench's index).
+ */
+export class StationIndex {
+  /** Per scale, its files' parse, shared by concurrent queries (a failed one is tried again). */
+  private readonly scales = new Map<StationTimeScale, Promise<void>>();
+
+  private constructor(
+    private readonly bytes: ArrayBuffer,
+    private readonly where: string,
+    private readonly coverageBytes: number,
+    /** The stations in the file's row order (their `files` filled scale by scale). */
+    private readonly byRow: readonly IndexedStation[],
+    /** The same stations sorted by id. */
+    private readonly sorted: IndexedStation[],
+  ) {}
+
+  /** Parses the stations (id, name, position) of an index file; no station has files until {@link withScales}. */
+  static async parse(bytes: ArrayBuffer, where: string, coverageBytes = Infinity): Promise<StationIndex> {
+    const { rows, column } = await readOrRefuse(bytes, where, BASE_COLUMNS);
+    const ids = column('station_id');
+    const names = column('name');
+    const lats = column('lat');
+    const lons = column('lon');
+    const elevations = column('elevation');
+    const byRow: IndexedStation[] = [];
+    for (let i = 0; i < rows; i++) {
+      const id = ids[i];
+      const lat = num(lats[i]);
+      const lon = num(lons[i]);
+      if (typeof id !== 'string' || lat === null || lon === null) {
+        throw new ClimateQueryError(
+          'dataset_unavailable',
+          `${where} has a row without station_id, lat or lon; rebuild it with \`climate-query index\`.`,
+        );
+      }
+      // A position that is not a place on Earth would rank as nearest to nothing, or to everything.
+      if (!(Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) {
+        throw new ClimateQueryError(
+          'dataset_unavailable',
+          `${where}: station "${id}" has lat ${lat}, lon ${lon}, not a position on Earth; fix the stations file and rebuild with \`climate-query index\`.`,
+        );
+      }
+      byRow.push({ id, name: String(names[i] ?? id), lat, lon, elevation: num(elevations[i]), files: {} });
+    }
+    const sorted = [...byRow].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return new StationIndex(bytes, where, coverageBytes, byRow, sorted);
   }
-  const none: unknown[] = [];
-  const column = (name: string) => columns.get(name) ?? none;
-  const ids = column('station_id');
-  const names = column('name');
-  const lats = column('lat');
-  const lons = column('lon');
-  const elevations = column('elevation');
-  const scales = STATION_TIME_SCALES.map((scale) => ({
-    scale,
-    path: column(`${scale}_path`),
-    bytes: column(`${scale}_bytes`),
-    footer: column(`${scale}_footer`),
-    footerHash: column(`${scale}_footer_hash`),
-    first: column(`${scale}_first`),
-    last: column(`${scale}_last`),
-    coverageOffset: column(`${scale}_coverage_offset`),
-    coverageLength: column(`${scale}_coverage_length`),
-  }));
-  const out: IndexedStation[] = [];
-  for (let i = 0; i < rows; i++) {
-    const id = ids[i];
-    const lat = num(lats[i]);
-    const lon = num(lons[i]);
-    if (typeof id !== 'string' || lat === null || lon === null) {
-      throw new ClimateQueryError(
-        'dataset_unavailable',
-        `${where} has a row without station_id, lat or lon; rebuild it with \`climate-query index\`.`,
-      );
+
+  /**
+   * Every station, sorted by id, once each one's file of every scale in
+   * `scales` is parsed in (a station's file of a scale not asked for yet may
+   * be absent). A damaged entry of a scale refuses that scale's queries.
+   */
+  async withScales(scales: readonly StationTimeScale[]): Promise<IndexedStation[]> {
+    await Promise.all(scales.map((scale) => this.scale(scale)));
+    return this.sorted;
+  }
+
+  private scale(scale: StationTimeScale): Promise<void> {
+    let p = this.scales.get(scale);
+    if (!p) {
+      p = this.parseScale(scale);
+      this.scales.set(scale, p);
+      p.catch(() => this.scales.delete(scale));
     }
-    // A position that is not a place on Earth would rank as nearest to nothing, or to everything.
-    if (!(Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) {
-      throw new ClimateQueryError(
-        'dataset_unavailable',
-        `${where}: station "${id}" has lat ${lat}, lon ${lon}, not a position on Earth; fix the stations file and rebuild with \`climate-query index\`.`,
-      );
-    }
-    const files: IndexedStation['files'] = {};
-    for (const c of scales) {
+    return p;
+  }
+
+  private async parseScale(scale: StationTimeScale): Promise<void> {
+    const { column } = await readOrRefuse(this.bytes, this.where, scaleColumns(scale));
+    const c = {
+      path: column(`${scale}_path`),
+      bytes: column(`${scale}_bytes`),
+      footer: column(`${scale}_footer`),
+      footerHash: column(`${scale}_footer_hash`),
+      first: column(`${scale}_first`),
+      last: column(`${scale}_last`),
+      coverageOffset: column(`${scale}_coverage_offset`),
+      coverageLength: column(`${scale}_coverage_length`),
+    };
+    // Checked whole before any station gets one: a refused scale leaves no station half filled.
+    const files: Array<StationFile | undefined> = this.byRow.map((station, i) => {
       const path = c.path[i];
-      if (typeof path !== 'string') continue;
+      if (typeof path !== 'string') return undefined;
       const hash = c.footerHash[i];
       const file: StationFile = {
         path,
@@ -155,24 +200,55 @@ export async function parseStationIndex(
         last: String(c.last[i]),
         coverageAt: [num(c.coverageOffset[i]) ?? NaN, num(c.coverageLength[i]) ?? NaN],
       };
-      checkFile(file, c.scale, id, where, coverageBytes);
-      files[c.scale] = file;
-    }
-    out.push({ id, name: String(names[i] ?? id), lat, lon, elevation: num(elevations[i]), files });
+      checkFile(file, scale, station.id, this.where, this.coverageBytes);
+      return file;
+    });
+    this.byRow.forEach((station, i) => {
+      const file = files[i];
+      if (file) station.files[scale] = file;
+    });
   }
-  return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-/** The file's row count and every column by name, one value per row (null where there is none). */
-async function readColumns(bytes: ArrayBuffer): Promise<{ rows: number; columns: Map<string, unknown[]> }> {
+/** {@link readColumns} of `names`, its failure a `dataset_unavailable` that says how to fix it. */
+async function readOrRefuse(
+  bytes: ArrayBuffer,
+  where: string,
+  names: readonly string[],
+): Promise<{ rows: number; column: (name: string) => unknown[] }> {
+  try {
+    const { rows, columns } = await readColumns(bytes, names);
+    const none: unknown[] = [];
+    return { rows, column: (name) => columns.get(name) ?? none };
+  } catch (cause) {
+    throw new ClimateQueryError(
+      'dataset_unavailable',
+      `${where} is not a readable station index (${(cause as Error).message}); rebuild it with \`climate-query index\`.`,
+      { cause },
+    );
+  }
+}
+
+/**
+ * The file's row count and those of `names` it has, by name, one value per row (null where there
+ * is none). A column the file lacks is left out: indexes written before footer hashes have none.
+ */
+async function readColumns(
+  bytes: ArrayBuffer,
+  names: readonly string[],
+): Promise<{ rows: number; columns: Map<string, unknown[]> }> {
   const metadata = parquetMetadata(bytes);
   await codecsFor(metadata);
   const rows = Number(metadata.num_rows);
+  const present = new Set(metadata.schema.map((e) => e.name));
+  const wanted = names.filter((n) => present.has(n));
   const columns = new Map<string, unknown[]>();
+  if (!wanted.length) return { rows, columns };
   let filled = 0;
   await parquetRead({
     file: bytes,
     metadata,
+    columns: wanted,
     compressors: codecs,
     parsers: { stringFromBytes: textOf },
     onChunk: ({ columnName, columnData, rowStart }) => {

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
-import { parseStationIndex } from '../../src/stations/station-index.ts';
+import { STATION_TIME_SCALES } from '../../src/contract/station-data-types.ts';
+import { parseStationIndex, StationIndex } from '../../src/stations/station-index.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
 
 const fx = inject('stationFixture');
@@ -95,6 +96,91 @@ describe('a hostile station index', () => {
       }
     });
   }
+
+  it('a damaged entry of one time scale refuses queries of that scale only, in the same engine', async () => {
+    // Each scale's files are parsed when a query first reads that scale (StationIndex).
+    const { root, lon, lat } = await withIndexField('one-scale', 'daily_footer', '-4');
+    const body = (timeScale: string, startDate: string, endDate: string) =>
+      JSON.stringify({
+        wkts: `POINT (${lon} ${lat})`,
+        dataTypes: ['temperature_mean'],
+        options: { timeScale },
+        startDate,
+        endDate,
+      });
+    const hourly = body('hourly', '2024-02-10T00:00:00', '2024-02-10T01:00:00');
+    const daily = body('daily', '2024-02-10', '2024-02-11');
+    let server: RangeServer | undefined;
+    try {
+      server = await startRangeServer(root);
+      for (const dataset of [root, server.url]) {
+        const engine = createNodeEngine(dataset);
+        const ask = (b: string) => engine.handle({ method: 'POST', path: '/api/nearest-station/', body: b });
+        const first = await ask(hourly);
+        expect(first.status, dataset).toBe(200);
+        const refused = await ask(daily);
+        expect(refused.status, dataset).toBe(503);
+        const error = (refused.body as { error: { code: string; message: string } }).error;
+        expect(error.code).toBe('dataset_unavailable');
+        expect(error.message).toMatch(/daily_footer = -4/);
+        // Refused again (not half parsed), and the hourly answer is unchanged.
+        expect((await ask(daily)).status).toBe(503);
+        const again = await ask(hourly);
+        expect(again.status).toBe(200);
+        expect(JSON.stringify(again.body)).toBe(JSON.stringify(first.body));
+        await engine.close();
+      }
+    } finally {
+      await server?.close();
+    }
+  });
+
+  it('parses one time scale at a time, every field as DuckDB reads it', async () => {
+    const index = join(fx.dataset, 'stations/index.parquet');
+    const bytes = await readFile(index);
+    const parsed = await StationIndex.parse(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+      'fixture',
+      (await stat(join(fx.dataset, 'stations/coverage.jsonl'))).size,
+    );
+    const db = await DuckDBInstance.create(':memory:');
+    const con = await db.connect();
+    const rows = (
+      await con.runAndReadAll(`SELECT * FROM read_parquet('${index}') ORDER BY station_id`)
+    ).getRowObjectsJS();
+    con.closeSync();
+    db.closeSync();
+    /** What DuckDB reads of a station's file entry of `scale` (null: the station has none). */
+    const expected = (r: Record<string, unknown>, scale: string) =>
+      r[`${scale}_path`] === null
+        ? null
+        : {
+            path: r[`${scale}_path`],
+            bytes: Number(r[`${scale}_bytes`]),
+            footer: Number(r[`${scale}_footer`]),
+            footerHash: r[`${scale}_footer_hash`],
+            first: String(r[`${scale}_first`]),
+            last: String(r[`${scale}_last`]),
+            coverageAt: [Number(r[`${scale}_coverage_offset`]), Number(r[`${scale}_coverage_length`])],
+          };
+    const check = (stations: ReadonlyArray<{ id: string; files: Record<string, unknown> }>, scales: string[]) => {
+      expect(stations.map((s) => s.id)).toEqual(rows.map((r) => String(r.station_id)));
+      stations.forEach((s, i) => {
+        for (const scale of STATION_TIME_SCALES) {
+          const want = scales.includes(scale) ? expected(rows[i]!, scale) : null;
+          expect(s.files[scale] ?? null, `${s.id} ${scale}`).toEqual(want);
+        }
+      });
+    };
+    const withDaily = await parsed.withScales(['daily']);
+    check(withDaily, ['daily']);
+    expect(withDaily.filter((s) => s.files.daily).length).toBeGreaterThan(30);
+    // The same station objects gain the other scales when asked; asking twice parses nothing again.
+    const all = await parsed.withScales(STATION_TIME_SCALES);
+    expect(all).toBe(withDaily);
+    check(all, [...STATION_TIME_SCALES]);
+    expect(all.some((s) => s.files.hourly) && all.some((s) => s.files.monthly)).toBe(true);
+  });
 
   it('reads every string as DuckDB does: ASCII, other scripts and long text', async () => {
     const { root, id } = await withIndexField(
