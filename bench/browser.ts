@@ -197,8 +197,14 @@ export class BrowserBench {
     return new Set(processInfo.filter((p) => p.type === 'renderer').map((p) => p.id));
   }
 
-  /** Opens `url` in a fresh context; returns the page, a way to read its renderers' peak memory, and a closer. */
-  private async fresh(url: string): Promise<{ page: Page; peak(): Promise<number>; close(): Promise<void> }> {
+  /**
+   * Opens `url` in a fresh context; returns the page, a way to read its renderers' peak memory, and a closer.
+   * `settleMs`: then leaves the loaded page idle that long (see {@link BrowserBench.runs}).
+   */
+  private async fresh(
+    url: string,
+    settleMs = 0,
+  ): Promise<{ page: Page; peak(): Promise<number>; close(): Promise<void> }> {
     const before = await this.renderers();
     // The HTTP/2 profile serves TLS with a throwaway self-signed certificate (bench/link.ts).
     const context = await this.browser.newContext({ ignoreHTTPSErrors: true });
@@ -208,6 +214,7 @@ export class BrowserBench {
     await page.waitForFunction(() => 'bench' in window);
     // Loaded means the engine Worker is up too (bench/browser/main.ts `up`).
     await page.evaluate(() => (window as unknown as BenchWindow).bench.up);
+    if (settleMs > 0) await page.waitForTimeout(settleMs);
     const peak = async () => {
       let max = 0;
       for (const pid of await this.renderers()) if (!before.has(pid)) max = Math.max(max, vmHwm(pid));
@@ -219,6 +226,8 @@ export class BrowserBench {
   /**
    * Runs `s` in `mode` against `server`: `cold` times from a fresh context
    * (the first one keeps its answer), then `warm` times on the last page.
+   * `settleMs`: each cold query waits that long after the page has loaded and
+   * its engine Worker has answered once, as a person does before drawing.
    */
   async runs(
     server: BenchServer,
@@ -227,6 +236,7 @@ export class BrowserBench {
     cold: number,
     warm: number,
     data = '../data/',
+    settleMs = 0,
   ): Promise<{
     runs: LatencyRuns & { cold: BrowserRunStat[]; warm: BrowserRunStat[] };
     peakRss: number;
@@ -256,7 +266,7 @@ export class BrowserBench {
     let answer: unknown;
     let peakRss = 0;
     for (let i = 0; i < Math.max(1, cold); i++) {
-      const f = await this.fresh(url);
+      const f = await this.fresh(url, settleMs);
       try {
         server.reset();
         const r = await query(f.page, pathOf(s), body, i === 0);

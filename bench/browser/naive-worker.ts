@@ -30,8 +30,11 @@ function wholeFile(url: string): ByteSource {
 let engine: ClimateEngine | undefined;
 self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
-  if (msg.type === 'init') engine = createClimateEngine({ dataset: msg.dataset, openByteSource: wholeFile });
-  else if (msg.type === 'request') {
+  if (msg.type === 'init') {
+    engine = createClimateEngine({ dataset: msg.dataset, openByteSource: wholeFile });
+    // As the engine Worker does: the catalog read as the Worker starts.
+    engine.catalog().catch(() => undefined);
+  } else if (msg.type === 'request') {
     // Sent as the engine Worker sends it, so the two differ only in how bytes are read.
     void engine!.handle(msg.request, { periodTables: msg.as !== 'json' }).then((response) => {
       const { message, transfer } = responseMessage(msg.id, response, msg.as);

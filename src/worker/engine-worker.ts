@@ -27,6 +27,10 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
   if (msg.type === 'init') {
     engine = createClimateEngine({ dataset: msg.dataset });
+    // Every query, raster or station, reads the catalog first, and a page is loaded long before
+    // someone draws their first field: read it now, not on that query's critical path (a round
+    // trip, 40–150 ms). Its failure is the first query's to report: a failed load is not kept.
+    engine.catalog().catch(() => undefined);
   } else if (msg.type === 'abort') {
     inFlight.get(msg.id)?.abort();
   } else if (msg.type === 'request') {
