@@ -141,17 +141,21 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
   let generation = 0;
 
   const catalog = (signal?: AbortSignal) => {
-    // A failed load is not cached: the next query tries again.
-    catalogP ??= loadCatalog(location, catalogLoad.signal)
-      .then((c) => {
-        // A catalog is data: refuse paths that leave the dataset root (issue 11).
-        checkCatalogPaths(c, location.resolve('catalog.json'));
-        return c;
-      })
-      .catch((err: unknown) => {
-        catalogP = undefined;
-        throw err;
-      });
+    // A failed load is not cached: the next query tries again. (Only this load is forgotten: one
+    // aborted by a dataset reload may fail after a newer load has started.)
+    if (!catalogP) {
+      const load: Promise<Catalog> = loadCatalog(location, catalogLoad.signal)
+        .then((c) => {
+          // A catalog is data: refuse paths that leave the dataset root (issue 11).
+          checkCatalogPaths(c, location.resolve('catalog.json'));
+          return c;
+        })
+        .catch((err: unknown) => {
+          if (catalogP === load) catalogP = undefined;
+          throw err;
+        });
+      catalogP = load;
+    }
     return abortable(catalogP, signal);
   };
 

@@ -278,10 +278,10 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
         indexP = undefined;
         throw err;
       });
-      return abortable(
-        indexP.then((index) => index.withScales(scales)),
-        signal,
-      );
+      const stations = indexP.then((index) => index.withScales(scales));
+      // Handled here too: a caller whose signal has already fired is refused before it awaits this.
+      stations.catch(() => undefined);
+      return abortable(stations, signal);
     },
 
     async coverage(stations, scale, signal) {

@@ -124,7 +124,8 @@ export async function stationIndices(
   archive: StationArchive,
   signal?: AbortSignal,
 ): Promise<StationIndicesResponse> {
-  const stations = await archive.stations(signal);
+  // Hourly values, else daily extremes: the only scales these indices read.
+  const stations = await archive.stations(signal, ['hourly', 'daily']);
   const g = q.geometries[0];
   return g?.kind === 'polygon'
     ? polygonIndices(q, archive, stations, signal)

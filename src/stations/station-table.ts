@@ -23,7 +23,7 @@ export async function readStationTable(
   held: readonly string[],
   signal?: AbortSignal,
 ): Promise<StationTable> {
-  const all = await archive.stations(signal);
+  const all = await archive.stations(signal, [request.timeScale]);
   const byId = new Map(all.map((s) => [s.id, s]));
   const chosen = request.stations.map((id, i) => {
     const s = byId.get(id);

@@ -21,11 +21,15 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-/** A copy of the fixture whose index has `column` of the first hourly station set to `value` (SQL), the catalog updated to match. */
+/**
+ * A copy of the fixture whose index has `column` of the first hourly station (by id; `last`: the
+ * last) set to `value` (SQL), the catalog updated to match.
+ */
 async function withIndexField(
   name: string,
   column: string,
   value: string,
+  last = false,
 ): Promise<{ root: string; id: string; lon: number; lat: number }> {
   const root = join(dir, name);
   await cp(fx.dataset, root, { recursive: true });
@@ -34,7 +38,7 @@ async function withIndexField(
   const con = await db.connect();
   const first = (
     await con.runAndReadAll(
-      `SELECT station_id, lon, lat FROM read_parquet('${index}') WHERE hourly_path IS NOT NULL ORDER BY station_id LIMIT 1`,
+      `SELECT station_id, lon, lat FROM read_parquet('${index}') WHERE hourly_path IS NOT NULL ORDER BY station_id${last ? ' DESC' : ''} LIMIT 1`,
     )
   ).getRowObjectsJS()[0]!;
   const id = String(first.station_id);
@@ -123,7 +127,7 @@ describe('a hostile station index', () => {
         const error = (refused.body as { error: { code: string; message: string } }).error;
         expect(error.code).toBe('dataset_unavailable');
         expect(error.message).toMatch(/daily_footer = -4/);
-        // Refused again (not half parsed), and the hourly answer is unchanged.
+        // Refused again, and the hourly answer is unchanged.
         expect((await ask(daily)).status).toBe(503);
         const again = await ask(hourly);
         expect(again.status).toBe(200);
@@ -133,6 +137,36 @@ describe('a hostile station index', () => {
     } finally {
       await server?.close();
     }
+  });
+
+  it('a scale refused for a damaged entry in its last row gives no station a file of that scale', async () => {
+    const { root, id } = await withIndexField('last-row', 'daily_footer', '-4', true);
+    const bytes = await readFile(join(root, 'stations/index.parquet'));
+    const index = await StationIndex.parse(
+      bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+      'fixture',
+      (await stat(join(root, 'stations/coverage.jsonl'))).size,
+    );
+    const stations = await index.withScales(['hourly']);
+    await expect(index.withScales(['daily'])).rejects.toMatchObject({
+      code: 'dataset_unavailable',
+      message: expect.stringContaining(`station "${id}" has daily_footer = -4`),
+    });
+    // Checked whole before any station got one: not the rows before the damaged one either.
+    expect(stations.filter((s) => s.files.daily)).toEqual([]);
+    expect(stations.filter((s) => s.files.hourly).length).toBeGreaterThan(30);
+    // The damaged station is among the last rows of the file (DuckDB reads them in file order), so
+    // a fill row by row would have shown.
+    const db = await DuckDBInstance.create(':memory:');
+    const con = await db.connect();
+    const ids = (
+      await con.runAndReadAll(`SELECT station_id FROM read_parquet('${join(root, 'stations/index.parquet')}')`)
+    )
+      .getRowObjectsJS()
+      .map((r) => String(r.station_id));
+    con.closeSync();
+    db.closeSync();
+    expect(ids.indexOf(id)).toBeGreaterThan(ids.length / 2);
   });
 
   it('parses one time scale at a time, every field as DuckDB reads it', async () => {
