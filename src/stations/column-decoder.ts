@@ -69,8 +69,8 @@ interface FlatColumn {
   maxDefinition: number;
   /** The chunk's bytes in the file: [start, end). */
   range: [number, number];
-  /** A stored value (after the dictionary) as a number. */
-  toNumber: (v: unknown) => number;
+  /** A page's (or the dictionary's) stored values as numbers, NaN where not finite. */
+  toNumbers: (values: DecodedArray) => Float64Array;
 }
 
 const schemas = new WeakMap<FileMetaData, ReturnType<typeof parquetSchema>>();
@@ -92,8 +92,8 @@ function flatColumn(metadata: FileMetaData, column: string, group: number): Flat
   const element = leaf.element;
   const repetition = element.repetition_type;
   if (repetition !== 'OPTIONAL' && repetition !== 'REQUIRED') return null;
-  const toNumber = numberOf(element);
-  if (!toNumber) return null;
+  const toNumbers = numbersOf(element);
+  if (!toNumbers) return null;
   const start = Number(chunk.dictionary_page_offset || chunk.data_page_offset);
   return {
     decoder: {
@@ -107,24 +107,27 @@ function flatColumn(metadata: FileMetaData, column: string, group: number): Flat
     },
     maxDefinition: repetition === 'OPTIONAL' ? 1 : 0,
     range: [start, start + Number(chunk.total_compressed_size)],
-    toNumber,
+    toNumbers,
   };
 }
 
-/** How a stored value of `element` becomes a number, or null for a type left to `parquetRead`. */
-function numberOf(element: ColumnDecoder['element']): ((v: unknown) => number) | null {
+/**
+ * How the stored values of `element` become numbers, or null for a type left to `parquetRead`.
+ * One loop per stored form, each in a function of its own: a cold query decodes some 200 chunks,
+ * and a single loop converting every form (a call per value through a different function per
+ * column) was deoptimized and compiled again several times over (V8's --trace-deopt: "wrong call
+ * target"), running in the interpreter meanwhile.
+ */
+function numbersOf(element: ColumnDecoder['element']): ((values: DecodedArray) => Float64Array) | null {
   const { type, converted_type: converted, logical_type: logical } = element;
-  const finite = (n: number) => (Number.isFinite(n) ? n : NaN);
-  if (type === 'DOUBLE' || type === 'FLOAT') {
-    return logical || converted ? null : (v) => finite(v as number);
-  }
+  if (type === 'DOUBLE' || type === 'FLOAT') return logical || converted ? null : finiteNumbers;
   // Signed integers of any width are the numbers they store (unsigned ones and decimals are left to parquetRead).
   const signed =
     (converted === undefined || /^INT_(8|16|32|64)$/.test(converted)) &&
     (!logical || (logical.type === 'INTEGER' && logical.isSigned));
   if (type === 'INT32') {
-    if (converted === 'DATE' || logical?.type === 'DATE') return (v) => TIME_AS_MS.dateFromDays(v as number);
-    return signed ? (v) => v as number : null;
+    if (converted === 'DATE' || logical?.type === 'DATE') return daysAsMs;
+    return signed ? int32Numbers : null;
   }
   if (type === 'INT64') {
     const unit =
@@ -137,13 +140,97 @@ function numberOf(element: ColumnDecoder['element']): ((v: unknown) => number) |
             : signed
               ? 'NONE'
               : null;
-    if (unit === 'MILLIS') return (v) => TIME_AS_MS.timestampFromMilliseconds(v as bigint);
-    if (unit === 'MICROS') return (v) => TIME_AS_MS.timestampFromMicroseconds(v as bigint);
-    if (unit === 'NANOS') return (v) => TIME_AS_MS.timestampFromNanoseconds(v as bigint);
-    if (unit === 'NONE') return (v) => finite(Number(v as bigint));
+    if (unit === 'MILLIS') return millisAsMs;
+    if (unit === 'MICROS') return microsAsMs;
+    if (unit === 'NANOS') return nanosAsMs;
+    if (unit === 'NONE') return int64Numbers;
     return null;
   }
   return null;
+}
+
+/** Doubles and floats as they are, NaN for a NaN or an infinity. */
+function finiteNumbers(values: DecodedArray): Float64Array {
+  const v = values as Float64Array | Float32Array;
+  const out = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i]!;
+    out[i] = x - x === 0 ? x : NaN;
+  }
+  return out;
+}
+
+function int32Numbers(values: DecodedArray): Float64Array {
+  return Float64Array.from(values as ArrayLike<number>);
+}
+
+function daysAsMs(values: DecodedArray): Float64Array {
+  const v = values as ArrayLike<number>;
+  const out = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = TIME_AS_MS.dateFromDays(v[i]!);
+  return out;
+}
+
+function int64Numbers(values: DecodedArray): Float64Array {
+  const v = values as ArrayLike<bigint>;
+  const out = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = Number(v[i]!);
+  return out;
+}
+
+function millisAsMs(values: DecodedArray): Float64Array {
+  const v = values as ArrayLike<bigint>;
+  const out = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = TIME_AS_MS.timestampFromMilliseconds(v[i]!);
+  return out;
+}
+
+function microsAsMs(values: DecodedArray): Float64Array {
+  const v = values as ArrayLike<bigint>;
+  const out = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = TIME_AS_MS.timestampFromMicroseconds(v[i]!);
+  return out;
+}
+
+function nanosAsMs(values: DecodedArray): Float64Array {
+  const v = values as ArrayLike<bigint>;
+  const out = new Float64Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = TIME_AS_MS.timestampFromNanoseconds(v[i]!);
+  return out;
+}
+
+/** Dictionary entries by index; throws at an index past the dictionary. */
+function lookUp(dictionary: Float64Array, indices: ArrayLike<number>, column: string): Float64Array {
+  const out = new Float64Array(indices.length);
+  const size = dictionary.length;
+  for (let i = 0; i < indices.length; i++) {
+    const k = indices[i]!;
+    if (!(k < size)) throw new Error(`column "${column}" refers past its dictionary`);
+    out[i] = dictionary[k]!;
+  }
+  return out;
+}
+
+/**
+ * The page's present values put at their rows from `at` (NaN where the definition level says
+ * none); returns how many rows the levels say are present (the caller checks it against the values).
+ */
+function spread(
+  out: Float64Array,
+  at: number,
+  count: number,
+  present: Float64Array,
+  levels: ArrayLike<number>,
+  maxDefinition: number,
+): number {
+  let v = 0;
+  for (let i = 0; i < count; i++) {
+    if (levels[i] === maxDefinition) {
+      out[at + i] = v < present.length ? present[v]! : NaN;
+      v++;
+    } else out[at + i] = NaN;
+  }
+  return v;
 }
 
 /** The chunk's bytes, then its pages decoded. */
@@ -159,7 +246,8 @@ async function decodeFlat(file: AsyncBuffer, c: FlatColumn, g: RowSpan): Promise
 function decodePages(bytes: ArrayBuffer, c: FlatColumn, g: RowSpan): Float64Array {
   const reader = { view: new DataView(bytes), offset: 0 };
   const out = new Float64Array(g.rows);
-  const { decoder, maxDefinition, toNumber } = c;
+  const { decoder, maxDefinition, toNumbers } = c;
+  const column = String(decoder.pathInSchema[0]);
   let dictionary: Float64Array | null = null;
   let filled = 0;
   while (filled < g.rows && reader.offset < reader.view.byteLength - 1) {
@@ -175,7 +263,7 @@ function decodePages(bytes: ArrayBuffer, c: FlatColumn, g: RowSpan): Float64Arra
         count,
         decoder.element.type_length,
       );
-      dictionary = Float64Array.from(raw as ArrayLike<unknown>, toNumber);
+      dictionary = toNumbers(raw);
       continue;
     }
     let levels: number[] | undefined;
@@ -200,26 +288,21 @@ function decodePages(bytes: ArrayBuffer, c: FlatColumn, g: RowSpan): Float64Arra
     } else {
       continue; // an index page: nothing to decode
     }
-    if (filled + count > g.rows)
-      throw new Error(`column "${decoder.pathInSchema[0]}" has more values than its row group`);
+    if (filled + count > g.rows) throw new Error(`column "${column}" has more values than its row group`);
     const useDictionary = encoding.endsWith('_DICTIONARY');
-    if (useDictionary && !dictionary)
-      throw new Error(`column "${decoder.pathInSchema[0]}" has a dictionary page missing`);
+    if (useDictionary && !dictionary) throw new Error(`column "${column}" has a dictionary page missing`);
+    const present = useDictionary ? lookUp(dictionary!, data as ArrayLike<number>, column) : toNumbers(data);
     // No levels (a required column, or a page without nulls): every row has a value.
     const allPresent = maxDefinition === 0 || !levels || levels.length === 0;
-    let v = 0;
-    for (let i = 0; i < count; i++) {
-      if (allPresent || levels![i] === maxDefinition) {
-        if (useDictionary) {
-          const k = data[v++] as number;
-          if (!(k < dictionary!.length))
-            throw new Error(`column "${decoder.pathInSchema[0]}" refers past its dictionary`);
-          out[filled + i] = dictionary![k]!;
-        } else out[filled + i] = toNumber(data[v++]);
-      } else out[filled + i] = NaN;
-    }
-    if (v !== data.length)
-      throw new Error(`column "${decoder.pathInSchema[0]}" page gave ${data.length} values for ${v} present`);
+    let placed = present.length;
+    if (allPresent && present.length === count) out.set(present, filled);
+    else if (allPresent) placed = -1;
+    else if (levels!.length < count) placed = -1;
+    else placed = spread(out, filled, count, present, levels!, maxDefinition);
+    if (placed !== present.length)
+      throw new Error(
+        `column "${column}" page gave ${present.length} values for ${allPresent ? count : placed} present`,
+      );
     filled += count;
   }
   if (filled !== g.rows)

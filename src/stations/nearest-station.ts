@@ -12,7 +12,7 @@ import type { StationCoverage } from '../dataset/catalog.ts';
 import { throwIfAborted } from '../contract/errors.ts';
 import { abortable } from '../io/abortable.ts';
 import type { StationArchive } from './station-archive.ts';
-import { hasAnyValue, rowIndexByPeriod, type StationRows } from './station-rows.ts';
+import { hasAnyValue, rowIndexByPeriod, valuesByPeriod, type StationRows } from './station-rows.ts';
 import { PeriodTable } from '../contract/period-table.ts';
 import { hasDataIn, spansRange, type IndexedStation } from './station-index.ts';
 
@@ -180,12 +180,9 @@ export function planNearest(
 export function nearestTable(q: StationQuery, rows: StationRows | undefined): PeriodTable {
   const { keys, start } = q.range;
   const rowAt = rows ? rowIndexByPeriod(rows, start, keys.length) : null;
-  const columns = q.dataTypes.map((_, t) => {
-    const column = new Float64Array(keys.length).fill(NaN);
-    if (rows && rowAt)
-      for (let p = 0; p < keys.length; p++) if (rowAt[p]! >= 0) column[p] = rows.values[t]![rowAt[p]!]!;
-    return column;
-  });
+  const columns = q.dataTypes.map((_, t) =>
+    rows && rowAt ? valuesByPeriod(rows.values[t]!, rowAt) : new Float64Array(keys.length).fill(NaN),
+  );
   return new PeriodTable(keys, q.dataTypes, columns);
 }
 

@@ -34,7 +34,7 @@ import {
   planFromChunks,
   planOpening,
 } from './read-plan.ts';
-import { keyOfTime, ordinalOfKey, ordinalOfRowTime } from './time-keys.ts';
+import { keyOfTime, ordinalOfKey, ordinalsOfRowTimes } from './time-keys.ts';
 import { StationIndex, type IndexedStation, type StationFile } from './station-index.ts';
 import { noRows, orderRows, rowsInRange, type StationRows } from './station-rows.ts';
 
@@ -242,9 +242,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
               columns.map((column) =>
                 decodedChunks.get(keyOf(g.index, column), g.rows, () =>
                   // Times are kept as period ordinals (NaN: no period's row): the filter below needs nothing else.
-                  column === 'time'
-                    ? decode(column, g).then((t) => t.map((ms) => ordinalOfRowTime(scale, ms)))
-                    : decode(column, g),
+                  column === 'time' ? decode(column, g).then((t) => ordinalsOfRowTimes(scale, t)) : decode(column, g),
                 ),
               ),
             ),

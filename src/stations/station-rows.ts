@@ -41,7 +41,10 @@ export function rowsInRange(
 ): StationRows {
   // Counted first, so the columns are allocated once at their size (NaN ordinals fail both tests).
   let n = 0;
-  for (const [times] of groups) for (let i = 0; i < times!.length; i++) if (times![i]! >= lo && times![i]! <= hi) n++;
+  for (const group of groups) {
+    const times = group[0]!;
+    for (let i = 0; i < times.length; i++) if (times[i]! >= lo && times[i]! <= hi) n++;
+  }
   const at = new Float64Array(n);
   const values = columnOf.map(() => new Float64Array(n));
   let k0 = 0;
@@ -52,20 +55,33 @@ export function rowsInRange(
       const o = times[i]!;
       if (o >= lo && o <= hi) at[k++] = o;
     }
-    // One type at a time: each pass reads one column and writes one.
+    // One type at a time: each pass reads one column and writes one; a group wholly in range is
+    // copied as it is, a type the file lacks is NaN.
     for (let t = 0; t < columnOf.length; t++) {
-      const out = values[t]!;
       const c = columnOf[t]!;
-      const column = c < 0 ? null : group[c + 1]!;
-      k = k0;
-      for (let i = 0; i < times.length; i++) {
-        const o = times[i]!;
-        if (o >= lo && o <= hi) out[k++] = column ? column[i]! : NaN;
-      }
+      if (c < 0) values[t]!.fill(NaN, k0, k);
+      else if (k - k0 === times.length && group[c + 1]!.length === times.length) values[t]!.set(group[c + 1]!, k0);
+      else copyInRange(values[t]!, k0, group[c + 1]!, times, lo, hi);
     }
     k0 = k;
   }
   return { at, values };
+}
+
+/** The values of `column` whose time lies in `lo`…`hi`, written to `out` from `at` on. */
+function copyInRange(
+  out: Float64Array,
+  at: number,
+  column: Float64Array,
+  times: Float64Array,
+  lo: number,
+  hi: number,
+): void {
+  let k = at;
+  for (let i = 0; i < times.length; i++) {
+    const o = times[i]!;
+    if (o >= lo && o <= hi) out[k++] = column[i]!;
+  }
 }
 
 /**
@@ -120,6 +136,16 @@ export function rowIndexByPeriod(rows: StationRows, start: number, length: numbe
     const p = at[i]! - start;
     if (p >= length) break;
     out[p] = i;
+  }
+  return out;
+}
+
+/** One type's values at each period, from {@link rowIndexByPeriod}'s row indexes: NaN where a period has no row. */
+export function valuesByPeriod(values: Float64Array, rowAt: Int32Array): Float64Array {
+  const out = new Float64Array(rowAt.length);
+  for (let p = 0; p < rowAt.length; p++) {
+    const r = rowAt[p]!;
+    out[p] = r >= 0 ? values[r]! : NaN;
   }
   return out;
 }

@@ -4,8 +4,16 @@
 import { describe, expect, it } from 'vitest';
 import { periodKey } from '../../src/contract/periods.ts';
 import type { StationTimeScale } from '../../src/contract/station-data-types.ts';
-import { hasAnyValue, noRows, orderRows, rowIndexByPeriod, rowsOf } from '../../src/stations/station-rows.ts';
-import { keyOfTime, ordinalOfKey, ordinalOfRowTime } from '../../src/stations/time-keys.ts';
+import {
+  hasAnyValue,
+  noRows,
+  orderRows,
+  rowIndexByPeriod,
+  rowsInRange,
+  rowsOf,
+  valuesByPeriod,
+} from '../../src/stations/station-rows.ts';
+import { keyOfTime, ordinalOfKey, ordinalOfRowTime, ordinalsOfRowTimes } from '../../src/stations/time-keys.ts';
 import { mulberry32 } from '../../src/builder/prng.ts';
 
 describe('station rows as columns', () => {
@@ -39,6 +47,14 @@ describe('station rows as columns', () => {
         if (model.has(start + p)) expect(rows.at[r]).toBe(start + p);
         else expect(r).toBe(-1);
       }
+      for (let t = 0; t < types; t++) {
+        const byPeriod = valuesByPeriod(rows.values[t]!, index);
+        expect(byPeriod.length).toBe(length);
+        for (let p = 0; p < length; p++) {
+          const want = model.get(start + p)?.[t] ?? null;
+          expect(Number.isNaN(byPeriod[p]) ? null : byPeriod[p]).toBe(want);
+        }
+      }
     }
   });
 
@@ -48,6 +64,45 @@ describe('station rows as columns', () => {
     expect(hasAnyValue(noRows(3))).toBe(false);
     expect(hasAnyValue({ at: Float64Array.of(4), values: [Float64Array.of(NaN), Float64Array.of(NaN)] })).toBe(false);
     expect([...rowIndexByPeriod(noRows(1), 0, 3)]).toEqual([-1, -1, -1]);
+  });
+});
+
+describe('rowsInRange', () => {
+  it('keeps the rows of decoded groups whose period is in range, each asked type from its column', () => {
+    const rand = mulberry32(5);
+    for (let trial = 0; trial < 300; trial++) {
+      const fileColumns = 1 + Math.floor(rand() * 4);
+      const groups: Float64Array[][] = [];
+      let t0 = Math.floor(rand() * 20);
+      for (let g = 0, n = Math.floor(rand() * 5); g < n; g++) {
+        const rows = Math.floor(rand() * 30);
+        // Ascending ordinals with gaps, and now and then a row with no period (NaN).
+        const times = Float64Array.from({ length: rows }, () =>
+          rand() < 0.05 ? NaN : (t0 += 1 + Math.floor(rand() * 3)),
+        );
+        groups.push([
+          times,
+          ...Array.from({ length: fileColumns }, () =>
+            Float64Array.from({ length: rows }, () => (rand() < 0.2 ? NaN : rand())),
+          ),
+        ]);
+      }
+      const columnOf = Array.from(
+        { length: 1 + Math.floor(rand() * 4) },
+        () => Math.floor(rand() * (fileColumns + 1)) - 1,
+      );
+      // Ranges that hold whole groups, parts of groups, or nothing.
+      const lo = trial % 4 === 0 ? -Infinity : Math.floor(rand() * 60);
+      const hi = trial % 4 === 0 ? Infinity : lo + Math.floor(rand() * 80);
+      const got = rowsInRange(groups, columnOf, lo, hi);
+      const want: Array<[number, number[]]> = [];
+      for (const g of groups)
+        g[0]!.forEach((o, i) => {
+          if (o >= lo && o <= hi) want.push([o, columnOf.map((c) => (c < 0 ? NaN : g[c + 1]![i]!))]);
+        });
+      expect([...got.at]).toEqual(want.map(([o]) => o));
+      columnOf.forEach((_, t) => expect([...got.values[t]!]).toEqual(want.map(([, v]) => v[t])));
+    }
   });
 });
 
@@ -74,6 +129,28 @@ describe('ordinalOfRowTime', () => {
           expect(periodKey(scale, o)).toBe(key);
         }
       }
+    }
+  });
+});
+
+describe('ordinalsOfRowTimes', () => {
+  it('gives ordinalOfRowTime of every time, NaN where it gives NaN', () => {
+    const rand = mulberry32(11);
+    const times = [NaN, Infinity, -Infinity, 9e15, -9e15, 8.64e15, -8.64e15, 0, -1, -3_600_000, 1000.5];
+    for (let i = 0; i < 4000; i++) {
+      const ms = Math.floor((rand() * 2 - 0.4) * 4e12);
+      const k = i % 4;
+      times.push(k === 0 ? ms - (ms % 3_600_000) : k === 1 ? ms - (ms % 1000) : k === 2 ? ms - (ms % 86_400_000) : ms);
+    }
+    for (const scale of ['hourly', 'daily', 'monthly'] as const) {
+      const got = ordinalsOfRowTimes(scale, Float64Array.from(times));
+      let periods = 0;
+      times.forEach((t, i) => {
+        expect(Object.is(got[i], ordinalOfRowTime(scale, t)), `${scale} ${t}: ${got[i]}`).toBe(true);
+        if (!Number.isNaN(got[i])) periods++;
+      });
+      // Not all NaN: most times are periods of the coarser scales, a quarter of the hourly ones.
+      expect(periods).toBeGreaterThan(scale === 'hourly' ? 900 : 3900);
     }
   });
 });
