@@ -7,6 +7,7 @@
 /// <reference lib="webworker" />
 import { createClimateEngine, type ClimateEngine } from '../../src/engine/engine.ts';
 import type { ByteSource } from '../../src/io/byte-source.ts';
+import { initDataset } from '../../src/worker/catalog-ahead.ts';
 import { responseMessage, type ToWorker } from '../../src/worker/protocol.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -28,12 +29,18 @@ function wholeFile(url: string): ByteSource {
 }
 
 let engine: ClimateEngine | undefined;
+let giveCatalog: (text: string | null) => void = () => undefined;
 self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
   if (msg.type === 'init') {
-    engine = createClimateEngine({ dataset: msg.dataset, openByteSource: wholeFile });
+    // The catalog as the page read it, taken as the engine Worker takes it.
+    const init = initDataset(msg);
+    giveCatalog = init.give;
+    engine = createClimateEngine({ dataset: init.dataset, openByteSource: wholeFile });
     // As the engine Worker does: the catalog read as the Worker starts.
     engine.catalog().catch(() => undefined);
+  } else if (msg.type === 'catalog') {
+    giveCatalog(msg.text);
   } else if (msg.type === 'request') {
     // Sent as the engine Worker sends it, so the two differ only in how bytes are read.
     void engine!.handle(msg.request, { periodTables: msg.as !== 'json' }).then((response) => {

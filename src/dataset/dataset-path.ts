@@ -8,6 +8,20 @@
 import { ClimateQueryError } from '../contract/errors.ts';
 import { truncate } from '../contract/quote.ts';
 
+/**
+ * The dataset root `base` names, as a URL ending in '/', relative ones against the page (or
+ * Worker) address: where catalog.json and every listed file are looked up.
+ */
+export function datasetRoot(base: string | URL): URL {
+  const text = String(base);
+  return new URL(text.endsWith('/') ? text : `${text}/`, globalThis.location?.href);
+}
+
+/** The address of the catalog of the dataset at `base` ({@link datasetRoot}). */
+export function catalogUrl(base: string | URL): string {
+  return new URL('catalog.json', datasetRoot(base)).href;
+}
+
 /** Throws `dataset_unavailable` unless `path` is a plain relative path inside the dataset root. */
 export function checkDatasetPath(path: unknown, catalogWhere: string): string {
   const bad = (why: string) =>

@@ -6,6 +6,7 @@
  * {@link DatasetLocation.open}, so a URL rule lives in one place.
  */
 import { ClimateQueryError } from '../contract/errors.ts';
+import { abortable } from '../io/abortable.ts';
 import { truncate } from '../contract/quote.ts';
 import type { ByteSource, ExpectedFile } from '../io/byte-source.ts';
 import { byteRangesBoundary } from '../io/byte-ranges.ts';
@@ -23,7 +24,7 @@ import {
 } from '../io/timed-fetch.ts';
 import type { Catalog } from './catalog.ts';
 import { checkCatalog } from './catalog-check.ts';
-import { checkDatasetPath, encodeDatasetPath } from './dataset-path.ts';
+import { checkDatasetPath, datasetRoot, encodeDatasetPath } from './dataset-path.ts';
 
 /** A dataset root. */
 export interface DatasetLocation {
@@ -82,7 +83,7 @@ export interface UrlLocationOptions {
  * bounded in time and retried when the fault may pass (io/timed-fetch.ts).
  */
 export function urlLocation(base: string | URL, options: UrlLocationOptions = {}): DatasetLocation {
-  const root = new URL(String(base).endsWith('/') ? String(base) : `${String(base)}/`, globalThis.location?.href);
+  const root = datasetRoot(base);
   const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const timeouts = options.timeouts ?? DEFAULT_READ_TIMEOUTS;
   const retry = options.retry ?? DEFAULT_RETRY;
@@ -196,6 +197,38 @@ export function withOpener(
     readText: (p, s, w) => location.readText(p, s, w),
     open: (p, e) => open(location.resolve(p), e),
     ...(location.probeRange ? { probeRange: (p: string, s?: AbortSignal) => location.probeRange!(p, s) } : {}),
+  };
+}
+
+/**
+ * The same location, whose first read of catalog.json takes the text `given` resolves to, where
+ * another party read it already (a page, as its engine Worker starts: browser/engine-client.ts).
+ * `given` resolving to null, or not within `waitMs`, means read it here, as every later read of
+ * the catalog is (a reload after the dataset changed).
+ */
+export function withCatalogText(
+  location: DatasetLocation,
+  given: Promise<string | null>,
+  waitMs: number,
+): DatasetLocation {
+  let ahead: Promise<string | null> | undefined = given;
+  return {
+    ...location,
+    async readText(path, signal, what) {
+      const mine = path === 'catalog.json' ? ahead : undefined;
+      if (mine) {
+        ahead = undefined;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), waitMs)));
+        try {
+          const text = await abortable(Promise.race([mine.catch(() => null), late]), signal);
+          if (text !== null) return text;
+        } finally {
+          clearTimeout(timer);
+        }
+      }
+      return location.readText(path, signal, what);
+    },
   };
 }
 

@@ -17,20 +17,27 @@ import {
   type WorkerCall,
 } from './protocol.ts';
 import { TablesAhead } from './packed-tables.ts';
+import { initDataset } from './catalog-ahead.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
 let engine: ClimateEngine | undefined;
+/** Where the page's `catalog` message goes (catalog-ahead.ts). */
+let giveCatalog: (text: string | null) => void = () => undefined;
 const inFlight = new Map<number, AbortController>();
 
 self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
   if (msg.type === 'init') {
-    engine = createClimateEngine({ dataset: msg.dataset });
+    const init = initDataset(msg);
+    giveCatalog = init.give;
+    engine = createClimateEngine({ dataset: init.dataset });
     // Every query, raster or station, reads the catalog first, and a page is loaded long before
-    // someone draws their first field: read it now, not on that query's critical path (a round
-    // trip, 40–150 ms). Its failure is the first query's to report: a failed load is not kept.
+    // someone draws their first field: load it now (the page's read of it, or our own), not on
+    // that query's critical path. Its failure is the first query's to report: a failed load is not kept.
     engine.catalog().catch(() => undefined);
+  } else if (msg.type === 'catalog') {
+    giveCatalog(msg.text);
   } else if (msg.type === 'abort') {
     inFlight.get(msg.id)?.abort();
   } else if (msg.type === 'request') {

@@ -36,9 +36,18 @@ export type WorkerCall = keyof WorkerCalls;
 /** The names the worker answers, for checking a message. */
 export const WORKER_CALLS: readonly WorkerCall[] = ['catalog', 'stations', 'layerGrid', 'rangeSupport', 'stationTable'];
 
+/**
+ * How long a page's read of the catalog, made as its engine Worker starts, may take (its fetch is
+ * aborted then); the Worker waits for it a second longer, then reads the catalog itself.
+ */
+export const CATALOG_AHEAD_MS = 10_000;
+
 /** Page → engine worker. */
 export type ToWorker =
-  | { type: 'init'; dataset: string }
+  /** `catalogAhead`: the page reads catalog.json itself and sends its text (a `catalog` message). */
+  | { type: 'init'; dataset: string; catalogAhead?: boolean }
+  /** The catalog's text as the page read it; null when it could not (the Worker then reads it). */
+  | { type: 'catalog'; text: string | null }
   /** `as: 'json'`: answer with the body as JSON text (for relaying it on), else as an object. */
   | { type: 'request'; id: number; request: ApiRequest; as?: 'json' | 'object' }
   | { [M in WorkerCall]: { type: 'call'; id: number; method: M; args: WorkerCalls[M]['args'] } }[WorkerCall]

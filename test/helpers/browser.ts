@@ -2,6 +2,7 @@
 // of this repository, with a dataset folder mounted at /test-data/ through
 // the same Range-capable static handler `climate-query serve` uses.
 import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { chromium, type Browser } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import { serveStatic } from '../../src/node/static-files.ts';
@@ -51,7 +52,11 @@ export async function launchChromium(): Promise<Browser> {
 /** Starts Vite on the repository root, with `datasets` mounted as /<name>/. */
 export async function startVite(
   datasets: Record<string, string>,
-  options: { withoutPublic?: boolean } = {},
+  options: {
+    withoutPublic?: boolean;
+    /** Sees every request first; may answer it (return true) instead of Vite. */
+    onRequest?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  } = {},
 ): Promise<{ server: ViteDevServer; url: string }> {
   const server = await createServer({
     root: new URL('../..', import.meta.url).pathname,
@@ -63,6 +68,8 @@ export async function startVite(
       {
         name: 'test-datasets',
         configureServer(s) {
+          const { onRequest } = options;
+          if (onRequest) s.middlewares.use((req, res, next) => (onRequest(req, res) ? undefined : next()));
           for (const [name, dir] of Object.entries(datasets)) {
             s.middlewares.use(`/${name}`, (req, res, next) => {
               const path = new URL(req.url ?? '/', 'http://x').pathname;
