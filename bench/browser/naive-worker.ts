@@ -7,7 +7,7 @@
 /// <reference lib="webworker" />
 import { createClimateEngine, type ClimateEngine } from '../../src/engine/engine.ts';
 import type { ByteSource } from '../../src/io/byte-source.ts';
-import { initDataset } from '../../src/worker/catalog-ahead.ts';
+import { workerDataset, type WorkerDataset } from '../../src/worker/worker-dataset.ts';
 import { responseMessage, type ToWorker } from '../../src/worker/protocol.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -29,18 +29,18 @@ function wholeFile(url: string): ByteSource {
 }
 
 let engine: ClimateEngine | undefined;
-let giveCatalog: (text: string | null) => void = () => undefined;
+let takeAhead: WorkerDataset['take'] = () => undefined;
 self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
   if (msg.type === 'init') {
     // The catalog as the page read it, taken as the engine Worker takes it.
-    const init = initDataset(msg);
-    giveCatalog = init.give;
-    engine = createClimateEngine({ dataset: init.dataset, openByteSource: wholeFile });
-    // As the engine Worker does: the catalog read as the Worker starts.
-    engine.catalog().catch(() => undefined);
-  } else if (msg.type === 'catalog') {
-    giveCatalog(msg.text);
+    const dataset = workerDataset(msg);
+    takeAhead = dataset.take;
+    engine = createClimateEngine({ dataset: dataset.dataset, openByteSource: wholeFile });
+    // As the engine Worker does: catalog and station index read as the Worker starts.
+    engine.warm();
+  } else if (msg.type === 'catalog' || msg.type === 'file') {
+    takeAhead(msg);
   } else if (msg.type === 'request') {
     // Sent as the engine Worker sends it, so the two differ only in how bytes are read.
     void engine!.handle(msg.request, { periodTables: msg.as !== 'json' }).then((response) => {

@@ -8,18 +8,12 @@ import type { Endpoint, ResponseOf } from '../contract/types.ts';
 import type { ApiJsonResponse, ApiRequest, ApiResponse } from '../engine/router.ts';
 import type { CallOptions, ClimateQueries, DatasetViews } from '../engine/engine.ts';
 import { TablesReceived } from '../worker/packed-tables.ts';
-import {
-  bodyOf,
-  CATALOG_AHEAD_MS,
-  type FromWorker,
-  type ToWorker,
-  type WorkerCall,
-  type WorkerCalls,
-} from '../worker/protocol.ts';
-import { catalogUrl } from '../dataset/dataset-path.ts';
+import { bodyOf, type FromWorker, type ToWorker, type WorkerCall, type WorkerCalls } from '../worker/protocol.ts';
+import { urlLocation } from '../dataset/location.ts';
+import { LinkMeter } from '../io/link-meter.ts';
 import { runStationSql, type SqlRunner, type StationSqlResult } from '../sql/station-sql.ts';
 
-/** The page side of the engine worker: the routes, and the dataset's catalog, stations and layer grids, all read in the Worker. */
+/** The page side of the engine worker: the routes, and the dataset's catalog, stations and layer grids, all read in the Worker (the catalog and station index read ahead for it, `readAhead`). */
 export interface EngineClient extends ClimateQueries, DatasetViews {
   /**
    * Read-only SQL over chosen stations' records (docs/sql.md): the worker
@@ -51,26 +45,26 @@ export interface EngineClientOptions {
    */
   sqlRunner?: () => Promise<SqlRunner>;
   /**
-   * Read the dataset's catalog.json here, as the Worker's code downloads, and hand it over
-   * (default true): every query needs it, and a Worker could only ask for it once its own script
-   * had arrived and run. Set false for a worker that is not climate-query's engine Worker.
+   * Read the dataset's catalog.json and its station index here, as the Worker's code downloads,
+   * and hand them over (default true): every query reads the catalog first and every station
+   * query the index next, and a Worker could only ask for them once its own script had arrived
+   * and run. Set false for a worker that is not climate-query's engine Worker.
    */
-  catalogAhead?: boolean;
+  readAhead?: boolean;
 }
 
 /**
- * Starts the engine worker on `dataset`, and reads the dataset's catalog (one small JSON file)
- * for it meanwhile; nothing else is fetched before the first query.
+ * Starts the engine worker on `dataset`, and reads for it meanwhile what every first query reads
+ * first: the catalog (a small JSON file) and, when it lists stations, the station index.
  */
 export function createEngineClient(options: EngineClientOptions): EngineClient {
   const { worker } = options;
   const dataset = new URL(String(options.dataset), globalThis.location?.href).href;
-  const catalogAhead = options.catalogAhead ?? typeof fetch === 'function';
-  worker.postMessage({ type: 'init', dataset, catalogAhead } satisfies ToWorker);
+  const ahead = options.readAhead ?? typeof fetch === 'function';
+  worker.postMessage({ type: 'init', dataset, readAhead: ahead } satisfies ToWorker);
   // Measured on the scale bench's cold start (40 ms per request): the Worker asked for the catalog
   // 100–250 ms after the page's script ran (its own 200 KB script fetched, compiled and run first).
-  if (catalogAhead)
-    void readCatalog(dataset).then((text) => worker.postMessage({ type: 'catalog', text } satisfies ToWorker));
+  if (ahead) void readAhead(dataset, worker);
   let nextId = 1;
   type Answer = { response: Extract<FromWorker, { type: 'response' }>; received?: TablesReceived };
   const pending = new Map<number, (a: Answer) => void>();
@@ -215,23 +209,50 @@ function abortedResponse(): ApiJsonResponse {
   return { status: 499, json: JSON.stringify(new ClimateQueryError('aborted', 'The request was aborted.').toBody()) };
 }
 
+/** Largest station index read ahead: a bigger one is the Worker's to read when a query needs it. */
+const MAX_INDEX_AHEAD = 16 * 1024 * 1024;
+
 /**
- * The text of the catalog of the dataset at `dataset`, read as the engine reads it (revalidated
- * with the host, not taken stale from the cache); null when it could not be read in
- * {@link CATALOG_AHEAD_MS}. Only a 200 counts: anything else the Worker reads again itself and
- * reports in its own words.
+ * Reads the dataset's catalog and, when it lists stations, the station index, as the engine
+ * reads them (the same location code: paths confined to the dataset, sizes checked, the same
+ * time limits, no retries: the Worker retries), and sends them to `worker`. The catalog's text is
+ * sent as soon as it is in, with the index announced; the index follows with the times of its
+ * read, for the Worker's link meter. Anything not read is sent as null: the Worker reads it.
  */
-async function readCatalog(dataset: string): Promise<string | null> {
+async function readAhead(dataset: string, worker: Worker): Promise<void> {
+  const meter = new LinkMeter();
+  const location = urlLocation(dataset, { meter, retry: { retries: 0, baseDelayMs: 0 }, multiRange: false });
+  const text = await location.readText('catalog.json').catch(() => null);
+  const index = text === null ? null : stationIndexIn(text);
+  worker.postMessage({ type: 'catalog', text, files: index ? [index.path] : [] } satisfies ToWorker);
+  if (!index) return;
+  let bytes: Uint8Array | null = null;
   try {
-    const response = await fetch(catalogUrl(dataset), {
-      cache: 'no-cache',
-      signal: AbortSignal.timeout(CATALOG_AHEAD_MS),
-    });
-    if (response.status !== 200) {
-      void response.body?.cancel().catch(() => undefined);
-      return null;
-    }
-    return await response.text();
+    const read = await location.open(index.path, { bytes: index.bytes }).read(0, index.bytes);
+    // On a buffer of its own, to be transferred, not copied.
+    if (read.length === index.bytes) bytes = read.byteLength === read.buffer.byteLength ? read : read.slice();
+  } catch {
+    bytes = null;
+  }
+  worker.postMessage(
+    { type: 'file', path: index.path, bytes, transfers: meter.measured() } satisfies ToWorker,
+    bytes ? [bytes.buffer as ArrayBuffer] : [],
+  );
+}
+
+/** The station index a catalog's text lists (path and size), if it lists one worth reading ahead. */
+function stationIndexIn(text: string): { path: string; bytes: number } | null {
+  try {
+    const stations = (JSON.parse(text) as { stations?: { index?: unknown; indexBytes?: unknown } }).stations;
+    const path = stations?.index;
+    const bytes = stations?.indexBytes;
+    return typeof path === 'string' &&
+      typeof bytes === 'number' &&
+      Number.isSafeInteger(bytes) &&
+      bytes > 0 &&
+      bytes <= MAX_INDEX_AHEAD
+      ? { path, bytes }
+      : null;
   } catch {
     return null;
   }

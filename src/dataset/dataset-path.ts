@@ -17,11 +17,6 @@ export function datasetRoot(base: string | URL): URL {
   return new URL(text.endsWith('/') ? text : `${text}/`, globalThis.location?.href);
 }
 
-/** The address of the catalog of the dataset at `base` ({@link datasetRoot}). */
-export function catalogUrl(base: string | URL): string {
-  return new URL('catalog.json', datasetRoot(base)).href;
-}
-
 /** Throws `dataset_unavailable` unless `path` is a plain relative path inside the dataset root. */
 export function checkDatasetPath(path: unknown, catalogWhere: string): string {
   const bad = (why: string) =>

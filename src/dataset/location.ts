@@ -6,7 +6,6 @@
  * {@link DatasetLocation.open}, so a URL rule lives in one place.
  */
 import { ClimateQueryError } from '../contract/errors.ts';
-import { abortable } from '../io/abortable.ts';
 import { truncate } from '../contract/quote.ts';
 import type { ByteSource, ExpectedFile } from '../io/byte-source.ts';
 import { byteRangesBoundary } from '../io/byte-ranges.ts';
@@ -59,6 +58,13 @@ export interface DatasetLocation {
    * reads never ask, and make no probe).
    */
   severalRanges?(): boolean;
+  /**
+   * Resolves once the probe {@link severalRanges} started has been answered, at once when none is
+   * in flight, and never later than `maxMs`. The station reader waits for it before its first
+   * plan: a busy Worker reads the probe's answer only when it is free, after the reads were
+   * already planned one range per request.
+   */
+  severalRangesKnown?(maxMs: number): Promise<void>;
 }
 
 /** Time limits and retries of a {@link urlLocation}'s reads. */
@@ -118,15 +124,17 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
     return multi === 'yes';
   };
   const multiRange: MultiRange = { usable, unusable: () => void (multi = 'no') };
+  /** Settles when the probe has been answered (or failed). */
+  let probed: Promise<void> | undefined;
   const probeMultiRange = (url: string, size: number) => {
     multi = 'probing';
     const range = `bytes=${size - 3}-${size - 3},${size - 1}-${size - 1}`;
-    void timedFetch(doFetch, url, { headers: { Range: range }, cache: 'no-store' }, timeouts).then(
+    probed = timedFetch(doFetch, url, { headers: { Range: range }, cache: 'no-store' }, timeouts).then(
       async (answer) => {
         const { response } = answer;
         const parts = response.status === 206 && byteRangesBoundary(response.headers.get('Content-Type')) !== null;
-        await answer.discard();
         if (multi === 'probing') multi = parts ? 'yes' : 'no';
+        await answer.discard();
       },
       () => void (multi = 'no'),
     );
@@ -139,6 +147,12 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
     base: root.href,
     ...(meter ? { link: meter } : {}),
     severalRanges: usable,
+    severalRangesKnown(maxMs) {
+      if (multi !== 'probing' || !probed) return Promise.resolve();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const bound = new Promise<void>((r) => (timer = setTimeout(r, maxMs)));
+      return Promise.race([probed, bound]).finally(() => clearTimeout(timer));
+    },
     resolve,
     open: (path, expected = {}) => {
       const url = resolve(path);
@@ -197,38 +211,6 @@ export function withOpener(
     readText: (p, s, w) => location.readText(p, s, w),
     open: (p, e) => open(location.resolve(p), e),
     ...(location.probeRange ? { probeRange: (p: string, s?: AbortSignal) => location.probeRange!(p, s) } : {}),
-  };
-}
-
-/**
- * The same location, whose first read of catalog.json takes the text `given` resolves to, where
- * another party read it already (a page, as its engine Worker starts: browser/engine-client.ts).
- * `given` resolving to null, or not within `waitMs`, means read it here, as every later read of
- * the catalog is (a reload after the dataset changed).
- */
-export function withCatalogText(
-  location: DatasetLocation,
-  given: Promise<string | null>,
-  waitMs: number,
-): DatasetLocation {
-  let ahead: Promise<string | null> | undefined = given;
-  return {
-    ...location,
-    async readText(path, signal, what) {
-      const mine = path === 'catalog.json' ? ahead : undefined;
-      if (mine) {
-        ahead = undefined;
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), waitMs)));
-        try {
-          const text = await abortable(Promise.race([mine.catch(() => null), late]), signal);
-          if (text !== null) return text;
-        } finally {
-          clearTimeout(timer);
-        }
-      }
-      return location.readText(path, signal, what);
-    },
   };
 }
 

@@ -97,7 +97,8 @@ export interface ClimateQueries {
 
 /**
  * What an app shows of the dataset besides answers, read by the engine (the
- * page asks the engine Worker for these and never reads dataset files itself).
+ * page asks the engine Worker for these; its engine client reads only the
+ * catalog and the station index, for the Worker, as it starts).
  */
 export interface DatasetViews {
   /** The dataset's catalog (loads it if needed). */
@@ -120,6 +121,13 @@ export interface ClimateEngine extends ClimateQueries, DatasetViews {
    * out; bad SQL is a 400 `invalid_sql` carrying DuckDB's message.
    */
   sql(body: unknown, options?: CallOptions): Promise<StationSqlResult>;
+  /**
+   * Reads now what a first query reads first, so that it need not wait for it: the catalog and,
+   * when it lists stations, the station index (its stations; each time scale's files are parsed
+   * when a query asks for them), which also starts the host's probe of several ranges per request.
+   * A failure is left for the next query to report: nothing failed is kept.
+   */
+  warm(): void;
   /** Releases open files and caches. */
   close(): Promise<void>;
 }
@@ -318,6 +326,11 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     },
     rangeSupport: async (o = {}) => (location.probeRange ? location.probeRange('catalog.json', o.signal) : true),
     stationTable,
+    warm() {
+      catalog()
+        .then((c) => (c.stations ? stationArchive().then((a) => a.stations(undefined, [])) : undefined))
+        .catch(() => undefined);
+    },
     async sql(body, o = {}) {
       const runner = options.sqlRunner;
       if (!runner)

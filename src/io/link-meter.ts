@@ -94,6 +94,16 @@ export class LinkMeter {
   }
 
   /**
+   * The transfers recorded, each with its times as measured (Resource Timing's where found), for
+   * another meter to {@link record}: a page hands the timing of the reads it made for its engine
+   * Worker over with their bytes.
+   */
+  measured(): Transfer[] {
+    this.settle();
+    return this.transfers.map(({ bytes, waitMs, bodyMs }) => ({ bytes, waitMs, bodyMs }));
+  }
+
+  /**
    * The current estimate. Asked again with no new record within {@link REUSE_MS}, the last one is
    * given: a poly-aggregate asks once per station file in one tick, and matching every transfer
    * with its Resource Timing entry each time was 22 ms of a cold 62-station query in Chromium.

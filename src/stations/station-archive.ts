@@ -267,11 +267,17 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
         const f = open(section.index, section.indexBytes);
         // Starts the host's probe of several ranges per request while the index is read (location.ts).
         location.severalRanges?.();
-        return StationIndex.parse(
+        const index = await StationIndex.parse(
           await read(f, 0, section.indexBytes),
           location.resolve(section.index),
           section.coverageBytes,
         );
+        // The probe's answer decides the first plan (one request with several ranges, or one per
+        // range): worth waiting for when it is due within a couple of round trips. Read ahead by
+        // the page, the index was in before the probe was sent.
+        const latency = location.link?.estimate().latencyMs ?? null;
+        await location.severalRangesKnown?.(Math.min(500, Math.max(50, 2 * (latency ?? 50))));
+        return index;
       })().catch((err: unknown) => {
         indexP = undefined;
         throw err;

@@ -17,27 +17,27 @@ import {
   type WorkerCall,
 } from './protocol.ts';
 import { TablesAhead } from './packed-tables.ts';
-import { initDataset } from './catalog-ahead.ts';
+import { workerDataset, type WorkerDataset } from './worker-dataset.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
 let engine: ClimateEngine | undefined;
-/** Where the page's `catalog` message goes (catalog-ahead.ts). */
-let giveCatalog: (text: string | null) => void = () => undefined;
+/** Where the page's read-ahead messages go (worker-dataset.ts). */
+let takeAhead: WorkerDataset['take'] = () => undefined;
 const inFlight = new Map<number, AbortController>();
 
 self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
   if (msg.type === 'init') {
-    const init = initDataset(msg);
-    giveCatalog = init.give;
-    engine = createClimateEngine({ dataset: init.dataset });
-    // Every query, raster or station, reads the catalog first, and a page is loaded long before
-    // someone draws their first field: load it now (the page's read of it, or our own), not on
-    // that query's critical path. Its failure is the first query's to report: a failed load is not kept.
-    engine.catalog().catch(() => undefined);
-  } else if (msg.type === 'catalog') {
-    giveCatalog(msg.text);
+    const dataset = workerDataset(msg);
+    takeAhead = dataset.take;
+    engine = createClimateEngine({ dataset: dataset.dataset });
+    // Every query reads the catalog first (a station query the station index next), and a page is
+    // loaded long before someone draws their first field: load them now (the page's reads of
+    // them, or our own), not on that query's critical path. A failure is the first query's to report.
+    engine.warm();
+  } else if (msg.type === 'catalog' || msg.type === 'file') {
+    takeAhead(msg);
   } else if (msg.type === 'abort') {
     inFlight.get(msg.id)?.abort();
   } else if (msg.type === 'request') {

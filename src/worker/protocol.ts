@@ -4,6 +4,7 @@ import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
 import type { StationTable, StationTableRequest } from '../sql/station-sql.ts';
 import type { Catalog } from '../dataset/catalog.ts';
 import type { PeriodTable } from '../contract/period-table.ts';
+import type { Transfer } from '../io/link-meter.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import type { LayerGrid, LayerGridRequest } from '../rasters/raster-engine.ts';
 import {
@@ -19,7 +20,8 @@ import {
 /**
  * The engine methods a page calls besides the routes, with their arguments
  * and results: the page shows the dataset only through these, so every file
- * is read in the Worker, once.
+ * is read once, in the Worker (the catalog and the station index by the
+ * engine client for it, as it starts: `catalog` and `file` below).
  */
 export interface WorkerCalls {
   catalog: { args: []; result: Catalog };
@@ -37,17 +39,23 @@ export type WorkerCall = keyof WorkerCalls;
 export const WORKER_CALLS: readonly WorkerCall[] = ['catalog', 'stations', 'layerGrid', 'rangeSupport', 'stationTable'];
 
 /**
- * How long a page's read of the catalog, made as its engine Worker starts, may take (its fetch is
- * aborted then); the Worker waits for it a second longer, then reads the catalog itself.
+ * How long an engine Worker waits for a file its page reads ahead (`readAhead`) before reading
+ * it itself. The page's reads have the engine's own time limits (no first byte in 10 s, or 10 s
+ * without a byte); this bounds a page that never answers.
  */
-export const CATALOG_AHEAD_MS = 10_000;
+export const READ_AHEAD_WAIT_MS = 60_000;
 
 /** Page → engine worker. */
 export type ToWorker =
-  /** `catalogAhead`: the page reads catalog.json itself and sends its text (a `catalog` message). */
-  | { type: 'init'; dataset: string; catalogAhead?: boolean }
-  /** The catalog's text as the page read it; null when it could not (the Worker then reads it). */
-  | { type: 'catalog'; text: string | null }
+  /** `readAhead`: the page reads catalog.json (and the station index) itself and sends them. */
+  | { type: 'init'; dataset: string; readAhead?: boolean }
+  /**
+   * The catalog's text as the page read it (null when it could not: the Worker then reads it),
+   * and the files, as the catalog lists them, whose bytes follow in `file` messages.
+   */
+  | { type: 'catalog'; text: string | null; files?: string[] }
+  /** A file announced with the catalog: its bytes (null: not read) and the times of the page's reads. */
+  | { type: 'file'; path: string; bytes: Uint8Array | null; transfers: Transfer[] }
   /** `as: 'json'`: answer with the body as JSON text (for relaying it on), else as an object. */
   | { type: 'request'; id: number; request: ApiRequest; as?: 'json' | 'object' }
   | { [M in WorkerCall]: { type: 'call'; id: number; method: M; args: WorkerCalls[M]['args'] } }[WorkerCall]
