@@ -167,6 +167,41 @@ describe("the engine's own server", () => {
     await expect(Promise.all(source.readRanges!(later))).rejects.toMatchObject({ code: 'dataset_changed' });
   });
 
+  it('severalRangesKnown: resolves once the probe has answered, or at its bound when the probe stalls', async () => {
+    const sent: string[] = [];
+    const location = urlLocation(url, {
+      fetch: (input, init) => {
+        const range = new Headers(init?.headers).get('Range') ?? '';
+        if (range !== PROBE) sent.push(range);
+        return fetch(input, init);
+      },
+    });
+    const source = location.open('count.bin', { bytes: SIZE });
+    location.severalRanges?.();
+    // No fixed pause: the reads wait for the answer itself.
+    await location.severalRangesKnown!(5_000);
+    expectFileBytes(await Promise.all(source.readRanges!(RANGES)));
+    expect(sent).toHaveLength(1);
+    // A probe that stalls: the wait ends at its bound, and the reads go one range each.
+    const stalled = urlLocation(url, {
+      fetch: (input, init) =>
+        new Headers(init?.headers).get('Range') === PROBE
+          ? new Promise<Response>((_, reject) =>
+              init?.signal?.addEventListener('abort', () => reject(new Error('aborted'))),
+            )
+          : fetch(input, init),
+    });
+    const slow = stalled.open('count.bin', { bytes: SIZE });
+    stalled.severalRanges?.();
+    const t0 = performance.now();
+    await stalled.severalRangesKnown!(120);
+    const waited = performance.now() - t0;
+    expect(waited).toBeGreaterThanOrEqual(110);
+    expect(waited).toBeLessThan(2_000);
+    expect(stalled.severalRanges?.()).toBe(false);
+    expectFileBytes(await Promise.all(slow.readRanges!(RANGES)));
+  });
+
   it('with multiRange off, one request per range', async () => {
     const sent: string[] = [];
     const location = urlLocation(url, {
