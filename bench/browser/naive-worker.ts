@@ -7,7 +7,7 @@
 /// <reference lib="webworker" />
 import { createClimateEngine, type ClimateEngine } from '../../src/engine/engine.ts';
 import type { ByteSource } from '../../src/io/byte-source.ts';
-import { workerDataset, type WorkerDataset } from '../../src/worker/worker-dataset.ts';
+import { warmWhenIdle, workerDataset, type WorkerDataset } from '../../src/worker/worker-dataset.ts';
 import { responseMessage, type ToWorker } from '../../src/worker/protocol.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
@@ -30,6 +30,9 @@ function wholeFile(url: string): ByteSource {
 
 let engine: ClimateEngine | undefined;
 let takeAhead: WorkerDataset['take'] = () => undefined;
+let touched: () => void = () => undefined;
+/** Requests being answered. */
+let busy = 0;
 self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
   if (msg.type === 'init') {
@@ -37,13 +40,18 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
     const dataset = workerDataset(msg);
     takeAhead = dataset.take;
     engine = createClimateEngine({ dataset: dataset.dataset, openByteSource: wholeFile });
-    // As the engine Worker does: catalog and station index read as the Worker starts.
-    engine.warm();
+    // As the engine Worker does: the catalog read as the Worker starts, the station index once idle.
+    engine.catalog().catch(() => undefined);
+    touched = warmWhenIdle(engine, () => busy > 0);
   } else if (msg.type === 'catalog' || msg.type === 'file') {
     takeAhead(msg);
   } else if (msg.type === 'request') {
+    touched();
+    busy++;
     // Sent as the engine Worker sends it, so the two differ only in how bytes are read.
     void engine!.handle(msg.request, { periodTables: msg.as !== 'json' }).then((response) => {
+      busy--;
+      touched();
       const { message, transfer } = responseMessage(msg.id, response, msg.as);
       self.postMessage(message, transfer);
     });

@@ -5,7 +5,7 @@
  */
 import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
 import type { Endpoint, ResponseOf } from '../contract/types.ts';
-import type { ApiJsonResponse, ApiRequest, ApiResponse } from '../engine/router.ts';
+import { endpointOf, type ApiJsonResponse, type ApiRequest, type ApiResponse } from '../engine/router.ts';
 import type { CallOptions, ClimateQueries, DatasetViews } from '../engine/engine.ts';
 import { TablesReceived } from '../worker/packed-tables.ts';
 import { bodyOf, type FromWorker, type ToWorker, type WorkerCall, type WorkerCalls } from '../worker/protocol.ts';
@@ -64,7 +64,9 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
   worker.postMessage({ type: 'init', dataset, readAhead: ahead } satisfies ToWorker);
   // Measured on the scale bench's cold start (40 ms per request): the Worker asked for the catalog
   // 100–250 ms after the page's script ran (its own 200 KB script fetched, compiled and run first).
-  if (ahead) void readAhead(dataset, worker);
+  /** Whether a station query or view has been asked of this client: the station index is then worth reading ahead. */
+  let stationsAsked = false;
+  if (ahead) void readAhead(dataset, worker, () => stationsAsked);
   let nextId = 1;
   type Answer = { response: Extract<FromWorker, { type: 'response' }>; received?: TablesReceived };
   const pending = new Map<number, (a: Answer) => void>();
@@ -104,6 +106,7 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     const id = nextId++;
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(new ClimateQueryError('aborted', 'The request was aborted.'));
+      if (method === 'stations' || method === 'stationTable') stationsAsked = true;
       const onAbort = () => {
         worker.postMessage({ type: 'abort', id } satisfies ToWorker);
         calls.delete(id);
@@ -132,6 +135,8 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     const { signal } = opts;
     const aborted = () => ({ response: { type: 'response' as const, id, ...abortedResponse() } });
     if (signal?.aborted) return Promise.resolve(aborted());
+    const endpoint = endpointOf(request.path);
+    if (endpoint && STATION_ENDPOINTS.has(endpoint)) stationsAsked = true;
     return new Promise((resolve) => {
       const onAbort = () => {
         worker.postMessage({ type: 'abort', id } satisfies ToWorker);
@@ -212,18 +217,23 @@ function abortedResponse(): ApiJsonResponse {
 /** Largest station index read ahead: a bigger one is the Worker's to read when a query needs it. */
 const MAX_INDEX_AHEAD = 16 * 1024 * 1024;
 
+/** The endpoints that read the station archive. */
+const STATION_ENDPOINTS: ReadonlySet<Endpoint> = new Set(['nearest-station', 'poly-aggregate', 'station-indices']);
+
 /**
- * Reads the dataset's catalog and, when it lists stations, the station index, as the engine
- * reads them (the same location code: paths confined to the dataset, sizes checked, the same
- * time limits, no retries: the Worker retries), and sends them to `worker`. The catalog's text is
- * sent as soon as it is in, with the index announced; the index follows with the times of its
- * read, for the Worker's link meter. Anything not read is sent as null: the Worker reads it.
+ * Reads the dataset's catalog and, when it lists stations and a station query has been asked
+ * meanwhile (`stationsAsked`: a raster query needs nothing of stations, and reads nothing of
+ * them), the station index, as the engine reads them (the same location code: paths confined to
+ * the dataset, sizes checked, the same time limits, no retries: the Worker retries), and sends
+ * them to `worker`. The catalog's text is sent as soon as it is in, with the index announced; the
+ * index follows with the times of its read, for the Worker's link meter. Anything not read is sent
+ * as null: the Worker reads it.
  */
-async function readAhead(dataset: string, worker: Worker): Promise<void> {
+async function readAhead(dataset: string, worker: Worker, stationsAsked: () => boolean): Promise<void> {
   const meter = new LinkMeter();
   const location = urlLocation(dataset, { meter, retry: { retries: 0, baseDelayMs: 0 }, multiRange: false });
   const text = await location.readText('catalog.json').catch(() => null);
-  const index = text === null ? null : stationIndexIn(text);
+  const index = text === null || !stationsAsked() ? null : stationIndexIn(text);
   worker.postMessage({ type: 'catalog', text, files: index ? [index.path] : [] } satisfies ToWorker);
   if (!index) return;
   let bytes: Uint8Array | null = null;

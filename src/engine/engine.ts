@@ -122,12 +122,12 @@ export interface ClimateEngine extends ClimateQueries, DatasetViews {
    */
   sql(body: unknown, options?: CallOptions): Promise<StationSqlResult>;
   /**
-   * Reads now what a first query reads first, so that it need not wait for it: the catalog and,
-   * when it lists stations, the station index (its stations; each time scale's files are parsed
-   * when a query asks for them), which also starts the host's probe of several ranges per request.
-   * A failure is left for the next query to report: nothing failed is kept.
+   * Reads now what a first station query reads first, so that it need not wait for it: the
+   * catalog and, when it lists stations, the station index (its stations; each time scale's files
+   * are parsed when a query asks for them), which also starts the host's probe of several ranges
+   * per request. A failure is left for the next query to report: nothing failed is kept.
    */
-  warm(): void;
+  warm(): Promise<void>;
   /** Releases open files and caches. */
   close(): Promise<void>;
 }
@@ -326,11 +326,13 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     },
     rangeSupport: async (o = {}) => (location.probeRange ? location.probeRange('catalog.json', o.signal) : true),
     stationTable,
-    warm() {
+    warm: () =>
       catalog()
         .then((c) => (c.stations ? stationArchive().then((a) => a.stations(undefined, [])) : undefined))
-        .catch(() => undefined);
-    },
+        .then(
+          () => undefined,
+          () => undefined,
+        ),
     async sql(body, o = {}) {
       const runner = options.sqlRunner;
       if (!runner)

@@ -17,7 +17,7 @@ import {
   type WorkerCall,
 } from './protocol.ts';
 import { TablesAhead } from './packed-tables.ts';
-import { workerDataset, type WorkerDataset } from './worker-dataset.ts';
+import { warmWhenIdle, workerDataset, type WorkerDataset } from './worker-dataset.ts';
 
 declare const self: DedicatedWorkerGlobalScope;
 
@@ -25,6 +25,8 @@ let engine: ClimateEngine | undefined;
 /** Where the page's read-ahead messages go (worker-dataset.ts). */
 let takeAhead: WorkerDataset['take'] = () => undefined;
 const inFlight = new Map<number, AbortController>();
+/** Tells the idle reader of the station index that a request came (worker-dataset.ts warmWhenIdle). */
+let touched: () => void = () => undefined;
 
 self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
   const msg = ev.data;
@@ -32,20 +34,24 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
     const dataset = workerDataset(msg);
     takeAhead = dataset.take;
     engine = createClimateEngine({ dataset: dataset.dataset });
-    // Every query reads the catalog first (a station query the station index next), and a page is
-    // loaded long before someone draws their first field: load them now (the page's reads of
-    // them, or our own), not on that query's critical path. A failure is the first query's to report.
-    engine.warm();
+    // Every query, raster or station, reads the catalog first, and a page is loaded long before
+    // someone draws their first field: load it now (the page's read of it, or our own), not on
+    // that query's critical path. Its failure is the first query's to report: a failed load is not kept.
+    engine.catalog().catch(() => undefined);
+    // The station index too, once the Worker is idle (worker-dataset.ts).
+    touched = warmWhenIdle(engine, () => inFlight.size > 0);
   } else if (msg.type === 'catalog' || msg.type === 'file') {
     takeAhead(msg);
   } else if (msg.type === 'abort') {
     inFlight.get(msg.id)?.abort();
   } else if (msg.type === 'request') {
+    touched();
     const controller = new AbortController();
     inFlight.set(msg.id, controller);
     const ahead = new TablesAhead();
     const reply = (response: ApiResponse) => {
       inFlight.delete(msg.id);
+      touched();
       const { message, transfer } = responseMessage(msg.id, response, msg.as, ahead);
       self.postMessage(message, transfer);
     };
@@ -70,10 +76,12 @@ self.addEventListener('message', (ev: MessageEvent<ToWorker>) => {
       .handle(msg.request, { signal: controller.signal, periodTables: objects, ...(objects ? { onPeriodTable } : {}) })
       .then(reply);
   } else if (msg.type === 'call') {
+    touched();
     const controller = new AbortController();
     inFlight.set(msg.id, controller);
     const answer = (m: FromWorker) => {
       inFlight.delete(msg.id);
+      touched();
       self.postMessage(m);
     };
     void call(msg.method, msg.args, controller.signal).then(

@@ -5,6 +5,7 @@
  * them in `catalog` and `file` messages after `init`.
  */
 import { readAheadLocation } from '../dataset/read-ahead.ts';
+import type { ClimateEngine } from '../engine/engine.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
 import { READ_AHEAD_WAIT_MS, type ToWorker } from './protocol.ts';
 
@@ -24,4 +25,34 @@ export function workerDataset(msg: Extract<ToWorker, { type: 'init' }>): WorkerD
     dataset: ahead.location,
     take: (m) => (m.type === 'catalog' ? ahead.catalog(m.text, m.files) : ahead.file(m.path, m.bytes, m.transfers)),
   };
+}
+
+/**
+ * How long an engine Worker must have had nothing to do before it reads the station index on its
+ * own (`warmWhenIdle`): a page's first query, sent as it opens, comes well within this.
+ */
+export const WARM_IDLE_MS = 400;
+
+/**
+ * Reads the station index (`engine.warm()`) once the Worker has been idle for {@link WARM_IDLE_MS}:
+ * people draw their first field seconds after the page has loaded, and the index's round trip
+ * and parse are then done. Never while a query is answered (`busy`), nor within that time of
+ * one's start or end, so a first raster query reads nothing of stations before its answer.
+ * Returns a function to call as each request comes and as it is answered.
+ */
+export function warmWhenIdle(engine: ClimateEngine, busy: () => boolean): () => void {
+  let last = performance.now();
+  let done = false;
+  const check = () => {
+    if (done) return;
+    const idle = performance.now() - last;
+    if (busy() || idle < WARM_IDLE_MS) {
+      setTimeout(check, Math.max(50, WARM_IDLE_MS - idle));
+      return;
+    }
+    done = true;
+    void engine.warm();
+  };
+  setTimeout(check, WARM_IDLE_MS);
+  return () => void (last = performance.now());
 }

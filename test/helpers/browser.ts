@@ -54,8 +54,8 @@ export async function startVite(
   datasets: Record<string, string>,
   options: {
     withoutPublic?: boolean;
-    /** Sees every request first; may answer it (return true) instead of Vite. */
-    onRequest?: (req: IncomingMessage, res: ServerResponse) => boolean;
+    /** Sees every request first (a connect middleware): may answer it, hold it, or pass it on with `next()`. */
+    onRequest?: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
   } = {},
 ): Promise<{ server: ViteDevServer; url: string }> {
   const server = await createServer({
@@ -69,7 +69,7 @@ export async function startVite(
         name: 'test-datasets',
         configureServer(s) {
           const { onRequest } = options;
-          if (onRequest) s.middlewares.use((req, res, next) => (onRequest(req, res) ? undefined : next()));
+          if (onRequest) s.middlewares.use((req, res, next) => onRequest(req, res, () => next()));
           for (const [name, dir] of Object.entries(datasets)) {
             s.middlewares.use(`/${name}`, (req, res, next) => {
               const path = new URL(req.url ?? '/', 'http://x').pathname;
