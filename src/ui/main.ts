@@ -40,6 +40,11 @@ const engine = createEngineClient({
   dataset: datasetUrl,
   worker,
   sqlRunner: () => import('./duckdb-runner.ts').then((m) => m.appSqlRunner()),
+  // Not for this app yet: with the catalog read by this page, the test that a pressed Run never
+  // moves (test/ui/lost-input.test.ts) failed 3 runs of 9 (a date's change applied during the
+  // press), against 0 of 18 without; the cause is not found. The Worker reads the catalog as it
+  // starts, and the station index once idle.
+  readAhead: false,
 });
 const store = createStore({
   dataset: null,
