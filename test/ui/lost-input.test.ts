@@ -122,6 +122,39 @@ describe('no lost clicks', () => {
     await page.close();
   });
 
+  it('a release whose deferred apply runs only after the next press has begun leaves what that press held alone', async () => {
+    // A busy page ran the release's timer 114 ms late, behind queued key presses and after Run was
+    // pressed: it applied To's change held by that press, and its error line moved Run by 51 px.
+    const page = await openAppPage(app.browser, `${app.url}index.html`);
+    const shown = await page.evaluate(async () => {
+      const start = document.getElementById('startDate') as HTMLInputElement;
+      const end = document.getElementById('endDate') as HTMLInputElement;
+      const run = document.getElementById('run')!;
+      const ui = window as unknown as { cqUi: { form: { startDate: string; endDate: string } } };
+      const endError = () => document.getElementById('error-endDate')!.textContent;
+      const before = ui.cqUi.form.startDate;
+      const runY = () => run.getBoundingClientRect().y;
+      const y0 = runY();
+      // One task: the first release's timer cannot run before Run is pressed.
+      start.value = '2024-06-01';
+      end.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }));
+      start.dispatchEvent(new Event('change', { bubbles: true }));
+      end.dispatchEvent(new PointerEvent('pointerup', { bubbles: true }));
+      end.value = '2024-6-7';
+      run.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }));
+      end.dispatchEvent(new Event('change', { bubbles: true }));
+      await new Promise((r) => setTimeout(r, 50));
+      const pressed = { start: ui.cqUi.form.startDate, endError: endError(), moved: runY() - y0 };
+      run.dispatchEvent(new PointerEvent('pointerup', { bubbles: true }));
+      await new Promise((r) => setTimeout(r, 50));
+      return { before, pressed, released: { start: ui.cqUi.form.startDate, endError: endError() } };
+    });
+    expect(shown.pressed).toEqual({ start: shown.before, endError: '', moved: 0 });
+    expect(shown.released.start).toBe('2024-06-01');
+    expect(shown.released.endError).toMatch(/To date "2024-6-7" is not in the right format/);
+    await page.close();
+  });
+
   it('a change held during a press never puts back a date typed and left before the release is applied', async () => {
     // To is typed and left (its own change) before the release's deferred apply runs; that apply,
     // with the form as it was, put back the old To date.
