@@ -1,8 +1,9 @@
 /**
  * The map app, as composition: one engine Worker, one store, and the panels
  * mounted over them (form, developer, results, season, chill and heat, saved
- * answers, SQL, map tools). The page reads no dataset file itself: the
- * catalog, the station list and layer previews come from the Worker.
+ * answers, SQL, map tools). The page reads no dataset file itself but the
+ * catalog, which its engine client reads for the Worker as the page starts;
+ * the station list, answers and layer previews come from the Worker.
  */
 import { createEngineClient } from '../browser/engine-client.ts';
 import { keepForOffline } from '../browser/keep-offline.ts';
@@ -40,11 +41,6 @@ const engine = createEngineClient({
   dataset: datasetUrl,
   worker,
   sqlRunner: () => import('./duckdb-runner.ts').then((m) => m.appSqlRunner()),
-  // Not for this app yet: with the catalog read by this page, the test that a pressed Run never
-  // moves (test/ui/lost-input.test.ts) failed 3 runs of 9 (a date's change applied during the
-  // press), against 0 of 18 without; the cause is not found. The Worker reads the catalog as it
-  // starts, and the station index once idle.
-  readAhead: false,
 });
 const store = createStore({
   dataset: null,
