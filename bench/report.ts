@@ -348,7 +348,7 @@ function stationTable(r: BenchResults, s: ScenarioResult): string[] {
   const reads = e40?.cold[0]?.storeReads;
   out.push(
     '',
-    `Cells: requests / bytes of a cold query from a freshly loaded page (medians; the page's own code, its engine Worker's included, is loaded before the clock starts, so *code* is only what the engine loads on demand). Ratios: engine warm / native DuckDB warm **${fmtRatio(warm / floor)}**; at 40 ms, engine cold vs whole files downloaded: ${speed(engCold, naive)} (${fmtMs(engCold)} vs ${fmtMs(naive)}); archive bytes read cold: ${fmtBytes(engBytes)} vs ${fmtBytes(naiveBytes)} whole, ${pct(engBytes / r.dataset.storeBytes)} of the ${fmtBytes(r.dataset.storeBytes)} archive` +
+    `Cells: requests / bytes of a cold query from a freshly loaded page${idleWords(r)} (medians; the page's own code, its engine Worker's included, is loaded before the clock starts, so *code* is only what the engine loads on demand). Ratios: engine warm / native DuckDB warm **${fmtRatio(warm / floor)}**; at 40 ms, engine cold vs whole files downloaded: ${speed(engCold, naive)} (${fmtMs(engCold)} vs ${fmtMs(naive)}); archive bytes read cold: ${fmtBytes(engBytes)} vs ${fmtBytes(naiveBytes)} whole, ${pct(engBytes / r.dataset.storeBytes)} of the ${fmtBytes(r.dataset.storeBytes)} archive` +
       (reads
         ? `, of which ${fmtBytes(reads.distinctBytes)} distinct (largest single read ${fmtBytes(reads.largestBytes)})`
         : '') +
@@ -356,6 +356,32 @@ function stationTable(r: BenchResults, s: ScenarioResult): string[] {
     '',
   );
   return out;
+}
+
+/** How long a loaded page was left idle before a station query's cold run, in words ("" for none). */
+function idleWords(r: BenchResults): string {
+  const ms = r.setup.stationSettleMs ?? 0;
+  return ms > 0
+    ? `, then left idle for ${ms >= 1000 ? `${ms / 1000} s` : fmtMs(ms)} as a person looks at the map before drawing (both Workers read the station index once idle for 400 ms; "Sent at once" below gives the same queries without it)`
+    : '';
+}
+
+/** Station queries sent as the Worker first answers, no idle: engine against whole files, at 40 ms. */
+function atOnceSection(r: BenchResults): string[] {
+  const rows = r.scenarios.filter((s) => s.atOnce && s.atOnce.engine.length > 0);
+  if (rows.length === 0) return [];
+  const list = (xs: number[]) => xs.map((x) => Math.round(x)).join(', ');
+  return [
+    "**Sent at once.** The same cold queries, 40 ms, with the query sent as soon as the engine Worker has answered its first message (no idle): the first query then also pays the index read and parse and the Worker's cold code, in both methods. Runs alternate engine and whole files.",
+    '',
+    '| query | engine (Chromium) | whole files downloaded (Chromium) | engine vs whole files |',
+    '|---|---:|---:|---|',
+    ...rows.map(
+      (s) =>
+        `| ${s.id} | ${fmtMs(median(s.atOnce!.engine))} (${list(s.atOnce!.engine)}) | ${fmtMs(median(s.atOnce!.naive))} (${list(s.atOnce!.naive)}) | ${speed(median(s.atOnce!.engine), median(s.atOnce!.naive))} |`,
+    ),
+    '',
+  ];
 }
 
 /**
@@ -372,7 +398,7 @@ function linkSection(r: BenchResults): string[] {
       .map((p) => `**${p.label}**`)
       .join(
         ', ',
-      )}. A bandwidth is one rate shared by every request at once (a relay in front of the bench server releases the bytes at that rate); HTTP/2 is real (TLS with a throwaway certificate), so Chromium sends every request at once over one connection, and Node clients get the same 100 requests at once. Each cell: median cold time, requests, and the sequential round trips after catalog.json (the busy periods of the run's requests: the phases that wait for the one before, bench/link.ts). Station rows: from a loaded page in Chromium (loaded: its engine Worker has answered once, so the Worker's script is not part of the time); raster rows: the engine in Node and in Chromium, and geotiff.js once on the rural link.`,
+      )}. A bandwidth is one rate shared by every request at once (a relay in front of the bench server releases the bytes at that rate); HTTP/2 is real (TLS with a throwaway certificate), so Chromium sends every request at once over one connection, and Node clients get the same 100 requests at once. Each cell: median cold time, requests, and the sequential round trips after catalog.json (the busy periods of the run's requests: the phases that wait for the one before, bench/link.ts). Station rows: from a loaded page in Chromium (loaded: its engine Worker has answered once, so the Worker's script is not part of the time${idleWords(r).replace(/^, /, '; ')}); raster rows: the engine in Node and in Chromium, and geotiff.js once on the rural link.`,
     '',
     `| query | method | ${LINK_IDS.map(profileName).join(' | ')} |`,
     `|---|---|${LINK_IDS.map(() => '---:').join('|')}|`,
@@ -633,6 +659,7 @@ export function renderPerformanceDoc(results: BenchResults, currentDoc: string):
       )}) with hyparquet over HTTP Range requests (bench/browser/, built by Vite as a production bundle and served with the dataset). Baselines: the same engine downloading every file it touches whole (the naive way, in Chromium), and native DuckDB (@duckdb/node-api ${r.environment.packages['@duckdb/node-api']}, 2 threads) on the same local Parquet files with hand-written SQL — the compute floor. Stations are chosen by the engine's own functions in every method. A diagnostic row runs the engine in Node on the local files, to split the warm time between the browser and the reader. Kinds: *code* (JS the engine loads on demand), *index* (catalog.json, stations/index.parquet, coverage.jsonl lines), *data* (station files: footers and column chunks).`,
     '',
     ...station.flatMap((s) => stationTable(r, s)),
+    ...atOnceSection(r),
     ...indicesSection(r),
     ...linkSection(r),
     '## Browser cold start',

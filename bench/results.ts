@@ -35,6 +35,11 @@ export interface ScenarioResult {
   /** Geometries in the request (points or polygons). */
   geometries: number;
   methods: MethodResult[];
+  /**
+   * Station scenarios: the engine's and the whole-file baseline's cold times (ms) at 40 ms with the
+   * query sent as the Worker first answers, no idle second (absent in results written before it).
+   */
+  atOnce?: { engine: number[]; naive: number[] };
   /** Answer agreement of each other method with the reference (`reference` names it). */
   agreement: Array<{ reference: Method; other: Method; result: Agreement; note?: string }>;
 }
@@ -69,6 +74,8 @@ export interface BenchResults {
     /** The link profiles of the run (bench/link.ts); absent in results written before them. */
     profiles?: LinkProfile[];
     quick: boolean;
+    /** How long a loaded page sits idle before a station query's cold run (absent before it: 0). */
+    stationSettleMs?: number;
     /** Runs per method and latency, as configured. */
     runs: Record<string, Record<string, { cold: number; warm: number }>>;
   };
