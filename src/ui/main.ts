@@ -2,8 +2,9 @@
  * The map app, as composition: one engine Worker, one store, and the panels
  * mounted over them (form, developer, results, season, chill and heat, saved
  * answers, SQL, map tools). The page reads no dataset file itself but the
- * catalog, which its engine client reads for the Worker as the page starts;
- * the station list, answers and layer previews come from the Worker.
+ * catalog and the station index, which its engine client reads for the
+ * Worker as the page starts; the station list, answers and layer previews
+ * come from the Worker.
  */
 import { createEngineClient } from '../browser/engine-client.ts';
 import { keepForOffline } from '../browser/keep-offline.ts';
@@ -111,9 +112,14 @@ $('find').addEventListener('submit', (e) => {
 
 /** The catalog and the station list, from the engine Worker. */
 async function loadDataset(): Promise<AppDataset> {
+  // Asked together with the catalog, not after it: the engine client then reads the station index
+  // ahead with the catalog (browser/engine-client.ts readAhead) instead of the Worker reading it
+  // once it has the catalog. A dataset without stations refuses this ask; then it is not awaited.
+  const stations = engine.stations();
+  stations.catch(() => undefined);
   try {
     const catalog = await engine.catalog();
-    return { url: datasetUrl, catalog, stations: catalog.stations ? await engine.stations() : [] };
+    return { url: datasetUrl, catalog, stations: catalog.stations ? await stations : [] };
   } catch (e) {
     throw new Error(datasetErrorText((e as Error).message, params.has('data') ? DATA_ADVICE : DEMO_ADVICE), {
       cause: e,

@@ -1,8 +1,8 @@
 // The app is panels over one data path, in Chromium on Vite's dev server:
 // every panel is mounted through the one panel contract, and the page itself
-// requests no dataset file but the catalog its engine client reads for the
-// Worker — the station list, answers and the layer preview all come from the
-// engine Worker. The preview's grid is
+// requests no dataset file but the catalog and the station index its engine
+// client reads for the Worker — the station list, answers and the layer
+// preview all come from the engine Worker. The preview's grid is
 // checked against point queries at pixel centres (another read path).
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, inject, it } from 'vitest';
@@ -32,7 +32,7 @@ describe('panels over one data path', () => {
     expect(main).not.toMatch(/create(Season|Indices)View\(|mountSqlPanel\(|createSavedList\(|renderDeveloperPanel\(/);
   });
 
-  it('the page asks the Worker for everything: the page requests no dataset file but the catalog its engine client reads ahead for the Worker, panels are mounted by name', async () => {
+  it('the page asks the Worker for everything: the page requests no dataset file but the catalog and station index its engine client reads ahead for the Worker, panels are mounted by name', async () => {
     const page = await openAppPage(app.browser, `${app.url}index.html`, undefined, (p) =>
       // Every fetch and XHR the page's own code makes (a Worker's are not seen here).
       p.addInitScript(() => {
@@ -75,9 +75,9 @@ describe('panels over one data path', () => {
     await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/^Showing /);
     const legend = [await page.locator('#legend-min').textContent(), await page.locator('#legend-max').textContent()];
     // The page's own requests and resource entries (a Worker's are in its own timeline): under the
-    // dataset only the catalog, once, which the engine client reads for the Worker as it starts
-    // (browser/engine-client.ts readAhead; the app asks for stations only once it has the catalog,
-    // so the index is the Worker's to read); every other file is the Worker's.
+    // dataset only the catalog and the station index, once each, which the engine client reads for
+    // the Worker as it starts (browser/engine-client.ts readAhead; the app asks for the station
+    // list together with the catalog); every other file is the Worker's.
     const { requests, resources } = await page.evaluate(() => ({
       requests: (window as unknown as { pageRequests: string[] }).pageRequests,
       resources: performance.getEntriesByType('resource').map((e) => e.name),
@@ -85,8 +85,8 @@ describe('panels over one data path', () => {
     expect(resources.some((u) => /\/src\/ui\/main\.ts/.test(u))).toBe(true);
     const dataset = (list: string[]) =>
       list.filter((u) => /\/data\/demo\//.test(u)).map((u) => new URL(u).pathname.replace(/^.*\/data\/demo\//, ''));
-    expect(dataset(requests)).toEqual(['catalog.json']);
-    expect(dataset(resources)).toEqual(['catalog.json']);
+    expect(dataset(requests).sort()).toEqual(['catalog.json', 'stations/index.parquet']);
+    expect(dataset(resources).sort()).toEqual(['catalog.json', 'stations/index.parquet']);
 
     // The legend is the grid the Worker read: its range equals the Node engine's grid of the same band.
     const form = await page.evaluate(
