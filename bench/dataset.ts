@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { Catalog, RasterLayerEntry } from '../src/dataset/catalog.ts';
 import { checkCatalog } from '../src/dataset/catalog-check.ts';
 import { buildDemo } from '../src/node/demo.ts';
-import { fromFile } from 'geotiff';
+import { readZarrCoordinate, readZarrInt16 } from '../test/helpers/zarr-read.ts';
 import { closeDataset, gdalStep, mount, openDataset, unmount } from '../src/builder/raster-build-gdal.ts';
 
 /** The repository root. */
@@ -99,47 +99,31 @@ export interface BaselineLayer {
 }
 
 /**
- * A `series` file (docs/layers.md, "Layouts") as a map again: `<name>.raw` holds its dates band after
- * band on the grid and `<name>.vrt` describes them with the grid's georeferencing, from the file's own
- * CLIMATE_QUERY_SERIES item. Written out from the documented layout, not with the engine's reader.
+ * A `zarr` store (docs/layers.md, "Layouts") as a map again: `<name>.raw` holds its dates band after
+ * band on the grid and `<name>.vrt` describes them with the grid's georeferencing, from the store's
+ * own `.zarray` and coordinate arrays. Read with test/helpers/zarr-read.ts, not with the engine's reader.
  */
-async function unSeries(source: string, work: string, name: string): Promise<void> {
-  const tiff = await fromFile(source);
-  try {
-    const image = await tiff.getImage();
-    const item = ((await image.getGDALMetadata()) as Record<string, string>).CLIMATE_QUERY_SERIES ?? '';
-    const m = /^grid (\d+)x(\d+) block (\d+)x(\d+) origin (\S+) (\S+) pixel (\S+) (\S+) EPSG:4326$/.exec(item);
-    if (!m) throw new Error(`${source}: no CLIMATE_QUERY_SERIES item`);
-    const [w, h, bw, bh] = m.slice(1, 5).map(Number) as [number, number, number, number];
-    const [west, north, resX, resY] = m.slice(5).map(Number) as [number, number, number, number];
-    const columns = image.getWidth();
-    const dates = image.getHeight();
-    const [stored] = (await image.readRasters()) as unknown as Int16Array[];
-    const out = new Int16Array(w * h * dates);
-    const across = Math.ceil(w / bw);
-    for (let r = 0; r < h; r++) {
-      for (let c = 0; c < w; c++) {
-        const column = (Math.floor(r / bh) * across + Math.floor(c / bw)) * bw * bh + (r % bh) * bw + (c % bw);
-        for (let d = 0; d < dates; d++) out[d * w * h + r * w + c] = stored![d * columns + column]!;
-      }
-    }
-    await writeFile(join(work, `${name}.raw`), new Uint8Array(out.buffer));
-    const nodata = image.getGDALNoData();
-    const bands = Array.from(
-      { length: dates },
-      (_, d) =>
-        `  <VRTRasterBand dataType="Int16" band="${d + 1}" subClass="VRTRawRasterBand">${nodata === null ? '' : `<NoDataValue>${nodata}</NoDataValue>`}` +
-        `<SourceFilename relativeToVRT="1">${name}.raw</SourceFilename><ImageOffset>${d * w * h * 2}</ImageOffset>` +
-        `<PixelOffset>2</PixelOffset><LineOffset>${w * 2}</LineOffset><ByteOrder>LSB</ByteOrder></VRTRasterBand>`,
-    );
-    await writeFile(
-      join(work, `${name}.vrt`),
-      `<VRTDataset rasterXSize="${w}" rasterYSize="${h}"><SRS>EPSG:4326</SRS>` +
-        `<GeoTransform>${west}, ${resX}, 0, ${north}, 0, ${-resY}</GeoTransform>\n${bands.join('\n')}\n</VRTDataset>\n`,
-    );
-  } finally {
-    await tiff.close();
-  }
+async function unZarr(store: string, variable: string, work: string, name: string): Promise<void> {
+  const { shape, data, fill } = readZarrInt16(store, variable);
+  const [dates, h, w] = shape as [number, number, number];
+  const lat = readZarrCoordinate(store, 'lat');
+  const lon = readZarrCoordinate(store, 'lon');
+  const resX = (lon[w - 1]! - lon[0]!) / (w - 1);
+  const resY = (lat[0]! - lat[h - 1]!) / (h - 1);
+  const [west, north] = [lon[0]! - resX / 2, lat[0]! + resY / 2];
+  await writeFile(join(work, `${name}.raw`), new Uint8Array(data.buffer));
+  const bands = Array.from(
+    { length: dates },
+    (_, d) =>
+      `  <VRTRasterBand dataType="Int16" band="${d + 1}" subClass="VRTRawRasterBand"><NoDataValue>${fill}</NoDataValue>` +
+      `<SourceFilename relativeToVRT="1">${name}.raw</SourceFilename><ImageOffset>${d * w * h * 2}</ImageOffset>` +
+      `<PixelOffset>2</PixelOffset><LineOffset>${w * 2}</LineOffset><ByteOrder>LSB</ByteOrder></VRTRasterBand>`,
+  );
+  await writeFile(
+    join(work, `${name}.vrt`),
+    `<VRTDataset rasterXSize="${w}" rasterYSize="${h}"><SRS>EPSG:4326</SRS>` +
+      `<GeoTransform>${west}, ${resX}, 0, ${north}, 0, ${-resY}</GeoTransform>\n${bands.join('\n')}\n</VRTDataset>\n`,
+  );
 }
 
 /** GDAL creation options of the baseline COGs: GDAL's COG defaults (512 px tiles, overviews only when larger), with the engine's codec. */
@@ -159,9 +143,11 @@ export async function ensureBaselineLayer(
   const folder = `${layer.dataType}-${layer.subDataType}`;
   const out = join(cacheDir(), 'baseline', folder);
   const sources = layer.files.map((f) => join(demoDir, f.path));
+  // A store's .zmetadata carries its build's id: a rebuilt store is told apart by it.
+  const stamped = sources.map((s) => (layer.layout === 'zarr' ? join(s, '.zmetadata') : s));
   const stamp = JSON.stringify({
     options: BASELINE_COG_OPTIONS,
-    sources: await Promise.all(sources.map(async (s) => [s, (await stat(s)).size, (await stat(s)).mtimeMs])),
+    sources: await Promise.all(stamped.map(async (s) => [s, (await stat(s)).size, (await stat(s)).mtimeMs])),
   });
   const periods = layer.files.flatMap((f) => f.periods);
   const files = periods.map((p) => `${p || 'layer'}.tif`);
@@ -182,9 +168,9 @@ export async function ensureBaselineLayer(
     for (const [fi, source] of sources.entries()) {
       const srcMount = await mount(join(source, '..'));
       try {
-        if (layer.layout === 'series') {
-          // A series file's columns are pixels: put them back on the grid, band after band.
-          await unSeries(source, work, `flat${fi}`);
+        if (layer.layout === 'zarr') {
+          // A store is read chunk by chunk into the grid, band after band.
+          await unZarr(source, layer.zarr!.variable, work, `flat${fi}`);
         } else {
           // Reading one band of a pixel-interleaved file decodes every band; go through a
           // band-interleaved uncompressed copy so each single-band write reads only its band.
@@ -198,7 +184,7 @@ export async function ensureBaselineLayer(
             await closeDataset(stack);
           }
         }
-        const { ds } = await openDataset(`${workMount.virtual}/flat${fi}.${layer.layout === 'series' ? 'vrt' : 'tif'}`);
+        const { ds } = await openDataset(`${workMount.virtual}/flat${fi}.${layer.layout === 'zarr' ? 'vrt' : 'tif'}`);
         try {
           for (let b = 0; b < layer.files[fi]!.periods.length; b++) {
             const name = files[n++]!.replace(/\.tif$/, '');

@@ -46,7 +46,10 @@ export async function updateCatalog(dir: string, name: string, change: (c: Catal
     referenced.push([catalog.stations.coverage, 'station-coverage']);
   }
   for (const layer of catalog.rasters) {
-    for (const f of layer.files) referenced.push([f.path, 'raster']);
+    // A zarr store is a folder of objects named by the layout: its consolidated metadata stands for it.
+    for (const f of layer.files) {
+      referenced.push(layer.layout === 'zarr' ? [`${f.path}/.zmetadata`, 'raster-store'] : [f.path, 'raster']);
+    }
     if (layer.preview) referenced.push([layer.preview, 'raster-preview']);
   }
   const files: CatalogFile[] = [];

@@ -89,7 +89,8 @@ export async function removeRasterLayer(
     // A path the catalog names outside the dataset is left alone: this command deletes only inside it.
     const full = inside(dir, p);
     if (!full) continue;
-    await rm(full, { force: true });
+    // A zarr layer's file is a store folder.
+    await rm(full, { recursive: true, force: true });
     deleted.push(p);
     await removeEmptyParents(dir, dirname(full));
   }

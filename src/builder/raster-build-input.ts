@@ -28,9 +28,14 @@ export interface InputRaster {
   /** Number of bands; band b's values come from `fill(b, out)` (row-major, width × height). */
   bands: number;
   fill(band: number, out: Float32Array): void;
+  /**
+   * GDAL creation options of the written file (`-co` pairs); default an uncompressed,
+   * band-interleaved GeoTIFF. Real-size inputs of the bench pass DEFLATE and either interleave.
+   */
+  creationOptions?: string[];
 }
 
-/** Writes `r` as a GeoTIFF at `path` (uncompressed, band-interleaved, Float32). */
+/** Writes `r` as a GeoTIFF at `path` (Float32; uncompressed and band-interleaved unless `r.creationOptions` say otherwise). */
 export async function writeInputGeoTiff(path: string, r: InputRaster): Promise<void> {
   const target = resolve(path);
   // gdal3.js names the output after the driver's extension, so the name must end in .tif.
@@ -77,7 +82,7 @@ export async function writeInputGeoTiff(path: string, r: InputRaster): Promise<v
       await gdalStep(`Writing ${path}`, (g) =>
         g.gdal_translate(
           ds,
-          ['-of', 'GTiff', '-co', 'INTERLEAVE=BAND', '-co', 'BIGTIFF=IF_SAFER'],
+          ['-of', 'GTiff', ...(r.creationOptions ?? ['-co', 'INTERLEAVE=BAND', '-co', 'BIGTIFF=IF_SAFER'])],
           `${outMount.outputName}/${basename(target).slice(0, -4)}`,
         ),
       );

@@ -44,7 +44,9 @@ import { closeDataset, gdalStep, mount, openDataset, unmount, type GdalInfo, typ
 import type { GridSpec } from '../rasters/coverage.ts';
 import { BUILD_ID_KEY, newBuildId } from './build-id.ts';
 import { chooseLayout, chooseTileSize, storedTiffOptions } from './raster-tiling.ts';
-import { SERIES_BLOCK, writeSeriesFile } from './raster-series.ts';
+import { type BandSource, stackVrt } from './raster-build-vrt.ts';
+import { writeZarrGroups, zarrGroupRanges } from './raster-build-zarr.ts';
+import { previewFactor, variableName, ZARR_CHUNK, type ZarrArrays } from '../rasters/zarr-layout.ts';
 
 /** Stored value meaning "no data" in every built layer. */
 export const STORED_NODATA = -32768;
@@ -111,10 +113,11 @@ export interface RasterBuildOptions {
   /** Tile edge in pixels of a `map` layout, a multiple of 16 (default: chosen from the files' band count, raster-tiling.ts). */
   tileSize?: number;
   /**
-   * How the files arrange pixels and dates (src/rasters/raster-layout.ts). Default: `series` for
-   * files of more than 32 bands, else `map` (raster-tiling.ts); `tileSize` alone implies `map`.
+   * How the files arrange pixels and dates (docs/layers.md, section 2). Default: `zarr` for files
+   * of more than 32 bands (daily years: src/rasters/zarr-layout.ts), else `map` (raster-tiling.ts);
+   * `tileSize` alone implies `map`.
    */
-  layout?: 'map' | 'series';
+  layout?: 'map' | 'zarr';
   /** Progress lines. */
   log?: (line: string) => void;
 }
@@ -129,16 +132,6 @@ export interface RasterBuildResult {
 
 /** The output grid: the engine's own grid description. */
 type Grid = GridSpec;
-
-interface BandSource {
-  key: string;
-  /** GDAL virtual path of the (possibly warped) file. */
-  file: string;
-  band: number;
-  nodata: string | null;
-  inScale: number;
-  inOffset: number;
-}
 
 /** The folder of a layer inside a dataset: rasters/<dataType>-<subDataType> ("-" sub-types drop the suffix). */
 export function rasterLayerDir(dataType: string, subDataType: string): string {
@@ -192,17 +185,22 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       { option: 'tileSize' },
     );
   }
-  if (options.layout !== undefined && options.layout !== 'map' && options.layout !== 'series') {
-    throw new BuildError('invalid_option', `layout must be "map" or "series", not ${JSON.stringify(options.layout)}.`, {
+  if (options.layout !== undefined && options.layout !== 'map' && options.layout !== 'zarr') {
+    throw new BuildError('invalid_option', `layout must be "map" or "zarr", not ${JSON.stringify(options.layout)}.`, {
       option: 'layout',
     });
   }
-  if (options.layout === 'series' && options.tileSize !== undefined) {
+  if (options.layout === 'zarr' && options.tileSize !== undefined) {
     throw new BuildError(
       'invalid_option',
-      `tileSize sets a map layout's tiles; a series layout is written in ${SERIES_BLOCK} × ${SERIES_BLOCK} px blocks. Leave out one of the two.`,
+      `tileSize sets a map layout's tiles; a zarr layout is written in ${ZARR_CHUNK} × ${ZARR_CHUNK} px chunks. Leave out one of the two.`,
       { option: 'tileSize' },
     );
+  }
+  if (options.layout === 'zarr' && options.timeScale === null) {
+    throw new BuildError('invalid_option', 'An undated layer is one map; the zarr layout is for dated layers.', {
+      option: 'layout',
+    });
   }
   if (options.inputs.length === 0) throw new BuildError('invalid_option', 'No input files.', { option: 'inputs' });
 
@@ -214,6 +212,12 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     let m = mounts.get(hostDir);
     if (!m) mounts.set(hostDir, (m = await mount(hostDir)));
     return m;
+  };
+  /** The host path of a file GDAL sees under one of this build's mounts (null when it is not one). */
+  const hostOf = (virtual: string): string | null => {
+    for (const m of mounts.values())
+      if (virtual.startsWith(`${m.virtual}/`)) return m.host + virtual.slice(m.virtual.length);
+    return null;
   };
   try {
     const workMount = await mountOf(work);
@@ -301,9 +305,23 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       ...(options.datePattern ? { datePattern: options.datePattern } : {}),
     });
 
-    // 2. Settle the target grid, reprojecting what is not north-up EPSG:4326, and find each band's value range.
+    // Long daily stacks are Zarr stores (a point reads 8 × 8 px × its dates), the rest maps (raster-tiling.ts).
+    const perFile = new Map<string, number>();
+    for (const keys of periods) {
+      for (const key of keys) {
+        const name = rasterFileName(timeScale, key);
+        perFile.set(name, (perFile.get(name) ?? 0) + 1);
+      }
+    }
+    const maxBands = Math.max(1, ...perFile.values());
+    const layout =
+      options.layout ?? (options.tileSize !== undefined || timeScale === null ? 'map' : chooseLayout(maxBands));
+
+    // 2. Settle the target grid, reprojecting what is not north-up EPSG:4326, and (for maps) find each band's value range.
     const sources: BandSource[] = [];
     const ranges: Array<{ where: string; lo: number; hi: number }> = [];
+    /** The input each (possibly warped) GDAL file stands for, for messages. */
+    const where = new Map<string, string>();
     let grid: Grid | null = options.grid ? gridFromTarget(options.grid) : null;
     for (const [n, input] of inputs.entries()) {
       let { file, ds, info } = await open(input.path);
@@ -361,6 +379,8 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
         }
       }
       const nd = info.bands.map((b) => nodataText(b.noDataValue, b.type));
+      const structure = (info as { metadata?: Record<string, Record<string, string>> }).metadata?.IMAGE_STRUCTURE;
+      const pixelInterleaved = info.bands.length > 1 && structure?.INTERLEAVE === 'PIXEL';
       keys.forEach((key, b) =>
         sources.push({
           key,
@@ -369,8 +389,16 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
           nodata: nd[b] ?? null,
           inScale: bandScales[b]?.scale ?? 1,
           inOffset: bandScales[b]?.offset ?? 0,
+          pixelInterleaved,
         }),
       );
+      where.set(file, input.shown);
+      if (layout === 'zarr') {
+        // The values' range comes from the stores' own read (a pixel-interleaved stack read band by
+        // band here decoded every block once per band: 39 minutes for a 365-band year).
+        await closeDataset(ds);
+        continue;
+      }
       // Exact min/max per band (reads the data once), to check the values fit Int16 at the storage step.
       const mm = await gdalStep(`Computing min/max of ${input.shown}`, (g) => g.gdalinfo(ds, ['-mm']));
       mm.bands.forEach((b, i) => {
@@ -388,6 +416,29 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       (l) => !(l.dataType === decl.dataType && l.subDataType === subDataType),
     );
     const { extent, extentBbox } = settleExtent(decl.extent, grid, knownExtents(others), label);
+    const seen = new Map<string, BandSource>();
+    for (const s of sources) {
+      if (seen.has(s.key))
+        throw new BuildError('invalid_option', `Period ${s.key || '(undated)'} appears in more than one input band.`, {
+          option: 'inputs',
+        });
+      seen.set(s.key, s);
+    }
+    // One output file per group of periods (a year of days or months, all years, all months, one grid).
+    sources.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const groups = new Map<string, BandSource[]>();
+    for (const s of sources) {
+      const name = rasterFileName(timeScale, s.key);
+      groups.set(name, [...(groups.get(name) ?? []), s]);
+    }
+    const layerDir = rasterLayerDir(options.dataType, subDataType);
+    const stagingHost = join(work, 'out');
+    await mkdir(stagingHost, { recursive: true });
+    const whereOf = (b: BandSource) => `${where.get(b.file) ?? b.file} band ${b.band}${b.key ? ` (${b.key})` : ''}`;
+    const zarrJob = { groups, grid, workDir: work, work: workMount, where: whereOf, log };
+    if (layout === 'zarr' && options.scale === undefined && familyScale === undefined) {
+      ranges.push(...(await zarrGroupRanges(zarrJob)));
+    }
     const scale = options.scale ?? familyScale ?? fittingScale(ranges, offset);
     for (const r of ranges) {
       if ((r.lo - offset) / scale < -32767 || (r.hi - offset) / scale > 32767) {
@@ -398,34 +449,41 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
         );
       }
     }
-    const seen = new Map<string, BandSource>();
-    for (const s of sources) {
-      if (seen.has(s.key))
-        throw new BuildError('invalid_option', `Period ${s.key || '(undated)'} appears in more than one input band.`, {
-          option: 'inputs',
-        });
-      seen.set(s.key, s);
-    }
 
-    // 3. One output file per group of periods, written from a VRT that stacks, scales and marks nodata.
-    sources.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const groups = new Map<string, BandSource[]>();
-    for (const s of sources) {
-      const name = rasterFileName(timeScale, s.key);
-      groups.set(name, [...(groups.get(name) ?? []), s]);
-    }
-    const layerDir = rasterLayerDir(options.dataType, subDataType);
-    const stagingHost = join(work, 'out');
-    await mkdir(stagingHost, { recursive: true });
-    const fileEntries: RasterLayerEntry['files'] = [];
+    // 3. The files: Zarr stores, or one map GeoTIFF per group written from a VRT that stacks, scales and marks nodata.
     const buildId = newBuildId();
-    // Long daily stacks get the series layout or small tiles, since a point reads every date of a whole tile.
-    const maxBands = Math.max(...[...groups.values()].map((b) => b.length));
-    const layout = options.layout ?? (options.tileSize !== undefined ? 'map' : chooseLayout(maxBands));
+    const arrays: ZarrArrays = {
+      variable: variableName(options.dataType, subDataType),
+      chunk: ZARR_CHUNK,
+      previewFactor: previewFactor(grid.width, grid.height),
+    };
+    // A store's grid is the one its lat/lon arrays were written from: the exact one, read from a GeoTIFF input.
+    const zarrGrid = layout === 'zarr' ? await exactGrid(grid, hostOf(sources[0]!.file)) : null;
+    if (zarrGrid) grid = zarrGrid;
+    const stores =
+      layout === 'zarr'
+        ? await writeZarrGroups({
+            ...zarrJob,
+            arrays,
+            scale,
+            offset,
+            nodata: STORED_NODATA,
+            unit: decl.unit,
+            description: decl.description,
+            ...(options.attribution ? { attribution: options.attribution } : {}),
+            buildId,
+            stagingDir: stagingHost,
+            layerDir,
+          })
+        : [];
+    const fileEntries: RasterLayerEntry['files'] = stores.map((s) => s.entry);
     const tileSize = options.tileSize ?? chooseTileSize(maxBands);
-    for (const [name, bands] of groups) {
+    for (const [name, bands] of layout === 'map' ? groups : []) {
       const vrtName = `${name}.vrt`;
-      await writeFile(join(work, vrtName), stackVrt(grid, bands, scale, offset));
+      await writeFile(
+        join(work, vrtName),
+        stackVrt(grid, bands, { type: 'Int16', scale, offset, nodata: STORED_NODATA }),
+      );
       const { ds } = await openDataset(`${workMount.virtual}/${vrtName}`);
       log(`writing ${layerDir}/${name} (${bands.length} band${bands.length === 1 ? '' : 's'})`);
       await gdalStep(`Writing ${layerDir}/${name}`, (g) =>
@@ -434,8 +492,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
           [
             '-a_srs',
             'EPSG:4326',
-            // A series layer's map file is only read back once to be turned on its side.
-            ...storedTiffOptions(tileSize, tileSize, layout !== 'series'),
+            ...storedTiffOptions(tileSize, tileSize),
             '-co',
             'INTERLEAVE=PIXEL',
             '-mo',
@@ -449,27 +506,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     }
 
     // 4. Read back the exact grid and tiling from the written files (gdalinfo's JSON rounds doubles).
-    const written = await checkWritten(stagingHost, fileEntries, tileSize);
-    if (layout === 'series') {
-      for (const f of fileEntries) {
-        const name = basename(f.path);
-        log(`writing the series layout of ${layerDir}/${name}`);
-        const out = await writeSeriesFile({
-          mapFile: join(stagingHost, name),
-          workDir: work,
-          work: workMount,
-          outName: `series-${name.replace(/\.tif$/, '')}`,
-          block: { width: SERIES_BLOCK, height: SERIES_BLOCK },
-          nodata: STORED_NODATA,
-          metadata: [`${BUILD_ID_KEY.toUpperCase()}=${buildId}`],
-          dates: f.periods,
-          scale,
-          offset,
-          origin: written,
-        });
-        await rename(out, join(stagingHost, name));
-      }
-    }
+    const written = zarrGrid ?? (await checkWritten(stagingHost, fileEntries, tileSize));
 
     // 5. Swap the layer's folder in, then register it.
     const target = join(dir, layerDir);
@@ -500,8 +537,8 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       nodata: STORED_NODATA,
       files: fileEntries,
       resolution: [written.resX, written.resY],
-      ...(layout === 'series'
-        ? { tileSize: [SERIES_BLOCK, SERIES_BLOCK] as [number, number], layout: 'series' as const }
+      ...(layout === 'zarr'
+        ? { tileSize: [ZARR_CHUNK, ZARR_CHUNK] as [number, number], layout: 'zarr' as const, zarr: arrays }
         : { tileSize: [tileSize, tileSize] as [number, number] }),
     };
     await updateCatalog(dir, options.datasetName ?? basename(dir), (c) => {
@@ -515,9 +552,12 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       c.rasters = [...others, layer];
       c.rasters.sort((a, b) => (a.dataType + a.subDataType).localeCompare(b.dataType + b.subDataType));
     });
-    const files = await Promise.all(
-      fileEntries.map(async (f) => ({ path: f.path, bytes: (await stat(join(dir, f.path))).size })),
-    );
+    const files =
+      layout === 'zarr'
+        ? stores.map((s) => ({ path: s.entry.path, bytes: s.bytes }))
+        : await Promise.all(
+            fileEntries.map(async (f) => ({ path: f.path, bytes: (await stat(join(dir, f.path))).size })),
+          );
     return { layer, files, seconds: (Date.now() - started) / 1000 };
   } finally {
     for (const m of mounts.values()) await unmount(m);
@@ -601,37 +641,27 @@ function nodataText(v: number | string | undefined, type: string): string | null
   return Number.isNaN(v) ? 'nan' : String(v);
 }
 
-const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-/** A VRT stacking `bands` as Int16 with (value − offset) / scale rounded, nodata → −32768. */
-function stackVrt(g: Grid, bands: BandSource[], scale: number, offset: number): string {
-  const lines = [
-    `<VRTDataset rasterXSize="${g.width}" rasterYSize="${g.height}">`,
-    '  <SRS dataAxisToSRSAxisMapping="2,1">EPSG:4326</SRS>',
-    `  <GeoTransform>${g.west}, ${g.resX}, 0, ${g.north}, 0, ${-g.resY}</GeoTransform>`,
-  ];
-  bands.forEach((b, i) => {
-    // stored = (raw·inScale + inOffset − offset) / scale; GDAL rounds to nearest when writing Int16.
-    const ratio = b.inScale / scale;
-    const shift = (b.inOffset - offset) / scale;
-    lines.push(
-      `  <VRTRasterBand dataType="Int16" band="${i + 1}">`,
-      `    <Description>${xml(b.key)}</Description>`,
-      `    <NoDataValue>${STORED_NODATA}</NoDataValue>`,
-      `    <Scale>${scale}</Scale>`,
-      `    <Offset>${offset}</Offset>`,
-      '    <ComplexSource>',
-      `      <SourceFilename relativeToVRT="0">${xml(b.file)}</SourceFilename>`,
-      `      <SourceBand>${b.band}</SourceBand>`,
-      `      <ScaleOffset>${shift}</ScaleOffset>`,
-      `      <ScaleRatio>${ratio}</ScaleRatio>`,
-      ...(b.nodata !== null ? [`      <NODATA>${b.nodata}</NODATA>`] : []),
-      '    </ComplexSource>',
-      '  </VRTRasterBand>',
-    );
-  });
-  lines.push('</VRTDataset>');
-  return `${lines.join('\n')}\n`;
+/**
+ * `grid` with the exact origin and pixel size of `file` when it is a GeoTIFF on that grid (gdalinfo's
+ * JSON, which `grid` came from, rounds them), else `grid` as it is.
+ */
+async function exactGrid(grid: Grid, file: string | null): Promise<Grid> {
+  if (!file) return grid;
+  try {
+    const tiff = await fromFile(file);
+    try {
+      const image = await tiff.getImage();
+      const [west, north] = image.getOrigin() as [number, number];
+      const [rx, ry] = image.getResolution() as [number, number];
+      const exact: Grid = { west, north, resX: rx, resY: -ry, width: image.getWidth(), height: image.getHeight() };
+      return sameGrid(exact, grid) ? exact : grid;
+    } finally {
+      tiff.close();
+    }
+  } catch {
+    // Not a GeoTIFF (GRIB, Zarr …): gdalinfo's figures are all there is.
+    return grid;
+  }
 }
 
 /** Opens each written file with geotiff.js and returns the common grid; throws if anything is off. */

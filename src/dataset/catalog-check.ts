@@ -11,7 +11,14 @@ import { STATION_TIME_SCALES } from '../contract/station-data-types.ts';
 import { isStoredUtcOffset } from '../contract/utc-offset.ts';
 import { truncate } from '../contract/quote.ts';
 import { isSha256Hex } from '../io/digest.ts';
-import { CATALOG_VERSION, type Catalog, type RasterLayerEntry } from './catalog.ts';
+import {
+  CATALOG_VERSION,
+  type Catalog,
+  type RasterLayerEntry,
+  ZARR_MAX_CHUNK_EDGE,
+  ZARR_MAX_DATES,
+  ZARR_VARIABLE_NAME,
+} from './catalog.ts';
 
 /** Largest raster side the engine accepts: 1 M pixels (a 1 m grid of 1,000 km). */
 const MAX_SIDE = 1_000_000;
@@ -172,11 +179,39 @@ export function checkCatalog(value: unknown, where: string): Catalog {
       'must be two positive whole numbers',
     );
     check(
-      l.layout === undefined || l.layout === 'map' || (l.layout === 'series' && l.tileSize !== undefined),
+      l.layout === undefined || l.layout === 'map' || l.layout === 'zarr',
       `${at}.layout`,
       l.layout,
-      'must be "map" or "series" (a series layer also needs its tileSize, the block)',
+      (l.layout as unknown) === 'series'
+        ? 'is "series", a layout this version no longer reads: rebuild the layer with `climate-query build` (it is written as "zarr" now)'
+        : 'must be "map" or "zarr"',
     );
+    if (l.layout === 'zarr') {
+      const z = l.zarr;
+      check(
+        isObject(z) && typeof z.variable === 'string' && ZARR_VARIABLE_NAME.test(z.variable),
+        `${at}.zarr.variable`,
+        isObject(z) ? z.variable : z,
+        'must name the data array (a letter, then letters, digits or _)',
+      );
+      check(
+        isObject(z) && isCount(z.chunk) && z.chunk >= 1 && z.chunk <= ZARR_MAX_CHUNK_EDGE,
+        `${at}.zarr.chunk`,
+        isObject(z) ? z.chunk : z,
+        `must be a whole number of pixels from 1 to ${ZARR_MAX_CHUNK_EDGE}`,
+      );
+      check(
+        isObject(z) &&
+          isCount(z.previewFactor) &&
+          z.previewFactor >= 1 &&
+          z.previewFactor <= 1024 &&
+          (z.previewFactor & (z.previewFactor - 1)) === 0,
+        `${at}.zarr.previewFactor`,
+        isObject(z) ? z.previewFactor : z,
+        'must be a power of two from 1 to 1024',
+      );
+      check(l.timeScale !== null, `${at}.timeScale`, l.timeScale, 'must be a time scale: a zarr layer is dated');
+    }
     check(l.preview === undefined || typeof l.preview === 'string', `${at}.preview`, l.preview, 'must be a path');
     check(Array.isArray(l.files) && l.files.length > 0, `${at}.files`, l.files, 'must list at least one file');
     l.files.forEach((f, j) => {
@@ -192,6 +227,15 @@ export function checkCatalog(value: unknown, where: string): Catalog {
         f.periods,
         'must be a list of period keys',
       );
+      // A store's chunk holds every date: its length bounds what one chunk read decodes.
+      if (l.layout === 'zarr') {
+        check(
+          f.periods.length <= ZARR_MAX_DATES,
+          `${at}.files[${j}].periods`,
+          f.periods.length,
+          `must hold at most ${ZARR_MAX_DATES} dates in a zarr store`,
+        );
+      }
     });
     return completeLayer(l, where);
   });

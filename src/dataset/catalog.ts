@@ -18,7 +18,7 @@ export interface CatalogFile {
   bytes: number;
   /** Lower-case hex SHA-256 of the file, checked whenever a whole file is downloaded (docs/reliability.md). */
   sha256?: string;
-  /** What the file is for, "station-index", "station-coverage", "raster", "raster-preview". */
+  /** What the file is for, "station-index", "station-coverage", "raster", "raster-store" (a zarr store's `.zmetadata`), "raster-preview". */
   role: string;
   /**
    * A raster file's leading bytes up to its first tile (TIFF header, IFDs, tile index, metadata
@@ -106,7 +106,7 @@ export function stationsUtcOffset(catalog: Pick<Catalog, 'stations'>): string {
   return catalog.stations?.utcOffset ?? DEFAULT_UTC_OFFSET;
 }
 
-/** One GeoTIFF of a raster layer: its bands are the listed periods, in order. */
+/** One file of a raster layer (a GeoTIFF, or a `zarr` layer's store folder): its dates are the listed periods, in order. */
 export interface RasterFileEntry {
   path: string;
   /** Period keys (as in responses) of bands 1..n; one empty string for an undated layer. */
@@ -143,16 +143,36 @@ export interface RasterLayerEntry extends RasterLayerDeclaration {
   resolution?: [number, number];
   /**
    * Tile size [width, height] in grid pixels of every file of the layer: a
-   * `map` file's tile edge, a `series` file's block (docs/layers.md).
+   * `map` file's tile edge, a `zarr` store's chunk (docs/layers.md).
    */
   tileSize?: [number, number];
   /**
-   * How the files arrange pixels and dates (src/rasters/raster-layout.ts):
-   * `series` (one block of pixels × every date per tile, chosen for long
-   * daily stacks) or `map` (a north-up GeoTIFF). Absent: `map`.
+   * How the files arrange pixels and dates (docs/layers.md, section 2):
+   * `zarr` (each file a Zarr v2 store: chunks of 8 × 8 px × every date, a
+   * preview per date; src/rasters/zarr-layout.ts) or `map` (a north-up tiled
+   * GeoTIFF, pixel-interleaved). Absent: `map`.
    */
-  layout?: 'map' | 'series';
+  layout?: 'map' | 'zarr';
+  /** A `zarr` layer's arrays: names, chunk edge and preview factor, so a reader reads no store metadata first. */
+  zarr?: ZarrArrays;
 }
+
+/** Where a `zarr` layer's arrays are in each of its stores (src/rasters/zarr-layout.ts). */
+export interface ZarrArrays {
+  /** Name of the data array (and of the preview array under `preview/`). */
+  variable: string;
+  /** Chunk edge of the data array, pixels; a chunk holds every date of its store. */
+  chunk: number;
+  /** The preview grid is the layer's grid reduced by this factor (1: the full grid). */
+  previewFactor: number;
+}
+
+/** Variable names a store may use: what Zarr keys, xarray and GDAL take without quoting. */
+export const ZARR_VARIABLE_NAME = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+
+/** Largest chunk edge and date count a catalog may claim: they bound what a reader allocates for one chunk (3 MiB). */
+export const ZARR_MAX_CHUNK_EDGE = 64;
+export const ZARR_MAX_DATES = 400;
 
 /** Every period key a layer holds, in order (empty for an undated layer). */
 export function layerPeriods(layer: RasterLayerEntry): string[] {

@@ -187,7 +187,7 @@ Exit codes:
   climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE
         [--dates D1,D2,… | --date-pattern PATTERN] [--extent NAME] [--description TEXT]
         [--attribution TEXT] [--scale S] [--offset O] [--resampling bilinear] [--crs EPSG:…]
-        [--variable NAME] [--level VALUE] [--layout map|series] FILE...
+        [--variable NAME] [--level VALUE] [--layout map|zarr] FILE...
       Adds (or replaces) one raster layer from GeoTIFFs in any CRS GDAL reads, or from CF
       NetCDF files (classic or NetCDF-4) (docs/layers.md).
       SCALE: ${RASTER_TIME_SCALES.join(', ')}, or none (one undated grid).
@@ -199,8 +199,10 @@ Exit codes:
       dates are the file's CF time axis; --variable names the variable (or NETCDF:"f.nc":tas),
       --level picks a level by its value (e.g. 850); scale_factor/add_offset, _FillValue
       and valid ranges are applied, units taken from the file (K → °C for --unit °C).
-      --layout: series (8 × 8 px blocks × every date per tile: small point reads; the
-      default for files of more than 32 bands) or map (an ordinary GeoTIFF a GIS shows).
+      --layout: zarr (a Zarr store per year, 8 × 8 px chunks × every date: small point
+      reads, a preview per date; the default for more than 32 dates a file, i.e. daily
+      years) or map (one tiled GeoTIFF per file group). Both open in GDAL, QGIS and xarray.
+      Progress is printed every few seconds.
 
 Options:
   -h, --help       this help
@@ -611,8 +613,8 @@ async function buildCommand(argv: string[]): Promise<number> {
       );
     }
     const layout = values.layout;
-    if (layout !== undefined && layout !== 'map' && layout !== 'series') {
-      throw new ClimateQueryError('invalid_field', `--layout must be map or series; got "${layout}".`, {
+    if (layout !== undefined && layout !== 'map' && layout !== 'zarr') {
+      throw new ClimateQueryError('invalid_field', `--layout must be map or zarr; got "${layout}".`, {
         field: 'layout',
       });
     }

@@ -7,7 +7,6 @@ import { ClimateQueryError } from '../contract/errors.ts';
 import type { RasterQuery } from '../contract/types.ts';
 import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
 import type { GridSpec } from './coverage.ts';
-import type { SeriesGeometry } from './raster-layout.ts';
 
 /** The bands one file contributes to a query. */
 export interface FileBands {
@@ -147,16 +146,5 @@ export function gridOf(layer: RasterLayerEntry): GridSpec {
     resY: layer.resolution?.[1] ?? (north - south) / layer.height,
     width: layer.width,
     height: layer.height,
-  };
-}
-
-/** The `series` geometry of a layer whose catalog entry records that layout; undefined for a `map` layer. */
-export function seriesOf(layer: RasterLayerEntry): SeriesGeometry | undefined {
-  if (layer.layout !== 'series' || !layer.tileSize) return undefined;
-  return {
-    gridWidth: layer.width,
-    gridHeight: layer.height,
-    blockWidth: layer.tileSize[0],
-    blockHeight: layer.tileSize[1],
   };
 }

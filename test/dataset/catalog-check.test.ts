@@ -38,15 +38,43 @@ const CASES: Array<[string, (c: Json) => void, RegExp]> = [
   [
     'an unknown layout',
     (c) => (c.rasters[0].layout = 'columns'),
-    /rasters\[0\]\.layout is "columns", which must be "map" or "series"/,
+    /rasters\[0\]\.layout is "columns", which must be "map" or "zarr"/,
   ],
   [
-    'a series layout without its block',
+    'the series layout of earlier versions',
+    (c) => (c.rasters[0].layout = 'series'),
+    /rasters\[0\]\.layout is "series".*rebuild the layer/,
+  ],
+  [
+    'a zarr layer without its arrays',
     (c) => {
-      c.rasters[0].layout = 'series';
-      delete c.rasters[0].tileSize;
+      c.rasters[0].layout = 'zarr';
+      delete c.rasters[0].zarr;
     },
-    /rasters\[0\]\.layout is "series".*needs its tileSize/,
+    /rasters\[0\]\.zarr\.variable/,
+  ],
+  [
+    'a zarr variable that is a path',
+    (c) => (c.rasters.find((l: Json) => l.layout === 'zarr').zarr.variable = '../x'),
+    /rasters\[\d+\]\.zarr\.variable is "\.\.\/x"/,
+  ],
+  [
+    'a zarr chunk of a million pixels',
+    (c) => (c.rasters.find((l: Json) => l.layout === 'zarr').zarr.chunk = 1000),
+    /rasters\[\d+\]\.zarr\.chunk is 1000/,
+  ],
+  [
+    'a zarr preview factor that is not a power of two',
+    (c) => (c.rasters.find((l: Json) => l.layout === 'zarr').zarr.previewFactor = 3),
+    /rasters\[\d+\]\.zarr\.previewFactor is 3/,
+  ],
+  [
+    'a zarr store claiming 100,000 dates',
+    (c) => {
+      const l = c.rasters.find((x: Json) => x.layout === 'zarr');
+      l.files[0].periods = Array.from({ length: 100_000 }, (_, i) => String(i));
+    },
+    /rasters\[\d+\]\.files\[0\]\.periods is 100000, which must hold at most 400 dates/,
   ],
   ['a file size as text', (c) => (c.files[0].bytes = '12'), /files\[0\]\.bytes is "12"/],
   ['a short sha256', (c) => (c.files[0].sha256 = 'abc'), /files\[0\]\.sha256 is "abc"/],

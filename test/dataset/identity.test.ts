@@ -190,9 +190,9 @@ describe('a raster file from another build, of the same size', () => {
   const point = {
     wkts: 'POINT (18.61 -33.31)',
     dataType: 'temp',
-    options: { subDataType: 'mean', timeScale: 'daily', dataExtent: 'tc' },
-    startDate: '2023-06-01',
-    endDate: '2023-06-03',
+    options: { subDataType: 'max', timeScale: 'daily', dataExtent: 'tc' },
+    startDate: '2023-12-20',
+    endDate: '2023-12-22',
   };
 
   it('the catalog records each layer file’s header (up to the first tile) and its SHA-256', async () => {
@@ -212,9 +212,23 @@ describe('a raster file from another build, of the same size', () => {
     await cp(rasters.dataset, root, { recursive: true });
     const before = await bothWays(root, '/api/point/', point);
     for (const a of before) expect(a.status).toBe(200);
-    const file = rasters.catalog.rasters.find((l) => l.dataType === 'temp' && l.subDataType === 'mean')!.files[0]!.path;
+    const file = rasters.catalog.rasters.find((l) => l.dataType === 'temp' && l.subDataType === 'max')!.files[0]!.path;
     await rebuildInPlace(join(root, file));
     for (const a of await bothWays(root, '/api/point/', point)) changed(a, file);
+  });
+
+  it('a zarr store is named by its build, so another build of it is another path, never mixed with this one', async () => {
+    const layer = rasters.catalog.rasters.find((l) => l.layout === 'zarr')!;
+    const store = layer.files[0]!.path;
+    // The name carries the random part of the build id its metadata records.
+    const meta = JSON.parse(await readFile(join(rasters.dataset, store, '.zmetadata'), 'utf8'));
+    const id = String(meta.metadata['.zattrs'][BUILD_ID_KEY]).split('/').pop();
+    expect(store.endsWith(`-${id}.zarr`)).toBe(true);
+    // Its consolidated metadata is listed and hashed like any file.
+    const listed = rasters.catalog.files.find((f) => f.path === `${store}/.zmetadata`)!;
+    expect(listed.role).toBe('raster-store');
+    const bytes = await readFile(join(rasters.dataset, store, '.zmetadata'));
+    expect(listed.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
   });
 });
 

@@ -1,12 +1,16 @@
 /**
  * Independent answers for raster tests. Nothing here shares code with
- * src/rasters: rasters are decoded whole with geotiff.js's readRasters and
- * indexed from the file's own origin and pixel size, and pixel coverage is
+ * src/rasters: rasters are decoded whole with geotiff.js's readRasters (a
+ * zarr store with zarr-read.ts) and indexed from the file's own origin and
+ * pixel size, and pixel coverage is
  * computed per pixel by Sutherland–Hodgman clipping of every ring against
  * the pixel rectangle in lon/lat, then shoelace area, holes subtracted
  * (coverage.ts instead accumulates signed edge areas in pixel space).
  */
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fromFile } from 'geotiff';
+import { readZarrCoordinate, readZarrInt16 } from './zarr-read.ts';
 import type { PolygonCoords, Position } from '../../src/contract/wkt.ts';
 import type { GridSpec } from '../../src/rasters/coverage.ts';
 
@@ -18,66 +22,19 @@ export interface DecodedRaster extends GridSpec {
 }
 
 /**
- * The grid a `series` file describes in its CLIMATE_QUERY_SERIES metadata item (docs/layers.md),
- * parsed here on its own, or null for a map-shaped file.
+ * Decodes every band of `path`: a GeoTIFF in one readRasters call, a zarr store (a folder) chunk by
+ * chunk. A store's grid is derived from its pixel centres, which can be an ulp off the grid they were
+ * written from; `grid` (the catalog's origin and pixel size) replaces it where a test looks up points
+ * exactly on pixel lines.
  */
-export function seriesMetadata(item: string | undefined): {
-  width: number;
-  height: number;
-  bw: number;
-  bh: number;
-  west: number;
-  north: number;
-  resX: number;
-  resY: number;
-} | null {
-  if (!item) return null;
-  const m = /^grid (\d+)x(\d+) block (\d+)x(\d+) origin (\S+) (\S+) pixel (\S+) (\S+) EPSG:4326$/.exec(item);
-  if (!m) throw new Error(`unreadable CLIMATE_QUERY_SERIES item: ${item}`);
-  const n = m.slice(1).map(Number);
-  return { width: n[0]!, height: n[1]!, bw: n[2]!, bh: n[3]!, west: n[4]!, north: n[5]!, resX: n[6]!, resY: n[7]! };
-}
-
-/**
- * The column of pixel (col, row) in a series file, written out from the layout's description
- * (blocks row-major over the grid, pixels row-major inside a block) rather than shared with it.
- */
-export function seriesColumnOf(s: { width: number; bw: number; bh: number }, col: number, row: number): number {
-  const blocksAcross = Math.ceil(s.width / s.bw);
-  const block = Math.floor(row / s.bh) * blocksAcross + Math.floor(col / s.bw);
-  return block * s.bw * s.bh + (row % s.bh) * s.bw + (col % s.bw);
-}
-
-/** Decodes every band of `path` in one readRasters call (a series file is turned back into its grid). */
-export async function decodeWhole(path: string): Promise<DecodedRaster> {
+export async function decodeWhole(
+  path: string,
+  grid?: Pick<GridSpec, 'west' | 'north' | 'resX' | 'resY'>,
+): Promise<DecodedRaster> {
+  if (statSync(path).isDirectory()) return { ...decodeZarrStore(path), ...(grid ?? {}) };
   const tiff = await fromFile(path);
   try {
     const image = await tiff.getImage();
-    const meta = (await image.getGDALMetadata()) as Record<string, string> | null;
-    const series = seriesMetadata(meta?.CLIMATE_QUERY_SERIES);
-    if (series) {
-      const [stored] = (await image.readRasters()) as unknown as ArrayLike<number>[];
-      const columns = image.getWidth();
-      const dates = image.getHeight();
-      const bands: Int16Array[] = [];
-      for (let d = 0; d < dates; d++) {
-        const band = new Int16Array(series.width * series.height);
-        for (let r = 0; r < series.height; r++)
-          for (let c = 0; c < series.width; c++)
-            band[r * series.width + c] = stored![d * columns + seriesColumnOf(series, c, r)]!;
-        bands.push(band);
-      }
-      return {
-        west: series.west,
-        north: series.north,
-        resX: series.resX,
-        resY: series.resY,
-        width: series.width,
-        height: series.height,
-        nodata: image.getGDALNoData(),
-        bands,
-      };
-    }
     const [west, north] = image.getOrigin() as [number, number];
     const [resX, resYNeg] = image.getResolution() as [number, number];
     const bands = (await image.readRasters()) as unknown as ArrayLike<number>[];
@@ -94,6 +51,37 @@ export async function decodeWhole(path: string): Promise<DecodedRaster> {
   } finally {
     await tiff.close();
   }
+}
+
+/**
+ * A zarr store's data array (the root array with dimensions time, lat, lon, found from the store's
+ * own `.zmetadata`), with the grid from its lat/lon pixel centres.
+ */
+function decodeZarrStore(store: string): DecodedRaster {
+  const meta = JSON.parse(readFileSync(join(store, '.zmetadata'), 'utf8')) as {
+    metadata: Record<string, { _ARRAY_DIMENSIONS?: string[] }>;
+  };
+  const variable = Object.entries(meta.metadata)
+    .filter(([k, v]) => /^[^/]+\/\.zattrs$/.test(k) && v._ARRAY_DIMENSIONS?.join() === 'time,lat,lon')
+    .map(([k]) => k.split('/')[0]!)[0];
+  if (!variable) throw new Error(`${store} has no (time, lat, lon) array`);
+  const { shape, data, fill } = readZarrInt16(store, variable);
+  const [dates, height, width] = shape as [number, number, number];
+  const lat = readZarrCoordinate(store, 'lat');
+  const lon = readZarrCoordinate(store, 'lon');
+  const resX = (lon[width - 1]! - lon[0]!) / (width - 1);
+  const resY = (lat[0]! - lat[height - 1]!) / (height - 1);
+  const plane = width * height;
+  return {
+    west: lon[0]! - resX / 2,
+    north: lat[0]! + resY / 2,
+    resX,
+    resY,
+    width,
+    height,
+    nodata: fill,
+    bands: Array.from({ length: dates }, (_, d) => data.subarray(d * plane, (d + 1) * plane)),
+  };
 }
 
 /** The raw value at (lon, lat) by direct array lookup, or null off the raster or at nodata. */

@@ -5,11 +5,12 @@
  * the first query after the fault heals must be right. The clean answers
  * come from an engine reading the same files from disk.
  */
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClimateQueryError } from '../../src/contract/errors.ts';
+import type { Catalog } from '../../src/dataset/catalog.ts';
 import { writeInputGeoTiff } from '../../src/builder/raster-build-input.ts';
 import { buildRasterLayer } from '../../src/builder/raster-build.ts';
 import { createClimateEngine, type ClimateEngine } from '../../src/engine/engine.ts';
@@ -97,6 +98,13 @@ beforeAll(async () => {
     },
   });
   await buildRasterLayer({ dir: datasetB, dataType: 'temp', subDataType: 'mean', inputs: [shifted] });
+  // temp/max built again from the same inputs: the same values, another build (its files' headers differ).
+  await buildRasterLayer({
+    dir: datasetB,
+    dataType: 'temp',
+    subDataType: 'max',
+    inputs: [join(fx.inputs, 'tmax-b.tif'), join(fx.inputs, 'tmax-a.tif')],
+  });
   clean.A = await answerOf(fx.dataset);
   clean.B = await answerOf(datasetB);
   expect(clean.A.point).not.toEqual(clean.B.point);
@@ -218,14 +226,19 @@ describe('a redeploy while the engine is in use', () => {
     }
   });
 
-  it('the layer file replaced but catalog.json not yet (a deploy under way): dataset_changed (409), never a mix', async () => {
+  it('the new stores uploaded and the old removed, catalog.json not yet (a deploy under way): dataset_changed (409), never a mix', async () => {
     server.heal();
-    // A half-deployed folder: catalog A with B's temp/mean file.
+    // A half-deployed folder: catalog A; A's temp/mean store gone, B's (another name: its build's id) there.
     const half = join(work, 'half');
     await rm(half, { recursive: true, force: true });
     await cp(fx.dataset, half, { recursive: true });
     const layer = fx.catalog.rasters.find((l) => l.dataType === 'temp' && l.subDataType === 'mean')!;
-    await cp(join(datasetB, layer.files[0]!.path), join(half, layer.files[0]!.path));
+    const layerB = (JSON.parse(await readFile(join(datasetB, 'catalog.json'), 'utf8')) as Catalog).rasters.find(
+      (l) => l.dataType === 'temp' && l.subDataType === 'mean',
+    )!;
+    expect(layerB.files[0]!.path).not.toBe(layer.files[0]!.path);
+    await rm(join(half, layer.files[0]!.path), { recursive: true });
+    await cp(join(datasetB, layerB.files[0]!.path), join(half, layerB.files[0]!.path), { recursive: true });
     server.root = half;
     const engine = httpEngine();
     try {
@@ -237,6 +250,32 @@ describe('a redeploy while the engine is in use', () => {
       // The deploy completes: the next query answers from B.
       server.root = datasetB;
       expect((await run(engine)).outcomes).toEqual([clean.B.point, clean.B.polygon]);
+    } finally {
+      server.root = fx.dataset;
+      await engine.close();
+    }
+  });
+
+  it('a map file replaced but catalog.json not yet (a deploy under way): dataset_changed (409), never a mix', async () => {
+    server.heal();
+    // temp/max is a map GeoTIFF per year, rewritten in place by a rebuild: its header tells the versions apart.
+    const half = join(work, 'half-map');
+    await rm(half, { recursive: true, force: true });
+    await cp(fx.dataset, half, { recursive: true });
+    const layer = fx.catalog.rasters.find((l) => l.dataType === 'temp' && l.subDataType === 'max')!;
+    const file = layer.files[0]!.path;
+    await cp(join(datasetB, file), join(half, file));
+    server.root = half;
+    const engine = httpEngine();
+    const q = {
+      ...point,
+      options: { ...point.options, subDataType: 'max' },
+      startDate: '2023-12-20',
+      endDate: '2023-12-22',
+    };
+    try {
+      const err = await engine.query('point', q).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'dataset_changed', message: expect.stringContaining(file) });
     } finally {
       server.root = fx.dataset;
       await engine.close();

@@ -1,13 +1,13 @@
 /**
  * What raster queries cost on the wire, through a real HTTP server that
- * counts requests and bytes: after the header reads, a point costs at most
- * one tile read for a whole year of daily values, and repeating a query
- * costs nothing. The numbers are printed for docs/performance.md.
+ * counts requests and bytes: a point costs one chunk object for a whole year
+ * of daily values and nothing before it, and repeating a query costs
+ * nothing. The numbers are printed for docs/performance.md.
  */
 import { chooseLayout } from '../../src/builder/raster-tiling.ts';
 import { urlLocation } from '../../src/dataset/location.ts';
 import { join } from 'node:path';
-import { fromFile } from 'geotiff';
+import { statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRange } from '../../src/contract/periods.ts';
 import type { RasterQuery } from '../../src/contract/types.ts';
@@ -28,37 +28,20 @@ afterAll(async () => {
   await fx?.cleanup();
 });
 
-/** Byte offset where tile data starts in `file`: requests starting before it are header reads. */
-async function firstTileOffset(file: string): Promise<number> {
-  const tiff = await fromFile(file);
-  const offsets = (await (await tiff.getImage()).fileDirectory.loadValue('TileOffsets')) as ArrayLike<number>;
-  await tiff.close();
-  return Math.min(
-    ...Array.from(offsets)
-      .filter((o) => o > 0)
-      .map(Number),
-  );
-}
-
 describe('raster reads over HTTP Range', () => {
-  it('10 points × 365 daily dates: at most one tile read per point after the header', async () => {
+  it('10 points × 365 daily dates: one chunk object per point, nothing read before it', async () => {
     const g = FIXTURE_GRID;
     const layer = fx.catalog.rasters.find((l) => l.dataType === 'temp' && l.subDataType === 'mean')!;
     const file = layer.files[0]!;
-    const dataStart = await firstTileOffset(join(fx.dataset, file.path));
-    // The build chose the layout from the band count (raster-tiling.ts): a 365-day stack is a series
-    // file of 8 × 8 px blocks, each one tile of 64 columns × every date.
+    // The build chose the layout from the band count (raster-tiling.ts): a 365-day stack is a Zarr
+    // store of 8 × 8 px chunks, each holding every date.
     expect(layer.layout).toBe(chooseLayout(365));
-    expect(layer.layout).toBe('series');
+    expect(layer.layout).toBe('zarr');
     const tile = layer.tileSize![0];
     expect(tile).toBe(8);
-    const tileSizes = Array.from(
-      (await (
-        await (await fromFile(join(fx.dataset, file.path))).getImage()
-      ).fileDirectory.loadValue('TileByteCounts')) as ArrayLike<number>,
-    ).map(Number);
+    expect(layer.zarr!.chunk).toBe(8);
 
-    // One valid point in each of 10 different blocks, spread over the grid.
+    // One valid point in each of 10 different chunks, spread over the grid.
     const rand = rng(11);
     const tiles = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => [(i % 4) * 3 + 1, Math.floor(i / 4) * 3 + 1] as const);
     const points: Position[] = tiles.map(([tx, ty]) => {
@@ -84,19 +67,16 @@ describe('raster reads over HTTP Range', () => {
     const res = await engine.query(q);
     const coldMs = performance.now() - t;
     const cold = [...server.log];
-    const header = cold.filter((e) => Number(/bytes=(\d+)/.exec(e.range ?? '')?.[1] ?? 0) < dataStart);
-    const tileReads = cold.length - header.length;
     for (const v of Object.values(res))
       expect(Object.values(v as object).every((x) => typeof x === 'number')).toBe(true);
-    expect(cold.every((e) => e.status === 206)).toBe(true);
-    expect(tileReads).toBeLessThanOrEqual(points.length);
-    expect(header.length).toBeLessThanOrEqual(4);
-    // Bytes near the tiles: each tile's own bytes plus at most one 4 KiB cache block on either side.
-    const tileBytesRead = cold.filter((e) => !header.includes(e)).reduce((sum, e) => sum + e.bytes, 0);
-    const across = Math.ceil(g.width / tile);
-    const own = tiles.reduce((sum, [bx, by]) => sum + tileSizes[by * across + bx]!, 0);
-    expect(tileBytesRead).toBeGreaterThanOrEqual(own);
-    expect(tileBytesRead).toBeLessThanOrEqual(own + points.length * 2 * 4096);
+    // Exactly the chunks of the points, each read once and whole: no header, no index, no neighbour.
+    const want = tiles.map(([tx, ty]) => `/${file.path}/${layer.zarr!.variable}/0.${ty}.${tx}`).sort();
+    expect(cold.map((e) => decodeURIComponent(e.path)).sort()).toEqual(want);
+    for (const e of cold) {
+      expect(e.status).toBe(206);
+      const path = join(fx.dataset, decodeURIComponent(e.path));
+      expect(e.bytes).toBe(statSync(path).size);
+    }
 
     server.reset();
     t = performance.now();
@@ -105,7 +85,7 @@ describe('raster reads over HTTP Range', () => {
     expect(again).toEqual(res);
     expect(server.requests).toBe(0);
 
-    // A second layer file opened later costs its header once, then tiles only.
+    // Other dates of the same pixels come from the same chunks: nothing read.
     server.reset();
     const one = await engine.query({
       ...q,
@@ -116,12 +96,10 @@ describe('raster reads over HTTP Range', () => {
     expect(server.requests).toBe(0);
     await engine.close();
 
-    const headerBytes = header.reduce((s, e) => s + e.bytes, 0);
-    const tileBytes = cold.reduce((s, e) => s + e.bytes, 0) - headerBytes;
+    const bytes = cold.reduce((s, e) => s + e.bytes, 0);
     console.log(
-      `[raster reads] fixture temp/mean (365 bands, ${g.width}×${g.height} px, ${tile} px tiles): 10 points × 365 days cold: ` +
-        `${cold.length} requests (${header.length} header, ${tileReads} tile), ${(headerBytes / 1024).toFixed(0)} KiB header + ${(tileBytes / 1024).toFixed(0)} KiB tiles, ` +
-        `${coldMs.toFixed(0)} ms; warm: 0 requests, ${warmMs.toFixed(1)} ms`,
+      `[raster reads] fixture temp/mean (365 dates, ${g.width}×${g.height} px, ${tile} px chunks): 10 points × 365 days cold: ` +
+        `${cold.length} requests, ${(bytes / 1024).toFixed(0)} KiB, ${coldMs.toFixed(0)} ms; warm: 0 requests, ${warmMs.toFixed(1)} ms`,
     );
   });
 
@@ -129,7 +107,7 @@ describe('raster reads over HTTP Range', () => {
     const g = FIXTURE_GRID;
     const engine = createRasterEngine({ catalog: fx.catalog, dataset: urlLocation(server.url) });
     const at = (c: number, r: number): Position => [g.west + c * g.res, g.north - r * g.res];
-    // Warm the header with a point far away, then ask for a small polygon on a tile corner (4 tiles).
+    // Warm the engine with a polygon far away, then ask for a small polygon on a tile corner (4 tiles).
     const base: Omit<RasterQuery, 'geometries'> = {
       endpoint: 'polygon',
       dataType: 'temp',

@@ -21,6 +21,7 @@ import {
   type RasterFixture,
 } from '../helpers/raster-fixture.ts';
 import { decodeWhole } from '../helpers/raster-oracle.ts';
+import { readZarrCoordinate, readZarrInt16 } from '../helpers/zarr-read.ts';
 
 let fx: RasterFixture;
 beforeAll(async () => {
@@ -65,15 +66,57 @@ describe('raster build output', () => {
     expect(compared).toBeGreaterThan(365 * 6000);
   });
 
-  it('writes tiled, compressed Int16: long stacks as series, the rest as maps with band descriptions = periods', async () => {
+  it('writes Int16: long stacks as Zarr stores, the rest as tiled compressed maps with band descriptions = periods', async () => {
     const layouts = new Set<string>();
     for (const l of fx.catalog.rasters) {
       const most = l.files.reduce((m, x) => Math.max(m, x.periods.length), 0);
       // The layout the build chose from the band count, as the catalog records it (raster-tiling.ts).
-      const series = most > 32;
-      expect(l.layout).toBe(series ? 'series' : undefined);
+      const zarr = most > 32;
+      expect(l.layout).toBe(zarr ? 'zarr' : undefined);
       layouts.add(l.layout ?? 'map');
       for (const f of l.files) {
+        if (zarr) {
+          // A Zarr v2 store described by its own metadata: no reader needs the catalog to open it.
+          const store = join(fx.dataset, f.path);
+          const meta = JSON.parse(await readFile(join(store, '.zmetadata'), 'utf8')).metadata;
+          const v = l.zarr!.variable;
+          expect(meta[`${v}/.zarray`]).toMatchObject({
+            zarr_format: 2,
+            shape: [f.periods.length, l.height, l.width],
+            chunks: [f.periods.length, 8, 8],
+            dtype: '<i2',
+            fill_value: STORED_NODATA,
+            order: 'C',
+            compressor: { id: 'zlib' },
+            filters: [{ id: 'delta', dtype: '<i2' }],
+          });
+          expect(meta[`${v}/.zattrs`]).toMatchObject({
+            _ARRAY_DIMENSIONS: ['time', 'lat', 'lon'],
+            scale_factor: l.scale,
+            add_offset: l.offset,
+            units: l.unit,
+          });
+          expect(l.tileSize).toEqual([8, 8]);
+          // Its dates are the catalog's periods (days since 1970-01-01), its pixel centres the catalog's grid.
+          const days = readZarrCoordinate(store, 'time');
+          expect(days.map((d) => new Date(d * 86_400_000).toISOString().slice(0, 10))).toEqual(f.periods);
+          const lon = readZarrCoordinate(store, 'lon');
+          const lat = readZarrCoordinate(store, 'lat');
+          expect(lon).toHaveLength(l.width);
+          expect(lat).toHaveLength(l.height);
+          expect(lon[0]! - l.resolution![0] / 2).toBeCloseTo(l.bbox[0], 12);
+          expect(lat[0]! + l.resolution![1] / 2).toBeCloseTo(l.bbox[3], 12);
+          expect(lon[1]! - lon[0]!).toBeCloseTo(l.resolution![0], 12);
+          // The preview: one chunk per date; on a grid this small, the full grid itself.
+          expect(l.zarr!.previewFactor).toBe(1);
+          expect(meta[`preview/${v}/.zarray`]).toMatchObject({
+            shape: [f.periods.length, l.height, l.width],
+            chunks: [1, l.height, l.width],
+          });
+          const preview = readZarrInt16(store, `preview/${v}`);
+          expect(preview.data).toEqual(readZarrInt16(store, v).data);
+          continue;
+        }
         const tiff = await fromFile(join(fx.dataset, f.path));
         const image = await tiff.getImage();
         const fd = image.fileDirectory;
@@ -87,43 +130,21 @@ describe('raster build output', () => {
         expect(image.getGDALNoData()).toBe(STORED_NODATA);
         // The header (IFD) comes first, so a range reader finds it in the first block.
         expect(tiff.firstIFDOffset).toBeLessThan(1024);
-        if (series) {
-          // One band: columns are the pixels of 8 × 8 blocks (edge blocks padded), rows the dates.
-          const blocks = Math.ceil(l.width / 8) * Math.ceil(l.height / 8);
-          expect([image.getWidth(), image.getHeight(), image.getSamplesPerPixel()]).toEqual([
-            blocks * 64,
-            f.periods.length,
-            1,
-          ]);
-          expect([image.getTileWidth(), image.getTileHeight()]).toEqual([64, Math.ceil(f.periods.length / 16) * 16]);
-          expect(l.tileSize).toEqual([8, 8]);
-          const md = (await image.getGDALMetadata()) as Record<string, string>;
-          expect(md.CLIMATE_QUERY_DATES!.split(',')).toEqual(f.periods);
-          const [w, s, , n] = l.bbox;
-          expect(md.CLIMATE_QUERY_SERIES).toBe(
-            `grid ${l.width}x${l.height} block 8x8 origin ${w} ${n} pixel ${l.resolution![0]} ${l.resolution![1]} EPSG:4326`,
-          );
-          expect(s).toBeLessThan(n);
-          const band = (await image.getGDALMetadata(0)) as Record<string, string> | null;
-          expect(Number(band?.SCALE ?? 1)).toBeCloseTo(l.scale, 12);
-          expect(Number(band?.OFFSET ?? 0)).toBeCloseTo(l.offset, 12);
-        } else {
-          const edge = chooseTileSize(most);
-          expect([image.getTileWidth(), image.getTileHeight()]).toEqual([edge, edge]);
-          expect(l.tileSize).toEqual([edge, edge]);
-          expect(image.getSamplesPerPixel()).toBe(f.periods.length);
-          for (const [i, period] of f.periods.entries()) {
-            const md = (await image.getGDALMetadata(i)) as Record<string, string> | null;
-            if (l.timeScale !== null) expect(md?.DESCRIPTION).toBe(period);
-            // GDAL leaves out the default scale 1 / offset 0.
-            expect(Number(md?.SCALE ?? 1)).toBeCloseTo(l.scale, 12);
-            expect(Number(md?.OFFSET ?? 0)).toBeCloseTo(l.offset, 12);
-          }
+        const edge = chooseTileSize(most);
+        expect([image.getTileWidth(), image.getTileHeight()]).toEqual([edge, edge]);
+        expect(l.tileSize).toEqual([edge, edge]);
+        expect(image.getSamplesPerPixel()).toBe(f.periods.length);
+        for (const [i, period] of f.periods.entries()) {
+          const md = (await image.getGDALMetadata(i)) as Record<string, string> | null;
+          if (l.timeScale !== null) expect(md?.DESCRIPTION).toBe(period);
+          // GDAL leaves out the default scale 1 / offset 0.
+          expect(Number(md?.SCALE ?? 1)).toBeCloseTo(l.scale, 12);
+          expect(Number(md?.OFFSET ?? 0)).toBeCloseTo(l.offset, 12);
         }
         await tiff.close();
       }
     }
-    expect([...layouts].sort()).toEqual(['map', 'series']);
+    expect([...layouts].sort()).toEqual(['map', 'zarr']);
   });
 
   it('registers each layer with its periods, grid and file layout', async () => {
@@ -153,7 +174,11 @@ describe('raster build output', () => {
     expect(tmean.resolution).toEqual([g.res, g.res]);
     expect(tmean.bbox[0]).toBe(g.west);
     expect(tmean.bbox[3]).toBe(g.north);
-    expect(tmean.files.map((f) => f.path)).toEqual(['rasters/temp-mean/2023.tif']);
+    // A store is named by its year and its build's id, so a rebuild never writes into a store in use.
+    expect(tmean.files.map((f) => f.path)).toEqual([
+      expect.stringMatching(/^rasters\/temp-mean\/2023-[0-9a-f]{8}\.zarr$/),
+    ]);
+    expect(tmean).toMatchObject({ layout: 'zarr', zarr: { variable: 'temp_mean', chunk: 8, previewFactor: 1 } });
     expect(tmean.files[0]!.periods[0]).toBe('2023-01-01');
     expect(tmean.files[0]!.periods[364]).toBe('2023-12-31');
     expect(byName.get('temp/max')!.files.map((f) => [f.path, f.periods.length])).toEqual([
@@ -174,7 +199,11 @@ describe('raster build output', () => {
       files: [{ path: 'rasters/windspeed-20/layer.tif', periods: [''] }],
     });
     for (const f of catalog.files) expect(existsSync(join(fx.dataset, f.path))).toBe(true);
-    expect(catalog.files.filter((f) => f.role === 'raster')).toHaveLength(8);
+    expect(catalog.files.filter((f) => f.role === 'raster')).toHaveLength(7);
+    // A store is listed by its consolidated metadata, hashed like any file.
+    expect(catalog.files.filter((f) => f.role === 'raster-store').map((f) => f.path)).toEqual([
+      `${tmean.files[0]!.path}/.zmetadata`,
+    ]);
   });
 
   it('dates single-band files by the stated file-name pattern and keeps values per date', async () => {

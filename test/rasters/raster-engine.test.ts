@@ -49,16 +49,20 @@ function layerOf(dataType: RasterDataType, sub: string): RasterLayerEntry {
   return l;
 }
 
-async function decodedFile(path: string): Promise<DecodedRaster> {
+async function decodedFile(path: string, layer: RasterLayerEntry): Promise<DecodedRaster> {
   let d = decoded.get(path);
-  if (!d) decoded.set(path, (d = await decodeWhole(join(fx.dataset, path))));
+  // A store is indexed on the catalog's grid: its pixel centres may put a point on a pixel line an ulp off.
+  const [west, , , north] = layer.bbox;
+  const grid = { west, north, resX: layer.resolution![0], resY: layer.resolution![1] };
+  if (!d)
+    decoded.set(path, (d = await decodeWhole(join(fx.dataset, path), layer.layout === 'zarr' ? grid : undefined)));
   return d;
 }
 
 /** Oracle for one layer and period key: (file decoded whole, band index). */
 async function bandOf(layer: RasterLayerEntry, key: string): Promise<[DecodedRaster, number]> {
   const file = layer.files.find((f) => f.periods.includes(key))!;
-  return [await decodedFile(file.path), file.periods.indexOf(key)];
+  return [await decodedFile(file.path, layer), file.periods.indexOf(key)];
 }
 
 const toUnits = (layer: RasterLayerEntry, raw: number | null) =>
@@ -365,7 +369,7 @@ describe('raster engine: errors', () => {
     await shared.close();
   });
 
-  it('reports a missing file as dataset_unavailable', async () => {
+  it('reports a missing file as dataset_unavailable, a missing store as dataset_changed', async () => {
     const broken = {
       ...fx.catalog,
       rasters: fx.catalog.rasters.map((l) => ({
@@ -375,9 +379,19 @@ describe('raster engine: errors', () => {
     };
     const engine = createRasterEngine({ catalog: broken, dataset: urlLocation(server.url) });
     await expect(
-      engine.query(query(layerOf('temp', 'mean'), [point([18.5, -33.5], 0)], ['2023-01-01', '2023-01-01'], null)),
+      engine.query(query(layerOf('temp', 'max'), [point([18.5, -33.5], 0)], ['2023-12-20', '2023-12-20'], null)),
     ).rejects.toMatchObject({
       code: 'dataset_unavailable',
+    });
+    // A zarr store that is not on the host: the catalog no longer matches it (a redeploy drops old
+    // stores, whose names carry their build's id), which the engine answers by reading catalog.json
+    // again once (engine.ts); a dataset copied in part stays 409, naming the object and what to do.
+    const missing = await engine
+      .query(query(layerOf('temp', 'mean'), [point([18.5, -33.5], 0)], ['2023-01-01', '2023-01-01'], null))
+      .catch((e: unknown) => e);
+    expect(missing).toMatchObject({
+      code: 'dataset_changed',
+      message: expect.stringMatching(/missing\/rasters\/temp-mean\/.*copied in part/),
     });
     await engine.close();
   });

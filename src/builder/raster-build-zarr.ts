@@ -1,0 +1,157 @@
+/**
+ * The build of a `zarr` layer's stores (src/rasters/zarr-layout.ts), one per
+ * file group (a daily layer's year): GDAL stacks the group's bands from the
+ * inputs into a raw Float32 file in the work folder, read once in the order
+ * the inputs' interleave makes cheap (raw-stack.ts), and the store is
+ * written from it a strip at a time (zarr-write.ts); the raw file goes
+ * before the next group starts, so the work folder holds one group's raw
+ * values (3.0 GB for a year of the 1,800 × 1,150 px real-size grid) and
+ * memory one strip, whatever the number of years.
+ */
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RasterFileEntry } from '../dataset/catalog.ts';
+import type { GridSpec } from '../rasters/coverage.ts';
+import type { ZarrArrays } from '../rasters/zarr-layout.ts';
+import { closeDataset, openDataset, type Mount } from './raster-build-gdal.ts';
+import { type BandSource, stackVrt } from './raster-build-vrt.ts';
+import { RawStackReader, type RawInterleave, translateToRaw } from './raw-stack.ts';
+import { writeZarrStore } from './zarr-write.ts';
+
+/** What {@link writeZarrGroups} needs. */
+export interface ZarrGroupsJob {
+  /** Output name (`2024.tif`, from rasterFileName) → its bands in date order. */
+  groups: Map<string, BandSource[]>;
+  grid: GridSpec;
+  arrays: ZarrArrays;
+  scale: number;
+  offset: number;
+  nodata: number;
+  unit: string;
+  description: string;
+  attribution?: string;
+  buildId: string;
+  /** The build's work folder, on the host and mounted for GDAL. */
+  workDir: string;
+  work: Mount;
+  /** Where the stores are written (the layer's staging folder) and their path in the dataset. */
+  stagingDir: string;
+  layerDir: string;
+  /** Names the inputs in messages ("tmean_2024.tif band 32"). */
+  where(source: BandSource): string;
+  log(line: string): void;
+}
+
+/** The raw order GDAL copies a group in most cheaply: pixel-interleaved inputs row by row, the rest band by band. */
+export function rawInterleave(bands: readonly BandSource[]): RawInterleave {
+  return bands.length > 0 && bands.every((b) => b.pixelInterleaved && b.file === bands[0]!.file) ? 'BIP' : 'BSQ';
+}
+
+/** A store's file name: the group's name and the build's own id, so a rebuild never writes into a store a reader may be using. */
+export function storeName(group: string, buildId: string): string {
+  const id = buildId
+    .split('/')
+    .pop()!
+    .replace(/[^A-Za-z0-9]/g, '');
+  return `${group.replace(/\.tif$/, '')}-${id}.zarr`;
+}
+
+/** Raw stacks of the groups one at a time, handed to `use` and deleted after. */
+async function eachRawStack<T>(
+  job: Pick<ZarrGroupsJob, 'groups' | 'grid' | 'workDir' | 'work'>,
+  use: (name: string, bands: BandSource[], reader: RawStackReader) => Promise<T>,
+): Promise<T[]> {
+  const out: T[] = [];
+  for (const [name, bands] of job.groups) {
+    const base = `raw-${name.replace(/\.tif$/, '')}`;
+    await writeFile(join(job.workDir, `${base}.vrt`), stackVrt(job.grid, bands, { type: 'Float32' }));
+    const interleave = rawInterleave(bands);
+    const { ds } = await openDataset(`${job.work.virtual}/${base}.vrt`);
+    let raw: string;
+    try {
+      raw = await translateToRaw(ds, job.work, base, interleave);
+    } finally {
+      await closeDataset(ds);
+    }
+    const shape = { width: job.grid.width, height: job.grid.height, bands: bands.length, interleave };
+    const reader = await RawStackReader.open(raw, shape);
+    try {
+      out.push(await use(name, bands, reader));
+    } finally {
+      await reader.close();
+      await rm(raw, { force: true });
+      await rm(`${raw}.hdr`, { force: true });
+      await rm(`${raw}.aux.xml`, { force: true });
+      await rm(join(job.workDir, `${base}.vrt`), { force: true });
+    }
+  }
+  return out;
+}
+
+/**
+ * The smallest and largest value of every group's bands, for a layer whose storage step must be
+ * chosen from its values (no --scale, not a family): one more read of the inputs, said in the log.
+ */
+export async function zarrGroupRanges(
+  job: Pick<ZarrGroupsJob, 'groups' | 'grid' | 'workDir' | 'work' | 'where' | 'log'>,
+): Promise<Array<{ where: string; lo: number; hi: number }>> {
+  job.log('reading the inputs once for their range of values (pass --scale to skip this read)');
+  const found = await eachRawStack(job, async (_name, bands, reader) => {
+    const { width: W, height: H } = reader.shape;
+    const rows = 8;
+    const strip = new Float32Array(bands.length * rows * W);
+    const lo = new Float64Array(bands.length).fill(Infinity);
+    const hi = new Float64Array(bands.length).fill(-Infinity);
+    for (let y0 = 0; y0 < H; y0 += rows) {
+      const n = Math.min(rows, H - y0);
+      await reader.readStrip(y0, n, strip);
+      for (let b = 0; b < bands.length; b++) {
+        for (let i = b * n * W; i < (b + 1) * n * W; i++) {
+          const v = strip[i]!;
+          if (v < lo[b]!) lo[b] = v;
+          if (v > hi[b]!) hi[b] = v;
+        }
+      }
+    }
+    return bands.flatMap((s, b) => (lo[b]! <= hi[b]! ? [{ where: job.where(s), lo: lo[b]!, hi: hi[b]! }] : []));
+  });
+  return found.flat();
+}
+
+/** Writes every group's store into the staging folder; returns the layer's file entries and each store's bytes. */
+export async function writeZarrGroups(job: ZarrGroupsJob): Promise<Array<{ entry: RasterFileEntry; bytes: number }>> {
+  const entries = await eachRawStack(job, async (name, bands, reader) => {
+    const store = storeName(name, job.buildId);
+    job.log(`writing ${job.layerDir}/${store} (${bands.length} dates)`);
+    const started = Date.now();
+    let shown = started;
+    const result = await writeZarrStore({
+      spec: {
+        arrays: job.arrays,
+        grid: job.grid,
+        dates: bands.map((b) => b.key),
+        scale: job.scale,
+        offset: job.offset,
+        nodata: job.nodata,
+        unit: job.unit,
+        description: job.description,
+        ...(job.attribution ? { attribution: job.attribution } : {}),
+        buildId: job.buildId,
+      },
+      reader,
+      storeDir: join(job.stagingDir, store),
+      workDir: job.workDir,
+      where: (b) => job.where(bands[b]!),
+      progress: (done, rows) => {
+        if (Date.now() - shown < 5000) return;
+        shown = Date.now();
+        job.log(`  ${job.layerDir}/${store}: row ${done} of ${rows}, ${((shown - started) / 1000).toFixed(0)} s`);
+      },
+    });
+    job.log(
+      `wrote ${job.layerDir}/${store} (${bands.length} dates, ${result.objects} objects, ${(result.bytes / 1e6).toFixed(1)} MB) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
+    return { entry: { path: `${job.layerDir}/${store}`, periods: bands.map((b) => b.key) }, bytes: result.bytes };
+  });
+  return entries;
+}
