@@ -56,6 +56,8 @@ export function storeName(group: string, buildId: string): string {
   return `${group.replace(/\.tif$/, '')}-${id}.zarr`;
 }
 
+let rawCounter = 0;
+
 /** Raw stacks of the groups one at a time, handed to `use` and deleted after. */
 async function eachRawStack<T>(
   job: Pick<ZarrGroupsJob, 'groups' | 'grid' | 'workDir' | 'work'>,
@@ -63,7 +65,9 @@ async function eachRawStack<T>(
 ): Promise<T[]> {
   const out: T[] = [];
   for (const [name, bands] of job.groups) {
-    const base = `raw-${name.replace(/\.tif$/, '')}`;
+    // A name never used before in this build: GDAL (in WebAssembly) could not create a file again at
+    // the path of one it wrote and the build deleted (the range pass, then the stores).
+    const base = `raw-${name.replace(/\.tif$/, '')}-${rawCounter++}`;
     await writeFile(join(job.workDir, `${base}.vrt`), stackVrt(job.grid, bands, { type: 'Float32' }));
     const interleave = rawInterleave(bands);
     const { ds } = await openDataset(`${job.work.virtual}/${base}.vrt`);
