@@ -301,6 +301,34 @@ export class BrowserBench {
     return { runs: out, peakRss, answer };
   }
 
+  /**
+   * One date's map preview in a fresh context (the page's engine Worker, as the app asks for it),
+   * sent 1 s after the page has loaded, as a person picks a layer to look at: its time in the page
+   * and the requests it made (the page's own loading and catalog read come before and are left out).
+   */
+  async layerGrid(
+    server: BenchServer,
+    data: string,
+    request: { dataType: string; subDataType: string; period: string },
+  ): Promise<{ ms: number; width: number; log: LoggedRequest[] }> {
+    const f = await this.fresh(`${server.url}app/index.html?mode=engine&data=${data}`, 1000);
+    try {
+      server.reset();
+      const r = await f.page.evaluate(
+        (req) =>
+          (
+            window as unknown as {
+              bench: { grid(q: typeof req): Promise<{ ms: number; width: number }> };
+            }
+          ).bench.grid(req),
+        request,
+      );
+      return { ms: r.ms, width: r.width, log: server.counts().log };
+    } finally {
+      await f.close();
+    }
+  }
+
   /** Cold start: a fresh context loads the page, whose script sends `s` at once; `n` times. */
   async coldStart(
     server: BenchServer,

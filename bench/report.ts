@@ -28,9 +28,11 @@ import {
   type ScenarioResult,
 } from './results.ts';
 import { SCALE_HEADING } from './scale-report.ts';
+import { REAL_SIZE_HEADING } from './raster-scale-report.ts';
 
 /** Sections of the existing page that are written by hand and kept. */
 export const KEPT_SECTIONS = [
+  REAL_SIZE_HEADING,
   SCALE_HEADING,
   'Station reads: how the layout and reader were chosen',
   'Raster reads',
@@ -645,7 +647,7 @@ export function renderPerformanceDoc(results: BenchResults, currentDoc: string):
     ...missedNotes(r, targets),
     '## Rasters: point and polygon',
     '',
-    `The engine reads the layer as the project stores it (one tiled Int16 file per year in the \`series\` layout the build chooses for long daily stacks: one tile per 8 × 8 px block holding all 366 dates, docs/layers.md, "Layouts" — ${fmtBytes(r.dataset.dailyRasterBytes)} for 366 days of \`temp/mean\`) through \`createClimateEngine\` with fetch Range reads — the code the browser's engine Worker runs — in Node, like the baselines, so the ratios compare layouts and libraries on the same runtime; the "engine (Chromium)" row is the same query in the browser. Baselines read ${r.dataset.baselines.temp?.files ?? '?'} per-date COGs (${fmtBytes(r.dataset.baselines.temp?.bytes ?? NaN)} in all): geotiff.js ${r.environment.packages.geotiff} with \`fromUrl\` per file and one \`readRasters\` window per file covering every pixel needed (polygon statistics with the engine's exact-coverage maths, so answers must be identical); geoblaze ${r.environment.packages.geoblaze} with \`identify\` per point and file and \`mean\` per polygon and file, as its API is meant to be used. All files of a query are worked on at once; the server lets 6 requests through at a time.`,
+    `The engine reads the layer as the project stores it (one Zarr store per year, the \`zarr\` layout the build chooses for long daily stacks: one object per 8 × 8 px chunk holding all 366 dates, and a preview per date, docs/layers.md, "Layouts" — ${fmtBytes(r.dataset.dailyRasterBytes)} for 366 days of \`temp/mean\`) through \`createClimateEngine\` with fetch Range reads — the code the browser's engine Worker runs — in Node, like the baselines, so the ratios compare layouts and libraries on the same runtime; the "engine (Chromium)" row is the same query in the browser. Baselines read ${r.dataset.baselines.temp?.files ?? '?'} per-date COGs (${fmtBytes(r.dataset.baselines.temp?.bytes ?? NaN)} in all): geotiff.js ${r.environment.packages.geotiff} with \`fromUrl\` per file and one \`readRasters\` window per file covering every pixel needed (polygon statistics with the engine's exact-coverage maths, so answers must be identical); geoblaze ${r.environment.packages.geoblaze} with \`identify\` per point and file and \`mean\` per polygon and file, as its API is meant to be used. All files of a query are worked on at once; the server lets 6 requests through at a time.`,
     '',
     ...raster.flatMap((s) => rasterTable(r, s)),
     '## Stations: nearest-station and poly-aggregate',

@@ -10,6 +10,8 @@
  *   npm run bench -- --only a,b   only these scenario ids (and "cold-start"); for development
  *   npm run bench -- --scale      the scale bench instead (bench/scale-run.ts; ≤ 30 minutes on 2 cores)
  *   npm run bench -- --scale --scale-size small   the same on small archives, for development
+ *   npm run bench -- --real-size  climate layers at the real size (bench/raster-scale-run.ts; ≈ 15 minutes
+ *                                 the first time, which generates and builds; ≈ 5 minutes cached)
  *
  * Everything runs one after another (the machine has 2 cores): a bench
  * server per latency (bench/server.ts), Node jobs each in their own child
@@ -43,6 +45,7 @@ import {
 } from './results.ts';
 import { DAILY_LAYER, SCENARIOS, UNDATED_LAYER, type Scenario } from './scenarios.ts';
 import { runScaleBench } from './scale-run.ts';
+import { runRealSizeBench } from './raster-scale-run.ts';
 import { PROFILES } from './link.ts';
 import { startBenchServer, type BenchServer } from './server.ts';
 
@@ -126,9 +129,16 @@ async function main(): Promise<void> {
       only: { type: 'string' },
       scale: { type: 'boolean' },
       'scale-size': { type: 'string' },
+      'real-size': { type: 'boolean' },
     },
   });
   const quick = values.quick ?? false;
+  if (values['real-size']) {
+    const t0 = performance.now();
+    const say = (s: string) =>
+      process.stdout.write(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${s}\n`);
+    return runRealSizeBench({ quick, rebuild: values.rebuild ?? false, log: say });
+  }
   if (values.scale) {
     const size = values['scale-size'] ?? 'full';
     if (size !== 'full' && size !== 'small') throw new Error(`--scale-size is full or small, not ${size}`);
@@ -447,7 +457,12 @@ async function main(): Promise<void> {
           ['hourly', 'daily', 'monthly'].map(async (t) => [t, await dirBytes(join(demo.dir, 'stations', t))] as const),
         ),
       ),
-      dailyRasterBytes: await sizeOf(layerOf(catalog, DAILY_LAYER.dataType, DAILY_LAYER.subDataType).files[0]!.path),
+      // A zarr store is a folder: its data array, without the preview (which no point or polygon reads).
+      dailyRasterBytes: await (async () => {
+        const l = layerOf(catalog, DAILY_LAYER.dataType, DAILY_LAYER.subDataType);
+        const path = l.files[0]!.path;
+        return l.layout === 'zarr' ? dirBytes(join(demo.dir, path, l.zarr!.variable)) : sizeOf(path);
+      })(),
       baselines: Object.fromEntries(
         Object.entries(baselines).map(([k, b]) => [k, { files: b.files.length, bytes: b.bytes }]),
       ),

@@ -54,4 +54,11 @@ const firstRun = first ? run(first.path, first.body) : null;
  */
 const up = engine.handle({ method: 'GET', path: '/__bench/up', body: '' }).then(() => true);
 
-(globalThis as unknown as { bench: unknown }).bench = { run, first: firstRun, up };
+/** One date of a layer for the map, as the app asks for it (engine.layerGrid); time in the page. */
+async function grid(request: { dataType: string; subDataType: string; period: string }) {
+  const t0 = performance.now();
+  const g = await engine.layerGrid(request);
+  return { ms: performance.now() - t0, width: g.width, height: g.height, min: g.min, max: g.max };
+}
+
+(globalThis as unknown as { bench: unknown }).bench = { run, first: firstRun, up, grid };

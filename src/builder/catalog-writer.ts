@@ -5,27 +5,68 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, readFile, stat, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { fromFile } from 'geotiff';
 import { join } from 'node:path';
 import { CATALOG_VERSION, type Catalog, type CatalogFile } from '../dataset/catalog.ts';
+import { checkCatalog } from '../dataset/catalog-check.ts';
 import { BuildError } from './build-error.ts';
 
-/** Reads the catalog in `dir`, or an empty one when there is none. */
+/**
+ * Reads the catalog in `dir` through the engine's own checks, or an empty one when there is none.
+ * A catalog that cannot be read or fails the checks is refused, never taken for an empty one: the
+ * build would otherwise write a catalog listing only its own part, and every other layer and the
+ * stations would drop out of the dataset (their files still on disk).
+ */
 export async function readCatalogOrEmpty(dir: string, name: string): Promise<Catalog> {
+  const path = join(dir, 'catalog.json');
+  let text: string;
   try {
-    return JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
-  } catch {
-    return {
-      format: 'climate-query-dataset',
-      version: CATALOG_VERSION,
-      name,
-      created: '',
-      attribution: [],
-      files: [],
-      stations: null,
-      rasters: [],
-    };
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyCatalog(name);
+    throw damaged(dir, (err as Error).message, err);
+  }
+  try {
+    return checkCatalog(JSON.parse(text), path);
+  } catch (err) {
+    throw damaged(dir, err instanceof Error ? err.message : String(err), err);
+  }
+}
+
+function damaged(dir: string, why: string, cause: unknown): BuildError {
+  return new BuildError(
+    'invalid_input',
+    `catalog.json in ${dir} is damaged: ${why}. Restore it (from a backup, or the copy on the host), or rebuild the dataset into a new folder; nothing was changed.`,
+    { file: join(dir, 'catalog.json'), cause },
+  );
+}
+
+function emptyCatalog(name: string): Catalog {
+  return {
+    format: 'climate-query-dataset',
+    version: CATALOG_VERSION,
+    name,
+    created: '',
+    attribution: [],
+    files: [],
+    stations: null,
+    rasters: [],
+  };
+}
+
+/**
+ * Writes `text` to `path` through a temporary file in the same folder and a rename, so a reader (or
+ * a build killed part-way) sees the old file whole or the new one whole, never a cut one.
+ */
+export async function writeFileAtomic(path: string, text: string | Uint8Array): Promise<void> {
+  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    await writeFile(tmp, text);
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
   }
 }
 
@@ -72,7 +113,7 @@ export async function updateCatalog(dir: string, name: string, change: (c: Catal
     files.push({ path, role, bytes, sha256: await sha256OfFile(join(dir, path)), ...(header ? { header } : {}) });
   }
   catalog.files = files;
-  await writeFile(join(dir, 'catalog.json'), `${JSON.stringify(catalog)}\n`);
+  await writeFileAtomic(join(dir, 'catalog.json'), `${JSON.stringify(catalog)}\n`);
   return catalog;
 }
 

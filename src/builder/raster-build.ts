@@ -45,7 +45,9 @@ import type { GridSpec } from '../rasters/coverage.ts';
 import { BUILD_ID_KEY, newBuildId } from './build-id.ts';
 import { chooseLayout, chooseTileSize, storedTiffOptions } from './raster-tiling.ts';
 import { type BandSource, stackVrt } from './raster-build-vrt.ts';
-import { writeZarrGroups, zarrGroupRanges } from './raster-build-zarr.ts';
+import { storeName, writeZarrGroups, zarrGroupRanges } from './raster-build-zarr.ts';
+import { fileGroup, mergeLayer } from './layer-merge.ts';
+import { gridOf } from '../rasters/layer-plan.ts';
 import { previewFactor, variableName, ZARR_CHUNK, type ZarrArrays } from '../rasters/zarr-layout.ts';
 
 /** Stored value meaning "no data" in every built layer. */
@@ -118,6 +120,12 @@ export interface RasterBuildOptions {
    * `tileSize` alone implies `map`.
    */
   layout?: 'map' | 'zarr';
+  /**
+   * Replace the layer whole: its files the build does not write are deleted, and its grid, step and
+   * layout are not carried over. Without it a build adds to a layer the dataset holds (its other
+   * years are kept) and refuses what would drop dates or could not sit beside its files.
+   */
+  replace?: boolean;
   /** Progress lines. */
   log?: (line: string) => void;
 }
@@ -171,8 +179,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
   const pending = declareLayer({ ...options, unit: statedUnit ?? 'from the files' });
   const label = `${options.dataType}${pending.subDataType === '-' ? '' : `/${pending.subDataType}`}`;
   const familyScale = (DEFAULT_SCALE as Record<string, number | undefined>)[options.dataType];
-  const offset = options.offset ?? 0;
-  if ((options.scale !== undefined && !(options.scale > 0)) || !Number.isFinite(offset)) {
+  if ((options.scale !== undefined && !(options.scale > 0)) || !Number.isFinite(options.offset ?? 0)) {
     throw new BuildError('invalid_option', 'scale must be > 0 and offset finite.', { option: 'scale' });
   }
   if (
@@ -314,15 +321,36 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       }
     }
     const maxBands = Math.max(1, ...perFile.values());
+    // A layer the dataset holds already is added to (docs/layers.md, "Adding years"): its new files take
+    // its grid, storage step and layout, so they sit beside the ones it has (layer-merge.ts checks).
+    const before = await readCatalogOrEmpty(dir, options.datasetName ?? basename(dir));
+    const sameName = before.rasters.filter(
+      (l) =>
+        l.dataType === options.dataType &&
+        l.subDataType === subDataType &&
+        (decl.extent === undefined || l.extent === decl.extent),
+    );
+    // Only when some of its files stay (a year this build does not give): a layer rebuilt whole takes its inputs' own.
+    const buildGroups = new Set([...perFile.keys()].map(fileGroup));
+    const kept =
+      options.replace || sameName.length !== 1 || sameName[0]!.files.every((f) => buildGroups.has(fileGroup(f.path)))
+        ? undefined
+        : sameName[0];
     const layout =
-      options.layout ?? (options.tileSize !== undefined || timeScale === null ? 'map' : chooseLayout(maxBands));
+      options.layout ??
+      (kept
+        ? (kept.layout ?? 'map')
+        : options.tileSize !== undefined || timeScale === null
+          ? 'map'
+          : chooseLayout(maxBands));
+    const offset = options.offset ?? kept?.offset ?? 0;
 
     // 2. Settle the target grid, reprojecting what is not north-up EPSG:4326, and (for maps) find each band's value range.
     const sources: BandSource[] = [];
     const ranges: Array<{ where: string; lo: number; hi: number }> = [];
     /** The input each (possibly warped) GDAL file stands for, for messages. */
     const where = new Map<string, string>();
-    let grid: Grid | null = options.grid ? gridFromTarget(options.grid) : null;
+    let grid: Grid | null = options.grid ? gridFromTarget(options.grid) : kept ? gridOf(kept) : null;
     for (const [n, input] of inputs.entries()) {
       let { file, ds, info } = await open(input.path);
       const keys = periods[n]!;
@@ -412,9 +440,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     }
     if (!grid) throw new Error('No grid could be determined.');
     // Extents other layers declare bind this one; the layer being rebuilt may redefine an extent only it has.
-    const others = (await readCatalogOrEmpty(dir, options.datasetName ?? basename(dir))).rasters.filter(
-      (l) => !(l.dataType === decl.dataType && l.subDataType === subDataType),
-    );
+    const others = before.rasters.filter((l) => !(l.dataType === decl.dataType && l.subDataType === subDataType));
     const { extent, extentBbox } = settleExtent(decl.extent, grid, knownExtents(others), label);
     const seen = new Map<string, BandSource>();
     for (const s of sources) {
@@ -436,10 +462,10 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     await mkdir(stagingHost, { recursive: true });
     const whereOf = (b: BandSource) => `${where.get(b.file) ?? b.file} band ${b.band}${b.key ? ` (${b.key})` : ''}`;
     const zarrJob = { groups, grid, workDir: work, work: workMount, where: whereOf, log };
-    if (layout === 'zarr' && options.scale === undefined && familyScale === undefined) {
+    if (layout === 'zarr' && options.scale === undefined && familyScale === undefined && !kept) {
       ranges.push(...(await zarrGroupRanges(zarrJob)));
     }
-    const scale = options.scale ?? familyScale ?? fittingScale(ranges, offset);
+    const scale = options.scale ?? kept?.scale ?? familyScale ?? fittingScale(ranges, offset);
     for (const r of ranges) {
       if ((r.lo - offset) / scale < -32767 || (r.hi - offset) / scale > 32767) {
         throw new BuildError(
@@ -457,9 +483,50 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       chunk: ZARR_CHUNK,
       previewFactor: previewFactor(grid.width, grid.height),
     };
-    // A store's grid is the one its lat/lon arrays were written from: the exact one, read from a GeoTIFF input.
-    const zarrGrid = layout === 'zarr' ? await exactGrid(grid, hostOf(sources[0]!.file)) : null;
+    // A store's grid is the one its lat/lon arrays were written from: the exact one, read from a GeoTIFF
+    // input, or the layer's own when years are added to it.
+    const zarrGrid = layout === 'zarr' ? (kept ? grid : await exactGrid(grid, hostOf(sources[0]!.file))) : null;
     if (zarrGrid) grid = zarrGrid;
+    const tileSize = options.tileSize ?? kept?.tileSize?.[0] ?? chooseTileSize(maxBands);
+    const existing = before.rasters.find(
+      (l) => l.dataType === options.dataType && l.subDataType === subDataType && l.extent === extent,
+    );
+    const entryFor = (g: Grid, files: RasterLayerEntry['files']): RasterLayerEntry => ({
+      dataType: options.dataType,
+      subDataType,
+      ...(decl.isDefault ? { isDefault: true } : {}),
+      extent,
+      extentBbox,
+      timeScale,
+      unit: decl.unit,
+      description: decl.description,
+      ...(options.attribution ? { attribution: options.attribution } : {}),
+      crs: 'EPSG:4326',
+      bbox: [g.west, g.north - g.height * g.resY, g.west + g.width * g.resX, g.north],
+      width: g.width,
+      height: g.height,
+      scale,
+      offset,
+      nodata: STORED_NODATA,
+      files,
+      resolution: [g.resX, g.resY],
+      ...(layout === 'zarr'
+        ? { tileSize: [ZARR_CHUNK, ZARR_CHUNK] as [number, number], layout: 'zarr' as const, zarr: arrays }
+        : { tileSize: [tileSize, tileSize] as [number, number] }),
+    });
+    // Refused before anything is written when the files could not join the layer the dataset holds.
+    const fileOf = (name: string) => `${layerDir}/${layout === 'zarr' ? storeName(name, buildId) : name}`;
+    mergeLayer(
+      existing,
+      entryFor(
+        grid,
+        [...groups].map(([name, bands]) => ({
+          path: fileOf(name),
+          periods: timeScale === null ? [''] : bands.map((b) => b.key),
+        })),
+      ),
+      { replace: options.replace ?? false, where: dir },
+    );
     const stores =
       layout === 'zarr'
         ? await writeZarrGroups({
@@ -477,7 +544,6 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
           })
         : [];
     const fileEntries: RasterLayerEntry['files'] = stores.map((s) => s.entry);
-    const tileSize = options.tileSize ?? chooseTileSize(maxBands);
     for (const [name, bands] of layout === 'map' ? groups : []) {
       const vrtName = `${name}.vrt`;
       await writeFile(
@@ -508,39 +574,16 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     // 4. Read back the exact grid and tiling from the written files (gdalinfo's JSON rounds doubles).
     const written = zarrGrid ?? (await checkWritten(stagingHost, fileEntries, tileSize));
 
-    // 5. Swap the layer's folder in, then register it.
+    // 5. Move the new files in beside the layer's others (a year's map file replaces its old one by a
+    //    rename; a store has a new name), register the layer, then delete what it no longer lists.
+    const plan = mergeLayer(existing, entryFor(written, fileEntries), {
+      replace: options.replace ?? false,
+      where: dir,
+    });
     const target = join(dir, layerDir);
-    await rm(target, { recursive: true, force: true });
-    await mkdir(dirname(target), { recursive: true });
-    await moveDir(stagingHost, target);
-    const layer: RasterLayerEntry = {
-      dataType: options.dataType,
-      subDataType,
-      ...(decl.isDefault ? { isDefault: true } : {}),
-      extent,
-      extentBbox,
-      timeScale,
-      unit: decl.unit,
-      description: decl.description,
-      ...(options.attribution ? { attribution: options.attribution } : {}),
-      crs: 'EPSG:4326',
-      bbox: [
-        written.west,
-        written.north - written.height * written.resY,
-        written.west + written.width * written.resX,
-        written.north,
-      ],
-      width: written.width,
-      height: written.height,
-      scale,
-      offset,
-      nodata: STORED_NODATA,
-      files: fileEntries,
-      resolution: [written.resX, written.resY],
-      ...(layout === 'zarr'
-        ? { tileSize: [ZARR_CHUNK, ZARR_CHUNK] as [number, number], layout: 'zarr' as const, zarr: arrays }
-        : { tileSize: [tileSize, tileSize] as [number, number] }),
-    };
+    await mkdir(target, { recursive: true });
+    for (const f of fileEntries) await moveInto(join(stagingHost, basename(f.path)), join(dir, f.path));
+    const layer = plan.layer;
     await updateCatalog(dir, options.datasetName ?? basename(dir), (c) => {
       const others = c.rasters.filter(
         (l) => !(l.dataType === layer.dataType && l.subDataType === layer.subDataType && l.extent === layer.extent),
@@ -552,6 +595,13 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       c.rasters = [...others, layer];
       c.rasters.sort((a, b) => (a.dataType + a.subDataType).localeCompare(b.dataType + b.subDataType));
     });
+    for (const p of plan.dropped) await rm(join(dir, p), { recursive: true, force: true });
+    if (plan.replacedGroups.length > 0 || plan.dropped.length > 0 || existing) {
+      const kept2 = layer.files.length - fileEntries.length;
+      log(
+        `${label}: ${plan.addedGroups.length} file group(s) added, ${plan.replacedGroups.length} rebuilt (${plan.replacedGroups.join(', ') || 'none'}), ${Math.max(0, kept2)} kept as they were${plan.dropped.length ? `, ${plan.dropped.length} file(s) no longer listed deleted` : ''}`,
+      );
+    }
     const files =
       layout === 'zarr'
         ? stores.map((s) => ({ path: s.entry.path, bytes: s.bytes }))
@@ -693,12 +743,18 @@ async function checkWritten(stagingHost: string, files: RasterLayerEntry['files'
   return grid;
 }
 
-async function moveDir(from: string, to: string): Promise<void> {
+/** Moves a written file or store folder into the dataset (a rename; a copy across file systems). */
+async function moveInto(from: string, to: string): Promise<void> {
   try {
     await rename(from, to);
-  } catch {
-    // Across file systems (tmp on another disk): copy, then the finally-block removes the staging copy.
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    // Across file systems (tmp on another disk): copy beside the target, then rename into place.
     const { cp } = await import('node:fs/promises');
-    await cp(from, to, { recursive: true });
+    const aside = `${to}.${process.pid}.partial`;
+    await rm(aside, { recursive: true, force: true });
+    await cp(from, aside, { recursive: true });
+    await rm(to, { recursive: true, force: true });
+    await rename(aside, to);
   }
 }

@@ -187,9 +187,11 @@ Exit codes:
   climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE
         [--dates D1,D2,… | --date-pattern PATTERN] [--extent NAME] [--description TEXT]
         [--attribution TEXT] [--scale S] [--offset O] [--resampling bilinear] [--crs EPSG:…]
-        [--variable NAME] [--level VALUE] [--layout map|zarr] FILE...
-      Adds (or replaces) one raster layer from GeoTIFFs in any CRS GDAL reads, or from CF
-      NetCDF files (classic or NetCDF-4) (docs/layers.md).
+        [--variable NAME] [--level VALUE] [--layout map|zarr] [--replace] FILE...
+      Adds one raster layer from GeoTIFFs in any CRS GDAL reads, or from CF NetCDF files
+      (classic or NetCDF-4) (docs/layers.md). Into a layer the dataset holds, it adds the
+      years it is given and keeps the others (on the layer's grid, step and layout); it
+      rebuilds a year only with at least the dates it had. --replace replaces the layer whole.
       SCALE: ${RASTER_TIME_SCALES.join(', ')}, or none (one undated grid).
       Dates: --dates (one per band, in file order), --date-pattern 'tmin_{yyyy}{mm}{dd}.tif'
       (single-band files), or else band descriptions that are dates. Never guessed.
@@ -214,12 +216,18 @@ Exit codes:
 `,
   layers: `Usage: climate-query layers [--data DIR|URL]
        climate-query layers remove NAME[/SUB] [--extent E] [--data DIR]
+       climate-query layers merge SOURCE_DIR... [--data DIR]
 
   Lists the dataset's raster layers (dataType, subDataType, dataExtent,
   timeScale, dates, unit) and how to ask for each with query point|polygon.
   "remove" takes one layer out of a dataset folder: its catalog entry, then
   its files; every other layer and the stations stay as they are. --extent
   says which when the dataset has the layer on several extents.
+  "merge" adds the raster layers of datasets built elsewhere (years of one
+  layer built on several machines) to the dataset folder: a year it has
+  already is replaced only by one holding at least the same dates; layers
+  stored differently (grid, step, layout) are refused, and then nothing
+  changes. Stations are not merged (the message says whose were left).
 
 Options:
   --data DIR|URL   dataset (default: the demo dataset, ${DEFAULT_DATASET})
@@ -227,9 +235,9 @@ Options:
   -h, --help       this help
 
 Exit codes:
-  0  listed, or removed
+  0  listed, removed, or merged
   1  no dataset there, or it is unreadable
-  2  bad arguments, or no such layer (the message lists the layers there)
+  2  bad arguments, no such layer (the message lists the layers there), or layers that cannot be merged
 `,
   stations: `Usage: climate-query stations remove ID... [--data DIR]
        climate-query stations remove --all [--data DIR]
@@ -314,7 +322,7 @@ Usage:
       chill, heat and frost indices from station temperatures (docs/indices.md).
   climate-query sql <query|-> --stations ID,… --time-scale S --from D --to D [--data DIR|URL]
       read-only SQL over station records (DuckDB).
-  climate-query layers [--data DIR|URL]       (layers remove NAME[/SUB]: take one out)
+  climate-query layers [--data DIR|URL]       (layers remove NAME[/SUB]: take one out; layers merge DIR...: add others' years)
   climate-query stations remove ID...|--all [--data DIR]
   climate-query build --out DIR (--stations FILE ... | --layer NAME[/SUB] --unit U --time-scale S FILE.tif...)
   climate-query index DIR [--name NAME] [--time-zone ZONE]
@@ -641,6 +649,7 @@ async function buildCommand(argv: string[]): Promise<number> {
       ...(values.variable !== undefined ? { variable: values.variable } : {}),
       ...(values.level !== undefined ? { level: values.level } : {}),
       ...(layout !== undefined ? { layout } : {}),
+      ...(values.replace ? { replace: true } : {}),
       log: (line) => process.stderr.write(`${line}\n`),
     });
     process.stdout.write(
@@ -714,6 +723,22 @@ async function layersCommand(args: string[]): Promise<number> {
     process.stderr.write(
       `Removed layer ${r.removed} from ${data}: ${r.files.length} file(s) deleted${r.files.length ? ` (${r.files.join(', ')})` : ''}.\n`,
     );
+    return 0;
+  }
+  if (positionals[0] === 'merge') {
+    const sources = positionals.slice(1);
+    if (sources.length === 0) usageError('layers', 'merge takes one or more dataset folders to add.');
+    if (/^https?:\/\//i.test(data) || sources.some((s) => /^https?:\/\//i.test(s)))
+      usageError('layers', 'merge reads and changes dataset folders, not URLs.');
+    const { mergeDatasets } = await import('../builder/dataset-merge.ts');
+    const r = await mergeDatasets(data, sources);
+    for (const l of r.layers) {
+      process.stderr.write(
+        `${l.layer} from ${l.from}: ${l.added.length ? `added ${l.added.join(', ')}` : 'nothing new'}${l.replaced.length ? `; replaced ${l.replaced.join(', ')}` : ''}\n`,
+      );
+    }
+    for (const s of r.stationsLeft)
+      process.stderr.write(`${s}: its stations were not merged (merge adds raster layers).\n`);
     return 0;
   }
   if (values.extent !== undefined) usageError('layers', '--extent goes with remove.');

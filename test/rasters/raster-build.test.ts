@@ -222,12 +222,28 @@ describe('raster build output', () => {
     }
   });
 
-  it('replaces a layer on rebuild and drops files it no longer has', async () => {
+  it('a build of one year adds it and keeps the others; --replace replaces the layer and drops files it no longer has', async () => {
+    const before = (JSON.parse(await readFile(join(fx.dataset, 'catalog.json'), 'utf8')) as Catalog).rasters.find(
+      (l) => l.dataType === 'temp' && l.subDataType === 'max',
+    )!;
+    // 2024 rebuilt alone: 2023 stays as it was.
     await buildRasterLayer({
       dir: fx.dataset,
       dataType: 'temp',
       subDataType: 'max',
       inputs: [join(fx.inputs, 'tmax-b.tif')],
+    });
+    const added = (JSON.parse(await readFile(join(fx.dataset, 'catalog.json'), 'utf8')) as Catalog).rasters.find(
+      (l) => l.dataType === 'temp' && l.subDataType === 'max',
+    )!;
+    expect(added.files).toEqual(before.files);
+    expect(existsSync(join(fx.dataset, 'rasters/temp-max/2023.tif'))).toBe(true);
+    await buildRasterLayer({
+      dir: fx.dataset,
+      dataType: 'temp',
+      subDataType: 'max',
+      inputs: [join(fx.inputs, 'tmax-b.tif')],
+      replace: true,
     });
     const catalog = JSON.parse(await readFile(join(fx.dataset, 'catalog.json'), 'utf8')) as Catalog;
     const tmax = catalog.rasters.filter((l) => l.dataType === 'temp' && l.subDataType === 'max');

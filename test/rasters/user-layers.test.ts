@@ -678,18 +678,28 @@ describe('the build refuses what it cannot know or what does not fit', () => {
     expect(gdd.message).toMatch(/reaches beyond extent "tc"/);
   });
 
-  it('replaces only the layer it builds', async () => {
+  it('adds to the layer it builds (its other years kept), or replaces it whole with replace, and touches no other', async () => {
     const before = catalog.rasters.map((l) => l.dataType).sort();
-    await buildRasterLayer({
-      dir: dataset,
-      dataType: 'et0',
-      unit: 'mm',
-      timeScale: 'monthly',
-      extent: 'tc',
-      dates: ['2023-07', '2023-08', '2023-09', '2023-10', '2023-11', '2023-12'],
-      inputs: [join(inputs, 'et0_2024_h1.tif')],
-    });
-    const after = JSON.parse(await readFile(join(dataset, 'catalog.json'), 'utf8')) as Catalog;
+    const build = (replace: boolean) =>
+      buildRasterLayer({
+        dir: dataset,
+        dataType: 'et0',
+        unit: 'mm',
+        timeScale: 'monthly',
+        extent: 'tc',
+        dates: ['2023-07', '2023-08', '2023-09', '2023-10', '2023-11', '2023-12'],
+        inputs: [join(inputs, 'et0_2024_h1.tif')],
+        replace,
+      });
+    await build(false);
+    let after = JSON.parse(await readFile(join(dataset, 'catalog.json'), 'utf8')) as Catalog;
+    expect(after.rasters.map((l) => l.dataType).sort()).toEqual(before);
+    expect(after.rasters.find((l) => l.dataType === 'et0')!.files.map((f) => f.path)).toEqual([
+      'rasters/et0/2023.tif',
+      'rasters/et0/2024.tif',
+    ]);
+    await build(true);
+    after = JSON.parse(await readFile(join(dataset, 'catalog.json'), 'utf8')) as Catalog;
     expect(after.rasters.map((l) => l.dataType).sort()).toEqual(before);
     expect(after.rasters.find((l) => l.dataType === 'et0')!.files.map((f) => f.path)).toEqual(['rasters/et0/2023.tif']);
     expect(after.stations).toEqual(catalog.stations);
@@ -716,6 +726,7 @@ describe('the build refuses what it cannot know or what does not fit', () => {
       inputs: [wide],
     });
     expect(slope.message).toMatch(/reaches beyond extent "za"/);
+    // Its one file rebuilt: nothing of the old layer is kept, so the new grid needs no --replace.
     const rebuilt = await buildRasterLayer({
       dir,
       dataType: 'elevation',
