@@ -116,7 +116,7 @@ export function renderRealSizeSection(r: RealSizeResults): string {
     '|---|---|---|',
     ...targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met ? 'yes' : '**no**'} |`),
     '',
-    '**Builds** (the CLI under GNU time; the step 0.1 °C chosen from the values, so the inputs are read twice):',
+    `**Builds** (the CLI under GNU time, as an operator types it without \`--scale\`: the build chose the step ${r.layer.scale} from the values, the finest power of ten at which they fit Int16, so it read the inputs twice):`,
     '',
     '| input | years | wall | CPU | peak RSS | stored | command |',
     '|---|---:|---:|---:|---:|---:|---|',

@@ -680,7 +680,9 @@ export function renderPerformanceDoc(results: BenchResults, currentDoc: string):
     '',
     '`npm run bench -- --scale` (≤ 30 minutes on 2 cores) is a separate run: it generates the two synthetic input archives, builds them with `climate-query build` and measures them in Chromium (inputs and built archives cached under bench/.cache/, about 1 GB; the builds spill up to about 6 GB to the temp folder; `--rebuild` rebuilds the archives). It rewrites bench/scale-results.json and only the scale section of this page, and exits non-zero when an answer differs from SQL over the inputs. `npm run bench -- --scale --scale-size small` runs the same code on small archives in about a minute (development; written to bench/.cache/scale-out/, not to this page).',
     '',
-    'Below: the scale section (rewritten by `--scale`), then sections measured by the test suite and kept as written.',
+    "`npm run bench -- --real-size` (≈ 15 minutes the first time, which generates 1.7 GB of inputs and builds them; about 1 minute once cached) measures climate layers at the size of the real service: it rewrites bench/raster-scale-results.json and only its own section of this page, and exits non-zero when an answer differs from native GDAL's reads of the inputs; `--quick` runs each query once and writes to the cache folder instead.",
+    '',
+    'Below: the real-size section (rewritten by `--real-size`), the scale section (rewritten by `--scale`), then sections measured by the test suite and kept as written.',
     '',
   ];
   const kept = keptSections(currentDoc);

@@ -23,15 +23,21 @@ export interface BandSource {
   pixelInterleaved: boolean;
 }
 
-/** How the stack's values are written: Int16 on the layer's storage step, or Float32 values in the layer's unit. */
-export type StackType = { type: 'Int16'; scale: number; offset: number; nodata: number } | { type: 'Float32' };
+/**
+ * How the stack's values are written: Int16 on the layer's storage step (GDAL applies each input's
+ * scale, offset and nodata), or `raw`, each input band's own values as they are (as Float32), for a
+ * reader that applies {@link bandTransform} itself.
+ */
+export type StackType = { type: 'Int16'; scale: number; offset: number; nodata: number } | { type: 'raw' };
 
 const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /**
  * A VRT stacking `bands` on grid `g`. Int16: (value − offset) / scale, which GDAL rounds to the
- * nearest when it writes, nodata → the stored nodata. Float32: the value in the layer's unit,
- * nodata → NaN.
+ * nearest when it writes, nodata → the stored nodata (ComplexSource). `raw`: plain SimpleSources, so
+ * that when every band comes from one file GDAL reads them in one pass over it (VRTDataset's
+ * dataset-level IO); a ComplexSource per band made GDAL read a pixel-interleaved year band by band,
+ * decoding each strip 365 times (65 MB of 3 GB written in 3 minutes, measured).
  */
 export function stackVrt(g: GridSpec, bands: BandSource[], as: StackType): string {
   const lines = [
@@ -39,17 +45,28 @@ export function stackVrt(g: GridSpec, bands: BandSource[], as: StackType): strin
     '  <SRS dataAxisToSRSAxisMapping="2,1">EPSG:4326</SRS>',
     `  <GeoTransform>${g.west}, ${g.resX}, 0, ${g.north}, 0, ${-g.resY}</GeoTransform>`,
   ];
-  const scale = as.type === 'Int16' ? as.scale : 1;
-  const offset = as.type === 'Int16' ? as.offset : 0;
   bands.forEach((b, i) => {
+    if (as.type === 'raw') {
+      lines.push(
+        `  <VRTRasterBand dataType="Float32" band="${i + 1}">`,
+        `    <Description>${xml(b.key)}</Description>`,
+        '    <SimpleSource>',
+        `      <SourceFilename relativeToVRT="0">${xml(b.file)}</SourceFilename>`,
+        `      <SourceBand>${b.band}</SourceBand>`,
+        '    </SimpleSource>',
+        '  </VRTRasterBand>',
+      );
+      return;
+    }
     // stored = (raw·inScale + inOffset − offset) / scale.
-    const ratio = b.inScale / scale;
-    const shift = (b.inOffset - offset) / scale;
+    const ratio = b.inScale / as.scale;
+    const shift = (b.inOffset - as.offset) / as.scale;
     lines.push(
-      `  <VRTRasterBand dataType="${as.type}" band="${i + 1}">`,
+      `  <VRTRasterBand dataType="Int16" band="${i + 1}">`,
       `    <Description>${xml(b.key)}</Description>`,
-      `    <NoDataValue>${as.type === 'Int16' ? as.nodata : 'nan'}</NoDataValue>`,
-      ...(as.type === 'Int16' ? [`    <Scale>${scale}</Scale>`, `    <Offset>${offset}</Offset>`] : []),
+      `    <NoDataValue>${as.nodata}</NoDataValue>`,
+      `    <Scale>${as.scale}</Scale>`,
+      `    <Offset>${as.offset}</Offset>`,
       '    <ComplexSource>',
       `      <SourceFilename relativeToVRT="0">${xml(b.file)}</SourceFilename>`,
       `      <SourceBand>${b.band}</SourceBand>`,
@@ -62,4 +79,18 @@ export function stackVrt(g: GridSpec, bands: BandSource[], as: StackType): strin
   });
   lines.push('</VRTDataset>');
   return `${lines.join('\n')}\n`;
+}
+
+/** What turns a `raw` stack's value of band `b` into the layer's unit: raw × scale + offset, `nodata` (as Float32) none. */
+export interface BandTransform {
+  scale: number;
+  offset: number;
+  /** The input's nodata as the raw Float32 stack holds it; null for none (NaN is always none). */
+  nodata: number | null;
+}
+
+/** The transform of each band of a `raw` stack. */
+export function bandTransform(b: BandSource): BandTransform {
+  const nd = b.nodata === null || /nan/i.test(b.nodata) ? null : Math.fround(Number(b.nodata));
+  return { scale: b.inScale, offset: b.inOffset, nodata: nd !== null && Number.isFinite(nd) ? nd : null };
 }

@@ -29,19 +29,22 @@ export interface RawShape {
 }
 
 /**
- * Writes the open dataset `ds` (a VRT stacking the year's bands as Float32) as
- * a raw ENVI file `<name>` in the mounted work folder; returns its host path.
+ * Writes the open dataset `ds` (one input file, of which `bands` are taken in that order, or a VRT
+ * stacking the year's bands) as a raw ENVI Float32 file `<name>` in the mounted work folder;
+ * returns its host path.
  */
 export async function translateToRaw(
   ds: GdalDataset,
   work: Mount,
   name: string,
   interleave: RawInterleave,
+  bands?: readonly number[],
 ): Promise<string> {
+  const pick = (bands ?? []).flatMap((b) => ['-b', String(b)]);
   const out = await gdalStep(`Reading the inputs of ${name}`, (g) =>
     g.gdal_translate(
       ds,
-      ['-of', 'ENVI', '-ot', 'Float32', '-co', `INTERLEAVE=${interleave}`],
+      [...pick, '-of', 'ENVI', '-ot', 'Float32', '-co', `INTERLEAVE=${interleave}`],
       `${work.outputName}/${name}`,
     ),
   );

@@ -21,6 +21,7 @@ import {
 } from '../rasters/zarr-layout.ts';
 import { BuildError } from './build-error.ts';
 import { ChunkWriters } from './chunk-writers.ts';
+import type { BandTransform } from './raster-build-vrt.ts';
 import type { RawStackReader } from './raw-stack.ts';
 import { type ZarrStoreSpec, zarrCoordinateChunks, zarrJson, zarrStoreMetadata } from './zarr-metadata.ts';
 
@@ -29,6 +30,8 @@ export interface ZarrWriteJob {
   spec: ZarrStoreSpec;
   /** The store's dates as a raw stack: its bands are `spec.dates`, its grid `spec.grid`. */
   reader: RawStackReader;
+  /** Per band, what turns a raw value into the layer's unit (the input's own scale, offset and nodata). */
+  transforms: BandTransform[];
   /** The store's folder on the host (created; must not exist yet). */
   storeDir: string;
   /** A scratch folder for the preview planes (removed again). */
@@ -78,7 +81,7 @@ export async function writeZarrStore(job: ZarrWriteJob): Promise<ZarrWriteResult
     for (let y0 = 0; y0 < H; y0 += stripRows) {
       const rows = Math.min(stripRows, H - y0);
       await reader.readStrip(y0, rows, strip, bip);
-      const bad = quantise(strip, q, T * rows * W, spec, range, rows * W);
+      const bad = quantise(strip, q, T * rows * W, spec, range, rows * W, job.transforms);
       if (bad) {
         const t = Math.floor(bad.at / (rows * W));
         const i = bad.at - t * rows * W;
@@ -156,6 +159,7 @@ function quantise(
   spec: Pick<ZarrStoreSpec, 'scale' | 'offset' | 'nodata'>,
   range: { lo: Int32Array; hi: Int32Array },
   plane: number,
+  transforms: readonly BandTransform[],
 ): { at: number; value: number } | null {
   const inv = 1 / spec.scale;
   const { offset, nodata } = spec;
@@ -163,14 +167,19 @@ function quantise(
     let lo = range.lo[t]!;
     let hi = range.hi[t]!;
     const end = (t + 1) * plane;
+    const band = transforms[t]!;
+    const none = band.nodata ?? Number.NaN;
+    // stored = (raw × inScale + inOffset − offset) / scale, in one multiply-add.
+    const ratio = band.scale * inv;
+    const shift = (band.offset - offset) * inv;
     for (let i = t * plane; i < end; i++) {
       const v = strip[i]!;
-      if (Number.isNaN(v)) {
+      if (Number.isNaN(v) || v === none) {
         q[i] = nodata;
         continue;
       }
-      const x = (v - offset) * inv;
-      if (!(x > -32_767.5 && x < 32_767.5)) return { at: i, value: v };
+      const x = v * ratio + shift;
+      if (!(x > -32_767.5 && x < 32_767.5)) return { at: i, value: v * band.scale + band.offset };
       // ⌊|x| + ½⌋ with its sign: half away from zero (|x| < 2³¹, so `| 0` truncates exactly).
       const s = x < 0 ? -((0.5 - x) | 0) : (x + 0.5) | 0;
       q[i] = s;
