@@ -81,7 +81,9 @@ export function partOf(path: string): Part {
   // The station archive (docs/data.md): index and coverage lines, then one Parquet file per station and scale.
   if (/\/stations\/(index\.parquet|coverage\.jsonl|stations\.parquet)$/.test(path)) return 'index';
   if (path.includes('/stations/')) return 'data';
-  if (path.endsWith('.tif')) return 'raster';
+  // The DuckDB-WASM baseline's database file (bench/dataset.ts ensureStationDuckDb): its station rows.
+  if (path.endsWith('.duckdb')) return 'data';
+  if (path.endsWith('.tif') || path.includes('.zarr/')) return 'raster';
   return 'other';
 }
 
@@ -231,7 +233,7 @@ export class BrowserBench {
    */
   async runs(
     server: BenchServer,
-    mode: 'engine' | 'naive',
+    mode: 'engine' | 'naive' | 'duckdb',
     s: Scenario,
     cold: number,
     warm: number,

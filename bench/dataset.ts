@@ -224,3 +224,46 @@ export function layerOf(catalog: Catalog, dataType: string, subDataType: string)
   if (!layer) throw new Error(`The demo dataset has no ${dataType}/${subDataType} layer.`);
   return layer;
 }
+
+/**
+ * The demo's station rows as one DuckDB database file (tables `hourly`, `daily`, `monthly`: every
+ * station's rows, sorted by station and time), what a DuckDB-WASM user attaches read-only over HTTP
+ * Range where its Parquet extension cannot be downloaded (it is fetched from DuckDB's own site, which
+ * no machine here reaches). Written by native DuckDB with storage version v1.0.0, which DuckDB-WASM
+ * 1.32 (DuckDB 1.4) reads. Cached by the demo catalog's creation time.
+ */
+export async function ensureStationDuckDb(demoDir: string, log: (s: string) => void): Promise<string> {
+  const dir = join(cacheDir(), 'duckdb');
+  const file = join(dir, 'stations.duckdb');
+  const stampFile = join(dir, 'stamp.json');
+  const stamp = JSON.stringify({ created: (await readCatalog(demoDir)).created });
+  if (existsSync(file) && existsSync(stampFile) && (await readFile(stampFile, 'utf8')) === stamp) return file;
+  const t = performance.now();
+  await mkdir(dir, { recursive: true });
+  const tmp = `${file}.building`;
+  await rm(tmp, { force: true });
+  await rm(`${tmp}.wal`, { force: true });
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const db = await DuckDBInstance.create(':memory:');
+  const con = await db.connect();
+  try {
+    await con.run('SET autoload_known_extensions = false');
+    await con.run(`ATTACH '${tmp.replace(/'/g, "''")}' AS s (STORAGE_VERSION 'v1.0.0')`);
+    for (const scale of ['hourly', 'daily', 'monthly']) {
+      const glob = join(demoDir, 'stations', scale, '*', '*.parquet').replace(/'/g, "''");
+      await con.run(
+        `CREATE TABLE s.${scale} AS SELECT * FROM read_parquet('${glob}', union_by_name = true) ORDER BY station_id, time`,
+      );
+    }
+    await con.run('DETACH s');
+  } finally {
+    con.closeSync();
+    db.closeSync();
+  }
+  await rename(tmp, file);
+  await writeFile(stampFile, stamp);
+  log(
+    `station rows as a DuckDB file: ${((await stat(file)).size / 1e6).toFixed(1)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+  );
+  return file;
+}

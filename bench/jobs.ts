@@ -49,6 +49,7 @@ export type Method =
   | 'geotiff'
   | 'geoblaze'
   | 'duckdb-native'
+  | 'duckdb-wasm-chromium'
   | 'naive-chromium'
   | 'engine-node-wasm'
   | 'engine-node-native';

@@ -24,11 +24,28 @@ interface BenchAnswer {
 }
 
 const params = new URLSearchParams(location.search);
-const worker =
-  params.get('mode') === 'naive'
-    ? new Worker(new URL('./naive-worker.ts', import.meta.url), { type: 'module' })
-    : new Worker(new URL('../../src/worker/engine-worker.ts', import.meta.url), { type: 'module' });
-const engine = createEngineClient({ dataset: params.get('data') ?? '../data/', worker });
+const mode = params.get('mode') ?? 'engine';
+const data = params.get('data') ?? '../data/';
+/** `?mode=duckdb`: DuckDB-WASM over the database file at `?db=` (duckdb-answerer.ts), loaded when the page loads. */
+const duckdb =
+  mode === 'duckdb'
+    ? import('./duckdb-answerer.ts').then((m) =>
+        m.createDuckDbAnswerer(data, params.get('db') ?? '../duckdb/stations.duckdb'),
+      )
+    : null;
+type Engine = Pick<ReturnType<typeof createEngineClient>, 'handle' | 'layerGrid'>;
+const engine: Engine = duckdb
+  ? {
+      handle: async (req) => (await duckdb).handle({ ...req, body: String(req.body) }) as never,
+      layerGrid: () => Promise.reject(new Error('no layers in duckdb mode')),
+    }
+  : createEngineClient({
+      dataset: data,
+      worker:
+        mode === 'naive'
+          ? new Worker(new URL('./naive-worker.ts', import.meta.url), { type: 'module' })
+          : new Worker(new URL('../../src/worker/engine-worker.ts', import.meta.url), { type: 'module' }),
+    });
 
 /** Runs one query; with `postAnswer`, hands the answer to the bench server (after the clock stops). */
 async function run(path: string, body: string, postAnswer = false): Promise<BenchAnswer> {
@@ -52,7 +69,7 @@ const firstRun = first ? run(first.path, first.body) : null;
  * for a Worker's script, so without this a query timed "from a loaded page" sometimes included
  * the script's download (351 KB: most of a second at 4 Mbit/s) and sometimes not.
  */
-const up = engine.handle({ method: 'GET', path: '/__bench/up', body: '' }).then(() => true);
+const up = (duckdb ?? engine.handle({ method: 'GET', path: '/__bench/up', body: '' })).then(() => true);
 
 /** One date of a layer for the map, as the app asks for it (engine.layerGrid); time in the page. */
 async function grid(request: { dataType: string; subDataType: string; period: string }) {

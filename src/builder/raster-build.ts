@@ -27,7 +27,7 @@
  * point read 16 × larger, so files are plain tiled GTiffs with the IFD at
  * the start (what GDAL writes by default), which is all a range reader needs.
  */
-import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fromFile } from 'geotiff';
@@ -282,8 +282,11 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
         () => 'does not exist',
       );
       if (missing) throw new BuildError('unreadable_input', `Input ${path} ${missing}.`);
-      const m = await mountOf(dirname(host));
-      const file = `${m.virtual}/${basename(host)}`;
+      // GDAL sees the folder mounted, not the host's links: a link to a file in another folder was "not
+      // a raster" until the build handed GDAL the file where it really is.
+      const real = await realpath(host);
+      const m = await mountOf(dirname(real));
+      const file = `${m.virtual}/${basename(real)}`;
       const opened = await openDataset(file).catch((err: unknown) => {
         throw new BuildError(
           'unreadable_input',

@@ -17,7 +17,7 @@ import { extname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
 import type { StationsSection } from '../dataset/catalog.ts';
-import { plausibleBounds } from '../contract/station-bounds.ts';
+import { physicalBounds, plausibleBounds } from '../contract/station-bounds.ts';
 import { derivedDecimals, roundValueSql } from '../contract/station-type-info.ts';
 import {
   DAILY_MIN_HOURS,
@@ -100,6 +100,11 @@ export interface ScaleReport {
   refused: string[];
   /** Values outside their type's physical bounds that were kept (--keep-implausible): per column, how many and the first one named. */
   flagged: { column: string; values: number; first: string }[];
+  /**
+   * Values past their type's physical range but within what its instruments read (relative humidity
+   * above 100 %, to 105 %): kept as measured; per column, how many and the first one named.
+   */
+  beyondPhysical: { column: string; values: number; first: string }[];
   /** Rows this build wrote (given and derived series). */
   rowsWritten: number;
   /** First and last period this build wrote, as answers key them; null when it wrote none. */
@@ -287,7 +292,7 @@ async function loadObservations(
   fileIndex: number,
   keepImplausible: boolean,
   zone: string,
-): Promise<{ flagged: ScaleReport['flagged']; zoned: number }> {
+): Promise<{ flagged: ScaleReport['flagged']; beyondPhysical: ScaleReport['beyondPhysical']; zoned: number }> {
   const described = await rows(con, `DESCRIBE SELECT * FROM ${reader(path)}`);
   const colType = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
   const cols = [...colType.keys()];
@@ -438,8 +443,33 @@ async function loadObservations(
     const range = `${lo ?? '−∞'} to ${hi ?? '∞'}`;
     const first = `${at(bad[0]!, t)}: ${String(bad[0]!.v)} is outside ${range}`;
     if (!firstBad || Number(bad[0]!.__row) < firstBad.row)
-      firstBad = { row: Number(bad[0]!.__row), message: `${first}, the physical bounds of ${t}` };
+      firstBad = { row: Number(bad[0]!.__row), message: `${first}, the bounds of what a ${t} instrument reads` };
     flagged.push({ column: t, values: Number(bad[0]!.n), first });
+  }
+  // Real readings past the physical range (humidity 100.07 % near saturation): kept as measured, counted.
+  const beyondPhysical: ScaleReport['beyondPhysical'] = [];
+  for (const t of present) {
+    const phys = physicalBounds(scale, t);
+    if (!phys) continue;
+    const [lo, hi] = plausibleBounds(scale, t);
+    const v = `TRY_CAST(${ident(t)} AS DOUBLE)`;
+    const past = [
+      phys[0] === null ? null : `(${v} < ${phys[0]}${lo === null ? '' : ` AND ${v} >= ${lo}`})`,
+      phys[1] === null ? null : `(${v} > ${phys[1]}${hi === null ? '' : ` AND ${v} <= ${hi}`})`,
+    ]
+      .filter(Boolean)
+      .join(' OR ');
+    const found = await rows(
+      con,
+      `SELECT __row, station_id, ${v} AS v, count(*) OVER () AS n FROM ${raw} WHERE ${past} ORDER BY __row LIMIT 1`,
+    );
+    if (found.length) {
+      beyondPhysical.push({
+        column: t,
+        values: Number(found[0]!.n),
+        first: `${at(found[0]!, t)}: ${String(found[0]!.v)}, outside ${phys[0] ?? '−∞'} to ${phys[1] ?? '∞'}`,
+      });
+    }
   }
   // The first in file order, whichever column it is in.
   if (firstBad && !keepImplausible) {
@@ -461,7 +491,7 @@ async function loadObservations(
     `INSERT INTO ${scale} SELECT ${fileIndex}, __row, CAST(station_id AS VARCHAR) AS station_id, ${timeExpr} AS time, ${valueCols.join(', ')} FROM ${raw}`,
   );
   await con.run(`DROP TABLE ${raw}`);
-  return { flagged, zoned };
+  return { flagged, beyondPhysical, zoned };
 }
 
 /**
@@ -771,6 +801,7 @@ export async function buildStationsWithReport(
     const existing = await readExisting(con, outDir, options.replace ?? false);
     const fileRows: Partial<Record<StationTimeScale, ScaleReport['files']>> = {};
     const flaggedBy: Partial<Record<StationTimeScale, ScaleReport['flagged']>> = {};
+    const beyondBy: Partial<Record<StationTimeScale, ScaleReport['beyondPhysical']>> = {};
     const have = new Set<StationTimeScale>();
     for (const scale of STATION_TIME_SCALES) {
       const files = filesOf(inputs, scale);
@@ -780,13 +811,16 @@ export async function buildStationsWithReport(
         throw new BuildError('invalid_input', `${twice}: given twice as a ${scale} file; give each file once.`);
       await createScaleTable(con, scale);
       const flagged: ScaleReport['flagged'] = [];
+      const beyond: ScaleReport['beyondPhysical'] = [];
       const zoned: number[] = [];
       for (const [i, path] of files.entries()) {
         const loaded = await loadObservations(con, scale, path, i, options.keepImplausible ?? false, zone);
         flagged.push(...loaded.flagged);
+        beyond.push(...loaded.beyondPhysical);
         zoned.push(loaded.zoned);
       }
       flaggedBy[scale] = flagged;
+      beyondBy[scale] = beyond;
       await checkDuplicates(con, scale, files);
       const perFile = new Map(
         (await rows(con, `SELECT __file, count(*) AS n FROM ${scale} GROUP BY 1`)).map((r) => [
@@ -874,6 +908,7 @@ export async function buildStationsWithReport(
         rowsRefused: 0,
         refused: [],
         flagged: flaggedBy[sc] ?? [],
+        beyondPhysical: beyondBy[sc] ?? [],
         rowsWritten: Number(span.n),
         first: span.first === null ? null : String(span.first),
         last: span.last === null ? null : String(span.last),
@@ -954,6 +989,10 @@ export function reportText(r: StationBuildReport): string {
       lines.push(`  given series used, not derived ones, for: ${s.givenOverDerived.join(', ')}`);
     for (const f of s.flagged)
       lines.push(`  kept ${f.values} implausible value(s) of ${f.column} (--keep-implausible); first: ${f.first}`);
+    for (const f of s.beyondPhysical ?? [])
+      lines.push(
+        `  kept ${f.values} value(s) of ${f.column} past its physical range, as sensors read them; first: ${f.first}`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,8 +1,11 @@
 /**
- * Physical bounds of each station data type, in its unit (docs/data.md,
- * "Plausible values"). A value outside is impossible, not merely rare: the
- * build refuses it (or, when asked, keeps and counts it), so a typo such as
- * humidity 150 % or rain −5 mm never reaches an average. The bounds are
+ * Plausible bounds of each station data type, in its unit (docs/data.md,
+ * "Plausible values"): what its instruments can read. A value outside is
+ * impossible, not merely rare: the build refuses it (or, when asked, keeps
+ * and counts it), so a typo such as humidity 150 % or rain −5 mm never
+ * reaches an average. Where instruments read past the physical range
+ * (humidity above 100 % near saturation), the values between are kept and
+ * counted. The bounds are
  * part of each type's description (station-types.ts, which says how they
  * were chosen).
  */
@@ -19,4 +22,13 @@ export function plausibleBounds(scale: StationTimeScale, type: string): Bounds {
   // The same at every scale today; the scale stays in the signature for a type whose ceiling is per hour.
   void scale;
   return stationTypeSpec(type)?.bounds ?? UNKNOWN_BOUNDS;
+}
+
+/**
+ * The physical range of `type` where its instruments read past it (relative humidity: 0–100 %, read to
+ * 105 %), else null: values between it and {@link plausibleBounds} are kept and counted, not refused.
+ */
+export function physicalBounds(scale: StationTimeScale, type: string): Bounds | null {
+  void scale;
+  return stationTypeSpec(type)?.physical ?? null;
 }

@@ -59,11 +59,23 @@ export interface StationTypeSpec {
   /** Decimals of one reading (its step): 1 for 0.1 °C, 0 for whole percent. */
   decimals: number;
   bounds: Bounds;
+  /**
+   * The physical range, where instruments read past it: values between it and `bounds` are real
+   * readings, kept as measured and counted in the build report (relative humidity above 100 %).
+   */
+  physical?: Bounds;
   /** The scales it exists at, each with what differs there. */
   at: Partial<Record<StationTimeScale, AtScale>>;
 }
 
 const TEMPERATURE: Bounds = [-90, 60];
+/**
+ * Relative humidity as sensors read it: capacitive sensors routinely give 100–103 % near saturation
+ * (a real logger's hourly mean: 100.07 %), within their stated accuracy of ±2–3 % RH; quality
+ * control flags or clamps such readings rather than discarding the record. Kept to 105 %; above
+ * that no sensor reads.
+ */
+const HUMIDITY: Bounds = [0, 105];
 const PERCENT: Bounds = [0, 100];
 const DEGREES: Bounds = [0, 360];
 const MINUTES_PER_HOUR: Bounds = [0, 60];
@@ -314,33 +326,44 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     bounds: TEMPERATURE,
     at: { daily: rule('max', 'dew_point'), monthly: rule('max', 'dew_point_max') },
   },
-  humidity: { name: 'Relative humidity', unit: '%', decimals: 0, bounds: PERCENT, at: { hourly: {} } },
+  humidity: {
+    name: 'Relative humidity',
+    unit: '%',
+    decimals: 0,
+    bounds: HUMIDITY,
+    physical: PERCENT,
+    at: { hourly: {} },
+  },
   humidity_mean: {
     name: 'Relative humidity, mean',
     unit: '%',
     decimals: 0,
-    bounds: PERCENT,
+    bounds: HUMIDITY,
+    physical: PERCENT,
     at: { daily: rule('mean', 'humidity'), monthly: rule('mean', 'humidity_mean') },
   },
   humidity_min: {
     name: 'Relative humidity, lowest',
     unit: '%',
     decimals: 0,
-    bounds: PERCENT,
+    bounds: HUMIDITY,
+    physical: PERCENT,
     at: { hourly: {}, daily: rule('min', 'humidity_min'), monthly: rule('min', 'humidity_min') },
   },
   humidity_max: {
     name: 'Relative humidity, highest',
     unit: '%',
     decimals: 0,
-    bounds: PERCENT,
+    bounds: HUMIDITY,
+    physical: PERCENT,
     at: { hourly: {}, daily: rule('max', 'humidity_max'), monthly: rule('max', 'humidity_max') },
   },
   humidity_median: {
     name: 'Relative humidity, median',
     unit: '%',
     decimals: 0,
-    bounds: PERCENT,
+    bounds: HUMIDITY,
+    physical: PERCENT,
     at: { daily: rule('median', 'humidity'), monthly: rule('median', 'humidity_mean') },
   },
   et0: {

@@ -25,6 +25,12 @@ import type { Catalog } from './catalog.ts';
 import { checkCatalog } from './catalog-check.ts';
 import { checkDatasetPath, datasetRoot, encodeDatasetPath } from './dataset-path.ts';
 
+/**
+ * Most bytes a text file a dataset is opened with may hold (catalog.json): 20 years of three daily
+ * layers list ≈ 0.3 MB of dates; 32 MiB bounds a hostile or gzip-bombed catalog before it is parsed.
+ */
+export const MAX_TEXT_BYTES = 32 * 1024 * 1024;
+
 /** A dataset root. */
 export interface DatasetLocation {
   /** The root as given, for messages. */
@@ -174,7 +180,7 @@ export function urlLocation(base: string | URL, options: UrlLocationOptions = {}
             const error = new ClimateQueryError('dataset_unavailable', `${what} ${url} ${why}.`);
             throw response.status >= 500 || response.status === 429 ? markTransient(error) : error;
           }
-          return answer.body();
+          return answer.body(MAX_TEXT_BYTES);
         },
         retry,
         signal,

@@ -138,7 +138,8 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
     const { response } = answer;
     const declared = Number(response.headers.get('Content-Length') ?? NaN);
     checkIdentity(response, null);
-    const bytes = await answer.body();
+    // The whole file: at most its catalogued size (a page or a bomb is cut there), else the default bound.
+    const bytes = await answer.body(size !== null ? size + 1 : undefined);
     timed(bytes);
     // A page sent without a Content-Type (or as octet-stream) is still a page.
     if (size !== null && bytes.length !== size && looksLikePage(bytes))
@@ -219,7 +220,7 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
           ),
         );
       }
-      const bytes = await answer.body();
+      const bytes = await answer.body(range.end - range.start + 1);
       timed(bytes);
       const want = range.end - range.start + 1;
       if (bytes.length < want)

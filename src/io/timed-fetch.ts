@@ -100,11 +100,22 @@ class Deadlines {
 
 const deadlines = new Deadlines();
 
+/**
+ * Most bytes one answer's body may bring unless its caller says less: far above any file of a
+ * dataset a reader downloads whole (a catalog of 20 years of daily layers is ≈ 0.3 MB, a station
+ * index of 2,000 stations ≈ 0.4 MB), far below what would exhaust a phone's tab.
+ */
+export const MAX_BODY_BYTES = 256 * 1024 * 1024;
+
 /** A response whose body is read under the idle limit. */
 export interface TimedResponse {
   response: Response;
-  /** Reads the whole body; rejects with `upstream_timeout` when it stalls longer than the idle limit. */
-  body(): Promise<Uint8Array>;
+  /**
+   * Reads the whole body; rejects with `upstream_timeout` when it stalls longer than the idle limit,
+   * and with `dataset_unavailable` as soon as it passes `maxBytes` (default {@link MAX_BODY_BYTES}):
+   * what a host sends — decompressed, for a `Content-Encoding` the platform undoes — is bounded.
+   */
+  body(maxBytes?: number): Promise<Uint8Array>;
   /** Stops reading the body (frees the connection). */
   discard(): Promise<void>;
 }
@@ -176,7 +187,7 @@ export async function timedFetch(
 
   return {
     response,
-    async body() {
+    async body(maxBytes = MAX_BODY_BYTES) {
       const reader = response.body?.getReader();
       if (!reader) {
         detach();
@@ -191,8 +202,16 @@ export async function timedFetch(
           const { done, value } = await reader.read();
           if (done) break;
           idle.at = performance.now() + timeouts.idleMs;
-          chunks.push(value);
           total += value.length;
+          if (total > maxBytes) {
+            // A gzip bomb (713 KB inflating to 700 MiB) or a file far larger than asked for: stop here.
+            await reader.cancel().catch(() => undefined);
+            throw new ClimateQueryError(
+              'dataset_unavailable',
+              `${url} sent more than ${maxBytes.toLocaleString('en')} bytes${response.headers.get('Content-Encoding') ? ` (after undoing its ${response.headers.get('Content-Encoding')} encoding)` : ''}, more than the file can hold; the host serves something else, or the dataset is damaged.`,
+            );
+          }
+          chunks.push(value);
         }
       } catch (err) {
         await reader.cancel().catch(() => undefined);

@@ -275,10 +275,14 @@ Exit codes:
   2  bad arguments, or the archive does not conform (message names file, row and column)
 `,
   serve: `Usage: climate-query serve [--data DIR|URL] [--static DIR] [--port 8787] [--host 127.0.0.1] [--timeout SECONDS]
-                            [--follow-links]
+                            [--follow-links] [--all-files]
 
   Serves POST /api/<endpoint>/, GET /api/openapi.json and the dataset's files
-  (Range, HEAD, CORS) from one process. Ctrl-C stops it.
+  (Range, HEAD, CORS) from one process. Ctrl-C stops it. From a dataset folder
+  it serves only what the dataset lists (catalog.json, the files it names, its
+  zarr stores' objects, its station archive); no dotfile is ever served (a zarr
+  store's .zmetadata/.zarray/.zattrs/.zgroup excepted). A client has 20 s for
+  its headers and 30 s for its whole request; at most 256 connections at once.
 
 Options:
   --data DIR|URL   dataset to serve (default: the demo dataset, ${DEFAULT_DATASET})
@@ -289,6 +293,7 @@ Options:
   --timeout S      each query's budget in seconds (default 30); past it, 504 upstream_timeout
   --follow-links   read and serve files a symlink in the dataset folder leads out of it to
                    (default: the API refuses them and the static side answers 404)
+  --all-files      serve the dataset folder as it is (dotfiles still not), not only what it lists
   -h, --help       this help
 
 Exit codes:
@@ -453,6 +458,7 @@ async function queryCommand(args: string[]): Promise<number> {
     data: { type: 'string' },
     timeout: { type: 'string' },
     'follow-links': { type: 'boolean' },
+    'all-files': { type: 'boolean' },
   });
   const [endpoint, file] = positionals;
   if (!endpoint || !ENDPOINTS.includes(endpoint as Endpoint) || !file || positionals.length > 2) {
@@ -902,6 +908,7 @@ async function serveCommand(args: string[]): Promise<number> {
     host: { type: 'string' },
     timeout: { type: 'string' },
     'follow-links': { type: 'boolean' },
+    'all-files': { type: 'boolean' },
   });
   if (positionals.length > 0) usageError('serve', `unexpected argument "${positionals[0]}".`);
   const timeoutMs = timeoutOption('serve', values.timeout);
@@ -925,6 +932,8 @@ async function serveCommand(args: string[]): Promise<number> {
     port,
     host: values.host ?? '127.0.0.1',
     ...(values.static ? { staticRoot: values.static } : isUrl ? {} : { staticRoot: data }),
+    // The dataset folder serves what its catalog and index list, unless asked to serve it as it is.
+    listedOnly: !values.static && !isUrl && values['all-files'] !== true,
     followLinks: values['follow-links'] === true,
   });
   const app = values.static && existsSync(`${values.static}/index.html`) ? `\n  open the app: ${running.url}` : '';

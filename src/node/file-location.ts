@@ -1,8 +1,8 @@
 /** A dataset in a local folder (Node only). */
-import { readFile, realpath } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { resolve as resolvePath, join } from 'node:path';
 import { ClimateQueryError } from '../contract/errors.ts';
-import { urlLocation, type DatasetLocation } from '../dataset/location.ts';
+import { MAX_TEXT_BYTES, urlLocation, type DatasetLocation } from '../dataset/location.ts';
 import { checkDatasetPath } from '../dataset/dataset-path.ts';
 import { createFileSource, realPathWithin, type FileSourceOptions } from '../io/file-source.ts';
 
@@ -37,7 +37,15 @@ export function fileLocation(dir: string, options: FileLocationOptions = {}): Da
     async readText(path) {
       const file = inside(path);
       try {
-        return await readFile(options.followLinks ? file : await realPathWithin(file, within()), 'utf8');
+        const real = options.followLinks ? file : await realPathWithin(file, within());
+        const { size } = await stat(real);
+        if (size > MAX_TEXT_BYTES) {
+          throw new ClimateQueryError(
+            'dataset_unavailable',
+            `${file} holds ${size.toLocaleString('en')} bytes, more than the ${MAX_TEXT_BYTES.toLocaleString('en')} a catalog may; it is not a dataset's catalog.`,
+          );
+        }
+        return await readFile(real, 'utf8');
       } catch (cause) {
         if (cause instanceof ClimateQueryError) throw cause;
         throw new ClimateQueryError(

@@ -22,10 +22,23 @@ export interface ServerOptions {
   staticRoot?: string;
   /** Serve files a symlink in `staticRoot` leads out of it to (default: 404, like the engine's refusal). */
   followLinks?: boolean;
+  /**
+   * Serve from `staticRoot` only what the dataset lists (catalog.json, the files its catalog names, the
+   * objects of its zarr stores, its station archive), as `serve --data` does unless told `--all-files`.
+   */
+  listedOnly?: boolean;
   port?: number;
   /** Default 127.0.0.1: loopback only, unless you choose otherwise. */
   host?: string;
+  /** Most sockets open at once (default {@link MAX_CONNECTIONS}). */
+  maxConnections?: number;
 }
+
+/** Time a client has to send its request headers, and its whole request, ms. */
+export const HEADERS_TIMEOUT_MS = 20_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** Most sockets `serve` holds open at once: room for many browsers, not for a flood of slow clients. */
+export const MAX_CONNECTIONS = 256;
 
 /** A running server. */
 export interface RunningServer {
@@ -101,7 +114,9 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
     `Content-Length: ${Buffer.byteLength(text)}`,
     'Connection: close',
   ];
-  socket.end(`${head.join('\r\n')}\r\n\r\n${text}`);
+  // Then closed whole: a slow client that goes on sending must not keep the socket (end() alone only
+  // stopped our side; a dripping client held it open past every limit).
+  socket.end(`${head.join('\r\n')}\r\n\r\n${text}`, () => socket.destroy());
 }
 
 /** Starts the server and resolves once it listens. */
@@ -109,63 +124,92 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const root = options.staticRoot ? resolve(options.staticRoot) : undefined;
   // The description of the routes (GET /api/openapi.json), built on first ask.
   let openApi: Promise<Record<string, unknown>> | undefined;
-  const server = createServer((req, res) => {
-    void (async () => {
-      let url: URL;
-      try {
-        url = new URL(req.url ?? '/', 'http://localhost');
-      } catch {
-        const e = new ClimateQueryError('bad_request', 'The request target is not a valid URL path.');
-        sendJson(res, e.status, e.toBody());
-        return;
-      }
-      const method = req.method ?? 'GET';
-      if (method === 'OPTIONS') {
-        res.writeHead(204, CORS_HEADERS);
-        res.end();
-        return;
-      }
-      if ((method === 'GET' || method === 'HEAD') && url.pathname.endsWith('/api/openapi.json')) {
-        // The zone station dates are in is the dataset's; without a readable catalog, the contract's.
-        // A failed read is not kept: the next request reads the catalog again.
-        openApi ??= options.engine.catalog().then(
-          (c) => openApiDocument(packageVersion(), stationsUtcOffset(c)),
-          () => ((openApi = undefined), openApiDocument(packageVersion())),
-        );
-        sendJson(res, 200, await openApi);
-        return;
-      }
-      if (endpointOf(url.pathname) !== undefined) {
-        // Abort the query when the client goes away.
-        const controller = new AbortController();
-        res.on('close', () => {
-          if (!res.writableFinished) controller.abort();
-        });
-        const body = method === 'POST' ? await readBody(req) : '';
-        if (body === null) {
-          const e = new ClimateQueryError('body_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
+  /** Whether the dataset lists `rel` (a path inside `staticRoot`). */
+  const listed = async (rel: string): Promise<boolean> => {
+    if (rel === 'catalog.json') return true;
+    const c = await options.engine.catalog().catch(() => null);
+    if (!c) return false;
+    if (c.files.some((f) => f.path === rel)) return true;
+    for (const l of c.rasters) {
+      if (l.preview === rel) return true;
+      for (const f of l.files) if (rel === f.path || (l.layout === 'zarr' && rel.startsWith(`${f.path}/`))) return true;
+    }
+    // The station archive: its index and coverage (listed above), the station files the index lists.
+    return c.stations !== null && /^stations\/(hourly|daily|monthly)\/[^/]+\/[^/]+\.parquet$/.test(rel);
+  };
+  // A slow client is bounded: its headers within 20 s and its whole request within 30 s (Node's default
+  // was 300 s for a body), checked every 2 s (Node's default check runs every 30 s); at most
+  // MAX_CONNECTIONS sockets at once, beyond which new ones are refused.
+  const server = createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 2_000 },
+    (req, res) => {
+      void (async () => {
+        let url: URL;
+        try {
+          url = new URL(req.url ?? '/', 'http://localhost');
+        } catch {
+          const e = new ClimateQueryError('bad_request', 'The request target is not a valid URL path.');
           sendJson(res, e.status, e.toBody());
           return;
         }
-        const answer = await options.engine.handle({ method, path: url.pathname, body }, { signal: controller.signal });
-        sendJson(res, answer.status, answer.body);
-        return;
-      }
-      if (
-        (method === 'GET' || method === 'HEAD') &&
-        root &&
-        (await serveStatic(root, url.pathname, req, res, { followLinks: options.followLinks === true }))
-      )
-        return;
-      const e = new ClimateQueryError('not_found', `Nothing at ${url.pathname}.`);
-      sendJson(res, e.status, e.toBody());
-    })().catch((err: unknown) => {
-      // Not reached by any input the tests know of; kept so no fault can end the process.
-      if (!res.headersSent) sendJson(res, 500, new ClimateQueryError('internal', String(err)).toBody());
-      else res.destroy();
-    });
-  });
+        const method = req.method ?? 'GET';
+        if (method === 'OPTIONS') {
+          res.writeHead(204, CORS_HEADERS);
+          res.end();
+          return;
+        }
+        if ((method === 'GET' || method === 'HEAD') && url.pathname.endsWith('/api/openapi.json')) {
+          // The zone station dates are in is the dataset's; without a readable catalog, the contract's.
+          // A failed read is not kept: the next request reads the catalog again.
+          openApi ??= options.engine.catalog().then(
+            (c) => openApiDocument(packageVersion(), stationsUtcOffset(c)),
+            () => ((openApi = undefined), openApiDocument(packageVersion())),
+          );
+          sendJson(res, 200, await openApi);
+          return;
+        }
+        if (endpointOf(url.pathname) !== undefined) {
+          // Abort the query when the client goes away.
+          const controller = new AbortController();
+          res.on('close', () => {
+            if (!res.writableFinished) controller.abort();
+          });
+          const body = method === 'POST' ? await readBody(req) : '';
+          if (body === null) {
+            const e = new ClimateQueryError(
+              'body_too_large',
+              `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
+            );
+            sendJson(res, e.status, e.toBody());
+            return;
+          }
+          const answer = await options.engine.handle(
+            { method, path: url.pathname, body },
+            { signal: controller.signal },
+          );
+          sendJson(res, answer.status, answer.body);
+          return;
+        }
+        if (
+          (method === 'GET' || method === 'HEAD') &&
+          root &&
+          (await serveStatic(root, url.pathname, req, res, {
+            followLinks: options.followLinks === true,
+            ...(options.listedOnly ? { allowed: (rel: string) => listed(rel) } : {}),
+          }))
+        )
+          return;
+        const e = new ClimateQueryError('not_found', `Nothing at ${url.pathname}.`);
+        sendJson(res, e.status, e.toBody());
+      })().catch((err: unknown) => {
+        // Not reached by any input the tests know of; kept so no fault can end the process.
+        if (!res.headersSent) sendJson(res, 500, new ClimateQueryError('internal', String(err)).toBody());
+        else res.destroy();
+      });
+    },
+  );
   server.on('clientError', answerClientError);
+  server.maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(options.port ?? 8787, options.host ?? '127.0.0.1', () => ok());

@@ -121,7 +121,7 @@ export async function serveStatic(
   urlPath: string,
   req: IncomingMessage,
   res: ServerResponse,
-  options: { followLinks?: boolean } = {},
+  options: { followLinks?: boolean; allowed?: (relPath: string) => boolean | Promise<boolean> } = {},
 ): Promise<boolean> {
   const missing = false;
   let rel: string;
@@ -131,6 +131,10 @@ export async function serveStatic(
     return missing;
   }
   if (rel.includes('\0')) return missing;
+  // Never a dotfile (.env, .git/config: readable by any page, as every answer allows any origin), but a
+  // Zarr store's own metadata, which GDAL and xarray read over HTTP.
+  if (hiddenPath(rel)) return missing;
+  if (options.allowed && !(await options.allowed(rel.replace(/^\/+/, '')))) return missing;
   const file = normalize(join(root, rel));
   if (!inside(root, file)) return missing;
   let handle: FileHandle;
@@ -297,4 +301,15 @@ function miss(err: unknown, res: ServerResponse): boolean {
   });
   res.end(text);
   return true;
+}
+
+/** The metadata files of a Zarr v2 store, the only names starting with "." that are served (inside a `.zarr` folder). */
+const ZARR_METADATA = new Set(['.zmetadata', '.zarray', '.zattrs', '.zgroup']);
+
+/** Whether `relPath` has a segment starting with "." (a dotfile or dot-folder), other than a Zarr store's metadata. */
+export function hiddenPath(relPath: string): boolean {
+  const parts = relPath.split('/').filter((p) => p !== '');
+  return parts.some(
+    (p, i) => p.startsWith('.') && !(ZARR_METADATA.has(p) && parts.slice(0, i).some((q) => q.endsWith('.zarr'))),
+  );
 }

@@ -45,13 +45,16 @@ export interface RasterFile {
 /**
  * Opens `source` as a tiled GeoTIFF and preloads its tile index. With
  * `header` (from the catalog), the file's leading bytes are checked first:
- * the same blocks geotiff.js reads next, so the check costs no request.
+ * the same blocks geotiff.js reads next, so the check costs no request; with
+ * `expected` (the catalog's grid and dates), its shape is, before its tile
+ * index is loaded.
  */
 export async function openRasterFile(
   source: ByteSource,
   cache: BlockCacheOptions = {},
   signal?: AbortSignal,
   header?: { bytes: number; sha256: string },
+  expected?: { width: number; height: number; bands: number },
 ): Promise<RasterFile> {
   const cached = new BlockCachedSource(source, cache);
   const url = source.url;
@@ -74,12 +77,30 @@ export async function openRasterFile(
         `${url} is not tiled; rebuild the layer with \`climate-query build\` (tiled, pixel-interleaved GeoTIFF).`,
       );
     }
-    // Load the whole tile index now, so no tile ever waits for its offset and size first.
-    await Promise.all([image.fileDirectory.loadValue('TileOffsets'), image.fileDirectory.loadValue('TileByteCounts')]);
     const width = image.getWidth();
     const height = image.getHeight();
     const tileWidth = image.getTileWidth();
     const tileHeight = image.getTileHeight();
+    // What the file claims is bounded before anything is sized by it: a 1 MB file of one DEFLATE tile
+    // claiming 16,384² Float32 pixels made a point query decode 1 GiB (3.25 GB RSS).
+    if (
+      expected &&
+      (width !== expected.width || height !== expected.height || image.getSamplesPerPixel() < expected.bands)
+    ) {
+      throw new ClimateQueryError(
+        'dataset_unavailable',
+        `${url} is ${width}×${height} with ${image.getSamplesPerPixel()} bands, but catalog.json says ${expected.width}×${expected.height} with ${expected.bands}; rebuild the dataset.`,
+      );
+    }
+    const tileBytes = tileWidth * tileHeight * image.getSamplesPerPixel() * Math.ceil(image.getBitsPerSample() / 8);
+    if (!(tileBytes > 0 && tileBytes <= MAX_TILE_BYTES)) {
+      throw new ClimateQueryError(
+        'dataset_unavailable',
+        `${url} claims tiles of ${tileWidth}×${tileHeight} px × ${image.getSamplesPerPixel()} bands (${tileBytes} bytes decoded), more than the ${MAX_TILE_BYTES} a reader decodes; the file is damaged or not one \`climate-query build\` wrote.`,
+      );
+    }
+    // Load the whole tile index now, so no tile ever waits for its offset and size first.
+    await Promise.all([image.fileDirectory.loadValue('TileOffsets'), image.fileDirectory.loadValue('TileByteCounts')]);
     return {
       url,
       width,
@@ -137,6 +158,12 @@ export async function openRasterFile(
     });
   }
 }
+
+/**
+ * Most bytes one decoded tile may hold: a build's tiles hold at most 64 KiB (raster-tiling.ts), so a
+ * file claiming more was not written by one, and 4 MiB bounds what a hostile file costs per tile.
+ */
+export const MAX_TILE_BYTES = 4 * 1024 * 1024;
 
 /** TIFF compression code of DEFLATE, which `climate-query build` writes every layer with. */
 export const DEFLATE = 8;

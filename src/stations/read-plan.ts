@@ -5,6 +5,7 @@
  * already, merged across small gaps. The archive fetches exactly these
  * ranges, all at once, so a request count can be checked against the plan.
  */
+import { ClimateQueryError } from '../contract/errors.ts';
 import type { FileMetaData } from 'hyparquet';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 import type { StationFileChunks } from '../dataset/catalog.ts';
@@ -92,11 +93,15 @@ export interface FileReadPlan {
   ranges: Array<[number, number]>;
 }
 
+/** Most rows a station file's row group may claim (builds write 4,096 hours or 2,048 days a group). */
+export const MAX_GROUP_ROWS = 1 << 20;
+
 /**
  * Plans reading `columns` (the first must be "time") for the periods `first`…`last` (response keys of
  * `scale`). A group without time statistics is read, as only its values can tell. `decoded(g, column)`
  * says which chunks are already decoded (no bytes needed). Null when the file has no time column.
  */
+
 export function planFileRead(
   metadata: FileMetaData,
   scale: StationTimeScale,
@@ -107,6 +112,16 @@ export function planFileRead(
   mergeGap: number = MERGE_GAP,
 ): FileReadPlan | null {
   if (!metadata.schema.some((e) => e.name === 'time')) return null;
+  // A row count the file claims is bounded before a decoder sizes its arrays by it.
+  for (const rg of metadata.row_groups) {
+    const n = Number(rg.num_rows);
+    if (!Number.isSafeInteger(n) || n < 0 || n > MAX_GROUP_ROWS) {
+      throw new ClimateQueryError(
+        'dataset_unavailable',
+        `a row group of the station file claims ${String(rg.num_rows)} rows, more than the ${MAX_GROUP_ROWS.toLocaleString('en')} a reader takes; the file is damaged or not one a build wrote. Rebuild the stations.`,
+      );
+    }
+  }
   const timeIndex = metadata.row_groups[0]?.columns.findIndex((c) => c.meta_data?.path_in_schema[0] === 'time') ?? -1;
   // The span of rows of every overlapping group; sorted files make the groups contiguous.
   let rowStart = Number.POSITIVE_INFINITY;

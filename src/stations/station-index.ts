@@ -210,6 +210,12 @@ export class StationIndex {
   }
 }
 
+/**
+ * Most rows (stations) an index may hold: far above a national network (the scale bench's has
+ * 2,000), far below what would exhaust a tab (a million rows of 40 columns is ≈ 0.3 GB of values).
+ */
+export const MAX_INDEX_ROWS = 1_000_000;
+
 /** {@link readColumns} of `names`, its failure a `dataset_unavailable` that says how to fix it. */
 async function readOrRefuse(
   bytes: ArrayBuffer,
@@ -240,6 +246,20 @@ async function readColumns(
   const metadata = parquetMetadata(bytes);
   await codecsFor(metadata);
   const rows = Number(metadata.num_rows);
+  // A count the file claims is checked before anything is allocated for it: a 17 KB index whose footer
+  // claimed 10⁹ rows had a reader fill 10⁹-element arrays (3 GB) and took a server down.
+  const grouped = metadata.row_groups.reduce((n, g) => n + Number(g.num_rows), 0);
+  if (
+    !Number.isSafeInteger(rows) ||
+    rows < 0 ||
+    rows !== grouped ||
+    rows > MAX_INDEX_ROWS ||
+    rows > bytes.byteLength * 8
+  ) {
+    throw new Error(
+      `its footer claims ${metadata.num_rows} rows (row groups: ${grouped}) in ${bytes.byteLength} bytes; an index holds at most ${MAX_INDEX_ROWS.toLocaleString('en')} stations`,
+    );
+  }
   const present = new Set(metadata.schema.map((e) => e.name));
   const wanted = names.filter((n) => present.has(n));
   const columns = new Map<string, unknown[]>();

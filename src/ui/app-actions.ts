@@ -3,6 +3,7 @@
  * engine Worker), cancel it, show a saved answer, replace what is drawn, and
  * save a file. Each writes its outcome into the store; the panels draw it.
  */
+import { CSV_BOM } from '../contract/csv.ts';
 import type { EngineClient } from '../browser/engine-client.ts';
 import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
 import type { Endpoint } from '../contract/types.ts';
@@ -151,7 +152,9 @@ export function createActions(deps: ActionDeps): AppActions {
   }
 
   function download(name: string, type: string, text: string): void {
-    const url = URL.createObjectURL(new Blob([text], { type }));
+    // A CSV starts with the byte-order mark: a spreadsheet that guesses the encoding then reads UTF-8.
+    const body = type === 'text/csv' && !text.startsWith(CSV_BOM) ? CSV_BOM + text : text;
+    const url = URL.createObjectURL(new Blob([body], { type }));
     const a = document.createElement('a');
     a.href = url;
     a.download = name;

@@ -108,6 +108,19 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
   );
   map.addControl(new ScaleControl({ unit: 'metric' }), 'bottom-left');
   await new Promise<void>((resolve) => map.once('load', () => resolve()));
+  // The app's own sources and layers, under names no style takes: a style (?style=) that declared a
+  // source "stations" had stopped the app ("Source "stations" already exists"); a name still taken is
+  // renamed with a number.
+  const ID = ownIds(map, [
+    'online',
+    'stations',
+    'geometry-labels',
+    'answer',
+    'answer-links',
+    'answer-stations',
+    'too-large',
+    'preview',
+  ]);
   // Credits folded behind their (i) button, so they never cover the land one draws on.
   container.querySelector('.maplibregl-ctrl-attrib')?.classList.remove('maplibregl-compact-show');
   if (map.getSource('places')) (map.getSource('places') as GeoJSONSource).setData(placesGeoJson(options.places));
@@ -116,14 +129,14 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
   let online: OnlineBasemap | null = null;
   const fallbackListeners: Array<(b: OnlineBasemap) => void> = [];
   const setBasemap = (b: OnlineBasemap | null) => {
-    if (map.getLayer('online')) map.removeLayer('online');
-    if (map.getSource('online')) map.removeSource('online');
+    if (map.getLayer(ID.online)) map.removeLayer(ID.online);
+    if (map.getSource(ID.online)) map.removeSource(ID.online);
     online = b;
     const labelled = b?.labelled ?? false;
     for (const id of ['place-labels', 'place-dots', 'country-labels'])
       if (map.getLayer(id)) map.setLayoutProperty(id, 'visibility', labelled ? 'none' : 'visible');
     if (!b) return;
-    map.addSource('online', {
+    map.addSource(ID.online, {
       type: 'raster',
       tiles: [b.tiles],
       tileSize: 256,
@@ -131,13 +144,13 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
       attribution: b.attribution,
     });
     map.addLayer(
-      { id: 'online', type: 'raster', source: 'online' },
+      { id: ID.online, type: 'raster', source: ID.online },
       map.getLayer('place-dots') ? 'place-dots' : undefined,
     );
   };
   map.on('error', (e) => {
     // A failed tile (offline, blocked, 4xx/5xx): the offline map takes over at once.
-    if ((e as unknown as { sourceId?: string }).sourceId !== 'online' || !online) return;
+    if ((e as unknown as { sourceId?: string }).sourceId !== ID.online || !online) return;
     const failed = online;
     setBasemap(null);
     fallbackListeners.forEach((l) => l(failed));
@@ -145,7 +158,7 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
   let searchMarker: Marker | null = null;
 
   const stations = options.stations ?? [];
-  map.addSource('stations', {
+  map.addSource(ID.stations, {
     type: 'geojson',
     data: {
       type: 'FeatureCollection',
@@ -157,25 +170,25 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     },
   });
   map.addLayer({
-    id: 'stations',
+    id: ID.stations,
     type: 'circle',
-    source: 'stations',
+    source: ID.stations,
     paint: { 'circle-radius': 4, 'circle-color': '#1d5f8a', 'circle-stroke-color': '#fff', 'circle-stroke-width': 1 },
   });
   // Drawn geometries' labels, and the answer: the station that answered, joined to its point.
-  map.addSource('geometry-labels', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
-  map.addSource('answer', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
+  map.addSource(ID['geometry-labels'], { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
+  map.addSource(ID.answer, { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
   map.addLayer({
-    id: 'answer-links',
+    id: ID['answer-links'],
     type: 'line',
-    source: 'answer',
+    source: ID.answer,
     filter: ['==', ['geometry-type'], 'LineString'],
     paint: { 'line-color': '#b3261e', 'line-width': 2.5, 'line-dasharray': [2, 1] },
   });
   map.addLayer({
-    id: 'answer-stations',
+    id: ID['answer-stations'],
     type: 'circle',
-    source: 'answer',
+    source: ID.answer,
     filter: ['==', ['geometry-type'], 'Point'],
     paint: {
       'circle-radius': 9,
@@ -186,9 +199,9 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
   });
   if (!options.styleUrl) {
     map.addLayer({
-      id: 'geometry-labels',
+      id: ID['geometry-labels'],
       type: 'symbol',
-      source: 'geometry-labels',
+      source: ID['geometry-labels'],
       layout: {
         'text-field': ['get', 'label'],
         'text-font': ['Noto Sans Regular'],
@@ -200,16 +213,16 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
       paint: { 'text-color': '#7a4a00', 'text-halo-color': '#fff', 'text-halo-width': 2 },
     });
   }
-  map.addSource('too-large', { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
+  map.addSource(ID['too-large'], { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
   map.addLayer({
-    id: 'too-large',
+    id: ID['too-large'],
     type: 'line',
-    source: 'too-large',
+    source: ID['too-large'],
     paint: { 'line-color': '#c62828', 'line-width': 3, 'line-dasharray': [2, 1] },
   });
 
   const byId = new Map(stations.map((s) => [s.id, s]));
-  map.on('click', 'stations', (e) => {
+  map.on('click', ID.stations, (e) => {
     if (drawTool !== 'select') return;
     const id = e.features?.[0]?.properties?.id as string | undefined;
     const s = id ? byId.get(id) : undefined;
@@ -317,19 +330,19 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
           geometry: { type: 'Polygon' as const, coordinates: g.coordinates as PolygonCoords },
           properties: {},
         }));
-      (map.getSource('too-large') as import('maplibre-gl').GeoJSONSource).setData({
+      (map.getSource(ID['too-large']) as import('maplibre-gl').GeoJSONSource).setData({
         type: 'FeatureCollection',
         features,
       });
       // Above terra-draw's own layers, which it adds after ours.
-      map.moveLayer('too-large');
+      map.moveLayer(ID['too-large']);
     },
     showPreview(canvas, bbox) {
-      if (map.getLayer('preview')) map.removeLayer('preview');
-      if (map.getSource('preview')) map.removeSource('preview');
+      if (map.getLayer(ID.preview)) map.removeLayer(ID.preview);
+      if (map.getSource(ID.preview)) map.removeSource(ID.preview);
       if (!canvas || !bbox) return;
       const [w, s, e, n] = bbox;
-      map.addSource('preview', {
+      map.addSource(ID.preview, {
         type: 'image',
         url: canvas.toDataURL('image/png'),
         coordinates: [
@@ -341,19 +354,19 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
       });
       map.addLayer(
         {
-          id: 'preview',
+          id: ID.preview,
           type: 'raster',
-          source: 'preview',
+          source: ID.preview,
           paint: { 'raster-opacity': 0.75, 'raster-resampling': 'nearest' },
         },
-        'stations',
+        ID.stations,
       );
     },
     onChange(listener) {
       listeners.push(listener);
     },
     setLabels(items) {
-      (map.getSource('geometry-labels') as GeoJSONSource).setData({
+      (map.getSource(ID['geometry-labels']) as GeoJSONSource).setData({
         type: 'FeatureCollection',
         features: items.map((i) => ({
           type: 'Feature',
@@ -361,10 +374,10 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
           properties: { label: i.label },
         })),
       });
-      if (map.getLayer('geometry-labels')) map.moveLayer('geometry-labels');
+      if (map.getLayer(ID['geometry-labels'])) map.moveLayer(ID['geometry-labels']);
     },
     showAnswer(links) {
-      (map.getSource('answer') as GeoJSONSource).setData({
+      (map.getSource(ID.answer) as GeoJSONSource).setData({
         type: 'FeatureCollection',
         features: links.flatMap((l) => [
           {
@@ -389,4 +402,16 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
       map.jumpTo({ center: [target.lon, target.lat], zoom: target.zoom });
     },
   };
+}
+
+/** The app's name for each of its sources and layers: `climate-query:<name>`, numbered when a style has it already. */
+function ownIds<N extends string>(map: MapLibreMap, names: readonly N[]): Record<N, string> {
+  const taken = (id: string) => Boolean(map.getSource(id) || map.getLayer(id));
+  const out = {} as Record<N, string>;
+  for (const n of names) {
+    let id = `climate-query:${n}`;
+    for (let k = 2; taken(id); k++) id = `climate-query:${n}#${k}`;
+    out[n] = id;
+  }
+  return out;
 }

@@ -4,6 +4,7 @@
  * from an answer (the chart, the table and the CSV all read the same
  * series, so they cannot disagree). No DOM here.
  */
+import { csvComment, csvField } from '../contract/csv.ts';
 import {
   CONTRACT_RASTER_LAYERS,
   type AggregationMethod,
@@ -354,8 +355,8 @@ export function seriesHeading(s: Pick<Series, 'label' | 'title' | 'unit'>): stri
  * empty cells for null. `periodHeader` heads the first column.
  */
 export function toCsv(t: ResultTable, periodHeader = 'Period', about: readonly string[] = []): string {
-  const q = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-  const pre = about.map((l) => `# ${l.replace(/\r?\n/g, ' ')}`);
+  const q = csvField;
+  const pre = about.map(csvComment);
   const head = [periodHeader, ...t.series.map(seriesHeading)].map(q).join(',');
   const dec = t.series.map(seriesDecimals);
   const lines = t.rows.map((r, i) => [q(r), ...t.series.map((s, k) => formatValue(s.values[i], dec[k]!))].join(','));

@@ -43,7 +43,8 @@ beforeAll(async () => {
   symlinkSync(join(root, 'a.bin'), join(root, 'link-in.bin'));
   // A named pipe: opening it for reading would block until a writer comes.
   execFileSync('mkfifo', [join(root, 'pipe.bin')]);
-  ({ child, url } = await startServeProcess(root));
+  // A folder of made-up files, served as it is: what the dataset lists is the next block's subject.
+  ({ child, url } = await startServeProcess(root, ['--all-files']));
 });
 
 afterAll(() => {
@@ -321,4 +322,65 @@ describe('serve: load', () => {
     expect(child.exitCode).toBeNull();
     expect(await alive()).toBe(true);
   }, 300_000);
+});
+
+describe('serve: what a dataset folder exposes', () => {
+  let data = '';
+  let serve: ServeProcess | undefined;
+  beforeAll(async () => {
+    data = mkdtempSync(join(tmpdir(), 'cq-serve-listed-'));
+    execFileSync('cp', ['-r', `${demo}/.`, data]);
+    writeFileSync(join(data, '.env'), 'SECRET=hunter2');
+    mkdirSync(join(data, '.git'));
+    writeFileSync(join(data, '.git', 'config'), '[remote "origin"] url = secret');
+    writeFileSync(join(data, 'notes.txt'), 'operator notes');
+    serve = await startServeProcess(data);
+  });
+  afterAll(() => {
+    serve?.child.kill('SIGTERM');
+    rmSync(data, { recursive: true, force: true });
+  });
+
+  it('serves what the catalog and index list (a store’s objects and metadata too), no dotfile and nothing else', async () => {
+    const catalog = JSON.parse(readFileSync(join(data, 'catalog.json'), 'utf8')) as {
+      files: Array<{ path: string }>;
+      rasters: Array<{ layout?: string; zarr?: { variable: string }; files: Array<{ path: string }> }>;
+    };
+    const zarr = catalog.rasters.find((l) => l.layout === 'zarr')!;
+    const store = zarr.files[0]!.path;
+    const ok = [
+      'catalog.json',
+      ...catalog.files.map((f) => f.path),
+      `${store}/${zarr.zarr!.variable}/0.10.10`,
+      `${store}/.zmetadata`,
+      `${store}/${zarr.zarr!.variable}/.zarray`,
+    ];
+    for (const p of ok) expect((await fetch(`${serve!.url}${p}`)).status, p).toBe(200);
+    for (const p of ['.env', '.git/config', 'notes.txt', '%2eenv', 'rasters/.hidden', `${store}/../.env`]) {
+      const res = await fetch(`${serve!.url}${p}`);
+      expect(res.status, p).toBe(404);
+      expect(await res.text(), p).not.toMatch(/hunter2|secret|operator notes/);
+    }
+  });
+
+  it('a client that sends its body slowly is cut off within the request time limit, and the server answers others', async () => {
+    const { port } = new URL(serve!.url);
+    const t0 = Date.now();
+    const closed = await new Promise<number>((resolve) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(
+          'POST /api/point/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
+        );
+        // A byte every second, never the whole body.
+        const drip = setInterval(() => socket.write(' '), 1000);
+        socket.on('close', () => {
+          clearInterval(drip);
+          resolve(Date.now() - t0);
+        });
+      });
+      socket.on('error', () => undefined);
+    });
+    expect(closed).toBeLessThan(45_000);
+    expect((await fetch(`${serve!.url}catalog.json`)).status).toBe(200);
+  }, 60_000);
 });

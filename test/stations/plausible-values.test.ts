@@ -45,7 +45,7 @@ describe('plausible values', () => {
         if (lo !== null && hi !== null) expect(lo, `${scale} ${t}`).toBeLessThan(hi);
       }
     }
-    expect(plausibleBounds('hourly', 'humidity')).toEqual([0, 100]);
+    expect(plausibleBounds('hourly', 'humidity')).toEqual([0, 105]);
     expect(plausibleBounds('daily', 'rain_sum')).toEqual([0, null]);
     expect(plausibleBounds('monthly', 'wind_direction_mean')).toEqual([0, 360]);
   });
@@ -59,7 +59,7 @@ describe('plausible values', () => {
     expect(error).toBeInstanceOf(BuildError);
     // Row 2 of the data (after the header) holds humidity 150 — the first in file order.
     expect((error as Error).message).toMatch(
-      /hourly\.csv: row 2 \(station "A"\), column "humidity": 150 is outside 0 to 100, the physical bounds of humidity/,
+      /hourly\.csv: row 2 \(station "A"\), column "humidity": 150 is outside 0 to 105, the bounds of what a humidity instrument reads/,
     );
     await expect(readFile(join(out, 'catalog.json'))).rejects.toThrow();
   });
@@ -87,8 +87,15 @@ describe('plausible values', () => {
     const out = join(dir, 'kept');
     const { report } = await buildStationsWithReport({ stations, hourly }, out, 'kept', { keepImplausible: true });
     const flagged = Object.fromEntries(report.scales.hourly!.flagged.map((f) => [f.column, f.values]));
-    // Counted independently from the rows above: humidity 150 and 101, rain −5.
-    expect(flagged).toEqual({ humidity: 2, rain: 1 });
+    // Counted independently from the rows above: humidity 150 and rain −5; 101 % is a reading sensors give.
+    expect(flagged).toEqual({ humidity: 1, rain: 1 });
+    expect(report.scales.hourly!.beyondPhysical).toEqual([
+      {
+        column: 'humidity',
+        values: 1,
+        first: expect.stringMatching(/row 5 \(station "B"\), column "humidity": 101, outside 0 to 100/),
+      },
+    ]);
     expect(report.scales.hourly!.flagged.find((f) => f.column === 'rain')!.first).toMatch(
       /row 4 \(station "B"\), column "rain": -5 is outside 0 to/,
     );
@@ -101,6 +108,35 @@ describe('plausible values', () => {
       endDate: '2024-03-01T01:00:00',
     });
     expect(answer['POINT (18.9 -33.9)']!.data['2024-03-01T01:00:00']!.humidity).toBe(150);
+    await engine.close();
+  });
+
+  it('a real logger’s humidity just above 100 % near saturation builds without asking, kept as measured and counted', async () => {
+    const logger = join(dir, 'logger.csv');
+    await writeFile(
+      logger,
+      'station_id,time,humidity\nA,2024-06-12T04:00:00,99.8\nA,2024-06-12T05:00:00,100.065\nA,2024-06-12T06:00:00,102.9\n',
+    );
+    const out = join(dir, 'logger');
+    const { report } = await buildStationsWithReport({ stations, hourly: logger }, out, 'logger');
+    expect(report.scales.hourly!.flagged).toEqual([]);
+    expect(report.scales.hourly!.beyondPhysical).toEqual([
+      {
+        column: 'humidity',
+        values: 2,
+        first: expect.stringMatching(/row 2 \(station "A"\), column "humidity": 100\.065, outside 0 to 100/),
+      },
+    ]);
+    const engine = createNodeEngine(out);
+    const answer = await engine.nearestStation({
+      wkts: 'POINT (18.9 -33.9)',
+      dataTypes: ['humidity'],
+      options: { timeScale: 'hourly' },
+      startDate: '2024-06-12T05:00:00',
+      endDate: '2024-06-12T06:00:00',
+    });
+    expect(answer['POINT (18.9 -33.9)']!.data['2024-06-12T05:00:00']!.humidity).toBe(100.065);
+    expect(answer['POINT (18.9 -33.9)']!.data['2024-06-12T06:00:00']!.humidity).toBe(102.9);
     await engine.close();
   });
 });

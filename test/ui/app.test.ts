@@ -278,7 +278,9 @@ describe('finding a farm on the map (network off)', () => {
     expect(await page.getByLabel('Basemap').inputValue()).toBe('offline');
     expect(
       await page.evaluate(() =>
-        Boolean((window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getLayer('online')),
+        Boolean(
+          (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map.getLayer('climate-query:online'),
+        ),
       ),
     ).toBe(false);
     // The offline labels are back.
@@ -403,7 +405,7 @@ describe('the map app', () => {
     const stationsDrawn = await page.evaluate(() => {
       const map = (window as unknown as { cqUi: { view: { map: { queryRenderedFeatures(o: unknown): unknown[] } } } })
         .cqUi.view.map;
-      return map.queryRenderedFeatures({ layers: ['stations'] }).length;
+      return map.queryRenderedFeatures({ layers: ['climate-query:stations'] }).length;
     });
     expect(stationsDrawn).toBeGreaterThan(50);
     // The demo says it is a demo, from its own catalog, above every answer.
@@ -438,11 +440,11 @@ describe('the map app', () => {
         const map = (window as unknown as { cqUi: { view: { map: MapHandle } } }).cqUi.view.map;
         return {
           labels: map
-            .queryRenderedFeatures({ layers: ['geometry-labels'] })
+            .queryRenderedFeatures({ layers: ['climate-query:geometry-labels'] })
             .map((f) => f.properties.label)
             .sort(),
-          rings: map.queryRenderedFeatures({ layers: ['answer-stations'] }).length,
-          links: map.queryRenderedFeatures({ layers: ['answer-links'] }).length,
+          rings: map.queryRenderedFeatures({ layers: ['climate-query:answer-stations'] }).length,
+          links: map.queryRenderedFeatures({ layers: ['climate-query:answer-links'] }).length,
         };
       });
     await expect.poll(async () => (await onMapNow()).labels, { timeout: 10_000 }).toEqual(['G1', 'G2']);
@@ -529,7 +531,7 @@ describe('the map app', () => {
       await page.evaluate(() =>
         Boolean(
           (window as unknown as { cqUi: { view: { map: { getLayer(id: string): unknown } } } }).cqUi.view.map.getLayer(
-            'preview',
+            'climate-query:preview',
           ),
         ),
       ),
@@ -776,6 +778,54 @@ describe("a user's own dataset", () => {
     expect(ui.lastAnswer).toEqual(await own.query('point', ui.lastRequest!.body));
     await own.close();
     expect(typeof Object.values(ui.lastAnswer as Record<string, unknown>)[0]).toBe('number');
+    await page.close();
+  });
+});
+
+describe("a user's own map style", () => {
+  it('a style that declares the app’s own source and layer names cannot stop the app: its tools mount, its stations draw', async () => {
+    const styleUrl = 'http://127.0.0.1:9/hostile-style.json';
+    const empty = { type: 'FeatureCollection', features: [] };
+    const style = {
+      version: 8,
+      sources: {
+        stations: { type: 'geojson', data: empty },
+        'climate-query:stations': { type: 'geojson', data: empty },
+        answer: { type: 'geojson', data: empty },
+      },
+      layers: [
+        { id: 'background', type: 'background', paint: { 'background-color': '#ddeeff' } },
+        { id: 'stations', type: 'circle', source: 'stations' },
+        { id: 'climate-query:stations', type: 'circle', source: 'climate-query:stations' },
+      ],
+    };
+    const errors: string[] = [];
+    const page = await openApp(`${vite.url}index.html?style=${encodeURIComponent(styleUrl)}`, undefined, async (p) => {
+      p.on('pageerror', (e) => errors.push(e.message));
+      await p.route(styleUrl, (route) =>
+        route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(style) }),
+      );
+    });
+    expect(errors).toEqual([]);
+    // The app's layers are under their own names, the taken one numbered; the demo's stations are drawn.
+    const drawn = await page.evaluate(() => {
+      const map = (
+        window as unknown as {
+          cqUi: { view: { map: { getLayer(id: string): unknown; queryRenderedFeatures(o: unknown): unknown[] } } };
+        }
+      ).cqUi.view.map;
+      return {
+        own: Boolean(map.getLayer('climate-query:stations#2')),
+        styles: Boolean(map.getLayer('stations')),
+        dots: map.queryRenderedFeatures({ layers: ['climate-query:stations#2'] }).length,
+      };
+    });
+    expect(drawn).toEqual({ own: true, styles: true, dots: expect.any(Number) });
+    expect(drawn.dots).toBeGreaterThan(0);
+    // The drawing tools work: a point is drawn and answered.
+    await drawPoint(page, [18.86, -33.93]);
+    const ui = await runAndWait(page);
+    expect(ui.lastRequest!.endpoint).toBe('nearest-station');
     await page.close();
   });
 });

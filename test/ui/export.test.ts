@@ -53,7 +53,14 @@ describe('CSV export', () => {
     expect(dl.suggestedFilename()).toBe(
       `${slug}_${(body.dataTypes as string[]).map((t) => t.replace(/_/g, '-')).join('-')}_2024-06-01_2024-06-10.csv`,
     );
-    const lines = (await readFile((await dl.path())!, 'utf8')).trimEnd().split('\n');
+    const file = await readFile((await dl.path())!);
+    // A byte-order mark first, so a spreadsheet that guesses the encoding reads °C, not Â°C.
+    expect([...file.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const lines = file
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\n');
     const about = lines.filter((l) => l.startsWith('# ')).join('\n');
     expect(about).toContain(`Dataset: ${index.name} (${app.url}data/demo/)`);
     expect(about).toContain(`Query: POST ${app.url}api/nearest-station/ ${JSON.stringify(body)}`);
