@@ -2,17 +2,18 @@
  * The one error every build throws (station builds, raster layers, index,
  * remove): a stable `code`, the file, row and column or the option at fault
  * where known, and a message that says what to do. The CLI prints it as
- * "Build error: …" and exits 2; anything else a build throws is a bug or an
- * I/O failure (exit 1).
+ * "Build error: …" and exits 2 (1 for `dataset_damaged`: src/node/cli-exit.ts);
+ * anything else a build throws is a bug or an I/O failure (exit 1).
  */
 
 /**
  * - `invalid_input`: a file's content (a row, a column, a band) cannot be built as it is;
  * - `invalid_option`: an option is missing, malformed, or contradicts the inputs;
  * - `unreadable_input`: a file is missing or no reader can open it;
- * - `conflict`: the inputs disagree with each other or with the dataset (overlaps, another zone).
+ * - `conflict`: the inputs disagree with each other or with the dataset (overlaps, another zone);
+ * - `dataset_damaged`: the dataset being built into cannot be read (a cut or hand-edited catalog.json).
  */
-export type BuildErrorCode = 'invalid_input' | 'invalid_option' | 'unreadable_input' | 'conflict';
+export type BuildErrorCode = 'invalid_input' | 'invalid_option' | 'unreadable_input' | 'conflict' | 'dataset_damaged';
 
 /** Where a build error lies, when known. */
 export interface BuildErrorDetail {

@@ -36,7 +36,7 @@ export async function readCatalogOrEmpty(dir: string, name: string): Promise<Cat
 
 function damaged(dir: string, why: string, cause: unknown): BuildError {
   return new BuildError(
-    'invalid_input',
+    'dataset_damaged',
     `catalog.json in ${dir} is damaged: ${why}. Restore it (from a backup, or the copy on the host), or rebuild the dataset into a new folder; nothing was changed.`,
     { file: join(dir, 'catalog.json'), cause },
   );

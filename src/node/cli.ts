@@ -4,13 +4,13 @@
  * success, 2 on a bad request or bad input (the error JSON is on stdout for
  * queries), 1 on anything else.
  */
+import { exitFor, exitStatusOfCode } from './cli-exit.ts';
 import { readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
 import { ClimateQueryError, toClimateQueryError } from '../contract/errors.ts';
 import { parseTimeScale } from '../builder/raster-build-declare.ts';
-import { BuildError } from '../builder/build-error.ts';
 import { catalogLayersText, layerText } from './layer-text.ts';
 import { DEFAULT_DATASET } from './demo.ts';
 import { createNodeEngine } from './node-engine.ts';
@@ -211,8 +211,8 @@ Options:
 
 Exit codes:
   0  the dataset was written
-  1  the build failed (message on stderr)
-  2  bad arguments or unusable input files (message on stderr)
+  1  the build failed, or the dataset at --out cannot be read (a damaged catalog.json; message on stderr)
+  2  bad arguments, or inputs or options the build cannot take (message on stderr)
 `,
   layers: `Usage: climate-query layers [--data DIR|URL]
        climate-query layers remove NAME[/SUB] [--extent E] [--data DIR]
@@ -381,17 +381,8 @@ function usageError(command: Command, message: string): never {
   throw new UsageExit(2);
 }
 
-/**
- * Exit status of an answer: 0 for 200, 2 when the request was at fault (a
- * 4xx), 1 when the data or the machine was (5xx, and the two 4xx that are
- * not the request's doing: a dataset that changed or is damaged, 409, and an
- * abort, 499).
- */
-function exitStatusOf(status: number, code?: string): number {
-  if (status === 200) return 0;
-  if (code === 'dataset_changed' || code === 'aborted') return 1;
-  return status >= 400 && status < 500 ? 2 : 1;
-}
+/** Exit status of an answer (cli-exit.ts): 0 for 200, 2 for the request's fault, 1 for the data's or the machine's. */
+const exitStatusOf = exitStatusOfCode;
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit status. */
 export async function main(argv: string[]): Promise<number> {
@@ -443,13 +434,10 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${missing}\n`);
       return 1;
     }
-    // One build error for every build (builder/build-error.ts); the CLI's own option checks throw the contract's.
-    if (err instanceof BuildError || err instanceof ClimateQueryError) {
-      process.stderr.write(`Build error: ${err.message}\n`);
-      return 2;
-    }
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    return 1;
+    // One mapping for every command (cli-exit.ts).
+    const { status, text } = exitFor(err);
+    process.stderr.write(`${text}\n`);
+    return status;
   }
 }
 

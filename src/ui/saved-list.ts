@@ -48,7 +48,7 @@ export async function createSavedList(
   title.textContent = 'Saved on this device';
   const hint = document.createElement('p');
   hint.className = 'hint';
-  hint.textContent = `Every answer is kept here (the latest ${SAVED_LIMIT}) and opens without a connection. Click one to show it again.`;
+  hint.textContent = `Every answer is kept here (the latest ${SAVED_LIMIT} of this dataset) and opens without a connection. Click one to show it again.`;
   const list = document.createElement('ol');
   list.id = 'saved-list';
   // With no connection, say where the answers are: new queries need the dataset's files.
@@ -135,6 +135,9 @@ export async function createSavedList(
         hint.textContent = `This answer could not be kept on the device: ${(e as Error)?.message ?? String(e)}.`;
         return null;
       });
+      if (saved && saved.dropped > 0) {
+        hint.textContent = `Kept. The ${saved.dropped === 1 ? 'oldest answer' : `${saved.dropped} oldest answers`} of this dataset made room for it (the latest ${SAVED_LIMIT} are kept).`;
+      }
       await refresh();
       return saved;
     },

@@ -5,8 +5,9 @@
  * a wrapper package would add more than it saves.
  *
  * What is kept: every successful answer, newest first, at most
- * {@link SAVED_LIMIT}; asking the same question again replaces the older
- * copy; the user deletes any item. An answer larger than
+ * {@link SAVED_LIMIT} per dataset (a page that opens the app with its own
+ * `?data=` cannot push a grower's answers out); asking the same question
+ * again replaces the older copy; the user deletes any item. An answer larger than
  * {@link MAX_SAVED_CHARS} (a year of hourly data for many points) is not
  * kept: it would crowd out the rest and such answers are re-run, not read
  * on a phone.
@@ -14,7 +15,7 @@
 import type { Endpoint } from '../contract/types.ts';
 import type { DrawnGeometry, FormState } from './query-model.ts';
 
-/** Most answers kept; the oldest go first. */
+/** Most answers kept per dataset; the oldest of that dataset go first. */
 export const SAVED_LIMIT = 50;
 /** Largest answer kept, in characters of its JSON (≈ bytes). */
 export const MAX_SAVED_CHARS = 5_000_000;
@@ -42,8 +43,11 @@ export interface SavedAnswer {
 
 /** The saved answers of this device. */
 export interface SavedStore {
-  /** Keeps an answer (replacing the same question asked before); resolves with it, id set, or null when too large to keep. */
-  add(item: SavedAnswer): Promise<SavedAnswer | null>;
+  /**
+   * Keeps an answer (replacing the same question asked before); resolves with it, id set, and how many
+   * of its dataset's oldest answers made room for it; null when too large to keep.
+   */
+  add(item: SavedAnswer): Promise<(SavedAnswer & { dropped: number }) | null>;
   /** The answers of one dataset, newest first. */
   list(dataset: string): Promise<SavedAnswer[]>;
   get(id: number): Promise<SavedAnswer | undefined>;
@@ -88,13 +92,14 @@ export async function openSavedStore(): Promise<SavedStore> {
       for (const old of existing) if (sameQuestion(old, item)) store.delete(old.id!);
       const { id: _drop, ...fresh } = item;
       const id = (await done(store.add(fresh))) as number;
-      // Oldest beyond the limit go, whatever their dataset.
+      // The oldest of this dataset beyond its limit go; other datasets' answers are never touched.
       const survivors = existing
-        .filter((o) => !sameQuestion(o, item))
+        .filter((o) => o.dataset === item.dataset && !sameQuestion(o, item))
         .sort((a, b) => b.savedAt.localeCompare(a.savedAt) || b.id! - a.id!);
-      for (const old of survivors.slice(SAVED_LIMIT - 1)) store.delete(old.id!);
+      const dropped = survivors.slice(SAVED_LIMIT - 1);
+      for (const old of dropped) store.delete(old.id!);
       await committed(tx);
-      return { ...fresh, id };
+      return { ...fresh, id, dropped: dropped.length };
     },
     async list(dataset) {
       return (await all())

@@ -829,3 +829,35 @@ describe("a user's own map style", () => {
     await page.close();
   });
 });
+
+describe('answers saved on the device', () => {
+  it('are kept per dataset: 55 answers of another dataset leave a grower’s answers, and say what they dropped', async () => {
+    const page = await openApp();
+    // Text, not a function: the test runner would rewrite an import() in a function for Node.
+    const result = await page.evaluate(`(async () => {
+      const { openSavedStore, SAVED_LIMIT } = await import('/src/ui/saved-store.ts');
+      const store = await openSavedStore();
+      const item = (dataset, i) => ({
+        savedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+        dataset,
+        label: 'G1',
+        summary: 'test',
+        form: {},
+        geometries: [],
+        request: { endpoint: 'point', path: '/api/point/', body: { i } },
+        answer: { i },
+      });
+      for (let i = 0; i < 3; i++) await store.add(item('https://grower.example/data/', i));
+      let last = null;
+      for (let i = 0; i < 55; i++) last = await store.add(item('https://other.example/data/', i));
+      return {
+        grower: (await store.list('https://grower.example/data/')).length,
+        other: (await store.list('https://other.example/data/')).length,
+        dropped: last && last.dropped,
+        limit: SAVED_LIMIT,
+      };
+    })()`);
+    expect(result).toEqual({ grower: 3, other: 50, dropped: 1, limit: 50 });
+    await page.close();
+  });
+});
