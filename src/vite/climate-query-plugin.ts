@@ -19,6 +19,9 @@ import type { Plugin, UserConfig } from 'vite';
  * they are bundled before the page loads.
  */
 export const WORKER_DEPENDENCIES = [
+  // The raster reader, loaded with the first layer query: unlisted, a fresh clone's first layer query
+  // under the dev server found it late and Vite reloaded the page mid-query.
+  'geotiff',
   'hyparquet',
   'hyparquet-compressors',
   'fzstd',

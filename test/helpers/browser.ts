@@ -56,6 +56,8 @@ export async function startVite(
     withoutPublic?: boolean;
     /** Sees every request first (a connect middleware): may answer it, hold it, or pass it on with `next()`. */
     onRequest?: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+    /** As `npm start` runs it: hot reload on, and this (empty) dependency cache, as on a fresh clone. */
+    asNpmStart?: { cacheDir: string };
   } = {},
 ): Promise<{ server: ViteDevServer; url: string }> {
   const server = await createServer({
@@ -63,7 +65,8 @@ export async function startVite(
     // withoutPublic: as on a fresh clone, whatever `npm start` left in public/ (the demo dataset) is not served.
     ...(options.withoutPublic ? { publicDir: false as const } : {}),
     logLevel: 'error',
-    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: false },
+    ...(options.asNpmStart ? { cacheDir: options.asNpmStart.cacheDir } : {}),
+    server: { host: '127.0.0.1', port: 0, strictPort: false, hmr: Boolean(options.asNpmStart) },
     plugins: [
       {
         name: 'test-datasets',
