@@ -4,6 +4,7 @@
  * else. The catalog stops naming what goes first, then its files are
  * deleted, so a reader never finds a catalog entry without its file.
  */
+import { countOf } from '../contract/quote.ts';
 import { mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -121,7 +122,7 @@ export async function removeStations(dir: string, ids: readonly string[], all = 
       c.stations = null;
     });
     await rm(archive, { recursive: true, force: true });
-    return { removed: `all ${count} stations`, files: ['stations/'] };
+    return { removed: `all ${countOf(count, 'station')}`, files: ['stations/'] };
   }
   if (!ids.length)
     throw new BuildError('invalid_input', 'Name the stations to remove (their station_id), or pass --all.');

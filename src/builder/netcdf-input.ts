@@ -53,6 +53,8 @@ export interface NetcdfInput {
   descriptions: string[];
   /** The unit of the values written: the stated one, else the file's `units`. */
   unit: string | undefined;
+  /** The variable's CF `long_name` (else `standard_name`), the layer's description when none is given. */
+  longName: string | undefined;
   /** One line for the build log. */
   summary: string;
 }
@@ -421,6 +423,7 @@ async function convert(file: NcFile, shown: string, tif: string, o: NetcdfReadOp
     tif,
     descriptions,
     unit: o.unit ?? fileUnit,
+    longName: text(v.attributes.long_name)?.trim() || text(v.attributes.standard_name)?.replace(/_/g, ' ') || undefined,
     summary: `${shown} (${file.format}): ${v.name}${unitNote}${levelNote}${timeNote}, ${width} × ${height} px${flips ? `, ${flips}` : ''}`,
   };
 }

@@ -231,6 +231,8 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     // NetCDF inputs (any name; recognised by their first bytes) become GeoTIFFs dated by their CF time axis.
     const inputs: Array<RasterBuildInput & { shown: string }> = [];
     let fileUnit: string | undefined;
+    /** The first NetCDF variable's CF long_name: the layer's description unless one is given. */
+    let fileLongName: string | undefined;
     for (const [n, raw] of options.inputs.entries()) {
       const given = typeof raw === 'string' ? { path: raw } : raw;
       const { path, variable } = parseNetcdfSyntax(given.path);
@@ -260,6 +262,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
         );
       }
       fileUnit ??= nc.unit;
+      fileLongName ??= nc.longName;
       inputs.push({ path: nc.tif, shown: given.path, ...(given.periods ? { periods: given.periods } : {}) });
     }
     if (options.level !== undefined && inputs.every((i) => i.shown === i.path)) {
@@ -272,6 +275,9 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     const decl = declareLayer({
       ...options,
       ...(statedUnit === undefined && fileUnit !== undefined ? { unit: fileUnit } : {}),
+      ...(options.description === undefined && fileLongName !== undefined && !family
+        ? { description: fileLongName }
+        : {}),
     });
     const { subDataType, timeScale } = decl;
     const open = async (path: string) => {

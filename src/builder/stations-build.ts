@@ -11,6 +11,7 @@
  * moved into place only when complete, so a failed build leaves no
  * half-written archive.
  */
+import { countOf } from '../contract/quote.ts';
 import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
@@ -972,14 +973,14 @@ export function failedReport(outDir: string, replace: boolean, error: unknown, s
 /** The report as text, as the CLI prints it. */
 export function reportText(r: StationBuildReport): string {
   const lines = [
-    `${r.stations.total} stations in ${r.out} (${r.stations.inStationsFile} in the stations file, ${r.stations.keptFromDataset} kept from the dataset)${r.replace ? '; --replace: the previous station archive was dropped' : ''}.`,
+    `${countOf(r.stations.total, 'station')} in ${r.out} (${r.stations.inStationsFile} in the stations file, ${r.stations.keptFromDataset} kept from the dataset)${r.replace ? '; --replace: the previous station archive was dropped' : ''}.`,
   ];
   if (r.timeZone) lines.push(`Times are local standard time ${utcOffsetLabel(r.timeZone)}.`);
   for (const sc of STATION_TIME_SCALES) {
     const s = r.scales[sc];
     if (!s) continue;
     lines.push(
-      `${sc}: ${s.stations} stations (${s.given} given, ${s.derived} derived, ${s.kept} kept as they were); ${s.rowsRead} rows read from ${s.files.length} file(s), ${s.rowsRefused} refused; ${s.rowsWritten} rows written${s.first ? `, ${s.first} to ${s.last}` : ''}.`,
+      `${sc}: ${countOf(s.stations, 'station')} (${s.given} given, ${s.derived} derived, ${s.kept} kept as they were); ${s.rowsRead} rows read from ${s.files.length} file(s), ${s.rowsRefused} refused; ${s.rowsWritten} rows written${s.first ? `, ${s.first} to ${s.last}` : ''}.`,
     );
     for (const f of s.files)
       lines.push(

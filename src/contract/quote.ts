@@ -26,3 +26,8 @@ export function quote(value: unknown): string {
   if (typeof value === 'object') return 'an object';
   return `a ${typeof value}`;
 }
+
+/** `n` with its noun, singular for one: "1 station", "2 stations", "1,200 stations". */
+export function countOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n.toLocaleString('en')} ${n === 1 ? noun : plural}`;
+}

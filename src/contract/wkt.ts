@@ -49,12 +49,12 @@ export function parseWkts(wkts: unknown, kind: GeometryKind, min: number, max: n
   // stops early, so a hostile megabyte is refused before any parsing.
   const count = countItems(wkts, max + 1);
   if (count > max)
-    throw fieldError('limit_exceeded', field, `wkts holds more than ${max} ${noun}; this endpoint takes ${range}.`);
+    throw fieldError('limit_exceeded', field, `More than ${max} ${noun} in wkts; this endpoint takes ${range}.`);
   if (countNumbers(wkts, 2 * MAX_VERTICES + 1) > 2 * MAX_VERTICES) {
     throw fieldError(
       'limit_exceeded',
       field,
-      `wkts holds more than ${MAX_VERTICES} vertices in all; simplify the geometries.`,
+      `More than ${MAX_VERTICES} vertices in wkts in all; simplify the geometries.`,
     );
   }
   const items = wkts.split(';').map((s) => s.trim());
@@ -89,7 +89,7 @@ export function parseWkts(wkts: unknown, kind: GeometryKind, min: number, max: n
       throw fieldError(
         'limit_exceeded',
         field,
-        `wkts holds more than ${MAX_VERTICES} vertices in all; simplify the geometries.`,
+        `More than ${MAX_VERTICES} vertices in wkts in all; simplify the geometries.`,
       );
     }
     if (g.type === 'Point') {

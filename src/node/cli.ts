@@ -4,6 +4,7 @@
  * success, 2 on a bad request or bad input (the error JSON is on stdout for
  * queries), 1 on anything else.
  */
+import { countOf } from '../contract/quote.ts';
 import { exitFor, exitStatusOfCode } from './cli-exit.ts';
 import { readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
@@ -687,7 +688,7 @@ async function buildCommand(argv: string[]): Promise<number> {
   if (values.report) await writeFile(values.report, `${JSON.stringify(result.report, null, 2)}\n`);
   process.stderr.write(reportText(result.report));
   process.stderr.write(
-    `Built ${result.section.count} stations into ${values.out} in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`,
+    `Built ${countOf(result.section.count, 'station')} into ${values.out} in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`,
   );
   return 0;
 }
@@ -795,7 +796,7 @@ async function indexCommand(args: string[]): Promise<number> {
     .map(([s, t]) => `${s}: ${t!.join(', ')}`)
     .join('; ');
   process.stderr.write(
-    `Indexed ${section.count} stations in ${dir} (${scales}; times in UTC${section.utcOffset}) in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`,
+    `Indexed ${countOf(section.count, 'station')} in ${dir} (${scales}; times in UTC${section.utcOffset}) in ${((Date.now() - t0) / 1000).toFixed(1)} s.\n`,
   );
   return 0;
 }

@@ -2,6 +2,7 @@
  * `climate-query demo`: writes synthetic demo input files and runs the same
  * build a user runs on their own files. Deterministic.
  */
+import { countOf } from '../contract/quote.ts';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +27,18 @@ export async function buildDemo(out: string, log: (line: string) => void = () =>
     const files = await writeDemoStationInputs(inputs);
     log(`demo: station inputs written in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     t = Date.now();
-    const s = await buildStations({ stations: files.stations, hourly: files.hourly }, out, 'demo');
+    // The station build prints nothing of its own while it works: say every few seconds that it goes on.
+    const started = t;
+    const beat = setInterval(
+      () =>
+        log(
+          `demo: building the stations (hourly, then daily and monthly derived), ${Math.round((Date.now() - started) / 1000)} s`,
+        ),
+      4000,
+    );
+    const s = await buildStations({ stations: files.stations, hourly: files.hourly }, out, 'demo').finally(() =>
+      clearInterval(beat),
+    );
     const { updateCatalog } = await import('../builder/catalog-writer.ts');
     await updateCatalog(out, 'demo', (c) => {
       c.notice = DEMO_NOTICE;
@@ -34,7 +46,7 @@ export async function buildDemo(out: string, log: (line: string) => void = () =>
         'Demo station records are synthetic weather at the positions and names of NOAA ISD stations (and invented valley stations), not measurements.';
       if (!c.attribution.includes(line)) c.attribution.unshift(line);
     });
-    log(`demo: ${s.count} stations built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    log(`demo: ${countOf(s.count, 'station')} built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     t = Date.now();
     await buildDemoRasters(out, { log: (line) => log(`demo: ${line}`) });
     log(`demo: raster layers built in ${((Date.now() - t) / 1000).toFixed(1)} s`);

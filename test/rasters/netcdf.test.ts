@@ -207,7 +207,14 @@ describe.skipIf(!TOOLS)(
             tasmin: {
               type: 'short',
               dims: ['time', 'lat', 'lon'],
-              attrs: { units: 'K', scale_factor: 0.01, add_offset: 273.15, _FillValue: -32767, missing_value: -9999 },
+              attrs: {
+                units: 'K',
+                long_name: 'Daily minimum near-surface air temperature',
+                scale_factor: 0.01,
+                add_offset: 273.15,
+                _FillValue: -32767,
+                missing_value: -9999,
+              },
               data: tasPacked,
             },
           },
@@ -438,6 +445,8 @@ describe.skipIf(!TOOLS)(
         /tasmin_2023\.nc \(classic\): tasmin, K, 12 time steps 2023-01 … 2023-12 \(gregorian calendar\)/,
       );
       expect(r.stdout).toMatch(/unit: +K/);
+      // The variable's CF long_name describes the layer when no --description is given.
+      expect(r.stdout).toMatch(/^tmin_k — Daily minimum near-surface air temperature$/m);
       expect(r.stdout).toMatch(/12: 2023-01-01, 2023-02-01/);
     });
 
