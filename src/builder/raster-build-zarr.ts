@@ -13,25 +13,21 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RasterFileEntry } from '../dataset/catalog.ts';
 import type { GridSpec } from '../rasters/coverage.ts';
-import type { ZarrArrays } from '../rasters/zarr-layout.ts';
 import { closeDataset, openDataset, type Mount } from './raster-build-gdal.ts';
 import { type BandSource, bandTransform, stackVrt } from './raster-build-vrt.ts';
 import { RawStackReader, type RawInterleave, translateToRaw } from './raw-stack.ts';
+import type { ZarrStoreSpec } from './zarr-metadata.ts';
 import { writeZarrStore } from './zarr-write.ts';
 
-/** What {@link writeZarrGroups} needs. */
-export interface ZarrGroupsJob {
+/** What {@link writeZarrGroups} needs: what every store of the layer shares, and where its inputs are. */
+export interface ZarrGroupsJob
+  extends Pick<
+    ZarrStoreSpec,
+    'arrays' | 'scale' | 'offset' | 'nodata' | 'unit' | 'description' | 'attribution' | 'buildId'
+  > {
   /** Output name (`2024.tif`, from rasterFileName) → its bands in date order. */
   groups: Map<string, BandSource[]>;
   grid: GridSpec;
-  arrays: ZarrArrays;
-  scale: number;
-  offset: number;
-  nodata: number;
-  unit: string;
-  description: string;
-  attribution?: string;
-  buildId: string;
   /** The build's work folder, on the host and mounted for GDAL. */
   workDir: string;
   work: Mount;

@@ -64,23 +64,19 @@ export function zarrStoreMetadata(spec: ZarrStoreSpec): Record<string, unknown> 
   const T = dates.length;
   const f = arrays.previewFactor;
   const p = previewSize(grid.width, grid.height, f);
+  /** A CF coordinate axis of pixel centres. */
+  const axis = (name: 'lat' | 'lon') => ({
+    _ARRAY_DIMENSIONS: [name],
+    standard_name: name === 'lat' ? 'latitude' : 'longitude',
+    long_name: `${name === 'lat' ? 'latitude' : 'longitude'} of the pixel centre`,
+    units: name === 'lat' ? 'degrees_north' : 'degrees_east',
+    axis: name === 'lat' ? 'Y' : 'X',
+  });
   const coords = (prefix: string, w: number, h: number) => ({
     [`${prefix}lat/.zarray`]: zarray([h], [h], '<f8', null),
-    [`${prefix}lat/.zattrs`]: {
-      _ARRAY_DIMENSIONS: ['lat'],
-      standard_name: 'latitude',
-      long_name: 'latitude of the pixel centre',
-      units: 'degrees_north',
-      axis: 'Y',
-    },
+    [`${prefix}lat/.zattrs`]: axis('lat'),
     [`${prefix}lon/.zarray`]: zarray([w], [w], '<f8', null),
-    [`${prefix}lon/.zattrs`]: {
-      _ARRAY_DIMENSIONS: ['lon'],
-      standard_name: 'longitude',
-      long_name: 'longitude of the pixel centre',
-      units: 'degrees_east',
-      axis: 'X',
-    },
+    [`${prefix}lon/.zattrs`]: axis('lon'),
     [`${prefix}time/.zarray`]: zarray([T], [T], '<i4', null),
     [`${prefix}time/.zattrs`]: {
       _ARRAY_DIMENSIONS: ['time'],

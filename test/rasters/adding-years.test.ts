@@ -171,7 +171,7 @@ describe('a layer grows a year at a time', () => {
     // What an interrupted in-place write left before catalogs were written by rename.
     await writeFile(join(dir, 'catalog.json'), whole.slice(0, Math.floor(whole.length / 2)));
     await expect(build(dir, [input(2023)])).rejects.toMatchObject({
-      code: 'invalid_input',
+      code: 'dataset_damaged',
       message: expect.stringMatching(/catalog\.json in .* is damaged: .*Restore it/),
     });
     const cli = await runCli([
