@@ -136,8 +136,10 @@ export function formPanel(ctx: PanelContext): Panel {
 
   // ---------- errors next to their controls ----------
 
+  // Only the lines the request's check fills: the typed-shape line belongs to its text box and
+  // stays until that text changes (a redraw after the mouse released "Add to map" wiped it).
   function clearErrors(): void {
-    for (const e of root.querySelectorAll<HTMLElement>('.error')) e.textContent = '';
+    for (const e of root.querySelectorAll<HTMLElement>('.error[id^="error-"]')) e.textContent = '';
   }
 
   /** Shows an error next to the control its field names (or under Run). */
@@ -347,6 +349,7 @@ export function formPanel(ctx: PanelContext): Panel {
       { id: `centre${Date.now()}`, kind: 'point', coordinates: [c.lng, c.lat] },
     ]);
   });
+  on($('shape-text'), 'input', () => ($('shape-text-error').textContent = ''));
   on($('add-shape'), 'click', () => {
     const text = $<HTMLTextAreaElement>('shape-text');
     const read = readShapeText(text.value, `typed${Date.now()}`);

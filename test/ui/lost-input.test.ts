@@ -15,6 +15,10 @@ const app = useViteApp({ 'data/demo': demo });
 const form = (page: Page) =>
   page.evaluate(() => (window as unknown as { cqUi: { form: Record<string, unknown> } }).cqUi.form);
 const status = (page: Page) => page.locator('#status').textContent();
+const shapeCount = (page: Page) =>
+  page.evaluate(
+    () => (window as unknown as { cqUi: { store: { get(): { geometries: unknown[] } } } }).cqUi.store.get().geometries.length,
+  );
 
 /** Types into a field as a person does: click, select all, type. */
 async function retype(page: Page, selector: string, text: string): Promise<void> {
@@ -163,6 +167,30 @@ describe('no lost clicks', () => {
     expect(shown.held.form).toMatchObject({ startDate: '2024-07-01', endDate: '2024-07-07' });
     await page.close();
   });
+
+  for (const [text, says] of [
+    ['hello farm block 7', /not valid WKT/],
+    ['POINT (200 -33)', /longitude|-180|180/i],
+    ['{"type":"Feature"}', /geometry|GeoJSON/i],
+  ] as const) {
+    it(`a typed shape refused after "Add to map" is clicked with the mouse keeps its message and text: ${text}`, async () => {
+      const page = await openAppPage(app.browser, `${app.url}index.html`);
+      const before = await shapeCount(page);
+      await page.locator('#shape-text-box summary').click();
+      await page.locator('#shape-text').fill(text);
+      // A real press and release: the text box's change fires on the press and is applied after it.
+      await page.getByRole('button', { name: 'Add to map' }).click({ delay: 80 });
+      await page.waitForTimeout(400);
+      expect(await page.locator('#shape-text-error').textContent()).toMatch(says);
+      expect(await page.inputValue('#shape-text')).toBe(text);
+      expect(await shapeCount(page)).toBe(before);
+      // The message goes once the text is changed, not before.
+      await page.locator('#shape-text').press('End');
+      await page.keyboard.type(' ');
+      expect(await page.locator('#shape-text-error').textContent()).toBe('');
+      await page.close();
+    });
+  }
 
   it('switching daily → hourly keeps rain and temperature (rain_sum → rain) and the same days as hours; hourly → daily brings them back', async () => {
     const page = await openAppPage(app.browser, `${app.url}index.html`);
