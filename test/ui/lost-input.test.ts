@@ -17,7 +17,9 @@ const form = (page: Page) =>
 const status = (page: Page) => page.locator('#status').textContent();
 const shapeCount = (page: Page) =>
   page.evaluate(
-    () => (window as unknown as { cqUi: { store: { get(): { geometries: unknown[] } } } }).cqUi.store.get().geometries.length,
+    () =>
+      (window as unknown as { cqUi: { store: { get(): { geometries: unknown[] } } } }).cqUi.store.get().geometries
+        .length,
   );
 
 /** Types into a field as a person does: click, select all, type. */
