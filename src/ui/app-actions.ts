@@ -99,7 +99,11 @@ export function createActions(deps: ActionDeps): AppActions {
         error:
           error.code === 'aborted'
             ? null
-            : { ...(error.field === undefined ? {} : { field: error.field }), message: error.message },
+            : {
+                ...(error.field === undefined ? {} : { field: error.field }),
+                code: error.code,
+                message: error.message,
+              },
         unreachable: lost ? req : null,
       });
       return;

@@ -18,7 +18,7 @@ import { areaOf, buildRequest, endpointFor, type FormState, periodLabel } from '
 import { clipToHeld, type ScaleSwitch, switchScale } from './scale-switch.ts';
 import { boundsOf, readShapeText } from './shape-text.ts';
 import type { AppDataset, AppState } from './store.ts';
-import { askText, layerDefinition, layerName, plainError, stationWords, subTypeName } from './words.ts';
+import { askText, errorWords, layerDefinition, layerName, stationWords, subTypeName } from './words.ts';
 
 /** "G1", "G2": how the form, the chart and the CSV name the geometries a query uses. */
 export function geometryLabel(i: number): string {
@@ -143,11 +143,11 @@ export function formPanel(ctx: PanelContext): Panel {
   }
 
   /** Shows an error next to the control its field names (or under Run). */
-  function showError(state: AppState, err: { field?: string; message: string }): void {
+  function showError(state: AppState, err: { field?: string; code?: string; message: string }): void {
     const field = err.field?.replace(/\[\d+\]$/, '');
     const slot = (field && root.querySelector<HTMLElement>(`#${CSS.escape(`error-${field}`)}`)) || $('error-request');
     // People read "field G2"; the developer panel keeps the message as sent.
-    slot.textContent = plainError(err.message, endpointFor(state.form, state.geometries)?.used[0]?.kind ?? null);
+    slot.textContent = errorWords(err, endpointFor(state.form, state.geometries)?.used[0]?.kind ?? null);
   }
 
   function renderGeometries(state: AppState): void {
@@ -410,7 +410,8 @@ export function formPanel(ctx: PanelContext): Panel {
         status: `Showing ${layer.description}${variant}${key ? `, ${key.replace(/^--/, 'month ')}` : ''} on the map.`,
       });
     } catch (e) {
-      store.set({ status: '', error: { field: 'startDate', message: (e as Error).message } });
+      const code = e instanceof ClimateQueryError ? { code: e.code } : {};
+      store.set({ status: '', error: { field: 'startDate', ...code, message: (e as Error).message } });
     }
   }
   on($('clear-all'), 'click', () => ctx.map()?.clear());

@@ -50,7 +50,7 @@ export interface AppState {
   /** The line beside Run. */
   status: string;
   /** The last error of a query, shown next to the control its field names. */
-  error: { field?: string; message: string } | null;
+  error: { field?: string; code?: string; message: string } | null;
   /** Set when a query failed because the dataset could not be reached; the request that failed. */
   unreachable: AppRequest | null;
 }

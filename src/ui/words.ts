@@ -159,16 +159,48 @@ export function askText(endpoint: string | null, count: number): string {
   }
 }
 
+/** Codes whose engine message speaks of files, URLs and HTTP: the grower reads a cause and a remedy instead. */
+const FAULT_WORDS: Record<string, (online: boolean, message: string) => string> = {
+  dataset_unavailable: (online, message) =>
+    !online
+      ? 'The climate data could not be reached: this device is offline. Connect and try again.'
+      : /could not be reached/.test(message)
+        ? 'The climate data could not be reached: the data server did not answer. Check the connection and try again in a moment.'
+        : 'The climate data could not be read: the published dataset is incomplete or damaged. Tell whoever publishes it (the detail is under "For developers").',
+  upstream_timeout: (online) =>
+    online
+      ? 'The data server was too slow to answer. Try again in a moment, or ask for fewer days or shapes.'
+      : 'The climate data could not be reached: this device is offline. Connect and try again.',
+  dataset_changed: () =>
+    'The dataset was updated on the server while it was being read. Run again to read the new version.',
+  engine_unavailable: () => 'The app could not start its query engine. Reload the page.',
+  internal: () =>
+    'Something went wrong inside the app. Reload and try again; the detail under "For developers" helps to fix it.',
+};
+
 /**
- * The sentence for a follow-up request that failed: offline, the engine can
- * only say a file was unreachable, so the grower is told the cause instead.
+ * What a person reads for an engine error: the contract's words made plain
+ * ({@link plainError}), or, for a fault of the connection or the dataset, a
+ * cause and what to do; the raw message stays in the developer panel.
  */
+export function errorWords(
+  error: { code?: string; message: string },
+  kind: 'point' | 'polygon' | null = null,
+  online = typeof navigator === 'undefined' || navigator.onLine !== false,
+): string {
+  const fault = error.code ? FAULT_WORDS[error.code] : undefined;
+  return fault ? fault(online, error.message) : plainError(error.message, kind);
+}
+
+/** The sentence for a follow-up request that failed ("Could not compute chill and heat: …"). */
 export function followUpError(
   what: string,
   error: { code: string; message: string },
   offlineHint = 'Connect and try again.',
 ): string {
-  return navigator.onLine === false && (error.code === 'dataset_unavailable' || error.code === 'upstream_timeout')
-    ? `Could not ${what}: this browser is offline. ${offlineHint}`
-    : `Could not ${what}: ${error.message}`;
+  const online = navigator.onLine !== false;
+  if (!online && (error.code === 'dataset_unavailable' || error.code === 'upstream_timeout'))
+    return `Could not ${what}: this device is offline. ${offlineHint}`;
+  const words = errorWords(error, null, online);
+  return `Could not ${what}: ${words.charAt(0).toLowerCase()}${words.slice(1)}`;
 }

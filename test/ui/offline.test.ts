@@ -329,7 +329,9 @@ describe('offline after the first visit', () => {
     expect(await page.locator('#status').textContent()).toMatch(/^Failed/);
     const why = (await page.locator('#error-request').textContent())!;
     console.log(`offline query failed after ${Date.now() - t0} ms: ${why}`);
-    expect(why.length).toBeGreaterThan(10);
+    // A grower's words: the cause and what to do; the URL and the browser's reason go to the developer panel.
+    expect(why).toBe('The climate data could not be reached: this device is offline. Connect and try again.');
+    expect(await page.locator('#raw-error').textContent()).toMatch(/could not be reached/);
     expect(Date.now() - t0).toBeLessThan(30_000);
     expect(await page.locator('#saved-list .saved-open').count()).toBe(2);
   });
