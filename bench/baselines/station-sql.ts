@@ -10,7 +10,9 @@
 import { sqlTimeOf } from '../../src/contract/periods.ts';
 import type { NearestStationResponse, PolyAggregateResponse, StationQuery } from '../../src/contract/types.ts';
 import type { StationCoverage } from '../../src/dataset/catalog.ts';
-import type { StationTimeScale } from '../../src/contract/station-data-types.ts';
+import { STATION_TIME_SCALES, type StationTimeScale } from '../../src/contract/station-data-types.ts';
+import { calendarSql } from '../../src/contract/calendars.ts';
+import { TIME_SCALES } from '../../src/contract/time-scales.ts';
 import { assembleNearest, needOf, planNearest, rankStations } from '../../src/stations/nearest-station.ts';
 import { assemblePolyAggregate, candidatesInside, contributing } from '../../src/stations/poly-aggregate.ts';
 import { toNumberOrNull, type StationRows } from '../../src/stations/station-archive.ts';
@@ -18,8 +20,8 @@ import { rowsOf } from '../../src/stations/station-rows.ts';
 import { ordinalOfKey } from '../../src/stations/time-keys.ts';
 import type { IndexedStation } from '../../src/stations/station-index.ts';
 
-const KEY_FORMAT = { hourly: '%Y-%m-%dT%H:%M:%S', daily: '%Y-%m-%d', monthly: '%Y-%m-01' } as const;
-const TIME_TYPE = { hourly: 'TIMESTAMP', daily: 'DATE', monthly: 'DATE' } as const;
+/** The station tables' SQL of a scale's calendar: its time column's type and key format. */
+const sqlOf = (scale: StationTimeScale) => calendarSql(TIME_SCALES[scale].calendar);
 
 /** Runs one SQL query and returns its rows as plain objects. */
 export type SqlRows = (sql: string) => Promise<Record<string, unknown>[]>;
@@ -39,9 +41,9 @@ async function stationRows(
   const out = new Map<string, StationRows>();
   const source = from(q, stations);
   if (!source) return out;
-  const t = TIME_TYPE[q.timeScale];
+  const t = sqlOf(q.timeScale).timeType;
   const cols = q.dataTypes.map((d) => `"${d}"`).join(', ');
-  const sql = `SELECT station_id, strftime(time, '${KEY_FORMAT[q.timeScale]}') AS period, ${cols}
+  const sql = `SELECT station_id, strftime(time, '${sqlOf(q.timeScale).keyFormat}') AS period, ${cols}
     FROM ${source}
     WHERE time BETWEEN CAST(${quote(sqlTimeOf(q.timeScale, q.range.start))} AS ${t}) AND CAST(${quote(sqlTimeOf(q.timeScale, q.range.end))} AS ${t})`;
   const byStation = new Map<string, Array<[number, Array<number | null>]>>();
@@ -94,11 +96,10 @@ export async function sqlPolyAggregate(
 
 /** Every station's coverage of every scale, from the lines of `coverage.jsonl`. */
 export function coverageOf(text: string): Record<StationTimeScale, Map<string, StationCoverage>> {
-  const coverage: Record<StationTimeScale, Map<string, StationCoverage>> = {
-    hourly: new Map(),
-    daily: new Map(),
-    monthly: new Map(),
-  };
+  const coverage = Object.fromEntries(STATION_TIME_SCALES.map((s) => [s, new Map()])) as Record<
+    StationTimeScale,
+    Map<string, StationCoverage>
+  >;
   for (const line of text.split('\n')) {
     if (!line) continue;
     const { id, scale, groups } = JSON.parse(line) as { id: string; scale: StationTimeScale; groups: StationCoverage };

@@ -19,6 +19,7 @@
  * - `units`: the layer's unit when none is given; K ↔ °C converted when the
  *   layer's unit says °C and the file K (the temp family, or `--unit °C`).
  */
+import { CALENDARS, daysInMonth } from '../contract/calendars.ts';
 import { join } from 'node:path';
 import { BuildError } from './build-error.ts';
 import { isoDate, isRealDate, parseCfTime, type CalendarDate } from './cf-time.ts';
@@ -175,19 +176,12 @@ function unitConversion(from: string, to: string): { a: number; b: number } | nu
 }
 
 function periodKey(d: CalendarDate, scale: RasterTimeScale | null): string {
-  // By the scale's calendar unit (contract/time-scales.ts).
-  switch (scale === null ? null : TIME_SCALES[scale].calendar) {
-    case 'day':
-      return isoDate(d);
-    case 'month':
-      return isoDate(d).slice(0, 7);
-    case 'year':
-      return isoDate(d).slice(0, 4);
-    case 'month_of_year':
-      return isoDate(d).slice(5, 7);
-    default:
-      return '';
-  }
+  if (scale === null) return '';
+  // The period holding the date, on the scale's calendar (contract/calendars.ts): mid-month CF times fall in
+  // their month. A 360-day calendar's 30 February is in February's last dekad, not in March (daily layers refuse it above).
+  const calendar = CALENDARS[TIME_SCALES[scale].calendar];
+  const day = Math.min(d.day, daysInMonth(d.year, d.month));
+  return calendar.keyOf(calendar.ordinalOfMs(Date.UTC(d.year, d.month - 1, day)));
 }
 
 async function convert(file: NcFile, shown: string, tif: string, o: NetcdfReadOptions): Promise<NetcdfInput> {

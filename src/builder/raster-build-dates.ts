@@ -1,7 +1,7 @@
 /**
  * The dates of a raster build's input bands, from what the user stated:
  * explicit dates (`--dates`, or per input), a file-name pattern
- * (`--date-pattern 'tmin_{yyyy}{mm}{dd}.tif'`), or band descriptions that
+ * (`--date-pattern 'tmin_{yyyy}{mm}{dd}.tif'`, CHIRPS's `chirps-v2.0.{yyyy}.{mm}.{d}.tif`), or band descriptions that
  * are dates of the layer's time scale. Nothing is guessed: a file whose
  * dates none of these give is refused with what to pass (issue 10: a
  * guess from file names once labelled `cfsv2_…_2016.tif` as month `--02`).
@@ -9,7 +9,8 @@
 import { BuildError } from './build-error.ts';
 import { parseDate, periodKey } from '../contract/periods.ts';
 import type { RasterTimeScale } from '../contract/raster-layers.ts';
-import { TIME_SCALES, type Calendar } from '../contract/time-scales.ts';
+import { CALENDARS, type CalendarSpec } from '../contract/calendars.ts';
+import { TIME_SCALES } from '../contract/time-scales.ts';
 
 /** How the dates of a build are stated; at most one of these. */
 export interface DateSource {
@@ -19,38 +20,26 @@ export interface DateSource {
   datePattern?: string;
 }
 
-/** How inputs may write the dates of a scale, by its calendar unit (contract/time-scales.ts): an example, the forms, a file-name pattern's tokens. */
-const INPUT_DATES: Record<Exclude<Calendar, 'hour'>, { example: string; forms: string; tokens: string[] }> = {
-  day: { example: '2024-01-31', forms: 'yyyy-mm-dd or yyyymmdd', tokens: ['yyyy', 'mm', 'dd'] },
-  month: { example: '2024-01', forms: 'yyyy-mm, yyyymm or yyyy-mm-01', tokens: ['yyyy', 'mm'] },
-  year: { example: '2024', forms: 'yyyy', tokens: ['yyyy'] },
-  month_of_year: { example: '01', forms: 'mm or 1–12', tokens: ['mm'] },
-};
-
-/** The calendar unit of a raster scale (raster layers are never hourly). */
-function calendarOf(scale: RasterTimeScale): Exclude<Calendar, 'hour'> {
-  return TIME_SCALES[scale].calendar;
+/** How inputs may write the dates of a scale: its calendar's forms and file-name tokens (contract/calendars.ts). */
+function inputDates(scale: RasterTimeScale): CalendarSpec['input'] {
+  return CALENDARS[TIME_SCALES[scale].calendar].input;
 }
 
 /** The date forms a time scale accepts in inputs (also yyyymmdd, yyyymm, yyyy-mm-01 and 1..12). */
 export function dateFormsOf(scale: RasterTimeScale): string {
-  return INPUT_DATES[calendarOf(scale)].forms;
+  return inputDates(scale).forms;
 }
 
 /** Accepts the date forms people write for a time scale and returns the response key. */
 export function normalisePeriod(scale: RasterTimeScale, text: string, where: string): string {
-  let t = text.trim();
-  const calendar = calendarOf(scale);
-  if (calendar === 'day' && /^\d{8}$/.test(t)) t = `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6)}`;
-  if (calendar === 'month' && /^\d{6}$/.test(t)) t = `${t.slice(0, 4)}-${t.slice(4)}`;
-  if (calendar === 'month' && /^\d{4}-\d{2}-01$/.test(t)) t = t.slice(0, 7);
-  if (calendar === 'month_of_year' && /^\d$/.test(t)) t = `0${t}`;
+  const input = inputDates(scale);
+  const t = input.normalise(text.trim());
   try {
     return periodKey(scale, parseDate(scale, t, 'inputs'));
   } catch {
     throw new BuildError(
       'invalid_option',
-      `${where}: "${text}" is not a ${scale} date (${dateFormsOf(scale)}, e.g. ${INPUT_DATES[calendar].example}).`,
+      `${where}: "${text}" is not a ${scale} date (${dateFormsOf(scale)}, e.g. ${input.example}).`,
       { option: 'dates' },
     );
   }
@@ -60,13 +49,13 @@ export function normalisePeriod(scale: RasterTimeScale, text: string, where: str
 export type DatePattern = (fileName: string) => string | null;
 
 /**
- * Compiles `pattern` for `scale`: {yyyy} is four digits, {mm} and {dd} two,
+ * Compiles `pattern` for `scale`: {yyyy} is four digits, {mm} and {dd} two, {d} a dekad 1–3,
  * `*` any text, everything else literal; the whole file name must match.
  * Throws when the pattern lacks a token the scale needs or has one it does not.
  */
 export function compileDatePattern(pattern: string, scale: RasterTimeScale): DatePattern {
-  const calendar = calendarOf(scale);
-  const need = INPUT_DATES[calendar].tokens;
+  const input = inputDates(scale);
+  const need = input.tokens;
   const found = [...pattern.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]!);
   const bad = (why: string) =>
     new BuildError(
@@ -81,30 +70,20 @@ export function compileDatePattern(pattern: string, scale: RasterTimeScale): Dat
     if (found.filter((x) => x === t).length > 1) throw bad(`has {${t}} twice`);
   }
   for (const t of need) if (!found.includes(t)) throw bad(`lacks {${t}}`);
-  const width: Record<string, number> = { yyyy: 4, mm: 2, dd: 2 };
+  const width: Record<string, string> = { yyyy: '\\d{4}', mm: '\\d{2}', dd: '\\d{2}', d: '[123]' };
   const source = pattern
     .split(/(\{[^}]*\}|\*)/)
     .map((part) => {
       if (part === '*') return '.*?';
       const token = /^\{(.*)\}$/.exec(part)?.[1];
-      if (token) return `(?<${token}>\\d{${width[token]}})`;
+      if (token) return `(?<${token}>${width[token]})`;
       return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     })
     .join('');
   const re = new RegExp(`^${source}$`);
   return (fileName) => {
     const g = re.exec(fileName)?.groups;
-    if (!g) return null;
-    switch (calendar) {
-      case 'day':
-        return `${g.yyyy}-${g.mm}-${g.dd}`;
-      case 'month':
-        return `${g.yyyy}-${g.mm}`;
-      case 'year':
-        return g.yyyy!;
-      case 'month_of_year':
-        return g.mm!;
-    }
+    return g ? input.fromTokens(g) : null;
   };
 }
 
@@ -241,7 +220,13 @@ function statedDates(scale: RasterTimeScale | null, inputs: readonly DatedInput[
     }
     throw new BuildError(
       'invalid_option',
-      `Cannot tell the dates of ${i.path} (${i.bands} band(s), no band descriptions): pass --dates D1,D2,… (one per band, ${dateFormsOf(scale)}) or --date-pattern with ${INPUT_DATES[calendarOf(scale)].tokens.map((t) => `{${t}}`).join(', ')} where the file name holds the date (e.g. 'tmin_${INPUT_DATES[calendarOf(scale)].tokens.map((t) => `{${t}}`).join('')}.tif'), or --time-scale none for an undated layer.`,
+      `Cannot tell the dates of ${i.path} (${i.bands} band(s), no band descriptions): pass --dates D1,D2,… (one per band, ${dateFormsOf(scale)}) or --date-pattern with ${inputDates(
+        scale,
+      )
+        .tokens.map((t) => `{${t}}`)
+        .join(', ')} where the file name holds the date (e.g. 'tmin_${inputDates(scale)
+        .tokens.map((t) => `{${t}}`)
+        .join('')}.tif'), or --time-scale none for an undated layer.`,
       { option: 'dates' },
     );
   });

@@ -27,6 +27,7 @@
  * point read 16 × larger, so files are plain tiled GTiffs with the IFD at
  * the start (what GDAL writes by default), which is all a range reader needs.
  */
+import { CALENDARS } from '../contract/calendars.ts';
 import { mkdir, mkdtemp, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -149,18 +150,9 @@ export function rasterLayerDir(dataType: string, subDataType: string): string {
 /** Output file name (without folder) holding `key` for a layer of `scale`. */
 export function rasterFileName(scale: TimeScale | null, key: string): string {
   if (scale === null) return 'layer.tif';
-  // By the scale's calendar unit (contract/time-scales.ts): a file per year of days or months, one of years, one of months.
-  switch (TIME_SCALES[scale].calendar) {
-    case 'day':
-    case 'month':
-      return `${key.slice(0, 4)}.tif`;
-    case 'year':
-      return 'years.tif';
-    case 'month_of_year':
-      return 'months.tif';
-    default:
-      throw new Error(`Raster layers have no ${scale} time scale.`);
-  }
+  if (!TIME_SCALES[scale].raster) throw new Error(`Raster layers have no ${scale} time scale.`);
+  // By the scale's calendar (contract/calendars.ts): a file per year of days, dekads or months, one of years, one of months.
+  return `${CALENDARS[TIME_SCALES[scale].calendar].fileGroup(key)}.tif`;
 }
 
 /**

@@ -7,6 +7,7 @@
  * size does not bound it; only per-file and per-station summaries pass
  * through JavaScript, one station at a time.
  */
+import { type CalendarSql, calendarSql } from '../contract/calendars.ts';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promises';
@@ -43,54 +44,12 @@ export const STATION_YEARS = { first: 1800, last: 2200 } as const;
  */
 export const BUILD_MEMORY_LIMIT = '1GB';
 
-/** The build's SQL for the periods of a station scale, by the calendar unit its description names (contract/time-scales.ts). */
-export interface PeriodSql {
-  /** Column type of `time` in the build's tables and files. */
-  timeType: 'TIMESTAMP' | 'DATE';
-  /** The Parquet column types of `time` an archive may have, and how a message names them. */
-  archiveTime: RegExp;
-  archiveTimeWords: string;
-  /** Response-key format, as a strftime pattern. */
-  keyFormat: string;
-  /** Period ordinal as src/contract/periods.ts defines it (hours, days, months since 1970-01, UTC calendar). */
-  ordinal: string;
-  /** A `time` off the scale's grid, as a SQL condition. */
-  offGrid: string;
-}
+/** The build's SQL for the periods of a station scale: its calendar's (contract/calendars.ts). */
+export type PeriodSql = CalendarSql;
 
-const PERIOD_SQL: Record<'hour' | 'day' | 'month', PeriodSql> = {
-  hour: {
-    timeType: 'TIMESTAMP',
-    archiveTime: /^TIMESTAMP(_MS|_NS)?$/,
-    archiveTimeWords: 'TIMESTAMP (no time zone)',
-    keyFormat: '%Y-%m-%dT%H:%M:%S',
-    ordinal: `CAST(epoch(CAST(time AS TIMESTAMP)) AS BIGINT) // 3600`,
-    offGrid: `minute(time) <> 0 OR second(time) <> 0 OR microsecond(time) <> 0`,
-  },
-  day: {
-    timeType: 'DATE',
-    archiveTime: /^DATE$/,
-    archiveTimeWords: 'DATE',
-    keyFormat: '%Y-%m-%d',
-    ordinal: `date_diff('day', DATE '1970-01-01', time)`,
-    offGrid: 'false',
-  },
-  month: {
-    timeType: 'DATE',
-    archiveTime: /^DATE$/,
-    archiveTimeWords: 'DATE',
-    keyFormat: '%Y-%m-01',
-    ordinal: `(year(time) - 1970) * 12 + month(time) - 1`,
-    offGrid: `day(time) <> 1`,
-  },
-};
-
-/** The SQL for `scale`'s periods; throws for a station scale whose calendar the build has no SQL for. */
+/** The SQL for `scale`'s periods. */
 export function periodSql(scale: StationTimeScale): PeriodSql {
-  const calendar = TIME_SCALES[scale].calendar as string;
-  const sql = (PERIOD_SQL as Record<string, PeriodSql>)[calendar];
-  if (!sql) throw new Error(`Station scale ${scale}: the build has no SQL for periods of calendar "${calendar}".`);
-  return sql;
+  return calendarSql(TIME_SCALES[scale].calendar);
 }
 
 /** "hourly/, daily/ or monthly/": the station scales' folders. */

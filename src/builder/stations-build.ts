@@ -20,13 +20,7 @@ import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../co
 import type { StationsSection } from '../dataset/catalog.ts';
 import { physicalBounds, plausibleBounds } from '../contract/station-bounds.ts';
 import { derivedDecimals, roundValueSql } from '../contract/station-type-info.ts';
-import {
-  DAILY_MIN_HOURS,
-  MONTHLY_MAX_MISSING_DAYS,
-  deriveRulesInto,
-  isComputedType,
-  type DeriveRule,
-} from '../contract/derive-rules.ts';
+import { deriveRulesInto, isComputedType, type DeriveRule } from '../contract/derive-rules.ts';
 import { TIME_SCALES, stationScaleSpec } from '../contract/time-scales.ts';
 import { readCatalogOrEmpty, updateCatalog } from './catalog-writer.ts';
 import { parseUtcOffset, utcOffsetLabel } from '../contract/utc-offset.ts';
@@ -553,23 +547,13 @@ function aggExpr(rule: DeriveRule, to: StationTimeScale, minCount: string, fullC
   return `CASE WHEN count(${x}) >= ${rule.complete ? fullCount : minCount} THEN ${roundValueSql(scaled, derivedDecimals(to, rule.out))} END AS ${ident(rule.out)}`;
 }
 
-/** Per calendar unit of a derived scale: its period of a finer time, and how many finer values a full and a usable period hold. */
-const DERIVED_PERIOD: Partial<Record<string, { period: string; full: string; min: string }>> = {
-  // Days from hours.
-  day: { period: `CAST(time AS DATE)`, full: '24', min: String(DAILY_MIN_HOURS) },
-  // Months from days.
-  month: {
-    period: `CAST(date_trunc('month', time) AS DATE)`,
-    full: `day(last_day(min(time)))`,
-    min: `day(last_day(min(time))) - ${MONTHLY_MAX_MISSING_DAYS}`,
-  },
-};
-
 function deriveSql(rules: DeriveRule[], from: StationTimeScale, to: StationTimeScale, stations: string): string {
-  const p = DERIVED_PERIOD[TIME_SCALES[to].calendar];
-  if (!p)
+  // The period and its full count are the calendar's (contract/calendars.ts); a usable period may miss the scale's maxMissing.
+  const derived = periodSql(to).derive;
+  if (!derived)
     throw new Error(`Station scale ${to}: the build cannot derive periods of calendar "${TIME_SCALES[to].calendar}".`);
-  const { period, full, min } = p;
+  const { period, full } = derived;
+  const min = `(${full}) - ${stationScaleSpec(to).maxMissing}`;
   const circ = [...new Set(rules.filter((r) => r.agg === 'circmedian').map((r) => r.src))];
   const cm = circ.map(
     (c) =>

@@ -8,7 +8,7 @@
  */
 import { STATION_TYPES } from './station-data-types.ts';
 import { stationTypeAt, typesAtScale, type Agg } from './station-types.ts';
-import { STATION_TIME_SCALES, stationScaleSpec, type StationTimeScale } from './time-scales.ts';
+import { stationScaleSpec, type StationTimeScale } from './time-scales.ts';
 
 export type { Agg } from './station-types.ts';
 
@@ -26,9 +26,9 @@ export interface DeriveRule {
 }
 
 /** Hourly values a day needs for a non-sum statistic: 18 of 24 (75 %). */
-export const DAILY_MIN_HOURS = 18;
+export const DAILY_MIN_HOURS = 24 - stationScaleSpec('daily').maxMissing;
 /** Days a month may miss for a non-sum statistic. */
-export const MONTHLY_MAX_MISSING_DAYS = 5;
+export const MONTHLY_MAX_MISSING_DAYS = stationScaleSpec('monthly').maxMissing;
 
 /** The rules that make `to`'s values from the scale it is derived from, in table order (none for a scale derived from none). */
 export function deriveRulesInto(to: StationTimeScale): DeriveRule[] {
@@ -64,24 +64,34 @@ function counterpartStep(from: StationTimeScale, to: StationTimeScale, type: str
   return deriveRulesInto(from).find((r) => r.out === type)?.src ?? null;
 }
 
-/** Finest first: each scale's neighbours are the scales it is derived from and derives. */
-const SCALE_ORDER: readonly StationTimeScale[] = STATION_TIME_SCALES;
+/** `scale` and the scales it is derived from, finest first (monthly, daily, hourly). */
+function chainOf(scale: StationTimeScale): StationTimeScale[] {
+  const out: StationTimeScale[] = [];
+  for (
+    let s: StationTimeScale | null = scale;
+    s !== null;
+    s = stationScaleSpec(s).derivedFrom as StationTimeScale | null
+  )
+    out.push(s);
+  return out;
+}
 
 /**
  * The data type at `to` that stands for `type` at `from`, for a form that
  * switches time scale: the same name where `to` has it, else the type the
  * derive rules connect it with (hourly `rain` ↔ daily `rain_sum`; daily
- * `temperature_median` → hourly `temperature_mean`), step by step across
- * two scales; null when there is none (daily `et0` has no hourly values).
+ * `temperature_median` → hourly `temperature_mean`), step by step along the
+ * scales each is derived from (dekadal → daily → monthly); null when there
+ * is none (daily `et0` has no hourly values).
  */
 export function counterpartType(from: StationTimeScale, to: StationTimeScale, type: string): string | null {
+  // A name the target has is the same quantity there (dekadal and monthly share their list).
+  if (STATION_TYPES[to].includes(type)) return type;
+  const up = chainOf(from);
+  const down = chainOf(to);
+  const common = up.find((s) => down.includes(s))!;
+  const path = [...up.slice(0, up.indexOf(common) + 1), ...down.slice(0, down.indexOf(common)).reverse()];
   let t: string | null = type;
-  let at = SCALE_ORDER.indexOf(from);
-  const goal = SCALE_ORDER.indexOf(to);
-  while (t !== null && at !== goal) {
-    const next = at + Math.sign(goal - at);
-    t = counterpartStep(SCALE_ORDER[at]!, SCALE_ORDER[next]!, t);
-    at = next;
-  }
+  for (let i = 1; t !== null && i < path.length; i++) t = counterpartStep(path[i - 1]!, path[i]!, t);
   return t !== null && STATION_TYPES[to].includes(t) ? t : null;
 }

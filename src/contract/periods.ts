@@ -1,13 +1,12 @@
 /**
  * Dates and periods. A period is one step of a time scale; its key is the
  * text used in responses (contract 2.3): hourly `yyyy-mm-ddThh:mm:ss`, daily
- * `yyyy-mm-dd`, monthly `yyyy-mm-01`, annual `yyyy`, and `calendar_month`
- * (the long-term rain layers) `--mm`. All arithmetic is on calendar fields in
- * UTC, so there is no daylight-saving ambiguity: station times are local
- * standard time (SAST, UTC+2, which has no DST) written without a zone.
- * The scales themselves (formats, examples, calendars) are described in
- * time-scales.ts; the arithmetic here follows each scale's calendar.
+ * `yyyy-mm-dd`, dekadal the dekad's first day, monthly `yyyy-mm-01`, annual
+ * `yyyy`, and `calendar_month` (the long-term rain layers) `--mm`. The
+ * scales are described in time-scales.ts, the arithmetic of their
+ * calendars in calendars.ts; this file validates and enumerates.
  */
+import { CALENDARS, type CalendarSpec } from './calendars.ts';
 import { fieldError } from './errors.ts';
 import { quote } from './quote.ts';
 import { TIME_SCALES, type StationTimeScale, type TimeScale } from './time-scales.ts';
@@ -23,14 +22,10 @@ export function dateFormatOf(scale: TimeScale): string {
 }
 
 /**
- * A parsed date as a position on its scale: hours, days or months since
- * 1970 (UTC calendar), years, or month number 1–12.
+ * A parsed date as a position on its scale: hours, days, dekads or months
+ * since 1970 (UTC calendar), years, or month number 1–12 (calendars.ts).
  */
 export type Ordinal = number;
-
-function daysInMonth(y: number, m: number): number {
-  return new Date(Date.UTC(y, m, 0)).getUTCDate();
-}
 
 /** Parses `text` as a date of `scale`; throws `invalid_date` naming `field`. */
 export function parseDate(scale: TimeScale, text: unknown, field: string): Ordinal {
@@ -51,47 +46,29 @@ export function parseDate(scale: TimeScale, text: unknown, field: string): Ordin
     );
   if (!g) throw bad('is not in the right format');
   const n = (name: string) => Number(g[name] ?? 0);
-  if (spec.calendar === 'month_of_year') {
-    const month = n('month');
-    if (month < 1 || month > 12) throw bad('is not a month 01–12');
-    return month;
-  }
-  const year = n('year');
-  if (year < 1800 || year > 2200) throw bad('has a year outside 1800–2200');
-  if (spec.calendar === 'year') return year;
-  const month = n('month');
-  if (month < 1 || month > 12) throw bad('has a month outside 01–12');
-  if (spec.calendar === 'month') return (year - 1970) * 12 + (month - 1);
-  const day = n('day');
-  if (day < 1 || day > daysInMonth(year, month)) throw bad(`has no day ${String(day).padStart(2, '0')} in that month`);
-  const days = Date.UTC(year, month - 1, day) / 86_400_000;
-  if (spec.calendar === 'day') return days;
-  const [hour, minute, second] = [n('hour'), n('minute'), n('second')];
-  if (hour > 23) throw bad('has an hour outside 00–23');
-  if (minute !== 0 || second !== 0) throw bad('must have minutes and seconds 00:00');
-  return days * 24 + hour;
+  const parts = {
+    year: n('year'),
+    month: n('month'),
+    day: n('day'),
+    hour: n('hour'),
+    minute: n('minute'),
+    second: n('second'),
+  };
+  if (spec.calendar !== 'month_of_year' && (parts.year < 1800 || parts.year > 2200))
+    throw bad('has a year outside 1800–2200');
+  const o = (CALENDARS[spec.calendar] as CalendarSpec).ordinalOf(parts);
+  if (typeof o !== 'number') throw bad(o.why);
+  return o;
 }
-
-const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
 /** The response key of the period at `ordinal`. */
 export function periodKey(scale: TimeScale, ordinal: Ordinal): string {
-  switch (TIME_SCALES[scale].calendar) {
-    case 'month_of_year':
-      // ISO 8601's "--MM" (a month of any year). Plain "10".."12" would be
-      // integer-like object keys, which JavaScript always orders first.
-      return `--${pad(ordinal)}`;
-    case 'year':
-      return String(ordinal);
-    case 'month': {
-      const y = 1970 + Math.floor(ordinal / 12);
-      return `${pad(y, 4)}-${pad((((ordinal % 12) + 12) % 12) + 1)}-01`;
-    }
-    case 'day':
-      return new Date(ordinal * 86_400_000).toISOString().slice(0, 10);
-    case 'hour':
-      return new Date(ordinal * 3_600_000).toISOString().slice(0, 19);
-  }
+  return CALENDARS[TIME_SCALES[scale].calendar].keyOf(ordinal);
+}
+
+/** The request date (startDate/endDate) that names the period of response key `key`: "2024-03" for monthly "2024-03-01". */
+export function requestDateOf(scale: TimeScale, key: string): string {
+  return CALENDARS[TIME_SCALES[scale].calendar].requestDateOf(key);
 }
 
 /**
@@ -101,7 +78,7 @@ export function periodKey(scale: TimeScale, ordinal: Ordinal): string {
  */
 export function enumeratePeriods(scale: TimeScale, start: Ordinal, end: Ordinal, maxPeriods = MAX_PERIODS): Ordinal[] {
   const out: Ordinal[] = [];
-  if (TIME_SCALES[scale].calendar === 'month_of_year') {
+  if (CALENDARS[TIME_SCALES[scale].calendar].wraps) {
     for (let m = start; ; m = (m % 12) + 1) {
       out.push(m);
       if (m === end) break;
@@ -133,7 +110,7 @@ export function parseRange(scale: TimeScale, startDate: unknown, endDate: unknow
   const start = parseDate(scale, startDate, 'startDate');
   const end = parseDate(scale, endDate, 'endDate');
   // Months of any year wrap (11 → 02); every other range runs forward.
-  if (TIME_SCALES[scale].calendar !== 'month_of_year' && start > end) {
+  if (!CALENDARS[TIME_SCALES[scale].calendar].wraps && start > end) {
     throw fieldError(
       'invalid_date_range',
       'startDate',

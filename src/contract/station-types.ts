@@ -19,7 +19,7 @@
  * with a hard ceiling per hour: sunshine and leaf wetness at most 60
  * minutes, radiation at most 1,500 W/m² (the solar constant is 1,361).
  */
-import type { StationTimeScale } from './time-scales.ts';
+import { STATION_TIME_SCALES, type StationTimeScale, stationScaleSpec, TIME_SCALES } from './time-scales.ts';
 
 /** [lowest, highest] allowed; null where there is no hard bound on that side. */
 export type Bounds = readonly [number | null, number | null];
@@ -91,14 +91,39 @@ const total = (src: string, factor?: number): { from: DeriveFrom } => ({
   from: { agg: 'sum', src, ...(factor === undefined ? {} : { factor }), complete: true },
 });
 
-/** The station data types, in the contract's order. */
-export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
+/**
+ * A type as the table below writes it: `days` is its summary of the daily values, which every
+ * scale made of days has (time-scales.ts: derived from daily; monthly and dekadal), its name's
+ * {scale} and {period} filled in per scale ("Rainfall, dekadal total", "lowest of the month").
+ */
+interface WrittenType extends Omit<StationTypeSpec, 'at'> {
+  at: Partial<Record<StationTimeScale, AtScale>> & { days?: AtScale };
+}
+
+/** Every scale whose periods are made of days: the scales the table's `days` entries exist at. */
+const DAY_SUMMARY_SCALES = STATION_TIME_SCALES.filter((s) => stationScaleSpec(s).derivedFrom === 'daily');
+
+function atEveryScale(w: WrittenType): StationTypeSpec {
+  const { days, ...at } = w.at;
+  const summaries = days
+    ? Object.fromEntries(
+        DAY_SUMMARY_SCALES.map((s) => {
+          const name = days.name?.replace('{scale}', TIME_SCALES[s].name).replace('{period}', TIME_SCALES[s].period);
+          return [s, name === undefined ? days : { ...days, name }];
+        }),
+      )
+    : {};
+  return { ...w, at: { ...at, ...summaries } };
+}
+
+/** The station data types, in the contract's order, as written (see {@link WrittenType}). */
+const WRITTEN_TYPES: Record<string, WrittenType> = {
   temperature_mean: {
     ...T('daily mean'),
     at: {
       hourly: { name: 'Air temperature, hourly mean' },
       daily: rule('mean', 'temperature_mean'),
-      monthly: { name: 'Air temperature, monthly mean', ...rule('mean', 'temperature_mean') },
+      days: { name: 'Air temperature, {scale} mean', ...rule('mean', 'temperature_mean') },
     },
   },
   temperature_min: {
@@ -106,7 +131,7 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     at: {
       hourly: { name: 'Air temperature, hourly minimum' },
       daily: rule('min', 'temperature_min'),
-      monthly: { name: 'Air temperature, lowest of the month', ...rule('min', 'temperature_min') },
+      days: { name: 'Air temperature, lowest of the {period}', ...rule('min', 'temperature_min') },
     },
   },
   temperature_max: {
@@ -114,14 +139,14 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     at: {
       hourly: { name: 'Air temperature, hourly maximum' },
       daily: rule('max', 'temperature_max'),
-      monthly: { name: 'Air temperature, highest of the month', ...rule('max', 'temperature_max') },
+      days: { name: 'Air temperature, highest of the {period}', ...rule('max', 'temperature_max') },
     },
   },
   temperature_median: {
     ...T('daily median'),
     at: {
       daily: rule('median', 'temperature_mean'),
-      monthly: { name: 'Air temperature, monthly median', ...rule('median', 'temperature_mean') },
+      days: { name: 'Air temperature, {scale} median', ...rule('median', 'temperature_mean') },
     },
   },
   rain: { name: 'Rainfall', unit: 'mm', decimals: 1, bounds: AMOUNT, at: { hourly: {} } },
@@ -130,7 +155,7 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     unit: 'mm',
     decimals: 1,
     bounds: AMOUNT,
-    at: { daily: total('rain'), monthly: { name: 'Rainfall, monthly total', ...total('rain_sum') } },
+    at: { daily: total('rain'), days: { name: 'Rainfall, {scale} total', ...total('rain_sum') } },
   },
   // Monthly: statistics of daily totals, the mean, driest and wettest day of the month.
   rain_mean: {
@@ -138,21 +163,21 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     unit: 'mm',
     decimals: 1,
     bounds: AMOUNT,
-    at: { daily: rule('mean', 'rain'), monthly: { name: 'Rainfall, mean per day', ...rule('mean', 'rain_sum') } },
+    at: { daily: rule('mean', 'rain'), days: { name: 'Rainfall, mean per day', ...rule('mean', 'rain_sum') } },
   },
   rain_min: {
     name: 'Rainfall, driest hour',
     unit: 'mm',
     decimals: 1,
     bounds: AMOUNT,
-    at: { daily: rule('min', 'rain'), monthly: { name: 'Rainfall, driest day', ...rule('min', 'rain_sum') } },
+    at: { daily: rule('min', 'rain'), days: { name: 'Rainfall, driest day', ...rule('min', 'rain_sum') } },
   },
   rain_max: {
     name: 'Rainfall, wettest hour',
     unit: 'mm',
     decimals: 1,
     bounds: AMOUNT,
-    at: { daily: rule('max', 'rain'), monthly: { name: 'Rainfall, wettest day', ...rule('max', 'rain_sum') } },
+    at: { daily: rule('max', 'rain'), days: { name: 'Rainfall, wettest day', ...rule('max', 'rain_sum') } },
   },
   solar_radation: {
     name: 'Solar radiation, hourly mean',
@@ -169,7 +194,7 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     bounds: AMOUNT,
     at: {
       daily: total('solar_radation', 0.0036),
-      monthly: { name: 'Solar radiation, monthly total', ...total('solar_radiation_sum') },
+      days: { name: 'Solar radiation, {scale} total', ...total('solar_radiation_sum') },
     },
   },
   solar_rad_std_sum: {
@@ -206,7 +231,7 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     unit: 'MJ/m²',
     decimals: 1,
     bounds: AMOUNT,
-    at: { monthly: rule('std', 'solar_radiation_sum') },
+    at: { days: rule('std', 'solar_radiation_sum') },
   },
   sunshine_duration: { name: 'Sunshine', unit: 'min', decimals: 0, bounds: MINUTES_PER_HOUR, at: { hourly: {} } },
   // Minutes of sunshine per hour → hours per day.
@@ -217,7 +242,7 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     bounds: AMOUNT,
     at: {
       daily: total('sunshine_duration', 1 / 60),
-      monthly: { name: 'Sunshine, monthly total', ...total('sunshine_duration_sum') },
+      days: { name: 'Sunshine, {scale} total', ...total('sunshine_duration_sum') },
     },
   },
   wind_direction: { name: 'Wind direction', unit: '° from north', decimals: 0, bounds: DEGREES, at: { hourly: {} } },
@@ -226,14 +251,14 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     unit: '° from north',
     decimals: 0,
     bounds: DEGREES,
-    at: { daily: rule('circmean', 'wind_direction'), monthly: rule('circmean', 'wind_direction_mean') },
+    at: { daily: rule('circmean', 'wind_direction'), days: rule('circmean', 'wind_direction_mean') },
   },
   wind_direction_median: {
     name: 'Wind direction, median',
     unit: '° from north',
     decimals: 0,
     bounds: DEGREES,
-    at: { daily: rule('circmedian', 'wind_direction'), monthly: rule('circmedian', 'wind_direction_mean') },
+    at: { daily: rule('circmedian', 'wind_direction'), days: rule('circmedian', 'wind_direction_mean') },
   },
   leaf_wetness: { name: 'Leaf wetness', unit: 'min wet/h', decimals: 0, bounds: MINUTES_PER_HOUR, at: { hourly: {} } },
   leaf_wetness_mean: {
@@ -241,28 +266,28 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     unit: 'min wet/h',
     decimals: 0,
     bounds: MINUTES_PER_HOUR,
-    at: { daily: rule('mean', 'leaf_wetness'), monthly: rule('mean', 'leaf_wetness_mean') },
+    at: { daily: rule('mean', 'leaf_wetness'), days: rule('mean', 'leaf_wetness_mean') },
   },
   leaf_wetness_median: {
     name: 'Leaf wetness, median',
     unit: 'min wet/h',
     decimals: 0,
     bounds: MINUTES_PER_HOUR,
-    at: { daily: rule('median', 'leaf_wetness'), monthly: rule('median', 'leaf_wetness_mean') },
+    at: { daily: rule('median', 'leaf_wetness'), days: rule('median', 'leaf_wetness_mean') },
   },
   leaf_wetnes_min: {
     name: 'Leaf wetness, lowest',
     unit: 'min wet/h',
     decimals: 0,
     bounds: MINUTES_PER_HOUR,
-    at: { daily: rule('min', 'leaf_wetness'), monthly: rule('min', 'leaf_wetnes_min') },
+    at: { daily: rule('min', 'leaf_wetness'), days: rule('min', 'leaf_wetnes_min') },
   },
   leaf_wetness_max: {
     name: 'Leaf wetness, highest',
     unit: 'min wet/h',
     decimals: 0,
     bounds: MINUTES_PER_HOUR,
-    at: { daily: rule('max', 'leaf_wetness'), monthly: rule('max', 'leaf_wetness_max') },
+    at: { daily: rule('max', 'leaf_wetness'), days: rule('max', 'leaf_wetness_max') },
   },
   wind_speed: { name: 'Wind speed', unit: 'm/s', decimals: 1, bounds: WIND, at: { hourly: {} } },
   wind_speed_max: {
@@ -270,21 +295,21 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     unit: 'm/s',
     decimals: 1,
     bounds: WIND,
-    at: { hourly: {}, daily: rule('max', 'wind_speed_max'), monthly: rule('max', 'wind_speed_max') },
+    at: { hourly: {}, daily: rule('max', 'wind_speed_max'), days: rule('max', 'wind_speed_max') },
   },
   wind_speed_mean: {
     name: 'Wind speed, mean',
     unit: 'm/s',
     decimals: 1,
     bounds: WIND,
-    at: { daily: rule('mean', 'wind_speed'), monthly: rule('mean', 'wind_speed_mean') },
+    at: { daily: rule('mean', 'wind_speed'), days: rule('mean', 'wind_speed_mean') },
   },
   wind_speed_min: {
     name: 'Wind speed, lowest',
     unit: 'm/s',
     decimals: 1,
     bounds: WIND,
-    at: { daily: rule('min', 'wind_speed'), monthly: rule('min', 'wind_speed_min') },
+    at: { daily: rule('min', 'wind_speed'), days: rule('min', 'wind_speed_min') },
   },
   evaporation: { name: 'Evaporation (pan)', unit: 'mm', decimals: 1, bounds: AMOUNT, at: { hourly: {} } },
   evaporation_sum: {
@@ -294,7 +319,7 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     bounds: AMOUNT,
     at: {
       daily: total('evaporation'),
-      monthly: { name: 'Evaporation (pan), monthly total', ...total('evaporation_sum') },
+      days: { name: 'Evaporation (pan), {scale} total', ...total('evaporation_sum') },
     },
   },
   dew_point: { name: 'Dew point', unit: '°C', decimals: 1, bounds: TEMPERATURE, at: { hourly: {} } },
@@ -303,28 +328,28 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     unit: '°C',
     decimals: 1,
     bounds: TEMPERATURE,
-    at: { daily: rule('mean', 'dew_point'), monthly: rule('mean', 'dew_point_mean') },
+    at: { daily: rule('mean', 'dew_point'), days: rule('mean', 'dew_point_mean') },
   },
   dew_point_median: {
     name: 'Dew point, median',
     unit: '°C',
     decimals: 1,
     bounds: TEMPERATURE,
-    at: { daily: rule('median', 'dew_point'), monthly: rule('median', 'dew_point_mean') },
+    at: { daily: rule('median', 'dew_point'), days: rule('median', 'dew_point_mean') },
   },
   dew_point_min: {
     name: 'Dew point, lowest',
     unit: '°C',
     decimals: 1,
     bounds: TEMPERATURE,
-    at: { daily: rule('min', 'dew_point'), monthly: rule('min', 'dew_point_min') },
+    at: { daily: rule('min', 'dew_point'), days: rule('min', 'dew_point_min') },
   },
   dew_point_max: {
     name: 'Dew point, highest',
     unit: '°C',
     decimals: 1,
     bounds: TEMPERATURE,
-    at: { daily: rule('max', 'dew_point'), monthly: rule('max', 'dew_point_max') },
+    at: { daily: rule('max', 'dew_point'), days: rule('max', 'dew_point_max') },
   },
   humidity: {
     name: 'Relative humidity',
@@ -340,7 +365,7 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     decimals: 0,
     bounds: HUMIDITY,
     physical: PERCENT,
-    at: { daily: rule('mean', 'humidity'), monthly: rule('mean', 'humidity_mean') },
+    at: { daily: rule('mean', 'humidity'), days: rule('mean', 'humidity_mean') },
   },
   humidity_min: {
     name: 'Relative humidity, lowest',
@@ -348,7 +373,7 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     decimals: 0,
     bounds: HUMIDITY,
     physical: PERCENT,
-    at: { hourly: {}, daily: rule('min', 'humidity_min'), monthly: rule('min', 'humidity_min') },
+    at: { hourly: {}, daily: rule('min', 'humidity_min'), days: rule('min', 'humidity_min') },
   },
   humidity_max: {
     name: 'Relative humidity, highest',
@@ -356,7 +381,7 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     decimals: 0,
     bounds: HUMIDITY,
     physical: PERCENT,
-    at: { hourly: {}, daily: rule('max', 'humidity_max'), monthly: rule('max', 'humidity_max') },
+    at: { hourly: {}, daily: rule('max', 'humidity_max'), days: rule('max', 'humidity_max') },
   },
   humidity_median: {
     name: 'Relative humidity, median',
@@ -364,7 +389,7 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     decimals: 0,
     bounds: HUMIDITY,
     physical: PERCENT,
-    at: { daily: rule('median', 'humidity'), monthly: rule('median', 'humidity_mean') },
+    at: { daily: rule('median', 'humidity'), days: rule('median', 'humidity_mean') },
   },
   et0: {
     name: 'Reference evapotranspiration (ET₀, FAO-56)',
@@ -374,6 +399,11 @@ export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = {
     at: { daily: { computed: true } },
   },
 };
+
+/** The station data types, in the contract's order. */
+export const STATION_TYPE_TABLE: Record<string, StationTypeSpec> = Object.fromEntries(
+  Object.entries(WRITTEN_TYPES).map(([name, w]) => [name, atEveryScale(w)]),
+);
 
 /** The description of `type`, or undefined for a name the table does not have. */
 export function stationTypeSpec(type: string): StationTypeSpec | undefined {

@@ -9,12 +9,14 @@
  * station scale are named in station-types.ts.
  */
 
+import type { Calendar } from './calendars.ts';
+
 /**
- * The calendar unit of a scale's periods, which fixes their arithmetic
- * (periods.ts) and SQL (the build): hours, days or months since 1970, years,
- * or a month of any year (1–12, ranges wrap over the new year).
+ * The calendar unit of a scale's periods, which fixes their arithmetic,
+ * keys, SQL and file grouping (calendars.ts): hours, days, dekads or months
+ * since 1970, years, or a month of any year (1–12, ranges wrap).
  */
-export type Calendar = 'hour' | 'day' | 'month' | 'year' | 'month_of_year';
+export type { Calendar } from './calendars.ts';
 
 /** What the build and the app need of a scale stations have records at. */
 export interface StationScaleSpec {
@@ -24,6 +26,11 @@ export interface StationScaleSpec {
   fileTime: string;
   /** Rows per Parquet row group of a station file (see stations-build.ts). */
   rowGroupSize: number;
+  /**
+   * Finer values a derived period may miss for a statistic other than a total (totals need every
+   * one): 6 of a day's 24 hours, 5 days of a month (docs/data.md, "Given and derived").
+   */
+  maxMissing: number;
 }
 
 /** One time scale. */
@@ -67,7 +74,7 @@ export const TIME_SCALES = {
     parse: /^(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2})T(?<hour>\d{2}):(?<minute>\d{2}):(?<second>\d{2})$/,
     pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:00:00$',
     input: { placeholder: 'yyyy-mm-dd hh:mm', pattern: '\\d{4}-\\d{2}-\\d{2}[ T]\\d{2}:\\d{2}(:\\d{2})?' },
-    station: { derivedFrom: null, fileTime: 'yyyy-mm-dd hh:00:00', rowGroupSize: 4096 },
+    station: { derivedFrom: null, fileTime: 'yyyy-mm-dd hh:00:00', rowGroupSize: 4096, maxMissing: 0 },
     raster: false,
   },
   daily: {
@@ -80,7 +87,22 @@ export const TIME_SCALES = {
     parse: /^(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2})$/,
     pattern: '^\\d{4}-\\d{2}-\\d{2}$',
     input: { placeholder: 'yyyy-mm-dd', pattern: '\\d{4}-\\d{2}-\\d{2}' },
-    station: { derivedFrom: 'hourly', fileTime: 'yyyy-mm-dd', rowGroupSize: 2048 },
+    station: { derivedFrom: 'hourly', fileTime: 'yyyy-mm-dd', rowGroupSize: 2048, maxMissing: 6 },
+    raster: true,
+  },
+  // Agrometeorology's unit (FAO/WMO bulletins, CHIRPS): days 1–10, 11–20, 21 to the month's end,
+  // keyed by the first day. A dekad may miss 1 day, the month's 5 scaled to its length (5 × 10/30).
+  dekadal: {
+    calendar: 'dekad',
+    name: 'dekadal',
+    words: 'dekadal values',
+    period: 'dekad',
+    format: 'yyyy-mm-dd (day 01, 11 or 21)',
+    example: '2024-01-11',
+    parse: /^(?<year>\d{4})-(?<month>\d{2})-(?<day>\d{2})$/,
+    pattern: '^\\d{4}-\\d{2}-(01|11|21)$',
+    input: { placeholder: 'yyyy-mm-dd (01, 11, 21)', pattern: '\\d{4}-\\d{2}-\\d{2}' },
+    station: { derivedFrom: 'daily', fileTime: 'yyyy-mm-dd on day 01, 11 or 21', rowGroupSize: 2048, maxMissing: 1 },
     raster: true,
   },
   monthly: {
@@ -93,7 +115,7 @@ export const TIME_SCALES = {
     parse: /^(?<year>\d{4})-(?<month>\d{2})$/,
     pattern: '^\\d{4}-\\d{2}$',
     input: { placeholder: 'yyyy-mm', pattern: '\\d{4}-\\d{2}' },
-    station: { derivedFrom: 'daily', fileTime: 'yyyy-mm or yyyy-mm-01', rowGroupSize: 2048 },
+    station: { derivedFrom: 'daily', fileTime: 'yyyy-mm or yyyy-mm-01', rowGroupSize: 2048, maxMissing: 5 },
     raster: true,
   },
   annual: {

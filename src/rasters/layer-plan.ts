@@ -3,7 +3,9 @@
  * catalog layer and maps every requested period to a (file, band) pair, or
  * says which dates the layer does hold.
  */
+import { CALENDARS } from '../contract/calendars.ts';
 import { ClimateQueryError } from '../contract/errors.ts';
+import { TIME_SCALES } from '../contract/time-scales.ts';
 import type { RasterQuery } from '../contract/types.ts';
 import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
 import type { GridSpec } from './coverage.ts';
@@ -119,21 +121,13 @@ export function planRead(layer: RasterLayerEntry, q: Pick<RasterQuery, 'range'>)
 
 /** How many periods the layer would hold from first to last without gaps (only to tell "with gaps"). */
 function countBetween(layer: RasterLayerEntry, [first, last]: [string, string]): number {
-  const day = 86_400_000;
-  switch (layer.timeScale) {
-    case 'daily':
-      return (Date.parse(last) - Date.parse(first)) / day + 1;
-    case 'monthly': {
-      const m = (k: string) => Number(k.slice(0, 4)) * 12 + Number(k.slice(5, 7));
-      return m(last) - m(first) + 1;
-    }
-    case 'annual':
-      return Number(last) - Number(first) + 1;
-    case 'calendar_month':
-      return Number(last.slice(-2)) - Number(first.slice(-2)) + 1;
-    default:
-      return 0;
-  }
+  if (layer.timeScale === null) return 0;
+  const scale = layer.timeScale;
+  const calendar = CALENDARS[TIME_SCALES[scale].calendar];
+  const [a, b] = [calendar.ordinalOfKey(first), calendar.ordinalOfKey(last)];
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return 0;
+  // Months of any year wrap (11 → 02): counted forward over the new year.
+  return calendar.wraps ? ((b - a + 12) % 12) + 1 : b - a + 1;
 }
 
 /** The grid of a layer as {@link GridSpec}, from the exact resolution when the catalog has it. */

@@ -4,6 +4,7 @@
  * Hot: a cold hourly year of ten stations makes 87,600 of them.
  */
 import type { StationTimeScale } from '../contract/station-data-types.ts';
+import { CALENDARS } from '../contract/calendars.ts';
 import { TIME_SCALES } from '../contract/time-scales.ts';
 
 const DAY_MS = 86_400_000;
@@ -31,33 +32,24 @@ export function keyOfTime(scale: StationTimeScale, value: unknown): string | nul
     }
     return d + HOUR_SUFFIX[(ms - day * DAY_MS) / 3_600_000]!;
   }
-  const iso = new Date(ms).toISOString();
-  return calendar === 'hour' ? iso.slice(0, 19) : calendar === 'day' ? iso.slice(0, 10) : `${iso.slice(0, 7)}-01`;
+  const c = CALENDARS[calendar];
+  return c.keyOf(c.ordinalOfMs(ms));
 }
 
 /**
- * Period ordinal (contract/periods.ts: hours, days or months since 1970-01, UTC calendar) of a
+ * Period ordinal (contract/calendars.ts: hours, days, dekads or months since 1970-01, UTC calendar) of a
  * decoded time value on its scale; null when it is not a time. Floors, as keys truncate.
  */
 export function ordinalOfTime(scale: StationTimeScale, value: unknown): number | null {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : NaN;
   if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return null;
-  switch (TIME_SCALES[scale].calendar) {
-    case 'hour':
-      return Math.floor(ms / 3_600_000);
-    case 'day':
-      return Math.floor(ms / DAY_MS);
-    default: {
-      const d = new Date(ms);
-      return (d.getUTCFullYear() - 1970) * 12 + d.getUTCMonth();
-    }
-  }
+  return CALENDARS[TIME_SCALES[scale].calendar].ordinalOfMs(ms);
 }
 
 /**
  * Period ordinal of a decoded row time (a Date, or epoch milliseconds) whose
  * key {@link keyOfTime} would give as one of a range's keys; NaN otherwise.
- * Days and months truncate, as their keys do; an hourly time must lie on
+ * Days, dekads and months truncate, as their keys do; an hourly time must lie on
  * the hour to the second (the key keeps minutes and seconds, so no range
  * key matches one off the hour; builds refuse such times). Hot: one call
  * per row read.
@@ -70,12 +62,8 @@ export function ordinalOfRowTime(scale: StationTimeScale, value: unknown): numbe
       const s = Math.floor(ms / 1000);
       return s % 3600 === 0 ? s / 3600 : NaN;
     }
-    case 'day':
-      return Math.floor(ms / DAY_MS);
-    default: {
-      const d = new Date(ms);
-      return (d.getUTCFullYear() - 1970) * 12 + d.getUTCMonth();
-    }
+    default:
+      return CALENDARS[TIME_SCALES[scale].calendar].ordinalOfMs(ms);
   }
 }
 
@@ -105,5 +93,6 @@ export function ordinalsOfRowTimes(scale: StationTimeScale, times: Float64Array)
 
 /** Period ordinal of a key as answers write it ("2024-01-01T05:00:00", "2024-01-02", "2024-03-01"); null when it does not parse. */
 export function ordinalOfKey(scale: StationTimeScale, key: string): number | null {
-  return ordinalOfTime(scale, Date.parse(key.length > 10 ? `${key}Z` : `${key}T00:00:00Z`));
+  const o = CALENDARS[TIME_SCALES[scale].calendar].ordinalOfKey(key);
+  return Number.isFinite(o) ? o : null;
 }

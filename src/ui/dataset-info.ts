@@ -3,6 +3,9 @@
  * apart from the engine, which reads the catalog for answers; here it only
  * shapes the page, so a user's own dataset shows nothing of the demo.
  */
+import { CALENDARS } from '../contract/calendars.ts';
+import { requestDateOf, type TimeScale } from '../contract/periods.ts';
+import { timeScaleSpec } from '../contract/time-scales.ts';
 import type { Catalog } from '../dataset/catalog.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 
@@ -69,15 +72,19 @@ export function defaultStationDates(
   const [begin, end] = range;
   let y = Number(end.slice(0, 4));
   let m = Number(end.slice(5, 7));
-  const lastDay = new Date(Date.UTC(y, m, 0)).getUTCDate();
-  // A month is full when the data reach its last day (monthly keys end at the month).
-  const full = scale === 'monthly' || Number(end.slice(8, 10)) === lastDay;
+  const calendar = timeScaleSpec(scale)?.calendar ?? 'day';
+  const cal = CALENDARS[calendar];
+  // A month is full when the data reach the period holding its last day (a monthly key is the whole month).
+  const full = cal.ordinalOfMs(Date.UTC(y, m, 0)) <= cal.ordinalOfKey(end);
   if (!full) [y, m] = m === 1 ? [y - 1, 12] : [y, m - 1];
   const days = new Date(Date.UTC(y, m, 0)).getUTCDate();
   const ym = `${y}-${pad(m)}`;
-  if (scale === 'monthly') {
-    const from = m === 12 ? `${y}-01` : `${y - 1}-${pad(m + 1)}`;
-    return { startDate: from < begin.slice(0, 7) ? begin.slice(0, 7) : from, endDate: ym };
+  if (calendar === 'month' || calendar === 'dekad') {
+    // Periods longer than a day: the year of them up to that month, from the data's first at the earliest.
+    const first = Math.max(cal.ordinalOfMs(Date.UTC(y - 1, m, 1)), cal.ordinalOfKey(begin));
+    const last = cal.ordinalOfMs(Date.UTC(y, m, 0));
+    const date = (o: number) => requestDateOf(scale as TimeScale, cal.keyOf(o));
+    return { startDate: date(first), endDate: date(last) };
   }
   const [firstDay, lastDataDay] = [begin.slice(0, 10), end.slice(0, 10)];
   let from = `${ym}-01`;
@@ -116,12 +123,13 @@ export function answeringStations(stations: readonly IndexedStation[], answer: u
 export function sqlDefaultDays(stations: readonly IndexedStation[], scale: string): { from: string; to: string } {
   const range = heldRange(stations, scale);
   if (!range) return { from: '', to: '' };
-  const lastKey = range[1].slice(0, 10);
-  // Monthly keys name the month's first day: the year runs to that month's end.
-  const last =
-    scale === 'monthly'
-      ? new Date(Date.UTC(Number(lastKey.slice(0, 4)), Number(lastKey.slice(5, 7)), 0))
-      : new Date(`${lastKey}T00:00:00Z`);
+  // A key names its period's first instant: the year runs to the last day of that period (a month's end, a dekad's).
+  const cal = CALENDARS[timeScaleSpec(scale)?.calendar ?? 'day'];
+  const lastPeriod = cal.ordinalOfKey(range[1]);
+  const last = Number.isFinite(lastPeriod)
+    ? new Date(cal.startMs(lastPeriod + 1) - 1)
+    : new Date(`${range[1].slice(0, 10)}T00:00:00Z`);
+  last.setUTCHours(0, 0, 0, 0);
   const first = new Date(Date.UTC(last.getUTCFullYear() - 1, last.getUTCMonth(), last.getUTCDate() + 1));
   const day = (d: Date) => d.toISOString().slice(0, 10);
   const from = day(first) < range[0].slice(0, 10) ? range[0].slice(0, 10) : day(first);

@@ -5,7 +5,7 @@
  * sent. Nothing moves under a pressed pointer, so no click is lost.
  */
 import { ClimateQueryError } from '../contract/errors.ts';
-import { MAX_PERIODS, parseRange, type TimeScale } from '../contract/periods.ts';
+import { MAX_PERIODS, parseDate, parseRange, periodKey, type TimeScale } from '../contract/periods.ts';
 import { MAX_POLYGON_AREA_M2 } from '../contract/raster-layers.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 import { datasetBounds, heldRange, placeWarning } from './dataset-info.ts';
@@ -382,16 +382,10 @@ export function formPanel(ctx: PanelContext): Panel {
       return;
     }
     const scale = layer.timeScale;
-    const key =
-      scale === null
-        ? ''
-        : scale === 'monthly'
-          ? `${form.startDate}-01`
-          : scale === 'calendar_month'
-            ? `--${form.startDate.replace(/^--/, '')}`
-            : form.startDate;
     store.set({ status: 'Reading the layer for the preview…' });
     try {
+      // The key of the From date's period (contract/periods.ts); a date that is none is named under From.
+      const key = scale === null ? '' : periodKey(scale, parseDate(scale, form.startDate, 'startDate'));
       const grid = await ctx.engine.layerGrid({
         dataType: layer.dataType,
         subDataType: layer.subDataType,
@@ -407,7 +401,7 @@ export function formPanel(ctx: PanelContext): Panel {
       $('legend-max').textContent = `${grid.max.toFixed(1)} ${grid.unit}`;
       const variant = layer.subDataType === '-' ? '' : `, ${subTypeName(layer.dataType, layer.subDataType)}`;
       store.set({
-        status: `Showing ${layer.description}${variant}${key ? `, ${key.replace(/^--/, 'month ')}` : ''} on the map.`,
+        status: `Showing ${layer.description}${variant}${key ? `, ${periodLabel(key, scale)}` : ''} on the map.`,
       });
     } catch (e) {
       const code = e instanceof ClimateQueryError ? { code: e.code } : {};

@@ -3,6 +3,7 @@
  * layer it names, the time scale its dates are in, the dates to start from,
  * and the contract's own validation of the request it builds. No DOM.
  */
+import { requestDateOf } from '../contract/periods.ts';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
 import type { Endpoint } from '../contract/types.ts';
 import { VALIDATORS, validatePoint, validatePolygon } from '../contract/validate.ts';
@@ -39,7 +40,7 @@ export function defaultDates(dataset: AppDataset | null, form: FormState): Pick<
     const periods = layer?.files.flatMap((f) => f.periods) ?? [];
     if (!layer || !periods.length || layer.timeScale === null) return { startDate: '', endDate: '' };
     const scale = layer.timeScale;
-    const toReq = (k: string) => (scale === 'monthly' ? k.slice(0, 7) : scale === 'calendar_month' ? k.slice(2) : k);
+    const toReq = (k: string) => requestDateOf(scale, k);
     const from = scale === 'daily' ? periods[Math.max(0, periods.length - 92)]! : periods[0]!;
     return { startDate: toReq(from), endDate: toReq(periods[periods.length - 1]!) };
   }

@@ -301,7 +301,7 @@ export function isTimeAxis(timeScale: string | null): boolean {
 export const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const;
 /**
  * A period key as a person reads it: "2024-06-01 00:00" (hourly),
- * "2024-06-01" (daily), "Jun 2024" (monthly), "2019" (annual), "January"
+ * "2024-06-01" (daily), "11–20 Jun 2024" (dekadal), "Jun 2024" (monthly), "2019" (annual), "January"
  * (calendar month). Never M/D.
  */
 export function periodLabel(row: string, timeScale: string | null): string {
@@ -310,6 +310,12 @@ export function periodLabel(row: string, timeScale: string | null): string {
   if ((m = /^--(\d{2})$/.exec(row))) return MONTH_NAMES[Number(m[1]) - 1] ?? row;
   if ((m = /^(\d{4})-(\d{2})(-01)?$/.exec(row)) && (timeScale === 'monthly' || row.length === 7))
     return `${MONTHS[Number(m[2]) - 1]} ${m[1]}`;
+  // A dekad by its days: "11–20 Jun 2024", "21–30 Jun 2024".
+  if ((m = /^(\d{4})-(\d{2})-(01|11|21)$/.exec(row)) && timeScale === 'dekadal') {
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    const lastDay = d < 21 ? d + 9 : new Date(Date.UTC(y, mo, 0)).getUTCDate();
+    return `${d}–${lastDay} ${MONTHS[mo - 1]} ${y}`;
+  }
   return row;
 }
 

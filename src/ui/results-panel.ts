@@ -7,6 +7,7 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { stationsUtcOffset } from '../dataset/catalog.ts';
+import { timeScaleSpec } from '../contract/time-scales.ts';
 import { utcOffsetLabel } from '../contract/utc-offset.ts';
 import type { Endpoint } from '../contract/types.ts';
 import { FAR_STATION_KM, defaultStationDates, heldRange } from './dataset-info.ts';
@@ -345,9 +346,13 @@ export function resultsPanel(ctx: PanelContext): Panel {
         ),
       ];
       const scale = (st().shown?.request.body.options as { timeScale?: string } | undefined)?.timeScale;
+      // "every day of the month", "every hour of the day": the finer period the scale's totals add up.
+      const spec = timeScaleSpec(scale ?? 'daily');
+      const finer = spec?.station?.derivedFrom ? timeScaleSpec(spec.station.derivedFrom) : undefined;
+      const every = spec && finer ? `${finer.period} of the ${spec.period}` : 'finer period';
       if (blankTotals.length)
         notes.push(
-          `Blank ${blankTotals.map((t) => stationWords(scale ?? 'daily', t).name.toLowerCase()).join(', ')}: a total is given only when every ${scale === 'monthly' ? 'day of the month' : 'hour of the day'} has a value (a total with gaps would be too small).`,
+          `Blank ${blankTotals.map((t) => stationWords(scale ?? 'daily', t).name.toLowerCase()).join(', ')}: a total is given only when every ${every} has a value (a total with gaps would be too small).`,
         );
     }
     if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate')

@@ -5,7 +5,9 @@
  * same days in the new scale's format. A type with no counterpart, or one
  * the dataset does not hold there, is named, never silently dropped. No DOM.
  */
-import { MAX_PERIODS, parseDate, periodKey, type TimeScale } from '../contract/periods.ts';
+import { CALENDARS } from '../contract/calendars.ts';
+import { MAX_PERIODS, parseDate, periodKey, requestDateOf, type TimeScale } from '../contract/periods.ts';
+import { TIME_SCALES } from '../contract/time-scales.ts';
 import { counterpartType } from '../contract/derive-rules.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 
@@ -52,11 +54,6 @@ export function switchScale(
   };
 }
 
-/** The request date of a period key at a station scale ("2024-06-01T00:00:00", "2024-06-01", "2024-06"). */
-function requestDate(scale: StationTimeScale, key: string): string {
-  return scale === 'monthly' ? key.slice(0, 7) : key;
-}
-
 /**
  * The range `from`'s dates cover, written for `to`: whole days or months
  * (a daily week becomes its 168 hours; hours become the days they fall in),
@@ -76,28 +73,16 @@ export function convertRange(
     return null;
   }
   if (a > b) return null;
-  // First and last day (UTC day numbers) the old range covers.
-  const dayOf = (o: number, last: boolean): number => {
-    if (from === 'daily') return o;
-    if (from === 'hourly') return Math.floor(o / 24);
-    const y = 1970 + Math.floor(o / 12);
-    const m = ((o % 12) + 12) % 12;
-    return Date.UTC(y, m + (last ? 1 : 0), last ? 0 : 1) / 86_400_000;
-  };
-  const [d0, d1] = [dayOf(a, false), dayOf(b, true)];
-  const toOrdinal = (day: number, last: boolean): number => {
-    if (to === 'daily') return day;
-    if (to === 'hourly') return day * 24 + (last ? 23 : 0);
-    const d = new Date(day * 86_400_000);
-    return (d.getUTCFullYear() - 1970) * 12 + d.getUTCMonth();
-  };
-  const start = toOrdinal(d0, false);
-  let end = toOrdinal(d1, true);
+  // The first and last hour the old range covers (contract/calendars.ts), in the new scale's periods:
+  // whole days, dekads or months become the periods they hold; hours become the days they fall in.
+  const [was, now] = [CALENDARS[TIME_SCALES[from].calendar], CALENDARS[TIME_SCALES[to].calendar]];
+  const start = now.ordinalOfMs(was.startMs(a));
+  let end = now.ordinalOfMs(was.startMs(b + 1) - 3_600_000);
   const shortened = end - start + 1 > MAX_PERIODS;
   if (shortened) end = start + MAX_PERIODS - 1;
   return {
-    startDate: requestDate(to, periodKey(to as TimeScale, start)),
-    endDate: requestDate(to, periodKey(to as TimeScale, end)),
+    startDate: requestDateOf(to, periodKey(to as TimeScale, start)),
+    endDate: requestDateOf(to, periodKey(to as TimeScale, end)),
     shortened,
   };
 }
@@ -115,7 +100,7 @@ export function clipToHeld(
   held: readonly [string, string] | null,
 ): { startDate: string; endDate: string } {
   if (!held) return dates;
-  const [first, last] = held.map((k) => requestDate(scale, k)) as [string, string];
+  const [first, last] = held.map((k) => requestDateOf(scale, k)) as [string, string];
   if (dates.endDate < first || dates.startDate > last) return dates;
   return {
     startDate: dates.startDate < first ? first : dates.startDate,

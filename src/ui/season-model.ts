@@ -2,15 +2,34 @@
  * A season against normal, as plain data: which request asks the engine
  * for every year the dataset holds, and, from its answer, the chosen year
  * beside the mean and the min–max range of the other years. Annual layers
- * compare one value per year; monthly layers and monthly station records
- * compare month by month. No DOM here; the engine answers, this only
+ * compare one value per year; monthly and dekadal layers and station
+ * records compare month by month, dekad by dekad. No DOM here; the engine answers, this only
  * arranges its numbers.
  */
+import { requestDateOf, type TimeScale } from '../contract/periods.ts';
 import type { Endpoint } from '../contract/types.ts';
 import { MONTHS } from './query-model.ts';
 
+/**
+ * The scales whose periods repeat within a year, compared period by period
+ * with the same period of other years: its slots' labels and the slot of a key.
+ */
+const IN_YEAR = {
+  monthly: { slots: [...MONTHS], slotOf: (k: string) => Number(k.slice(5, 7)) - 1 },
+  // Dekads by their first day: "1 Jan", "11 Jan", "21 Jan", … (36 a year).
+  dekadal: {
+    slots: MONTHS.flatMap((m) => [`1 ${m}`, `11 ${m}`, `21 ${m}`]),
+    slotOf: (k: string) => (Number(k.slice(5, 7)) - 1) * 3 + (k.endsWith('-21') ? 2 : k.endsWith('-11') ? 1 : 0),
+  },
+} as const;
+
 /** Time scales a season view exists for. */
-export type SeasonScale = 'annual' | 'monthly';
+export type SeasonScale = 'annual' | keyof typeof IN_YEAR;
+
+/** True when a season against normal is drawn for data of `scale`. */
+export function hasSeason(scale: string | null): scale is SeasonScale {
+  return scale === 'annual' || (scale !== null && Object.hasOwn(IN_YEAR, scale));
+}
 
 /** The engine request for all years, or why there is none. */
 export type SeasonPlan =
@@ -37,23 +56,24 @@ export function yearsBetween(first: string, last: string): string[] {
  * Null reason texts say why there is no season view.
  */
 export function planSeason(endpoint: Endpoint, body: Record<string, unknown>, held: HeldSpan | null): SeasonPlan {
-  if (!held || (held.scale !== 'annual' && held.scale !== 'monthly')) {
+  if (!held || !hasSeason(held.scale)) {
     return {
       ok: false,
       reason:
-        'A season against normal is drawn for annual and monthly data (climate layers by year or month, and monthly station records).',
+        'A season against normal is drawn for annual, monthly and dekadal data (climate layers by year, month or dekad, and monthly or dekadal station records).',
     };
   }
+  const scale = held.scale;
   const years = yearsBetween(held.first, held.last);
   if (years.length < 2)
     return {
       ok: false,
       reason: `This dataset holds only ${years[0] ?? 'one year'} for this; there are no other years to compare with.`,
     };
-  const key = (k: string) => (held.scale === 'monthly' ? k.slice(0, 7) : k.slice(0, 4));
+  const key = (k: string) => requestDateOf(scale as TimeScale, k);
   return {
     ok: true,
-    scale: held.scale,
+    scale,
     path: `/api/${endpoint}/`,
     body: { ...body, startDate: key(held.first), endDate: key(held.last) },
     years,
@@ -66,7 +86,7 @@ export interface Season {
   year: string;
   /** The other years that have at least one value. */
   otherYears: string[];
-  /** x slots: the years (annual) or Jan…Dec (monthly). */
+  /** x slots: the years (annual), Jan…Dec (monthly) or the 36 dekads (dekadal). */
   slots: string[];
   /** The chosen year's value per slot (annual: only at its own year). */
   chosen: Array<number | null>;
@@ -118,26 +138,25 @@ export function seasonOf(
       count: slots.map(() => otherYears.length),
     };
   }
-  const byMonth = (y: string | null) =>
-    MONTHS.map((_, m) =>
+  const { slots, slotOf } = IN_YEAR[scale];
+  const bySlot = (y: string | null) =>
+    slots.map((_, n) =>
       rows.flatMap((r, i) =>
-        (y === null ? yearOf(r) !== year : yearOf(r) === y) && Number(r.slice(5, 7)) === m + 1 && has(i)
-          ? [values[i]!]
-          : [],
+        (y === null ? yearOf(r) !== year : yearOf(r) === y) && slotOf(r) === n && has(i) ? [values[i]!] : [],
       ),
     );
-  const others = byMonth(null).map(stats);
+  const others = bySlot(null).map(stats);
   return {
     scale,
     year,
     otherYears,
-    slots: [...MONTHS],
-    chosen: byMonth(year).map((vs) => vs[0] ?? null),
+    slots: [...slots],
+    chosen: bySlot(year).map((vs) => vs[0] ?? null),
     others: [],
     mean: others.map((s) => s?.mean ?? null),
     min: others.map((s) => s?.min ?? null),
     max: others.map((s) => s?.max ?? null),
-    count: byMonth(null).map((vs) => vs.length),
+    count: bySlot(null).map((vs) => vs.length),
   };
 }
 

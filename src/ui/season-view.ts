@@ -15,7 +15,15 @@ import { heldRange } from './dataset-info.ts';
 import { type Panel, type PanelContext, part } from './panel.ts';
 import { followUpError } from './words.ts';
 import { formatValue, isSum, seriesDecimals, toTable, type ResultTable } from './query-model.ts';
-import { planSeason, seasonOf, yearsLabel, type HeldSpan, type Season, type SeasonPlan } from './season-model.ts';
+import {
+  hasSeason,
+  planSeason,
+  seasonOf,
+  yearsLabel,
+  type HeldSpan,
+  type Season,
+  type SeasonPlan,
+} from './season-model.ts';
 
 /** Other years a comparison needs before it says whether a year is usual (one or two are shown, without a verdict). */
 export const MIN_OTHER_YEARS = 3;
@@ -189,7 +197,7 @@ export function createSeasonView(
     const unit = s.unit ? ` ${s.unit}` : '';
     const annual = season.scale === 'annual';
     const bars = uPlot.paths.bars!({ size: [annual ? 0.6 : 0.5, 60] });
-    const sum = annual || isSum(s.label, 'monthly');
+    const sum = annual || isSum(s.label, season.scale);
     const labels = [
       'x',
       `Highest of ${others}`,
@@ -333,7 +341,7 @@ export function createSeasonView(
       const held = heldFor(ep, body, catalog, stations);
       plan = planSeason(ep, body, held);
       // Nothing to offer for daily, hourly, calendar-month or undated data.
-      section.hidden = !(held && (held.scale === 'annual' || held.scale === 'monthly'));
+      section.hidden = !(held && hasSeason(held.scale));
       run.hidden = !plan.ok;
       if (!plan.ok) {
         message.textContent = plan.reason;

@@ -5,7 +5,10 @@
  * DuckDB-WASM runs the SQL); this module only builds the request and shows
  * the answer.
  */
-import type { StationTimeScale } from '../contract/station-data-types.ts';
+import { CALENDARS } from '../contract/calendars.ts';
+import { periodKey, requestDateOf } from '../contract/periods.ts';
+import { STATION_TIME_SCALES, type StationTimeScale } from '../contract/station-data-types.ts';
+import { TIME_SCALES } from '../contract/time-scales.ts';
 import type { StationSqlResult } from '../sql/station-sql.ts';
 import { sqlResultCsv } from '../sql/sql-csv.ts';
 import { SQL_EXAMPLES } from './sql-examples.ts';
@@ -42,11 +45,12 @@ function el<K extends keyof HTMLElementTagNameMap>(
   return e;
 }
 
-/** The request date of a day on a scale: hourly days span 00:00 to 23:00, months drop the day. */
-export function requestDate(scale: StationTimeScale, day: string, end: boolean): string {
-  if (scale === 'hourly') return `${day}T${end ? '23' : '00'}:00:00`;
-  if (scale === 'monthly') return day.slice(0, 7);
-  return day;
+/** The request date of the period holding a day's first (or, for `end`, last) hour: hourly days span 00:00 to 23:00, months drop the day, dekads start on 01, 11 or 21. */
+export function requestDateOfDay(scale: StationTimeScale, day: string, end: boolean): string {
+  const hour = /^\d{4}-\d{2}-\d{2}$/.test(day) ? Date.parse(`${day}T${end ? '23' : '00'}:00:00Z`) : NaN;
+  // Not a day: passed on as typed, for the validator to name.
+  if (!Number.isFinite(hour)) return day;
+  return requestDateOf(scale, periodKey(scale, CALENDARS[TIME_SCALES[scale].calendar].ordinalOfMs(hour)));
 }
 
 /** Builds the panel (a collapsed <details>) and appends it to `parent`. */
@@ -74,13 +78,7 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
   const scale = el(
     'select',
     { id: 'sql-timeScale' },
-    ...(
-      [
-        ['hourly', 'hour'],
-        ['daily', 'day'],
-        ['monthly', 'month'],
-      ] as const
-    ).map(([s, w]) => el('option', { value: s, textContent: `${w} (${s})` })),
+    ...STATION_TIME_SCALES.map((s) => el('option', { value: s, textContent: `${TIME_SCALES[s].period} (${s})` })),
   );
   const from = el('input', {
     id: 'sql-from',
@@ -208,8 +206,8 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
         .map((x) => x.trim())
         .filter(Boolean),
       timeScale: s,
-      startDate: requestDate(s, from.value.trim(), false),
-      endDate: requestDate(s, to.value.trim(), true),
+      startDate: requestDateOfDay(s, from.value.trim(), false),
+      endDate: requestDateOfDay(s, to.value.trim(), true),
     };
     error.textContent = '';
     result = null;

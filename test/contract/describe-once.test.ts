@@ -61,7 +61,7 @@ const NEW_SCALE = `  ${SCALE}: {
     parse: /^(?<year>\\d{4})-(?<month>\\d{2})-(?<day>\\d{2})T(?<hour>\\d{2}):(?<minute>\\d{2}):(?<second>\\d{2})$/,
     pattern: '^\\\\d{4}-\\\\d{2}-\\\\d{2}T\\\\d{2}:00:00$',
     input: { placeholder: 'yyyy-mm-dd hh:00', pattern: '\\\\d{4}-\\\\d{2}-\\\\d{2}[ T]\\\\d{2}:\\\\d{2}(:\\\\d{2})?' },
-    station: { derivedFrom: null, fileTime: 'yyyy-mm-dd hh:00:00', rowGroupSize: 4096 },
+    station: { derivedFrom: null, fileTime: 'yyyy-mm-dd hh:00:00', rowGroupSize: 4096, maxMissing: 0 },
     raster: false,
   },
 `;
@@ -124,7 +124,7 @@ describe('a time scale and a station type described once', () => {
       expect(text).not.toContain(SCALE);
       expect(text).not.toContain(TYPE);
     }
-    expect(before.ui.timeScales.map((o) => o.value)).toEqual(['hourly', 'daily', 'monthly']);
+    expect(before.ui.timeScales.map((o) => o.value)).toEqual(['hourly', 'daily', 'dekadal', 'monthly']);
     expect(before.validator).toContain('options.timeScale');
   });
 

@@ -12,6 +12,7 @@ describe('form options', () => {
     expect(timeScaleOptions()).toEqual([
       { value: 'hourly', label: 'hourly' },
       { value: 'daily', label: 'daily' },
+      { value: 'dekadal', label: 'dekadal' },
       { value: 'monthly', label: 'monthly' },
     ]);
     expect(timeScaleOptions().map((o) => o.value)).toEqual([...STATION_TIME_SCALES]);

@@ -19,7 +19,7 @@ export async function sql(query: string): Promise<Record<string, unknown>[]> {
 
 /** Every row of one scale in the archive, read with DuckDB from the station files, as a Series keyed like answers. */
 export async function archiveSeries(out: string, scale: StationTimeScale): Promise<Series> {
-  const fmt = { hourly: '%Y-%m-%dT%H:%M:%S', daily: '%Y-%m-%d', monthly: '%Y-%m-01' }[scale];
+  const fmt = { hourly: '%Y-%m-%dT%H:%M:%S', daily: '%Y-%m-%d', dekadal: '%Y-%m-%d', monthly: '%Y-%m-01' }[scale];
   const got = await sql(
     `SELECT *, strftime(time, '${fmt}') AS __key FROM read_parquet('${join(out, 'stations', scale)}/**/*.parquet', union_by_name = true) ORDER BY station_id, time`,
   );

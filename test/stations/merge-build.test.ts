@@ -14,7 +14,7 @@ import { BuildError, buildStations } from '../../src/builder/stations-build.ts';
 import { mulberry32 } from '../../src/builder/prng.ts';
 import type { StationTimeScale } from '../../src/contract/station-data-types.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
-import { allScales, monthlyFromDaily, readSeries, readStations, type Series } from './oracle.ts';
+import { allScales, dekadalFromDaily, monthlyFromDaily, readSeries, readStations, type Series } from './oracle.ts';
 import { archiveSeries, expectSameSeries, sql } from './archive-series.ts';
 import { cli } from '../helpers/cli.ts';
 
@@ -293,6 +293,12 @@ describe('daily and monthly for every hourly station (issue 19, 1)', () => {
     expectSameSeries(await archiveSeries(out, 'hourly'), readSeries(hourly, 'hourly'), 'hourly');
     expectSameSeries(await archiveSeries(out, 'daily'), wantDaily, 'daily');
     expectSameSeries(await archiveSeries(out, 'monthly'), monthlyFromDaily(wantDaily), 'monthly');
+    // Dekads, from the same daily values (given or derived) by the oracle's own key arithmetic.
+    const wantDekadal = dekadalFromDaily(wantDaily);
+    expectSameSeries(await archiveSeries(out, 'dekadal'), wantDekadal, 'dekadal');
+    // Ceres starts on 3 January: its first dekad has 8 of 10 days, one short of the rule (at most 1 missing).
+    expect(wantDekadal.get('CERES')!.get('2024-01-01')!.temperature_max).toBeNull();
+    expect(wantDekadal.get('CERES')!.get('2024-01-11')!.temperature_max).not.toBeNull();
     // The 10th of January is short of hours at every hourly station: no derived mean that day (18 of 24 needed).
     expect(wantDaily.get('PAARL')!.get('2024-01-10')!.temperature_mean).toBeNull();
     expect(wantDaily.get('PAARL')!.get('2024-01-11')!.temperature_mean).not.toBeNull();

@@ -82,6 +82,13 @@ function randomRange(r: () => number, scale: StationTimeScale): [string, string]
     const f = (t: number) => new Date(t).toISOString().slice(0, 10);
     return [f(start), f(end)];
   }
+  if (scale === 'dekadal') {
+    // Dekads written by hand: day 01, 11 or 21 of a month, from late 2023 into 2024.
+    const d0 = (2023 * 12 + 10) * 3 + Math.floor(r() * 18);
+    const d1 = d0 + Math.floor(r() * 10);
+    const f = (d: number) => `${Math.floor(d / 36)}-${pad((Math.floor(d / 3) % 12) + 1)}-${['01', '11', '21'][d % 3]}`;
+    return [f(d0), f(d1)];
+  }
   const m0 = 2023 * 12 + 10 + Math.floor(r() * 6);
   const m1 = m0 + Math.floor(r() * 4);
   const f = (m: number) => `${Math.floor(m / 12)}-${pad((m % 12) + 1)}`;
@@ -211,12 +218,12 @@ function oraclePoly(req: Req): unknown {
   return { stations_metadata, aggregated_data };
 }
 
-const SCALES: StationTimeScale[] = ['hourly', 'daily', 'monthly'];
+const SCALES: StationTimeScale[] = ['hourly', 'daily', 'dekadal', 'monthly'];
 
 function makeRequests(seed: number, n: number, poly: boolean): Req[] {
   const r = rng(seed);
   return Array.from({ length: n }, (_, i) => {
-    const scale = SCALES[i % 3]!;
+    const scale = SCALES[i % SCALES.length]!;
     const [startDate, endDate] = randomRange(r, scale);
     const wkts = poly
       ? randomPolygon(r)
@@ -228,7 +235,7 @@ function makeRequests(seed: number, n: number, poly: boolean): Req[] {
 describe.each(['http', 'file'] as const)('station endpoints read over %s equal the oracle', (backend) => {
   const n = backend === 'http' ? 150 : 60;
 
-  it(`nearest-station: ${n} random requests across hourly, daily, monthly`, async () => {
+  it(`nearest-station: ${n} random requests across hourly, daily, dekadal, monthly`, async () => {
     let passedOver = 0;
     let periods = 0;
     for (const req of makeRequests(backend === 'http' ? 1 : 2, n, false)) {

@@ -10,6 +10,7 @@ import {
   MONTHLY_FROM_DAILY,
   MONTHLY_MAX_MISSING_DAYS,
   type DeriveRule,
+  deriveRulesInto,
 } from '../../src/contract/derive-rules.ts';
 import { STATION_TYPES, type StationTimeScale } from '../../src/contract/station-data-types.ts';
 import { derivedDecimals, roundValue } from '../../src/contract/station-type-info.ts';
@@ -89,9 +90,9 @@ export function readSeries(paths: string | string[], scale: StationTimeScale): S
       const key =
         scale === 'hourly'
           ? `${t.slice(0, 10)}T${t.slice(11, 19)}`
-          : scale === 'daily'
-            ? t.slice(0, 10)
-            : `${t.slice(0, 7)}-01`;
+          : scale === 'monthly'
+            ? `${t.slice(0, 7)}-01`
+            : t.slice(0, 10);
       m.set(key, values);
     }
   }
@@ -107,6 +108,29 @@ export function monthlyFromDaily(daily: Series): Series {
     (k) => `${k.slice(0, 7)}-01`,
     daysIn,
     (p) => daysIn(p) - MONTHLY_MAX_MISSING_DAYS,
+  );
+}
+
+/** Days a dekad may miss for a statistic other than a total (docs/data.md): the month's 5 scaled to 10 days, floored. */
+const DEKAD_MAX_MISSING_DAYS = 1;
+
+/** The first day of the dekad holding day `k` (yyyy-mm-dd): 01, 11 or 21. */
+const dekadKey = (k: string) => {
+  const d = Number(k.slice(8, 10));
+  return `${k.slice(0, 8)}${d <= 10 ? '01' : d <= 20 ? '11' : '21'}`;
+};
+/** Days in the dekad starting at `key`: 10, or the month's rest from day 21 (8 to 11). */
+const daysInDekad = (key: string) => (key.endsWith('-21') ? daysIn(key) - 20 : 10);
+
+/** Dekadal values derived from a daily series, as docs/data.md states the rule, by string arithmetic on the keys. */
+export function dekadalFromDaily(daily: Series): Series {
+  return derive(
+    daily,
+    deriveRulesInto('dekadal'),
+    'dekadal',
+    dekadKey,
+    daysInDekad,
+    (p) => daysInDekad(p) - DEKAD_MAX_MISSING_DAYS,
   );
 }
 
@@ -259,7 +283,7 @@ export function allScales(stations: OStation[], hourly: Series): Record<StationT
     daysIn,
     (p) => daysIn(p) - MONTHLY_MAX_MISSING_DAYS,
   );
-  return { hourly, daily, monthly };
+  return { hourly, daily, dekadal: dekadalFromDaily(daily), monthly };
 }
 
 /**
