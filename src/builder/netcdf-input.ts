@@ -181,7 +181,7 @@ function periodKey(d: CalendarDate, scale: RasterTimeScale | null): string {
   // their month. A 360-day calendar's 30 February is in February's last dekad, not in March (daily layers refuse it above).
   const calendar = CALENDARS[TIME_SCALES[scale].calendar];
   const day = Math.min(d.day, daysInMonth(d.year, d.month));
-  return calendar.keyOf(calendar.ordinalOfMs(Date.UTC(d.year, d.month - 1, day)));
+  return calendar.requestDateOf(calendar.keyOf(calendar.ordinalOfMs(Date.UTC(d.year, d.month - 1, day))));
 }
 
 async function convert(file: NcFile, shown: string, tif: string, o: NetcdfReadOptions): Promise<NetcdfInput> {

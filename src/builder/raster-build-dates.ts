@@ -3,7 +3,7 @@
  * explicit dates (`--dates`, or per input), a file-name pattern
  * (`--date-pattern 'tmin_{yyyy}{mm}{dd}.tif'`, CHIRPS's `chirps-v2.0.{yyyy}.{mm}.{d}.tif`), or band descriptions that
  * are dates of the layer's time scale. Nothing is guessed: a file whose
- * dates none of these give is refused with what to pass (issue 10: a
+ * dates none of these give is refused with what to pass (a
  * guess from file names once labelled `cfsv2_…_2016.tif` as month `--02`).
  */
 import { BuildError } from './build-error.ts';

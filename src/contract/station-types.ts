@@ -1,5 +1,5 @@
 /**
- * Every station data type of contract table 2.4, described once (issue 20):
+ * Every station data type of contract table 2.4, described once:
  * its name, the time scales it exists at, its plain words, unit and step,
  * its physical bounds, and how the build derives it from the next finer
  * scale. Adding a type is adding an entry here; the lists per scale

@@ -1,5 +1,5 @@
 /**
- * Every time scale, described once (issue 20): how a request writes its
+ * Every time scale, described once: how a request writes its
  * dates, an example, the app's date field, the words a person reads, and,
  * for the scales stations have records at, what the build needs. The
  * validators (periods.ts), the OpenAPI document, the app's option lists

@@ -3,7 +3,7 @@
  * strict, linear tokenizer written here. @terraformer/wkt was measured
  * super-linear (it concatenates the point array once per vertex: 20k
  * vertices 0.84 s, 80k 15.5 s; a 1 MiB polygon blocked `serve` for 164 s,
- * FIELD-NOTES), and the contract needs only POINT, POLYGON and MULTIPOLYGON.
+ * docs/decisions/0002-platform-facts.md §WKT), and the contract needs only POINT, POLYGON and MULTIPOLYGON.
  * The cheap limits (geometry count, vertex count, nesting depth) are checked
  * on the raw text before any parsing, so the work done for any request is
  * bounded by a few passes over at most 1 MiB. This module also checks the

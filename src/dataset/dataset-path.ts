@@ -2,7 +2,7 @@
  * Confinement of the paths a catalog lists. A catalog is data, possibly
  * written by someone else: a folder-based server opened
  * `../../../../etc/hostname` when a catalog named it, and a remote catalog
- * could send reads to any host (issue 11). Every listed path must be
+ * could send reads to any host (docs/reliability.md). Every listed path must be
  * relative, inside the dataset root, and name no other host.
  */
 import { ClimateQueryError } from '../contract/errors.ts';

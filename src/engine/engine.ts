@@ -154,7 +154,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     if (!catalogP) {
       const load: Promise<Catalog> = loadCatalog(location, catalogLoad.signal)
         .then((c) => {
-          // A catalog is data: refuse paths that leave the dataset root (issue 11).
+          // A catalog is data: refuse paths that leave the dataset root (docs/reliability.md: a catalog is data).
           checkCatalogPaths(c, location.resolve('catalog.json'));
           return c;
         })

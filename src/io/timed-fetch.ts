@@ -1,7 +1,7 @@
 /**
  * HTTP reads that always end. `fetch` has no timeout of its own, in Node or
  * in browsers: a server that stalls before its headers, or after them in
- * the middle of a body, hangs the read forever (FIELD-NOTES, reliability).
+ * the middle of a body, hangs the read forever (docs/decisions/0002-platform-facts.md §HTTP).
  * Every dataset read goes through here, so each has a first-byte limit
  * (connect + headers), an idle limit between body chunks, and bounded
  * retries with exponential backoff and jitter for the faults that heal

@@ -195,7 +195,8 @@ Exit codes:
       rebuilds a year only with at least the dates it had. --replace replaces the layer whole.
       SCALE: ${RASTER_TIME_SCALES.join(', ')}, or none (one undated grid).
       Dates: --dates (one per band, in file order), --date-pattern 'tmin_{yyyy}{mm}{dd}.tif'
-      (single-band files), or else band descriptions that are dates. Never guessed.
+      (single-band files; {d} is a dekad of the month, 1–3, as CHIRPS names its files:
+      'chirps-v2.0.{yyyy}.{mm}.{d}.tif'), or else band descriptions that are dates. Never guessed.
       --extent: tc, sa or a name the dataset has (checked against the grid), or a new name
       (takes the grid's bounds). Contract names (temp/min, rain, …) need no --unit/--time-scale.
       A grid without a CRS is refused unless --crs names it (never guessed). NetCDF: the

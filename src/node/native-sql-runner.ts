@@ -51,7 +51,7 @@ async function openSession(table: StationTable, options: NativeSqlOptions, signa
   const instance = await DuckDBInstance.create(':memory:', {
     threads: String(options.threads ?? 2),
     memory_limit: options.memoryLimit ?? '1GB',
-    // Nothing here may reach for the network (FIELD-NOTES: a failed autoload can hang).
+    // Nothing here may reach for the network (docs/decisions/0002-platform-facts.md §DuckDB: a failed autoload can hang).
     autoload_known_extensions: 'false',
     autoinstall_known_extensions: 'false',
   });

@@ -86,7 +86,7 @@ const REASONS: Record<number, string> = {
 
 /**
  * Requests Node's HTTP parser refuses never reach the handler; by default
- * Node answers them with a bare, non-JSON 400/431 (FIELD-NOTES). This
+ * Node answers them with a bare, non-JSON 400/431 (docs/decisions/0002-platform-facts.md §HTTP). This
  * answers them with the contract's JSON error body instead.
  */
 function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {

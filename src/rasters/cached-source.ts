@@ -2,7 +2,7 @@
  * A block cache between geotiff.js and a {@link ByteSource}. geotiff.js asks
  * for many small slices (header, IFD, tile offsets, byte counts, the tile);
  * left alone, each is its own request, three sequential ones per tile
- * (FIELD-NOTES). Here every slice is widened to whole blocks, blocks already
+ * (docs/decisions/0002-platform-facts.md §Reads). Here every slice is widened to whole blocks, blocks already
  * held are served from memory, and the missing blocks that are asked for in
  * the same tick are merged into one read per contiguous run. So a tile costs
  * one request once the header is known, and neighbouring tiles asked for
@@ -24,7 +24,7 @@ export interface Slice {
 
 /** Options of {@link BlockCachedSource}. */
 export interface BlockCacheOptions {
-  /** Block size in bytes; 16 KiB keeps waste per tile small (FIELD-NOTES: 16–64 KiB). */
+  /** Block size in bytes; 16 KiB keeps waste per tile small (docs/decisions/0002-platform-facts.md §Reads: 16–64 KiB). */
   blockSize?: number;
   /** Most bytes of blocks kept; least recently used blocks go first. */
   maxBytes?: number;

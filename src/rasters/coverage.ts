@@ -3,7 +3,7 @@
  * pixel, the fraction of its area that lies inside the polygon (holes
  * excluded, all parts of a MULTIPOLYGON included). This is what makes
  * polygon statistics work for polygons smaller than a pixel, where
- * pixel-centre selection returns nothing (FIELD-NOTES).
+ * pixel-centre selection returns nothing (docs/decisions/0002-platform-facts.md §Polygons).
  *
  * Method: signed-area accumulation, the way font rasterisers fill glyphs.
  * Each ring edge is cut at pixel row and column lines; a piece inside cell

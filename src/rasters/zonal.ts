@@ -1,5 +1,5 @@
 /**
- * Polygon statistics with exactextract's semantics (FIELD-NOTES): with cᵢ
+ * Polygon statistics with exactextract's semantics (docs/decisions/0002-platform-facts.md §Polygons): with cᵢ
  * the covered fraction of pixel i and xᵢ its value, mean = Σxᵢcᵢ / Σcᵢ,
  * min and max over every pixel with cᵢ > 0; nodata pixels take no part;
  * when no covered pixel has a value the answer is null.

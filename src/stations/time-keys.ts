@@ -32,6 +32,8 @@ export function keyOfTime(scale: StationTimeScale, value: unknown): string | nul
     }
     return d + HOUR_SUFFIX[(ms - day * DAY_MS) / 3_600_000]!;
   }
+  // A time off the hour keeps its minutes and seconds: no range key matches it (builds refuse such times).
+  if (calendar === 'hour') return new Date(ms).toISOString().slice(0, 19);
   const c = CALENDARS[calendar];
   return c.keyOf(c.ordinalOfMs(ms));
 }

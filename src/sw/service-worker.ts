@@ -3,7 +3,7 @@
  * request over a MessageChannel to a page of this origin, whose engine
  * Worker answers, so the routes and the page's own calls share one engine
  * and its caches (a service worker is stopped when idle and would lose
- * them; FIELD-NOTES). It checks path, method and
+ * them; docs/decisions/0002-platform-facts.md §Service worker). It checks path, method and
  * size itself, and answers 503 with what to do when no page can answer.
  * Outside `<scope>api/` it only serves the offline caches (offline-cache.ts).
  */

@@ -189,8 +189,10 @@ export function resultsPanel(ctx: PanelContext): Panel {
     const width = Math.max(300, el.clientWidth || 800);
     const timeAxis = table.temporal && isTimeAxis(table.timeScale);
     const labels = table.rows.map((r) => periodLabel(r, table.timeScale));
-    // One slot per month, year or calendar month; thinned so labels do not overlap.
-    const every = Math.max(1, Math.ceil(table.rows.length / Math.max(1, Math.floor(width / 70))));
+    // One slot per dekad, month, year or calendar month; thinned so labels do not overlap
+    // (about 7 px a character: "11–20 Jun 2024" needs more room than "Jun 2024").
+    const slotPx = Math.max(70, 7 * Math.max(0, ...labels.map((l) => l.length)) + 14);
+    const every = Math.max(1, Math.ceil(table.rows.length / Math.max(1, Math.floor(width / slotPx))));
     const slotSplits = () => table.rows.map((_, i) => i + 1).filter((i) => (i - 1) % every === 0);
     const bars = uPlot.paths.bars!({
       size: [0.7 / Math.max(1, shown.filter(({ s }) => isSum(s.label, table.timeScale)).length), 60],

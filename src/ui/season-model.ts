@@ -15,10 +15,12 @@ import { MONTHS } from './query-model.ts';
  * with the same period of other years: its slots' labels and the slot of a key.
  */
 const IN_YEAR = {
-  monthly: { slots: [...MONTHS], slotOf: (k: string) => Number(k.slice(5, 7)) - 1 },
-  // Dekads by their first day: "1 Jan", "11 Jan", "21 Jan", … (36 a year).
+  monthly: { slots: [...MONTHS], axis: [...MONTHS], word: 'month', slotOf: (k: string) => Number(k.slice(5, 7)) - 1 },
+  // Dekads by their first day: "1 Jan", "11 Jan", "21 Jan", … (36 a year); the axis names each month once.
   dekadal: {
     slots: MONTHS.flatMap((m) => [`1 ${m}`, `11 ${m}`, `21 ${m}`]),
+    axis: MONTHS.flatMap((m) => [m, '', '']),
+    word: 'dekad',
     slotOf: (k: string) => (Number(k.slice(5, 7)) - 1) * 3 + (k.endsWith('-21') ? 2 : k.endsWith('-11') ? 1 : 0),
   },
 } as const;
@@ -88,6 +90,10 @@ export interface Season {
   otherYears: string[];
   /** x slots: the years (annual), Jan…Dec (monthly) or the 36 dekads (dekadal). */
   slots: string[];
+  /** What the x axis writes under each slot ('' for none: a month's later dekads). */
+  axis: string[];
+  /** One slot in words: "year", "month", "dekad". */
+  slotWord: string;
   /** The chosen year's value per slot (annual: only at its own year). */
   chosen: Array<number | null>;
   /** Annual only: each other year's value at its slot. */
@@ -130,6 +136,8 @@ export function seasonOf(
       year,
       otherYears,
       slots,
+      axis: slots,
+      slotWord: 'year',
       chosen: slots.map((y) => (y === year ? valueIn(y) : null)),
       others: slots.map((y) => (y === year ? null : valueIn(y))),
       mean: slots.map(() => s.mean),
@@ -138,7 +146,7 @@ export function seasonOf(
       count: slots.map(() => otherYears.length),
     };
   }
-  const { slots, slotOf } = IN_YEAR[scale];
+  const { slots, axis, word, slotOf } = IN_YEAR[scale];
   const bySlot = (y: string | null) =>
     slots.map((_, n) =>
       rows.flatMap((r, i) =>
@@ -151,6 +159,8 @@ export function seasonOf(
     year,
     otherYears,
     slots: [...slots],
+    axis: [...axis],
+    slotWord: word,
     chosen: bySlot(year).map((vs) => vs[0] ?? null),
     others: [],
     mean: others.map((s) => s?.mean ?? null),

@@ -218,7 +218,8 @@ export function createSeasonView(
     state.labels = labels;
     const width = Math.max(300, box.clientWidth || anchor.clientWidth || 800);
     const value = (_u: uPlot, v: number | null) => (v === null ? '' : `${fm(v)}${unit}`);
-    const narrow = width / season.slots.length < 40;
+    // Initials where three letters would run together (a phone); a dekadal axis names only its 12 months.
+    const narrow = width / season.axis.filter((l) => l !== '').length < 40;
     chart = new uPlot(
       {
         width,
@@ -240,13 +241,13 @@ export function createSeasonView(
           {
             splits: () => season.slots.map((_, i) => i + 1),
             values: (_u, ticks) =>
-              ticks.map((t) => (narrow ? (season.slots[t - 1] ?? '').slice(0, 1) : (season.slots[t - 1] ?? ''))),
+              ticks.map((t) => (narrow ? (season.axis[t - 1] ?? '').slice(0, 1) : (season.axis[t - 1] ?? ''))),
           },
           { label: s.unit },
         ],
         bands: [{ series: [1, 2], fill: 'rgba(120, 144, 156, 0.25)' }],
         series: [
-          { label: annual ? 'year' : 'month', value: (_u, v) => (v === null ? '' : (season.slots[v - 1] ?? '')) },
+          { label: season.slotWord, value: (_u, v) => (v === null ? '' : (season.slots[v - 1] ?? '')) },
           { label: labels[1], stroke: '#90a4ae', width: 1, dash: [2, 3], points: { show: false }, value },
           { label: labels[2], stroke: '#90a4ae', width: 1, dash: [2, 3], points: { show: false }, value },
           { label: labels[3], stroke: '#37474f', width: 2, dash: [8, 4], points: { show: false }, value },
@@ -285,8 +286,9 @@ export function createSeasonView(
         ? ''
         : outside.length
           ? ` Outside the other years' range in ${outside.join(', ')}.`
-          : ` Within the other years' range in every month with values.`;
-      summary.textContent = `${name}, ${season.year} month by month against ${one ? others : `the mean and range of ${others}`}.${stationNote(s.label)}${verdict}${missing ? ` ${missing} month(s) of ${season.year} have no value.` : ''}`;
+          : ` Within the other years' range in every ${season.slotWord} with values.`;
+      const w = season.slotWord;
+      summary.textContent = `${name}, ${season.year} ${w} by ${w} against ${one ? others : `the mean and range of ${others}`}.${stationNote(s.label)}${verdict}${missing ? ` ${missing} ${w}(s) of ${season.year} have no value.` : ''}`;
     }
   };
 

@@ -632,7 +632,7 @@ describe('the build refuses what it cannot know or what does not fit', () => {
     const base = { dir: join(root, 'r2'), dataType: 'et0', inputs: [join(inputs, 'et0_2024_h1.tif')] };
     expect((await refused({ ...base, timeScale: 'monthly' })).message).toMatch(/pass --unit/);
     expect((await refused({ ...base, unit: 'mm' })).message).toMatch(
-      /pass --time-scale daily, monthly, annual, calendar_month .* or none/,
+      /pass --time-scale daily, dekadal, monthly, annual, calendar_month .* or none/,
     );
     const ambiguous = await cli([
       'build',

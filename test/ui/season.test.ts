@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 import type { Page } from 'playwright-core';
-import { drawPoint, runAndWait } from '../helpers/app-page.ts';
+import { drawPoint, runAndWait, tableCells } from '../helpers/app-page.ts';
 import { useServedApp } from '../helpers/served-app.ts';
 
 const demo = inject('demoDataset');
@@ -173,6 +173,71 @@ describe('a season against normal', () => {
     expect(await page.locator('#season-series option').count()).toBe((body.dataTypes as string[]).length);
     await page.locator('#season').scrollIntoViewIfNeeded();
     await page.screenshot({ path: `${SCREENS}season-monthly-390x844.png`, fullPage: true });
+    await page.close();
+  });
+
+  it('dekadal station records: the form, table and chart read dekads, and each dekad of 2024 stands against the same dekad of 2023', async () => {
+    const page = await openApp();
+    await page.selectOption('#timeScale', 'dekadal');
+    // The form's range becomes the dekads that cover it: dates on dekad starts.
+    const [from, to] = [await page.inputValue('#startDate'), await page.inputValue('#endDate')];
+    expect(from).toMatch(/^\d{4}-\d{2}-01$/);
+    expect(to).toMatch(/^\d{4}-\d{2}-21$/);
+    await page.locator('#dataTypes input[value=rain_sum]').check();
+    await drawPoint(page, [18.87, -33.93]);
+    const ui = await runAndWait(page);
+    expect(ui.lastRequest!.body).toMatchObject({ options: { timeScale: 'dekadal' }, startDate: from, endDate: to });
+    // The table names each dekad by its days ("11–20 Jun 2024"), a row for each dekad from..to (counted by hand).
+    const dekad = (d: string) =>
+      (Number(d.slice(0, 4)) * 12 + Number(d.slice(5, 7))) * 3 + ['01', '11', '21'].indexOf(d.slice(8));
+    const cells = await tableCells(page);
+    expect(cells.rows).toHaveLength(dekad(to) - dekad(from) + 1);
+    for (const r of cells.rows) expect(r[0]).toMatch(/^(1–10|11–20|21–(28|29|30|31)) [A-Z][a-z]{2} \d{4}$/);
+    // The legend names the series only; over the chart it adds the dekad and each value.
+    const xEntry = page.locator('#chart .u-legend .u-series').first();
+    expect(await xEntry.isVisible()).toBe(false);
+    const plot = (await page.locator('#chart .u-over').boundingBox())!;
+    await page.mouse.move(plot.x + plot.width / 2, plot.y + plot.height / 2);
+    expect(await xEntry.isVisible()).toBe(true);
+    expect(await xEntry.textContent()).toMatch(/\d{1,2}–\d{2} [A-Z][a-z]{2} \d{4}/);
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: `${SCREENS}dekadal-stations-1280x800.png`, fullPage: true });
+
+    await page.fill('#startDate', '2024-01-01');
+    await page.fill('#endDate', '2024-12-21');
+    await page.locator('#endDate').dispatchEvent('change');
+    const year = await runAndWait(page);
+    const state = await compare(page);
+    expect(state.request.body).toMatchObject({ startDate: '2023-01-01', endDate: '2024-12-21' });
+    expect(state.season!.otherYears).toEqual(['2023']);
+    // Independently: the Node engine asked for each year's dekads.
+    const body = year.lastRequest!.body as Record<string, unknown>;
+    const type = state.series.replace(/^G1 /, '');
+    const perYear: Record<string, Record<string, Record<string, number | null>>> = {};
+    for (const y of ['2023', '2024']) {
+      const a = (await served.app.engine.nearestStation({
+        ...body,
+        startDate: `${y}-01-01`,
+        endDate: `${y}-12-21`,
+      } as never)) as Record<string, { data: Record<string, Record<string, number | null>> }>;
+      perYear[y] = Object.values(a)[0]!.data;
+    }
+    const [x, hi, lo, avg, chosen] = state.chartData;
+    expect(x).toHaveLength(36);
+    let d = 0;
+    for (let m = 1; m <= 12; m++) {
+      for (const day of ['01', '11', '21']) {
+        const key = (y: string) => `${y}-${String(m).padStart(2, '0')}-${day}`;
+        const v = (y: string) => perYear[y]![key(y)]?.[type] ?? null;
+        expect(chosen![d], key('2024')).toBe(v('2024'));
+        expect(avg![d], key('2023')).toBe(v('2023'));
+        expect(lo![d]).toBe(v('2023'));
+        expect(hi![d]).toBe(v('2023'));
+        d++;
+      }
+    }
+    await page.locator('#season').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SCREENS}season-dekadal-1280x800.png`, fullPage: true });
     await page.close();
   });
 
