@@ -3,7 +3,10 @@
 // and the OpenAPI document, the app's option lists and the CLI help read
 // them. In a temporary copy of src/, one made-up time scale and one made-up
 // station type are added by editing those two files alone; all three show
-// them, and the unmodified copy shows neither (so this test can fail).
+// them, and the unmodified copy shows neither (so this test can fail). A
+// scale on a calendar of its own (pentads) is one calendar object in
+// src/contract/calendars.ts and one scale entry: requests, keys, the app's
+// lists, the OpenAPI document, the station SQL and layer files follow.
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -105,6 +108,81 @@ function insertBefore(file: string, anchor: string, text: string): void {
   );
 }
 
+/** A calendar of its own: pentads (days 1–5, 6–10, …, 26 to the month's end), as calendars.ts describes one. */
+const NEW_CALENDAR = `  pentad: {
+    ordinalOf(p) {
+      const d = dayOrdinal(p);
+      if (typeof d !== 'number') return d;
+      if ((p.day - 1) % 5 !== 0) return { why: 'is not the first day of a pentad' };
+      return (p.year - 1970) * 72 + (p.month - 1) * 6 + (p.day - 1) / 5;
+    },
+    keyOf: (o) => \`\${monthKey(Math.floor(o / 6))}-\${pad((((o % 6) + 6) % 6) * 5 + 1)}\`,
+    requestDateOf: (key) => key,
+    ordinalOfKey: ofDateKey((ms) => monthOfMs(ms) * 6 + Math.min(5, Math.floor((new Date(ms).getUTCDate() - 1) / 5))),
+    startMs: (o) => Date.UTC(1970, Math.floor(o / 6), (o % 6) * 5 + 1),
+    ordinalOfMs: (ms) => monthOfMs(ms) * 6 + Math.min(5, Math.floor((new Date(ms).getUTCDate() - 1) / 5)),
+    wraps: false,
+    sql: {
+      timeType: 'DATE',
+      archiveTime: /^DATE$/,
+      archiveTimeWords: 'DATE',
+      keyFormat: '%Y-%m-%d',
+      ordinal: '(year(time) - 1970) * 72 + (month(time) - 1) * 6 + least(5, (day(time) - 1) // 5)',
+      offGrid: '(day(time) - 1) % 5 <> 0 OR day(time) > 26',
+      derive: { period: 'make_date(year(time), month(time), least(5, (day(time) - 1) // 5) * 5 + 1)', full: 'CASE WHEN day(p) < 26 THEN 5 ELSE day(last_day(p)) - 25 END' },
+    },
+    fileGroup: (key) => key.slice(0, 4),
+    input: {
+      example: '2024-01-06',
+      forms: 'yyyy-mm-dd on day 01, 06, 11, 16, 21 or 26',
+      tokens: ['yyyy', 'mm', 'dd'],
+      normalise: (t) => t,
+      fromTokens: (g) => \`\${g.yyyy}-\${g.mm}-\${g.dd}\`,
+    },
+  },
+`;
+
+/** Its scale: station records derived from days, and raster layers. */
+const PENTAD_SCALE = `  pentadal: {
+    calendar: 'pentad',
+    name: 'pentadal',
+    words: 'pentadal values',
+    period: 'pentad',
+    format: 'yyyy-mm-dd (day 01, 06, …, 26)',
+    example: '2024-01-06',
+    parse: /^(?<year>\\d{4})-(?<month>\\d{2})-(?<day>\\d{2})$/,
+    pattern: '^\\\\d{4}-\\\\d{2}-(01|06|11|16|21|26)$',
+    input: { placeholder: 'yyyy-mm-dd', pattern: '\\\\d{4}-\\\\d{2}-\\\\d{2}' },
+    station: { derivedFrom: 'daily', fileTime: 'yyyy-mm-dd', rowGroupSize: 2048, maxMissing: 0 },
+    raster: true,
+  },
+`;
+
+/** What the copy prints for the pentads: the app's lists, the validator, the keys and a built layer's file name. */
+const PENTAD_SCRIPT = `
+import { openApiDocument } from './src/engine/openapi.ts';
+import { timeScaleOptions, stationTypeOptions } from './src/ui/form-options.ts';
+import { VALIDATORS } from './src/contract/validate.ts';
+import { parseRange } from './src/contract/periods.ts';
+import { calendarSql } from './src/contract/calendars.ts';
+import { rasterFileName } from './src/builder/raster-build.ts';
+import { compileDatePattern } from './src/builder/raster-build-dates.ts';
+const v = VALIDATORS['nearest-station']({ wkts: 'POINT (19 -33)', dataTypes: ['rain_sum'], options: { timeScale: 'pentadal' }, startDate: '2024-01-26', endDate: '2024-02-06' });
+let refused = '';
+try { VALIDATORS['nearest-station']({ wkts: 'POINT (19 -33)', dataTypes: ['rain_sum'], options: { timeScale: 'pentadal' }, startDate: '2024-01-07', endDate: '2024-02-06' }); } catch (e) { refused = e.message; }
+process.stdout.write(JSON.stringify({
+  scales: timeScaleOptions().map((o) => o.value),
+  types: stationTypeOptions('pentadal').map((o) => o.label),
+  keys: parseRange('pentadal', '2024-01-26', '2024-02-06').keys,
+  validKeys: v.range.keys,
+  refused,
+  openapi: openApiDocument('0.0.0').components.schemas.NearestStationRequest.oneOf.some((s) => s.properties.options.properties.timeScale.const === 'pentadal'),
+  sql: calendarSql('pentad').ordinal,
+  file: rasterFileName('pentadal', '2024-02-06'),
+  pattern: compileDatePattern('p_{yyyy}{mm}{dd}.tif', 'pentadal')('p_20240206.tif'),
+}));
+`;
+
 beforeAll(() => {
   copy = mkdtempSync(join(tmpdir(), 'describe-once-'));
   cpSync(join(repo, 'src'), join(copy, 'src'), { recursive: true });
@@ -174,5 +252,23 @@ describe('a time scale and a station type described once', () => {
 
     // And the validators take a request at the new scale for the new type.
     expect(after.validator).toBe('valid');
+  });
+
+  it('a scale on a calendar of its own is its calendar object and its scale entry: requests, keys, lists, SQL and layer files follow', async () => {
+    insertBefore('src/contract/calendars.ts', '  month: {\n', NEW_CALENDAR);
+    insertBefore('src/contract/time-scales.ts', '  monthly: {\n', PENTAD_SCALE);
+    writeFileSync(join(copy, 'pentads.mts'), PENTAD_SCRIPT);
+    const { stdout } = await promisify(execFile)(join(copy, 'node_modules/.bin/tsx'), ['pentads.mts'], { cwd: copy });
+    const got = JSON.parse(stdout) as Record<string, unknown>;
+    expect(got.scales).toContain('pentadal');
+    // The station types made of days exist at the new scale, named for it.
+    expect(got.types).toContain('Rainfall, pentadal total (mm)');
+    expect(got.keys).toEqual(['2024-01-26', '2024-02-01', '2024-02-06']);
+    expect(got.validKeys).toEqual(got.keys);
+    expect(got.refused).toMatch(/startDate "2024-01-07" is not the first day of a pentad/);
+    expect(got.openapi).toBe(true);
+    expect(got.sql).toMatch(/\* 72/);
+    expect(got.file).toBe('2024.tif');
+    expect(got.pattern).toBe('2024-02-06');
   });
 });
