@@ -1,17 +1,43 @@
 import { defineConfig } from 'vitest/config';
+import { testFilesByTier } from './test/tiers.ts';
 
-// Node-side tests. Browser tests drive real Chromium through playwright-core
-// from inside these same test files, so one runner reports everything.
+// Node-side tests in three tiers (test/tiers.ts). Browser tests drive real Chromium through
+// playwright-core from inside their test files, so one runner reports everything.
+const tiers = testFilesByTier(import.meta.dirname);
+
+const bounds = {
+  // 5 min: a bound, not a speed check (speed is npm run bench). On two cores with both workers
+  // busy, a four-build merge test took 119.6 s of the former 120 s limit.
+  testTimeout: 300_000,
+  hookTimeout: 300_000,
+};
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
-    // 5 min: a bound, not a speed check (speed is npm run bench). On two cores with both workers
-    // busy, a four-build merge test took 119.6 s of the former 120 s limit.
-    testTimeout: 300_000,
-    hookTimeout: 300_000,
     pool: 'forks',
     // Two cores: more workers only fight over them.
     maxWorkers: 2,
+    projects: [
+      // No global setup: nothing is built before these run.
+      { test: { name: 'unit', include: tiers.unit, testTimeout: 30_000, pool: 'forks' } },
+      {
+        test: {
+          name: 'integration',
+          include: tiers.integration,
+          globalSetup: ['test/global-setup.ts'],
+          ...bounds,
+          pool: 'forks',
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: tiers.browser,
+          globalSetup: ['test/global-setup.ts'],
+          ...bounds,
+          pool: 'forks',
+        },
+      },
+    ],
   },
 });
