@@ -44,6 +44,17 @@ export function createActions(deps: ActionDeps): AppActions {
   const { store, engine } = deps;
   let running: AbortController | null = null;
 
+  // "Not run: Field G1 has an area of 4.1 km²…" describes the question as it was: once the shapes or
+  // the form change it is gone (the form shows the new question's own errors as they are typed).
+  store.subscribe((s, p) => {
+    if (
+      s.status.startsWith('Not run:') &&
+      s.status === p.status &&
+      (s.form !== p.form || s.geometries !== p.geometries)
+    )
+      store.set({ status: '' });
+  });
+
   async function run(): Promise<void> {
     const state = store.get();
     if (!state.dataset) {

@@ -395,6 +395,7 @@ export function formPanel(ctx: PanelContext): Panel {
       // The ramp is only needed once a preview is asked for.
       const { RAMP_CSS, paintGrid } = await import('./raster-preview.ts');
       ctx.map()?.showPreview(paintGrid(grid), grid.bbox);
+      previewOf = previewKey(store.get().form);
       $('legend').hidden = false;
       $('legend').querySelector<HTMLElement>('.ramp')!.style.background = RAMP_CSS;
       $('legend-min').textContent = `${grid.min.toFixed(1)} ${grid.unit}`;
@@ -409,10 +410,22 @@ export function formPanel(ctx: PanelContext): Panel {
     }
   }
   on($('clear-all'), 'click', () => ctx.map()?.clear());
+  /** The layer a preview on the map shows ("raster temp mean"), or null when none is shown. */
+  let previewOf: string | null = null;
+  function previewKey(form: FormState): string {
+    return form.source === 'raster' ? `raster ${form.dataType} ${form.subDataType}` : 'stations';
+  }
 
   return {
     update(state, previous) {
       if (state.dataset && (state === previous || state.dataset !== previous.dataset)) renderOptions(state.dataset);
+      // A preview belongs to the layer it shows: another layer, variant or the station records take it away.
+      if (previewOf !== null && state.form !== previous.form && previewKey(state.form) !== previewOf) {
+        previewOf = null;
+        ctx.map()?.showPreview(null);
+        $('legend').hidden = true;
+        if (state.status.startsWith('Showing ')) store.set({ status: '' });
+      }
       const drawn = state.form !== written && (state.form !== previous.form || state.dataset !== previous.dataset);
       if (drawn || state === previous) renderForm(state.form);
       if (

@@ -9,7 +9,7 @@
  */
 import './indices.css';
 import type { ErrorBody } from '../contract/errors.ts';
-import { INDEX_DEFAULTS, STATION_INDICES } from '../contract/station-indices.ts';
+import { CROP_GDD_BASE, INDEX_DEFAULTS, STATION_INDICES } from '../contract/station-indices.ts';
 import type { Endpoint } from '../contract/types.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import { heldRange } from './dataset-info.ts';
@@ -99,7 +99,18 @@ export function createIndicesView(
   let state: IndicesState | null = null;
   let asked = 0;
 
-  const render = (tables: FamilyTable[], where: string) => {
+  const render = (tables: FamilyTable[], where: string, options: Record<string, unknown>) => {
+    // The degree-day base the engine used: the request's, its crop's, or the default.
+    const base =
+      typeof options.gddBase === 'number'
+        ? options.gddBase
+        : typeof options.crop === 'string' && Object.hasOwn(CROP_GDD_BASE, options.crop)
+          ? CROP_GDD_BASE[options.crop as keyof typeof CROP_GDD_BASE]
+          : INDEX_DEFAULTS.gddBase;
+    const heading = (c: FamilyTable['indices'][number]) => {
+      const words = c.name === 'gdd' ? `${c.words}, base ${base} °C` : c.words;
+      return words.toLowerCase().includes(c.unit) ? words : `${words} (${c.unit})`;
+    };
     body.replaceChildren(el('p', `From ${where}.`, 'hint'));
     for (const t of tables) {
       const fig = el('figure', '', 'indices-family');
@@ -108,11 +119,7 @@ export function createIndicesView(
       const table = el('table');
       const head = el('tr');
       // The unit only where the words do not already say it ("Chill portions (Dynamic Model)", not "… (chill portions)").
-      head.append(
-        el('th', 'Season'),
-        ...t.indices.map((c) => el('th', c.words.toLowerCase().includes(c.unit) ? c.words : `${c.words} (${c.unit})`)),
-        el('th', 'Hours known'),
-      );
+      head.append(el('th', 'Season'), ...t.indices.map((c) => el('th', heading(c))), el('th', 'Hours known'));
       table.append(head);
       t.rows.forEach((r, i) => {
         const tr = el('tr');
@@ -130,6 +137,13 @@ export function createIndicesView(
         table.append(tr);
       });
       fig.append(table, el('p', t.summary, 'indices-summary'));
+      // Why a season shows "–", in words under the table (the cell's tooltip says it too).
+      const why = t.rows.flatMap((r) => {
+        const reason = r.reasons.find((x, k) => r.values[k] === null && x);
+        // The request option a developer would change stays in the tooltip's contract words.
+        return reason ? [`${r.label}: ${reason.replace(/ \(options\.\w+\)/g, '')}`] : [];
+      });
+      if (why.length) fig.append(el('p', `– means no value. ${why.join(' ')}`, 'hint indices-blanks'));
       body.append(fig);
     }
   };
@@ -151,7 +165,7 @@ export function createIndicesView(
       message.textContent = '';
       const tables = arrangeIndices(res.body);
       state = { request, answer: res.body, tables };
-      render(tables, p.where);
+      render(tables, p.where, (p.body.options ?? {}) as Record<string, unknown>);
     });
   });
 

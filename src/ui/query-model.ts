@@ -178,6 +178,37 @@ export interface Series {
   values: Array<number | null>;
 }
 
+/** Colours that carry a meaning: the lowest blue, the highest red, a mean or median dark grey, rain teal. */
+const MEANING_COLOURS: Array<[RegExp, string]> = [
+  [/(^|[_ ])(min|lowest)\b|minimum|lowest/i, '#1d5f8a'],
+  [/(^|[_ ])(max|highest)\b|maximum|highest/i, '#c62828'],
+  [/rain|precip/i, '#00838f'],
+  [/mean|median|average/i, '#455a64'],
+];
+/** The rest, in order, for series whose names say nothing a colour should. */
+const OTHER_COLOURS = ['#2e7d32', '#ef6c00', '#6a1b9a', '#ad1457', '#5d4037', '#9e9d24', '#1d5f8a', '#c62828'];
+
+/**
+ * A colour per series: by meaning when one place is shown (a minimum drawn blue, a maximum red,
+ * as a grower expects), else by position so each place's series stay apart; never the same twice
+ * while colours last.
+ */
+export function seriesColours(series: ReadonlyArray<Pick<Series, 'label' | 'title'>>): string[] {
+  const places = new Set(series.map((s) => s.label.split(' ')[0]));
+  const used = new Set<string>();
+  const out = series.map((s) => {
+    if (places.size > 1) return '';
+    const name = `${s.label.split(' ').slice(1).join(' ')} ${s.title ?? ''}`;
+    const c = MEANING_COLOURS.find(([re]) => re.test(name))?.[1];
+    if (!c || used.has(c)) return '';
+    used.add(c);
+    return c;
+  });
+  const rest = [...OTHER_COLOURS, ...MEANING_COLOURS.map(([, c]) => c)].filter((c) => !used.has(c));
+  let k = 0;
+  return out.map((c) => c || rest[k++ % rest.length]!);
+}
+
 /** Rows (period keys, or geometry labels for undated layers) and the series over them. */
 export interface ResultTable {
   rows: string[];

@@ -22,6 +22,7 @@ import {
   isSum,
   isTimeAxis,
   periodLabel,
+  seriesColours,
   seriesDecimals,
   seriesHeading,
   toCsv,
@@ -38,19 +39,6 @@ type StationMeta = {
   distance_from_point_m: number;
   actual_nearest: boolean;
 };
-
-const PALETTE = [
-  '#1d5f8a',
-  '#c62828',
-  '#2e7d32',
-  '#ef6c00',
-  '#6a1b9a',
-  '#00838f',
-  '#ad1457',
-  '#5d4037',
-  '#455a64',
-  '#9e9d24',
-];
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
@@ -198,6 +186,7 @@ export function resultsPanel(ctx: PanelContext): Panel {
       size: [0.7 / Math.max(1, shown.filter(({ s }) => isSum(s.label, table.timeScale)).length), 60],
     });
     const decimals = shown.map(({ s }) => seriesDecimals(s));
+    const colours = seriesColours(shown.map(({ s }) => s));
     // Bars start at zero: a year 5 % lower must look 5 % shorter, not like a sliver.
     const barUnits = new Set(
       shown.filter(({ s }) => isSum(s.label, table.timeScale)).map(({ s }) => s.unit || 'value'),
@@ -231,8 +220,8 @@ export function resultsPanel(ctx: PanelContext): Panel {
             return {
               label: seriesHeading(s),
               scale: s.unit || 'value',
-              stroke: PALETTE[k % PALETTE.length],
-              fill: sum ? `${PALETTE[k % PALETTE.length]}99` : undefined,
+              stroke: colours[k]!,
+              fill: sum ? `${colours[k]!}99` : undefined,
               width: sum ? 1 : 1.5,
               paths: sum ? bars : undefined,
               points: { show: !sum && table.rows.length <= 60 },

@@ -568,6 +568,52 @@ describe('the map app', () => {
     await page.close();
   });
 
+  it('nothing left over: a preview and its legend go with another layer or the station records; "Not run" goes once the question changes', async () => {
+    const page = await openApp();
+    await page.getByLabel('Climate layer').check();
+    await page.getByLabel('Layer', { exact: true }).selectOption('chill');
+    await page.getByRole('button', { name: 'Show layer on map' }).click();
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/^Showing /);
+    const previewLayer = () =>
+      page.evaluate(() =>
+        Boolean(
+          (window as unknown as { cqUi: { view: { map: { getLayer(id: string): unknown } } } }).cqUi.view.map.getLayer(
+            'climate-query:preview',
+          ),
+        ),
+      );
+    expect(await page.locator('#legend').isVisible()).toBe(true);
+    expect(await previewLayer()).toBe(true);
+    // Another variant of the same layer: the old map is not that variant's.
+    const variant = await page.inputValue('#subDataType');
+    const other = await page.$$eval(
+      '#subDataType option',
+      (os, v) => os.map((o) => (o as HTMLOptionElement).value).find((x) => x !== v)!,
+      variant,
+    );
+    await page.getByLabel('Variant').selectOption(other);
+    await expect.poll(() => page.locator('#legend').isVisible()).toBe(false);
+    expect(await page.locator('#status').textContent()).toBe('');
+    expect(await previewLayer()).toBe(false);
+    // Shown again, then the station records: gone again.
+    await page.getByRole('button', { name: 'Show layer on map' }).click();
+    await expect.poll(() => page.locator('#legend').isVisible(), { timeout: 30_000 }).toBe(true);
+    await page.getByRole('radio', { name: 'Station records' }).check();
+    await expect.poll(() => page.locator('#legend').isVisible()).toBe(false);
+    expect(await previewLayer()).toBe(false);
+
+    // A question that cannot run says why beside Run; fixed, the reason goes.
+    await drawPoint(page, [19.0, -33.9]);
+    await page.fill('#endDate', '2024-6-7');
+    await page.locator('#endDate').dispatchEvent('change');
+    await page.getByRole('button', { name: 'Run query' }).click();
+    await expect.poll(() => page.locator('#status').textContent()).toMatch(/^Not run: /);
+    await page.fill('#endDate', '2024-06-07');
+    await page.locator('#endDate').dispatchEvent('change');
+    await expect.poll(() => page.locator('#status').textContent()).not.toMatch(/Not run/);
+    await page.close();
+  });
+
   it('says in plain words when the date range is backwards, next to the date', async () => {
     const page = await openApp();
     await drawPoint(page, [19.0, -33.9]);

@@ -40,6 +40,7 @@ async function shown(page: Page) {
         cells: [...tr.children].map((td) => ({ text: td.textContent!, title: (td as HTMLElement).title })),
       })),
       summary: f.querySelector('.indices-summary')!.textContent!,
+      blanks: f.querySelector('.indices-blanks')?.textContent ?? '',
     })),
   );
 }
@@ -73,7 +74,8 @@ describe('chill and heat in the app', () => {
     // Headers in words, each unit said once.
     expect(tables.map((t) => t.head)).toEqual([
       ['Season', 'Chill portions (Dynamic Model)', 'Daily positive Utah chill units', 'Hours known'],
-      ['Season', 'Growing degree days (°C·d)', 'Growing degree hours (°C·h)', 'Hours known'],
+      // The base the engine used (the default: grapes' 10 °C) said in the column's heading.
+      ['Season', 'Growing degree days, base 10 °C (°C·d)', 'Growing degree hours (°C·h)', 'Hours known'],
       ['Season', 'Days with a minimum below 0 °C', 'Hours below 0 °C', 'Hours known'],
     ]);
     const order = {
@@ -94,8 +96,11 @@ describe('chill and heat in the app', () => {
           expect(row.cells[k + 1]!.text, `${t.family} ${label} ${n}`).toBe(
             fmt(p.value, n === 'chill_portions' ? 1 : 0),
           );
-          // A blank says why, next to it.
-          if (p.value === null) expect(row.cells[k + 1]!.title).toBe(p.reason);
+          // A blank says why, next to it, and in words under its table.
+          if (p.value === null) {
+            expect(row.cells[k + 1]!.title).toBe(p.reason);
+            expect(t.blanks).toContain(`${row.cells[0]!.text.replace(' (part)', '')}: `);
+          }
           checked++;
         });
         const p0 = indices[names[0]]!.periods[label]!;
