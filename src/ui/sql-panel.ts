@@ -53,6 +53,21 @@ export function requestDateOfDay(scale: StationTimeScale, day: string, end: bool
   return requestDateOf(scale, periodKey(scale, CALENDARS[TIME_SCALES[scale].calendar].ordinalOfMs(hour)));
 }
 
+/**
+ * The station ids a typed list names: ids as they are, and station names (any case) as their ids,
+ * since a grower knows "Stellenbosch 1", not "SYN-001"; anything else is passed on for the engine
+ * to name as unknown.
+ */
+export function stationIdsOf(typed: string, stations: ReadonlyArray<{ id: string; name: string }>): string[] {
+  const ids = new Set(stations.map((s) => s.id));
+  const byName = new Map(stations.map((s) => [s.name.trim().toLowerCase(), s.id]));
+  return typed
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)
+    .map((x) => (ids.has(x) ? x : (byName.get(x.toLowerCase()) ?? x)));
+}
+
 /** Builds the panel (a collapsed <details>) and appends it to `parent`. */
 export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HTMLElement {
   // Only the ready queries whose columns this dataset holds: one reading a missing column would fail with DuckDB's words.
@@ -71,7 +86,7 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
   const stations = el('input', {
     id: 'sql-stations',
     autocomplete: 'off',
-    placeholder: 'station ids, comma-separated',
+    placeholder: 'station names or ids, comma-separated',
   });
   stations.setAttribute('list', 'sql-station-list');
   const list = el('datalist', { id: 'sql-station-list' });
@@ -201,10 +216,7 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
     const s = scale.value as StationTimeScale;
     const body = {
       sql: text.value,
-      stations: stations.value
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean),
+      stations: stationIdsOf(stations.value, options.stations()),
       timeScale: s,
       startDate: requestDateOfDay(s, from.value.trim(), false),
       endDate: requestDateOfDay(s, to.value.trim(), true),

@@ -137,6 +137,7 @@ export function plainError(message: string, kind: 'point' | 'polygon' | null): s
     .replace(/\btimeScale "(\w+)" wants\b/g, (_m, scale: string) => `${scale.replace('_', ' ')} dates are written`)
     .replace(/\bstartDate\b/g, 'the From date')
     .replace(/\bendDate\b/g, 'the To date')
+    .replace(/\bwkts holds\b/g, 'the drawn shapes hold')
     .replace(/\bwkts\b/g, 'the drawn shapes');
   // A message that starts with an address keeps it as written ("Http://…" reads as a typo).
   return /^[a-z][a-z0-9+.-]*:\/\//.test(plain) ? plain : plain.charAt(0).toUpperCase() + plain.slice(1);
