@@ -12,7 +12,10 @@ import { fileURLToPath } from 'node:url';
 export const DEFAULT_DATASET = fileURLToPath(new URL('../../public/data/demo', import.meta.url));
 
 /** The demo catalog's notice: shown by the app beside every answer. */
-export const DEMO_NOTICE = 'Demo dataset: synthetic weather and climate layers, not measurements.';
+// The layers and the station records are two separate synthetic models (docs/indices.md, "The demo
+// layers"): a grower comparing them must be told they are not meant to agree.
+export const DEMO_NOTICE =
+  'Demo dataset: synthetic weather and climate layers, not measurements. The layers and the station records come from separate models and do not agree with each other.';
 
 /** Builds the whole demo dataset into `out`, logging each step with its duration. */
 export async function buildDemo(out: string, log: (line: string) => void = () => {}): Promise<void> {
