@@ -216,10 +216,10 @@ export const CALENDARS = {
     fileGroup: (key) => key.slice(0, 4),
     input: {
       example: '2024-01-11',
-      forms: 'yyyy-mm-dd or yyyymmdd on day 01, 11 or 21, or yyyy-mm-d with d the dekad 1–3',
+      forms: 'yyyy-mm-dd or yyyymmdd on day 01, 11 or 21, or yyyy-mm-d / yyyy.mm.d with d the dekad 1–3',
       tokens: ['yyyy', 'mm', 'd'],
       normalise(t) {
-        const n = /^(\d{4})-?(\d{2})[-.]?([123])$/.exec(t);
+        const n = /^(\d{4})[-.]?(\d{2})[-.]?([123])$/.exec(t);
         if (n) return `${n[1]}-${n[2]}-${pad(DEKAD_FIRST_DAYS[Number(n[3]) - 1]!)}`;
         return /^\d{8}$/.test(t) ? `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6)}` : t;
       },
