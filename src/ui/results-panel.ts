@@ -429,6 +429,11 @@ export function resultsPanel(ctx: PanelContext): Panel {
             ),
           ]
         : []),
+      // A key that names a longer period by its first day reads as a date in a spreadsheet: say what a row is.
+      ...(typeof opts.timeScale === 'string' &&
+      ['dekad', 'month'].includes(timeScaleSpec(opts.timeScale)?.calendar ?? '')
+        ? [`Each row is a ${timeScaleSpec(opts.timeScale)!.period}, named by its first day.`]
+        : []),
       ...answerNotes(req.endpoint, shown.answer).filter((n) => !/^A value is left empty/.test(n)),
       'Empty cells: no value (missing, incomplete, or outside the layer).',
     ];

@@ -193,6 +193,12 @@ describe('a season against normal', () => {
     const cells = await tableCells(page);
     expect(cells.rows).toHaveLength(dekad(to) - dekad(from) + 1);
     for (const r of cells.rows) expect(r[0]).toMatch(/^(1–10|11–20|21–(28|29|30|31)) [A-Z][a-z]{2} \d{4}$/);
+    // The CSV keys each dekad by its first day and says so.
+    const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 10_000 }), page.click('#download-csv')]);
+    const csv = (await readFile((await dl.path())!, 'utf8')).replace(/^\uFEFF/, '');
+    expect(csv).toContain('# Each row is a dekad, named by its first day.');
+    expect(csv).toContain(`\n${from},`);
+    expect(csv.trimEnd().split('\n').at(-1)!.startsWith(`${to},`)).toBe(true);
     // The legend names the series only; over the chart it adds the dekad and each value.
     const xEntry = page.locator('#chart .u-legend .u-series').first();
     expect(await xEntry.isVisible()).toBe(false);
