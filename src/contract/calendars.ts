@@ -126,6 +126,12 @@ const dekadOfDay = (day: number) => (day <= 10 ? 0 : day <= 20 ? 1 : 2);
 /** The SQL of the first day of the dekad of `time` (a DATE). */
 const DEKAD_START_SQL = `make_date(year(time), month(time), CASE WHEN day(time) <= 10 THEN 1 WHEN day(time) <= 20 THEN 11 ELSE 21 END)`;
 
+/** A station table's `time` of a calendar of days or longer: a DATE. */
+const DATE_COLUMN = { timeType: 'DATE', archiveTime: /^DATE$/, archiveTimeWords: 'DATE' } as const;
+
+/** The dekad of an instant, counted from January 1970. */
+const dekadOfMs = (ms: number) => monthOfMs(ms) * 3 + dekadOfDay(new Date(ms).getUTCDate());
+
 /** Every calendar unit. */
 export const CALENDARS = {
   hour: {
@@ -168,9 +174,7 @@ export const CALENDARS = {
     ordinalOfMs: (ms) => Math.floor(ms / DAY_MS),
     wraps: false,
     sql: {
-      timeType: 'DATE',
-      archiveTime: /^DATE$/,
-      archiveTimeWords: 'DATE',
+      ...DATE_COLUMN,
       keyFormat: '%Y-%m-%d',
       ordinal: `date_diff('day', DATE '1970-01-01', time)`,
       offGrid: 'false',
@@ -198,14 +202,12 @@ export const CALENDARS = {
     },
     keyOf: (o) => `${monthKey(Math.floor(o / 3))}-${pad(DEKAD_FIRST_DAYS[((o % 3) + 3) % 3]!)}`,
     requestDateOf: (key) => key,
-    ordinalOfKey: ofDateKey((ms) => monthOfMs(ms) * 3 + dekadOfDay(new Date(ms).getUTCDate())),
+    ordinalOfKey: ofDateKey(dekadOfMs),
     startMs: (o) => Date.UTC(1970, Math.floor(o / 3), DEKAD_FIRST_DAYS[((o % 3) + 3) % 3]!),
-    ordinalOfMs: (ms) => monthOfMs(ms) * 3 + dekadOfDay(new Date(ms).getUTCDate()),
+    ordinalOfMs: dekadOfMs,
     wraps: false,
     sql: {
-      timeType: 'DATE',
-      archiveTime: /^DATE$/,
-      archiveTimeWords: 'DATE',
+      ...DATE_COLUMN,
       keyFormat: '%Y-%m-%d',
       ordinal: `(year(time) - 1970) * 36 + (month(time) - 1) * 3 + CASE WHEN day(time) <= 10 THEN 0 WHEN day(time) <= 20 THEN 1 ELSE 2 END`,
       offGrid: `day(time) NOT IN (1, 11, 21)`,
@@ -235,9 +237,7 @@ export const CALENDARS = {
     ordinalOfMs: monthOfMs,
     wraps: false,
     sql: {
-      timeType: 'DATE',
-      archiveTime: /^DATE$/,
-      archiveTimeWords: 'DATE',
+      ...DATE_COLUMN,
       keyFormat: '%Y-%m-01',
       ordinal: `(year(time) - 1970) * 12 + month(time) - 1`,
       offGrid: `day(time) <> 1`,
