@@ -614,6 +614,17 @@ describe('the map app', () => {
     await page.close();
   });
 
+  it('the 11th point is refused as it is drawn, in words beside the shapes, before Run is pressed', async () => {
+    const page = await openApp();
+    for (let i = 0; i < 10; i++) await drawPoint(page, [18.6 + 0.08 * i, -33.9]);
+    expect(await page.locator('#error-wkts').textContent()).toBe('');
+    await drawPoint(page, [18.6, -33.6]);
+    await expect
+      .poll(() => page.locator('#error-wkts').textContent())
+      .toMatch(/^More than 10 points in the drawn shapes; this endpoint takes 1 to 10/);
+    await page.close();
+  });
+
   it('says in plain words when the date range is backwards, next to the date', async () => {
     const page = await openApp();
     await drawPoint(page, [19.0, -33.9]);
