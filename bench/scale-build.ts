@@ -10,12 +10,16 @@
  * station section. Built archives are cached with their build measurement
  * (`build.json`); a partly built one is never reused.
  */
+import { STATION_TIME_SCALES } from '../src/contract/time-scales.ts';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { REPO } from './dataset.ts';
 import type { ScaleInputFiles, ScaleInputSpec } from './scale-inputs.ts';
+
+/** A station file's scale folder in a path (/hourly/, /dekadal/, …), any station scale. */
+const SCALE_DIR = new RegExp(`/(${STATION_TIME_SCALES.join('|')})/`);
 
 /** What building one archive cost. */
 export interface ScaleBuild {
@@ -63,7 +67,7 @@ async function folderStats(dir: string): Promise<{ bytes: number; files: Record<
     if (!e.isFile()) continue;
     const p = join(e.parentPath, e.name);
     bytes += (await stat(p)).size;
-    const scale = /\/(hourly|daily|monthly)\//.exec(p)?.[1];
+    const scale = SCALE_DIR.exec(p)?.[1];
     if (scale && e.name.endsWith('.parquet')) files[scale] = (files[scale] ?? 0) + 1;
   }
   return { bytes, files };

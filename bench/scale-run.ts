@@ -16,6 +16,7 @@
  * same code on 1/10 of the stations and 3 years (development; its numbers
  * are not the issue's and are not written to docs/performance.md).
  */
+import { STATION_TIME_SCALES } from '../src/contract/time-scales.ts';
 import { open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +36,9 @@ import { renderScaleSection, spliceScaleSection } from './scale-report.ts';
 import { hostInfo } from './results.ts';
 import { expectedNearest, expectedPolyAggregate, type VerifyQuery } from './scale-verify.ts';
 import { SCENARIOS, type Scenario } from './scenarios.ts';
+
+/** A station file's scale folder in a path (/hourly/, /dekadal/, …), any station scale. */
+const SCALE_DIR = new RegExp(`/(${STATION_TIME_SCALES.join('|')})/`);
 
 /** Kinds a request of the scale bench is counted under. */
 export type ScaleKind = 'code' | 'index' | 'footer' | 'data' | 'other';
@@ -333,7 +337,7 @@ export async function runScaleBench(options: {
       const read = [
         ...new Set(
           (rr.runs.cold[0]?.log ?? [])
-            .filter((e) => e.path.includes('/stations/') && /\/(hourly|daily|monthly)\//.test(e.path))
+            .filter((e) => e.path.includes('/stations/') && SCALE_DIR.test(e.path))
             .map((e) => footers.local(e.path)!),
         ),
       ];

@@ -12,7 +12,7 @@ import type { ClimateEngine } from '../engine/engine.ts';
 import { MAX_BODY_BYTES, endpointOf } from '../engine/router.ts';
 import { CORS_HEADERS, serveStatic } from './static-files.ts';
 import { openApiDocument } from '../engine/openapi.ts';
-import { stationsUtcOffset } from '../dataset/catalog.ts';
+import { type Catalog, stationsUtcOffset } from '../dataset/catalog.ts';
 import { packageVersion } from './package-version.ts';
 
 /** Options of {@link startServer}. */
@@ -124,6 +124,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const root = options.staticRoot ? resolve(options.staticRoot) : undefined;
   // The description of the routes (GET /api/openapi.json), built on first ask.
   let openApi: Promise<Record<string, unknown>> | undefined;
+  let stationFiles: { catalog: Catalog; paths: Promise<Set<string>> } | undefined;
   /** Whether the dataset lists `rel` (a path inside `staticRoot`). */
   const listed = async (rel: string): Promise<boolean> => {
     if (rel === 'catalog.json') return true;
@@ -134,8 +135,19 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       if (l.preview === rel) return true;
       for (const f of l.files) if (rel === f.path || (l.layout === 'zarr' && rel.startsWith(`${f.path}/`))) return true;
     }
-    // The station archive: its index and coverage (listed above), the station files the index lists.
-    return c.stations !== null && /^stations\/(hourly|daily|monthly)\/[^/]+\/[^/]+\.parquet$/.test(rel);
+    // The station archive: its index and coverage (listed above), and the station files its index lists
+    // (any scale, at any depth: an archive another tool wrote keeps its own folders), read once per catalog.
+    if (c.stations === null) return false;
+    if (stationFiles?.catalog !== c) {
+      stationFiles = {
+        catalog: c,
+        paths: options.engine.stations().then(
+          (ss) => new Set(ss.flatMap((st) => Object.values(st.files).map((f) => f.path))),
+          () => new Set<string>(),
+        ),
+      };
+    }
+    return (await stationFiles.paths).has(rel);
   };
   // A slow client is bounded: its headers within 20 s and its whole request within 30 s (Node's default
   // was 300 s for a body), checked every 2 s (Node's default check runs every 30 s); at most

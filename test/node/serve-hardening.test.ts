@@ -6,6 +6,7 @@ import {
   copyFileSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -17,6 +18,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { STATION_TIME_SCALES } from '../../src/contract/time-scales.ts';
 import { MAX_BODY_BYTES } from '../../src/engine/router.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { mulberry32 } from '../../src/builder/prng.ts';
@@ -355,6 +357,12 @@ describe('serve: what a dataset folder exposes', () => {
       `${store}/.zmetadata`,
       `${store}/${zarr.zarr!.variable}/.zarray`,
     ];
+    // A station file of every scale the demo holds (dekadal included), as a browser's engine reads them.
+    for (const scale of STATION_TIME_SCALES) {
+      const dir = join(data, 'stations', scale);
+      const group = readdirSync(dir)[0]!;
+      ok.push(`stations/${scale}/${group}/${readdirSync(join(dir, group))[0]!}`);
+    }
     for (const p of ok) expect((await fetch(`${serve!.url}${p}`)).status, p).toBe(200);
     for (const p of ['.env', '.git/config', 'notes.txt', '%2eenv', 'rasters/.hidden', `${store}/../.env`]) {
       const res = await fetch(`${serve!.url}${p}`);
