@@ -160,18 +160,20 @@ export function askText(endpoint: string | null, count: number): string {
   }
 }
 
+const OFFLINE = 'The climate data could not be reached: this device is offline. Connect and try again.';
+
 /** Codes whose engine message speaks of files, URLs and HTTP: the grower reads a cause and a remedy instead. */
 const FAULT_WORDS: Record<string, (online: boolean, message: string) => string> = {
   dataset_unavailable: (online, message) =>
     !online
-      ? 'The climate data could not be reached: this device is offline. Connect and try again.'
+      ? OFFLINE
       : /could not be reached/.test(message)
         ? 'The climate data could not be reached: the data server did not answer. Check the connection and try again in a moment.'
         : 'The climate data could not be read: the published dataset is incomplete or damaged. Tell whoever publishes it (the detail is under "For developers").',
   upstream_timeout: (online) =>
     online
       ? 'The data server was too slow to answer. Try again in a moment, or ask for fewer days or shapes.'
-      : 'The climate data could not be reached: this device is offline. Connect and try again.',
+      : OFFLINE,
   dataset_changed: () =>
     'The dataset was updated on the server while it was being read. Run again to read the new version.',
   engine_unavailable: () => 'The app could not start its query engine. Reload the page.',

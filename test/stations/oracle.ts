@@ -4,6 +4,7 @@
 // type comes from which finer type (and its unit factor) is shared, and
 // tests below check a few of those mappings by hand.
 import { readFileSync } from 'node:fs';
+import { csvRecords } from '../helpers/csv-rows.ts';
 import {
   DAILY_FROM_HOURLY,
   DAILY_MIN_HOURS,
@@ -26,42 +27,10 @@ type Values = Record<string, number | null>;
 /** station id → period key → values */
 export type Series = Map<string, Map<string, Values>>;
 
-function parseCsv(text: string): Record<string, string>[] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else if (c !== '\r') cell += c;
-  }
-  if (cell !== '' || row.length) {
-    row.push(cell);
-    rows.push(row);
-  }
-  const [header, ...body] = rows;
-  return body.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i] ?? ''])));
-}
-
 const num = (s: string | undefined) => (s === undefined || s === '' ? null : Number(s));
 
 export function readStations(path: string): OStation[] {
-  return parseCsv(readFileSync(path, 'utf8')).map((r) => ({
+  return csvRecords(readFileSync(path, 'utf8')).map((r) => ({
     id: r.station_id!,
     name: r.name!,
     lat: Number(r.lat),
@@ -81,7 +50,7 @@ export function readHourly(path: string): Series {
 export function readSeries(paths: string | string[], scale: StationTimeScale): Series {
   const out: Series = new Map();
   for (const path of typeof paths === 'string' ? [paths] : paths) {
-    for (const r of parseCsv(readFileSync(path, 'utf8'))) {
+    for (const r of csvRecords(readFileSync(path, 'utf8'))) {
       const values: Values = {};
       for (const t of STATION_TYPES[scale]) values[t] = num(r[t]);
       let m = out.get(r.station_id!);
