@@ -232,7 +232,8 @@ export const CALENDARS = {
     ordinalOf: monthOrdinal,
     keyOf: (o) => `${monthKey(o)}-01`,
     requestDateOf: (key) => key.slice(0, 7),
-    ordinalOfKey: ofDateKey(monthOfMs),
+    // "2024-03" (a request date, as tables and people write months) reads as its key "2024-03-01".
+    ordinalOfKey: (key) => ofDateKey(monthOfMs)(/^\d{4}-\d{2}$/.test(key) ? `${key}-01` : key),
     startMs: (o) => Date.UTC(1970, o, 1),
     ordinalOfMs: monthOfMs,
     wraps: false,

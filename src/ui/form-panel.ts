@@ -373,6 +373,12 @@ export function formPanel(ctx: PanelContext): Panel {
   on($('delete-selected'), 'click', () => ctx.map()?.deleteSelected());
   on($('preview'), 'click', () => void preview());
 
+  /** The layer a preview on the map shows ("raster temp mean"), or null when none is shown. */
+  let previewOf: string | null = null;
+  function previewKey(form: FormState): string {
+    return form.source === 'raster' ? `raster ${form.dataType} ${form.subDataType}` : 'stations';
+  }
+
   /** Shows one date of the chosen layer on the map, read whole by the engine Worker. */
   async function preview(): Promise<void> {
     const { form } = store.get();
@@ -394,8 +400,13 @@ export function formPanel(ctx: PanelContext): Panel {
       });
       // The ramp is only needed once a preview is asked for.
       const { RAMP_CSS, paintGrid } = await import('./raster-preview.ts');
+      // Another layer chosen while this one was read: its map would be shown under the wrong name.
+      if (previewKey(store.get().form) !== previewKey(form)) {
+        store.set({ status: '' });
+        return;
+      }
       ctx.map()?.showPreview(paintGrid(grid), grid.bbox);
-      previewOf = previewKey(store.get().form);
+      previewOf = previewKey(form);
       $('legend').hidden = false;
       $('legend').querySelector<HTMLElement>('.ramp')!.style.background = RAMP_CSS;
       $('legend-min').textContent = `${grid.min.toFixed(1)} ${grid.unit}`;
@@ -410,11 +421,6 @@ export function formPanel(ctx: PanelContext): Panel {
     }
   }
   on($('clear-all'), 'click', () => ctx.map()?.clear());
-  /** The layer a preview on the map shows ("raster temp mean"), or null when none is shown. */
-  let previewOf: string | null = null;
-  function previewKey(form: FormState): string {
-    return form.source === 'raster' ? `raster ${form.dataType} ${form.subDataType}` : 'stations';
-  }
 
   return {
     update(state, previous) {

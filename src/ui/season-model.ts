@@ -3,27 +3,33 @@
  * for every year the dataset holds, and, from its answer, the chosen year
  * beside the mean and the min–max range of the other years. Annual layers
  * compare one value per year; monthly and dekadal layers and station
- * records compare month by month, dekad by dekad. No DOM here; the engine answers, this only
- * arranges its numbers.
+ * records compare month by month, dekad by dekad. No DOM here; the engine
+ * answers, this only arranges its numbers.
  */
+import { CALENDARS } from '../contract/calendars.ts';
 import { requestDateOf, type TimeScale } from '../contract/periods.ts';
+import { TIME_SCALES } from '../contract/time-scales.ts';
 import type { Endpoint } from '../contract/types.ts';
 import { MONTHS } from './query-model.ts';
 
 /**
  * The scales whose periods repeat within a year, compared period by period
- * with the same period of other years: its slots' labels and the slot of a key.
+ * with the same period of other years: the slots' labels and what the axis
+ * writes under each. A key's slot is its period's place in the year, from
+ * the scale's calendar (contract/calendars.ts).
  */
 const IN_YEAR = {
-  monthly: { slots: [...MONTHS], axis: [...MONTHS], word: 'month', slotOf: (k: string) => Number(k.slice(5, 7)) - 1 },
+  monthly: { slots: [...MONTHS], axis: [...MONTHS] },
   // Dekads by their first day: "1 Jan", "11 Jan", "21 Jan", … (36 a year); the axis names each month once.
-  dekadal: {
-    slots: MONTHS.flatMap((m) => [`1 ${m}`, `11 ${m}`, `21 ${m}`]),
-    axis: MONTHS.flatMap((m) => [m, '', '']),
-    word: 'dekad',
-    slotOf: (k: string) => (Number(k.slice(5, 7)) - 1) * 3 + (k.endsWith('-21') ? 2 : k.endsWith('-11') ? 1 : 0),
-  },
+  dekadal: { slots: MONTHS.flatMap((m) => [`1 ${m}`, `11 ${m}`, `21 ${m}`]), axis: MONTHS.flatMap((m) => [m, '', '']) },
 } as const;
+
+/** The place in its year (0-based) of the period keyed `key` at an in-year scale. */
+function slotOf(scale: keyof typeof IN_YEAR, key: string): number {
+  const n = IN_YEAR[scale].slots.length;
+  const o = CALENDARS[TIME_SCALES[scale].calendar].ordinalOfKey(key);
+  return ((o % n) + n) % n;
+}
 
 /** Time scales a season view exists for. */
 export type SeasonScale = 'annual' | keyof typeof IN_YEAR;
@@ -146,11 +152,11 @@ export function seasonOf(
       count: slots.map(() => otherYears.length),
     };
   }
-  const { slots, axis, word, slotOf } = IN_YEAR[scale];
+  const { slots, axis } = IN_YEAR[scale];
   const bySlot = (y: string | null) =>
     slots.map((_, n) =>
       rows.flatMap((r, i) =>
-        (y === null ? yearOf(r) !== year : yearOf(r) === y) && slotOf(r) === n && has(i) ? [values[i]!] : [],
+        (y === null ? yearOf(r) !== year : yearOf(r) === y) && slotOf(scale, r) === n && has(i) ? [values[i]!] : [],
       ),
     );
   const others = bySlot(null).map(stats);
@@ -160,7 +166,7 @@ export function seasonOf(
     otherYears,
     slots: [...slots],
     axis: [...axis],
-    slotWord: word,
+    slotWord: TIME_SCALES[scale].period,
     chosen: bySlot(year).map((vs) => vs[0] ?? null),
     others: [],
     mean: others.map((s) => s?.mean ?? null),
