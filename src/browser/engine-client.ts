@@ -3,7 +3,7 @@
  * {@link createClimateEngine}, answered by a dedicated Worker so the page
  * never janks. Errors arrive as {@link ClimateQueryError} with their code.
  */
-import { ClimateQueryError, type ErrorBody } from '../contract/errors.ts';
+import { ClimateQueryError, type ErrorBody, errorFromBody } from '../contract/errors.ts';
 import type { Endpoint, ResponseOf } from '../contract/types.ts';
 import { endpointOf, type ApiJsonResponse, type ApiRequest, type ApiResponse } from '../engine/router.ts';
 import type { CallOptions, ClimateQueries, DatasetViews } from '../engine/engine.ts';
@@ -116,14 +116,7 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
       calls.set(id, (m) => {
         signal?.removeEventListener('abort', onAbort);
         if ('value' in m) resolve(m.value as WorkerCalls[M]['result']);
-        else
-          reject(
-            new ClimateQueryError(
-              m.error.code,
-              m.error.message,
-              m.error.field === undefined ? {} : { field: m.error.field },
-            ),
-          );
+        else reject(errorFromBody(m.error));
       });
       worker.postMessage({ type: 'call', id, method, args } as ToWorker);
     });
@@ -177,7 +170,7 @@ export function createEngineClient(options: EngineClientOptions): EngineClient {
     const res = await handle({ method: 'POST', path: `/api/${endpoint}/`, body }, opts);
     if (res.status !== 200) {
       const { error } = res.body as ErrorBody;
-      throw new ClimateQueryError(error.code, error.message, error.field === undefined ? {} : { field: error.field });
+      throw errorFromBody(error);
     }
     return res.body as ResponseOf[E];
   }

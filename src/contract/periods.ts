@@ -8,7 +8,7 @@
  */
 import { CALENDARS, type CalendarSpec } from './calendars.ts';
 import { fieldError } from './errors.ts';
-import { quote } from './quote.ts';
+import { quote, truncate } from './quote.ts';
 import { TIME_SCALES, type StationTimeScale, type TimeScale } from './time-scales.ts';
 
 export type { TimeScale } from './time-scales.ts';
@@ -35,6 +35,7 @@ export function parseDate(scale: TimeScale, text: unknown, field: string): Ordin
       'invalid_date',
       field,
       `${field} must be a string like "${spec.example}" for timeScale "${scale}".`,
+      { timeScale: scale, format: spec.format, example: spec.example, reason: 'not a string' },
     );
   }
   const g = spec.parse.exec(text)?.groups;
@@ -43,6 +44,7 @@ export function parseDate(scale: TimeScale, text: unknown, field: string): Ordin
       'invalid_date',
       field,
       `${field} ${quote(text)} ${why} (timeScale "${scale}" wants ${spec.format}, e.g. "${spec.example}").`,
+      { got: truncate(text), reason: why, timeScale: scale, format: spec.format, example: spec.example },
     );
   if (!g) throw bad('is not in the right format');
   const n = (name: string) => Number(g[name] ?? 0);
@@ -91,6 +93,7 @@ export function enumeratePeriods(scale: TimeScale, start: Ordinal, end: Ordinal,
       'too_many_periods',
       'endDate',
       `The range holds ${count} ${scale} periods; one request may ask for at most ${maxPeriods}. Split it into shorter ranges.`,
+      { got: count, max: maxPeriods, timeScale: scale },
     );
   }
   for (let o = start; o <= end; o++) out.push(o);
@@ -115,6 +118,7 @@ export function parseRange(scale: TimeScale, startDate: unknown, endDate: unknow
       'invalid_date_range',
       'startDate',
       `startDate ${quote(startDate)} is after endDate ${quote(endDate)}.`,
+      { startDate: String(startDate), endDate: String(endDate), reason: 'start after end' },
     );
   }
   const keys = enumeratePeriods(scale, start, end).map((o) => periodKey(scale, o));

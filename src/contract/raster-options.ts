@@ -12,14 +12,11 @@
  * the layer's files.
  */
 import { fieldError } from './errors.ts';
+import { isObject, list, oneOf, rejectUnknown, requireField, type Json } from './fields.ts';
 import { quote } from './quote.ts';
 import { parseRange, type PeriodRange } from './periods.ts';
 import type { RasterLayerDeclaration } from './raster-layers.ts';
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const list = (xs: readonly string[]) => xs.map((x) => `"${x}"`).join(', ');
 const unique = (xs: readonly string[]) => [...new Set(xs)];
 
 /** Every top-level field a raster request may have (dated layers take all five). */
@@ -34,36 +31,6 @@ function optionFields(endpoint: 'point' | 'polygon', dated: boolean): string[] {
     ...(dated ? ['timeScale'] : []),
     ...(endpoint === 'polygon' ? ['aggregationMethod'] : []),
   ];
-}
-
-function rejectUnknown(obj: Json, allowed: readonly string[], prefix: string, context = ''): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) {
-      const field = prefix + key;
-      throw fieldError(
-        'unknown_field',
-        field,
-        `${field} is not a field of this endpoint${context}; it takes ${list(allowed.map((a) => prefix + a))}.`,
-      );
-    }
-  }
-}
-
-function requireField(obj: Json, key: string, prefix = ''): unknown {
-  if (!(key in obj) || obj[key] === undefined)
-    throw fieldError('missing_field', prefix + key, `${prefix + key} is required.`);
-  return obj[key];
-}
-
-function oneOf(value: unknown, allowed: readonly string[], field: string, context = ''): string {
-  if (typeof value !== 'string' || !allowed.includes(value)) {
-    throw fieldError(
-      'invalid_field',
-      field,
-      `${field} must be one of ${list(allowed)}${context}; got ${quote(value)}.`,
-    );
-  }
-  return value;
 }
 
 /**

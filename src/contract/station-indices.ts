@@ -239,6 +239,7 @@ function numberIn(value: unknown, field: string, min: number, max: number, integ
       'invalid_field',
       field,
       `${field} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}; got ${quote(value)}.`,
+      { min, max, got: quote(value) },
     );
   }
   return value;
@@ -249,7 +250,12 @@ function indexNames(value: unknown): StationIndexName[] {
   if (!Array.isArray(value))
     throw fieldError('invalid_field', field, 'indices must be an array of index names, even for one.');
   if (value.length < 1 || value.length > MAX_INDICES)
-    throw fieldError('limit_exceeded', field, `indices holds ${value.length} names; send 1 to ${MAX_INDICES}.`);
+    throw fieldError('limit_exceeded', field, `indices holds ${value.length} names; send 1 to ${MAX_INDICES}.`, {
+      of: 'indices',
+      min: 1,
+      max: MAX_INDICES,
+      got: value.length,
+    });
   const seen = new Set<string>();
   return value.map((name, i) => {
     const f = `indices[${i}]`;
@@ -258,6 +264,7 @@ function indexNames(value: unknown): StationIndexName[] {
         'unknown_data_type',
         f,
         `${f} ${quote(name)} is not an index; the indices are ${STATION_INDEX_NAMES.map((n) => `"${n}"`).join(', ')}.`,
+        { got: quote(name), allowed: STATION_INDEX_NAMES },
       );
     }
     if (seen.has(name)) throw fieldError('invalid_field', f, `${f} ${quote(name)} is listed twice.`);
@@ -278,12 +285,14 @@ export function validateStationIndices(body: unknown): StationIndicesQuery {
       'invalid_date_range',
       'startDate',
       `startDate ${quote(b.startDate)} is after endDate ${quote(b.endDate)}.`,
+      { reason: 'start after end', startDate: String(b.startDate), endDate: String(b.endDate) },
     );
   if (lastDay - firstDay + 1 > MAX_INDEX_DAYS) {
     throw fieldError(
       'too_many_periods',
       'endDate',
       `The window holds ${lastDay - firstDay + 1} days; one request may span at most ${MAX_INDEX_DAYS} (twenty years). Split it.`,
+      { got: lastDay - firstDay + 1, max: MAX_INDEX_DAYS, timeScale: 'daily' },
     );
   }
   const o = b.options === undefined ? {} : b.options;

@@ -3,7 +3,8 @@
  * and returns a validated query, or throws a 400 {@link ClimateQueryError}
  * naming the field. Nothing invalid gets past here to the data layer.
  */
-import { ClimateQueryError, fieldError } from './errors.ts';
+import { fieldError } from './errors.ts';
+import { isObject, list, oneOf, rejectUnknown, requireField, requireObject, type Json } from './fields.ts';
 import { parseRange } from './periods.ts';
 import { STATION_TIME_SCALES, isStationType, scalesOf, type StationTimeScale } from './station-data-types.ts';
 import {
@@ -20,6 +21,9 @@ import { areaM2 } from './geodesic.ts';
 import type { Endpoint, RasterQuery, StationQuery } from './types.ts';
 import { validateStationIndices, type StationIndicesQuery } from './station-indices.ts';
 
+/** An area in km² to 3 decimals, rounded up: a field just past the limit never reads "2.000". */
+export const km2Text = (km2: number): string => (Math.ceil(km2 * 1000) / 1000).toFixed(3);
+
 /** Limits of contract section 8. */
 export const LIMITS = {
   pointsPerQuery: 10,
@@ -29,53 +33,7 @@ export const LIMITS = {
   polygonAreaM2: MAX_POLYGON_AREA_M2,
 } as const;
 
-/** A parsed JSON object. */
-export type Json = Record<string, unknown>;
-
-/** True for a JSON object (not null, not an array). */
-export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const list = (xs: readonly string[]) => xs.map((x) => `"${x}"`).join(', ');
-
-/** The body as an object, or `invalid_json`. */
-export function requireObject(body: unknown): Json {
-  if (!isObject(body)) throw new ClimateQueryError('invalid_json', 'The request body must be a JSON object.');
-  return body;
-}
-
-/** Refuses any key of `obj` not in `allowed` (`unknown_field`, named with `prefix`). */
-export function rejectUnknown(obj: Json, allowed: readonly string[], prefix: string): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) {
-      // A hostile key may be a megabyte long: name it by a short piece.
-      const field = prefix + truncate(key);
-      throw fieldError(
-        'unknown_field',
-        field,
-        `${field} is not a field of this endpoint; it takes ${list(allowed.map((a) => prefix + a))}.`,
-      );
-    }
-  }
-}
-
-/** The value of a required field, or `missing_field`. */
-export function requireField(obj: Json, key: string, prefix = ''): unknown {
-  if (!(key in obj) || obj[key] === undefined)
-    throw fieldError('missing_field', prefix + key, `${prefix + key} is required.`);
-  return obj[key];
-}
-
-/** `value` when it is one of `allowed`, else `invalid_field` listing them. */
-export function oneOf<T extends string>(value: unknown, allowed: readonly T[], field: string, context = ''): T {
-  if (typeof value !== 'string' || !allowed.includes(value as T)) {
-    throw fieldError(
-      'invalid_field',
-      field,
-      `${field} must be one of ${list(allowed)}${context}; got ${quote(value)}.`,
-    );
-  }
-  return value as T;
-}
-
+export { isObject, oneOf, rejectUnknown, requireField, requireObject, type Json } from './fields.ts';
 function options(body: Json, allowed: readonly string[]): Json {
   const opts = requireField(body, 'options');
   if (!isObject(opts)) throw fieldError('invalid_field', 'options', 'options must be a JSON object.');
@@ -106,6 +64,7 @@ function stationDataTypes(value: unknown, scale: StationTimeScale): string[] {
       'limit_exceeded',
       field,
       `dataTypes holds ${value.length} names; send 1 to ${LIMITS.dataTypesPerQuery}.`,
+      { of: 'dataTypes', min: 1, max: LIMITS.dataTypesPerQuery, got: value.length },
     );
   }
   const seen = new Set<string>();
@@ -117,7 +76,11 @@ function stationDataTypes(value: unknown, scale: StationTimeScale): string[] {
       const hint = elsewhere.length
         ? ` It is valid for ${list(elsewhere)}.`
         : ' See table 2.4 of the contract for the names (spelling is exact).';
-      throw fieldError('unknown_data_type', f, `${f} ${quote(name)} is not a ${scale} station data type.${hint}`);
+      throw fieldError('unknown_data_type', f, `${f} ${quote(name)} is not a ${scale} station data type.${hint}`, {
+        got: truncate(name),
+        timeScale: scale,
+        validFor: elsewhere,
+      });
     }
     if (seen.has(name)) throw fieldError('invalid_field', f, `${f} ${quote(name)} is listed twice.`);
     seen.add(name);
@@ -157,8 +120,9 @@ function rasterQuery(
       if (area > LIMITS.polygonAreaM2) {
         throw fieldError(
           'polygon_too_large',
-          'wkts',
-          `wkts item ${g.index + 1} has an area of ${(area / 1e6).toFixed(3)} km²; each polygon may be at most 2 km².`,
+          `/wkts/${g.index}`,
+          `wkts item ${g.index + 1} has an area of ${km2Text(area / 1e6)} km²; each polygon may be at most 2 km².`,
+          { index: g.index, areaKm2: area / 1e6, maxKm2: LIMITS.polygonAreaM2 / 1e6 },
         );
       }
     }

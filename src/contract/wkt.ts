@@ -11,7 +11,7 @@
  * of at least 4 positions, allowed geometry types) and names the item at
  * fault in every message, quoting at most a short piece of it.
  */
-import { fieldError } from './errors.ts';
+import { type ErrorCode, type ErrorParams, fieldError } from './errors.ts';
 import { truncate } from './quote.ts';
 
 /** [longitude, latitude] in degrees. */
@@ -35,6 +35,31 @@ export const MAX_WKT_DEPTH = 3;
 
 const preview = (text: string) => truncate(text, 60);
 
+/** Where in wkts a problem is: the item (0-based) and, inside it, the polygon part or ring ("part 2, hole 1"). */
+interface Place {
+  index: number;
+  text: string;
+  part?: string;
+}
+
+const within = (place: Place, part: string): Place => ({
+  ...place,
+  part: place.part === undefined ? part : `${place.part}, ${part}`,
+});
+
+/**
+ * An error about one item: its field is `/wkts/<index>` and its params are
+ * `index`, `part` and `reason`, from which a client writes its own subject
+ * ("Field G2, outer ring …"); the message writes the contract's.
+ */
+function itemError(place: Place, reason: string, code: ErrorCode = 'invalid_wkt') {
+  const quoted = place.text === '' ? '' : ` ("${preview(place.text)}")`;
+  const where = `wkts item ${place.index + 1}${quoted}${place.part ? `, ${place.part}` : ''}`;
+  const params: ErrorParams =
+    place.part === undefined ? { index: place.index, reason } : { index: place.index, part: place.part, reason };
+  return fieldError(code, `/wkts/${place.index}`, `${where} ${reason}`, params);
+}
+
 /**
  * Splits `wkts` on semicolons and parses each item. Keys are the items'
  * texts trimmed of surrounding whitespace, which is what responses are keyed by.
@@ -48,57 +73,52 @@ export function parseWkts(wkts: unknown, kind: GeometryKind, min: number, max: n
   // Raw-text limits first: counting ";" and numbers is one pass each and
   // stops early, so a hostile megabyte is refused before any parsing.
   const count = countItems(wkts, max + 1);
-  if (count > max)
-    throw fieldError('limit_exceeded', field, `More than ${max} ${noun} in wkts; this endpoint takes ${range}.`);
-  if (countNumbers(wkts, 2 * MAX_VERTICES + 1) > 2 * MAX_VERTICES) {
-    throw fieldError(
-      'limit_exceeded',
-      field,
-      `More than ${MAX_VERTICES} vertices in wkts in all; simplify the geometries.`,
-    );
+  if (count > max) {
+    throw fieldError('limit_exceeded', field, `More than ${max} ${noun} in wkts; this endpoint takes ${range}.`, {
+      of: noun,
+      min,
+      max,
+    });
   }
+  const tooManyVertices = () =>
+    fieldError('limit_exceeded', field, `More than ${MAX_VERTICES} vertices in wkts in all; simplify the geometries.`, {
+      of: 'vertices',
+      max: MAX_VERTICES,
+    });
+  if (countNumbers(wkts, 2 * MAX_VERTICES + 1) > 2 * MAX_VERTICES) throw tooManyVertices();
   const items = wkts.split(';').map((s) => s.trim());
   if (items.length === 1 && items[0] === '')
-    throw fieldError('invalid_wkt', field, `wkts is empty; send 1 to ${max} ${kind} WKT text(s).`);
+    throw fieldError('invalid_wkt', field, `wkts is empty; send 1 to ${max} ${kind} WKT text(s).`, {
+      reason: 'empty',
+      max,
+    });
   const emptyAt = items.indexOf('');
-  if (emptyAt >= 0) {
-    throw fieldError(
-      'invalid_wkt',
-      field,
-      `wkts item ${emptyAt + 1} is empty (two ";" in a row, or a leading or trailing ";").`,
-    );
+  if (emptyAt >= 0)
+    throw itemError({ index: emptyAt, text: '' }, 'is empty (two ";" in a row, or a leading or trailing ";").');
+  if (items.length < min) {
+    throw fieldError('limit_exceeded', field, `wkts holds ${items.length} ${noun}; this endpoint takes ${range}.`, {
+      of: noun,
+      min,
+      max,
+      got: items.length,
+    });
   }
-  if (items.length < min)
-    throw fieldError('limit_exceeded', field, `wkts holds ${items.length} ${noun}; this endpoint takes ${range}.`);
   const seen = new Map<string, number>();
   let vertices = 0;
   return items.map((text, i) => {
-    const where = `wkts item ${i + 1} ("${preview(text)}")`;
+    const place: Place = { index: i, text };
     const prior = seen.get(text);
-    if (prior !== undefined) {
-      throw fieldError(
-        'invalid_wkt',
-        field,
-        `${where} repeats item ${prior + 1}; responses are keyed by the WKT text, so each must be unique.`,
-      );
-    }
+    if (prior !== undefined)
+      throw itemError(place, `repeats item ${prior + 1}; responses are keyed by the WKT text, so each must be unique.`);
     seen.set(text, i);
-    const g = parseOne(text, where);
+    const g = parseOne(text, place);
     vertices += countVertices(g);
-    if (vertices > MAX_VERTICES) {
-      throw fieldError(
-        'limit_exceeded',
-        field,
-        `More than ${MAX_VERTICES} vertices in wkts in all; simplify the geometries.`,
-      );
-    }
+    if (vertices > MAX_VERTICES) throw tooManyVertices();
     if (g.type === 'Point') {
-      if (kind !== 'point')
-        throw fieldError('invalid_wkt', field, `${where} is a POINT; this endpoint takes POLYGON or MULTIPOLYGON.`);
-      return { kind: 'point', key: text, index: i, position: checkPosition(g.coordinates, where) };
+      if (kind !== 'point') throw itemError(place, 'is a POINT; this endpoint takes POLYGON or MULTIPOLYGON.');
+      return { kind: 'point', key: text, index: i, position: checkPosition(g.coordinates, place) };
     }
-    if (kind !== 'polygon')
-      throw fieldError('invalid_wkt', field, `${where} is a ${g.type.toUpperCase()}; this endpoint takes POINT.`);
+    if (kind !== 'polygon') throw itemError(place, `is a ${g.type.toUpperCase()}; this endpoint takes POINT.`);
     const polygons = g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
     return {
       kind: 'polygon',
@@ -106,7 +126,7 @@ export function parseWkts(wkts: unknown, kind: GeometryKind, min: number, max: n
       index: i,
       multi: g.type === 'MultiPolygon',
       polygons: polygons.map((rings, p) =>
-        checkPolygon(rings, g.type === 'MultiPolygon' ? `${where}, part ${p + 1}` : where),
+        checkPolygon(rings, g.type === 'MultiPolygon' ? within(place, `part ${p + 1}`) : place),
       ),
     };
   });
@@ -165,7 +185,7 @@ class WktReader {
   private at = 0;
   constructor(
     private readonly text: string,
-    private readonly where: string,
+    private readonly place: Place,
   ) {}
 
   private skipSpace(): void {
@@ -178,11 +198,7 @@ class WktReader {
   fail(expected: string): never {
     const rest = this.text.slice(this.at, this.at + 13);
     const found = rest ? `"${truncate(rest, 12)}"` : 'the end';
-    throw fieldError(
-      'invalid_wkt',
-      'wkts',
-      `${this.where} is not valid WKT: expected ${expected} at character ${this.at + 1}, found ${found}.`,
-    );
+    throw itemError(this.place, `is not valid WKT: expected ${expected} at character ${this.at + 1}, found ${found}.`);
   }
 
   /** The next word, or null when the next token is not a word. */
@@ -237,8 +253,8 @@ class WktReader {
   }
 }
 
-function parseOne(text: string, where: string): Geo {
-  const invalid = (why: string) => fieldError('invalid_wkt', 'wkts', `${where} ${why}`);
+function parseOne(text: string, place: Place): Geo {
+  const invalid = (why: string) => itemError(place, why);
   // Nesting is checked on the raw text, before reading any coordinate.
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
@@ -250,7 +266,7 @@ function parseOne(text: string, where: string): Geo {
     }
     if (c === 41) depth--;
   }
-  const r = new WktReader(text, where);
+  const r = new WktReader(text, place);
   const type = r.word();
   if (type === null || !KNOWN_TYPES.has(type)) r.fail('POINT, POLYGON or MULTIPOLYGON');
   const modifier = r.word();
@@ -281,46 +297,37 @@ function countVertices(g: Geo): number {
   return n;
 }
 
-function checkPosition(p: unknown, where: string): Position {
+function checkPosition(p: unknown, place: Place): Position {
   if (Array.isArray(p) && p.length > 2)
-    throw fieldError('invalid_wkt', 'wkts', `${where} has Z or M coordinates; send 2-D WGS84 longitude latitude only.`);
-  if (!Array.isArray(p) || p.length !== 2 || !p.every((v) => typeof v === 'number' && Number.isFinite(v))) {
-    throw fieldError('invalid_wkt', 'wkts', `${where} has a position that is not two finite numbers "lon lat".`);
-  }
+    throw itemError(place, 'has Z or M coordinates; send 2-D WGS84 longitude latitude only.');
+  if (!Array.isArray(p) || p.length !== 2 || !p.every((v) => typeof v === 'number' && Number.isFinite(v)))
+    throw itemError(place, 'has a position that is not two finite numbers "lon lat".');
   const [lon, lat] = p as [number, number];
   if (lon < -180 || lon > 180)
-    throw fieldError(
-      'invalid_wkt',
-      'wkts',
-      `${where} has longitude ${lon} outside -180..180 (WKT order is "lon lat").`,
-    );
-  if (lat < -90 || lat > 90)
-    throw fieldError('invalid_wkt', 'wkts', `${where} has latitude ${lat} outside -90..90 (WKT order is "lon lat").`);
+    throw itemError(place, `has longitude ${lon} outside -180..180 (WKT order is "lon lat").`);
+  if (lat < -90 || lat > 90) throw itemError(place, `has latitude ${lat} outside -90..90 (WKT order is "lon lat").`);
   return [lon, lat];
 }
 
-function checkPolygon(rings: unknown, where: string): PolygonCoords {
-  if (!Array.isArray(rings) || rings.length === 0) throw fieldError('invalid_wkt', 'wkts', `${where} has no rings.`);
+function checkPolygon(rings: unknown, place: Place): PolygonCoords {
+  if (!Array.isArray(rings) || rings.length === 0) throw itemError(place, 'has no rings.');
   return rings.map((ring: unknown, r) => {
-    const label = r === 0 ? `${where}, outer ring` : `${where}, hole ${r}`;
+    const at = within(place, r === 0 ? 'outer ring' : `hole ${r}`);
     if (!Array.isArray(ring) || ring.length < 4) {
-      throw fieldError(
-        'invalid_wkt',
-        'wkts',
-        `${label} has ${Array.isArray(ring) ? ring.length : 0} positions; a ring needs at least 4 (the last repeating the first).`,
+      throw itemError(
+        at,
+        `has ${Array.isArray(ring) ? ring.length : 0} positions; a ring needs at least 4 (the last repeating the first).`,
       );
     }
-    const pts = ring.map((p) => checkPosition(p, label));
+    const pts = ring.map((p) => checkPosition(p, at));
     const [a, b] = [pts[0]!, pts[pts.length - 1]!];
     if (a[0] !== b[0] || a[1] !== b[1]) {
-      throw fieldError(
-        'invalid_wkt',
-        'wkts',
-        `${label} is not closed: it starts at ${a[0]} ${a[1]} and ends at ${b[0]} ${b[1]}; repeat the first position at the end.`,
+      throw itemError(
+        at,
+        `is not closed: it starts at ${a[0]} ${a[1]} and ends at ${b[0]} ${b[1]}; repeat the first position at the end.`,
       );
     }
-    if (planarRingArea(pts) === 0)
-      throw fieldError('invalid_wkt', 'wkts', `${label} has zero area (its positions are collinear or repeated).`);
+    if (planarRingArea(pts) === 0) throw itemError(at, 'has zero area (its positions are collinear or repeated).');
     return pts;
   });
 }

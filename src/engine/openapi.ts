@@ -8,7 +8,7 @@
  * `GET /api/openapi.json` by `climate-query serve`; a copy is committed as
  * docs/openapi.json (`npm run openapi` rewrites it, a test compares).
  */
-import { ERROR_STATUS, toClimateQueryError, type ErrorCode } from '../contract/errors.ts';
+import { ERROR_PARAMS, ERROR_STATUS, toClimateQueryError, type ErrorCode } from '../contract/errors.ts';
 import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
 import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
 import { stationTypeInfo } from '../contract/station-type-info.ts';
@@ -672,6 +672,18 @@ function errorExample(code: ErrorCode): unknown {
 
 const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
+/** Each code's params in one line: "invalid_wkt: index (…), reason (…); …". */
+function paramsText(): string {
+  return Object.entries(ERROR_PARAMS)
+    .map(
+      ([code, params]) =>
+        `${code}: ${Object.entries(params)
+          .map(([name, meaning]) => `${name} (${meaning})`)
+          .join(', ')}`,
+    )
+    .join('; ');
+}
+
 /** The codes each endpoint can answer with `status`. */
 function codesWithStatus(status: number): ErrorCode[] {
   return ERROR_CODES.filter(
@@ -680,7 +692,7 @@ function codesWithStatus(status: number): ErrorCode[] {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'The request is invalid; `field` names the field at fault and `message` how to fix it.',
+  400: 'The request is invalid; `field` points at the value at fault, `params` say what was allowed and sent, and `message` how to fix it.',
   404: 'No endpoint at this path (the trailing slash is required).',
   405: 'The endpoint answers POST only.',
   413: `The body is larger than ${MAX_BODY_BYTES} bytes.`,
@@ -795,7 +807,20 @@ export function openApiDocument(version: string, utcOffset: string = DEFAULT_UTC
             message: { type: 'string', description: 'What was wrong and, where possible, how to fix it.' },
             field: {
               type: 'string',
-              description: 'The request field at fault, e.g. options.timeScale, dataTypes[2], wkts.',
+              description:
+                'The value at fault as a JSON pointer (RFC 6901) into the request body, e.g. /options/timeScale, /dataTypes/2; an item of wkts is /wkts/<index from 0>, as if the text were split on ";".',
+            },
+            params: {
+              type: 'object',
+              description: `The values the error is about, so that a client writes its own words without reading the message. By code: ${paramsText()}`,
+              additionalProperties: {
+                anyOf: [
+                  { type: 'string' },
+                  { type: 'number' },
+                  { type: 'boolean' },
+                  { type: 'array', items: { type: 'string' } },
+                ],
+              },
             },
           },
         },
@@ -819,7 +844,7 @@ export function openApiDocument(version: string, utcOffset: string = DEFAULT_UTC
       summary: 'Four POST routes over a static climate dataset: weather-station records and gridded climate layers.',
       description:
         'Answered by `climate-query serve`, by the service worker of a site that uses the library, or in-process by `handle()`. ' +
-        'Rules and decisions: docs/contract.md. Every error is `{"error":{"code","message","field"?}}` with a stable code.',
+        'Rules and decisions: docs/contract.md. Every error is `{"error":{"code","message","field"?,"params"?}}` with a stable code; `field` is a JSON pointer into the request.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'Where the site or `climate-query serve` runs' }],

@@ -157,7 +157,7 @@ export async function timedFetch(
         new ClimateQueryError(
           'upstream_timeout',
           `Reading ${url} timed out: no ${timedOut}. The host is too slow or not answering; try again later.`,
-          { cause: err },
+          { cause: err, params: { url, reason: 'timeout' } },
         ),
       );
     if (signal?.aborted) return abortedError(signal, err);
@@ -170,7 +170,10 @@ export async function timedFetch(
         ? 'the server may be down or not allow cross-origin requests (CORS)'
         : `the server may be down or the address wrong (${detail})`;
     return markTransient(
-      new ClimateQueryError('dataset_unavailable', `${url} could not be reached — ${why}.`, { cause: err }),
+      new ClimateQueryError('dataset_unavailable', `${url} could not be reached — ${why}.`, {
+        cause: err,
+        params: { url, reason: 'unreachable' },
+      }),
     );
   };
 

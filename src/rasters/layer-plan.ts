@@ -113,7 +113,20 @@ export function planRead(layer: RasterLayerEntry, q: Pick<RasterQuery, 'range'>)
       held
         ? `${what} not in the ${name} layer; it holds dates ${held[0]} to ${held[1]}${gaps}.`
         : `The ${name} layer holds no dates.`,
-      { field: 'startDate' },
+      {
+        field: 'startDate',
+        params: held
+          ? {
+              reason: 'not in layer',
+              missingFirst: missing[0]!,
+              missingLast: missing[missing.length - 1]!,
+              missingCount: missing.length,
+              first: held[0],
+              gaps: gaps !== '',
+              last: held[1],
+            }
+          : { reason: 'layer has no dates' },
+      },
     );
   }
   return { layer, keys: q.range.keys, files: [...byFile.values()] };

@@ -14,7 +14,7 @@ import { buildRequest, type DrawnGeometry, endpointFor, toTable } from './query-
 import type { SavedAnswer } from './saved-store.ts';
 import { savedTimeLabel } from './saved-summary.ts';
 import type { AppRequest, AppStore, ShownAnswer } from './store.ts';
-import { plainError } from './words.ts';
+import { errorOf, plainError } from './words.ts';
 
 /** What the actions work with. */
 export interface ActionDeps {
@@ -66,7 +66,7 @@ export function createActions(deps: ActionDeps): AppActions {
     const req = buildRequest(state.form, state.geometries, layersOf(state.dataset));
     if (!req) {
       store.set({
-        error: { field: 'wkts', message: 'Draw at least one point or field on the map first.' },
+        error: { field: '/wkts', message: 'Draw at least one point or field on the map first.' },
         status: 'Not run: draw a point or field on the map first.',
       });
       return;
@@ -78,8 +78,8 @@ export function createActions(deps: ActionDeps): AppActions {
       // Beside Run too: a click on Run always runs or says why not.
       const kind = endpointFor(state.form, state.geometries)?.used[0]?.kind ?? null;
       store.set({
-        error: { ...(e.field === undefined ? {} : { field: e.field }), message: e.message },
-        status: `Not run: ${plainError(e.message, kind)}`,
+        error: errorOf(e),
+        status: `Not run: ${plainError(e, kind)}`,
       });
       return;
     }
@@ -107,14 +107,7 @@ export function createActions(deps: ActionDeps): AppActions {
       store.set({
         running: false,
         status: error.code === 'aborted' ? 'Cancelled.' : `Failed after ${seconds} s.`,
-        error:
-          error.code === 'aborted'
-            ? null
-            : {
-                ...(error.field === undefined ? {} : { field: error.field }),
-                code: error.code,
-                message: error.message,
-              },
+        error: error.code === 'aborted' ? null : errorOf(error),
         unreachable: lost ? req : null,
       });
       return;

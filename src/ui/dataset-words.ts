@@ -4,6 +4,7 @@
  * support. The engine Worker reads the files and names what went wrong; the
  * page adds what the person can do about it here (`?data=`, the demo).
  */
+import type { ErrorParams } from '../contract/errors.ts';
 
 /** What to do about a missing or wrong catalog, when the app was opened with ?data=. */
 export const DATA_ADVICE = 'Check that ?data= points to the folder that holds catalog.json.';
@@ -17,8 +18,8 @@ export const DEMO_ADVICE =
  * the engine's words, and the advice unless the host was not reached at all
  * (then no address in the page would help).
  */
-export function datasetErrorText(message: string, advice: string): string {
-  return / could not be reached /.test(message) ? message : `${message} ${advice}`;
+export function datasetErrorText(error: { message: string; params?: ErrorParams }, advice: string): string {
+  return error.params?.reason === 'unreachable' ? error.message : `${error.message} ${advice}`;
 }
 
 /** The warning for a host that answers whole files to Range requests (queries still answer, slowly). */

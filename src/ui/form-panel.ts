@@ -18,7 +18,16 @@ import { areaOf, buildRequest, endpointFor, type FormState, periodLabel } from '
 import { clipToHeld, type ScaleSwitch, switchScale } from './scale-switch.ts';
 import { boundsOf, readShapeText } from './shape-text.ts';
 import type { AppDataset, AppState } from './store.ts';
-import { askText, errorWords, layerDefinition, layerName, stationWords, subTypeName } from './words.ts';
+import {
+  askText,
+  type ErrorLike,
+  errorOf,
+  errorWords,
+  layerDefinition,
+  layerName,
+  stationWords,
+  subTypeName,
+} from './words.ts';
 
 /** "G1", "G2": how the form, the chart and the CSV name the geometries a query uses. */
 export function geometryLabel(i: number): string {
@@ -136,6 +145,14 @@ export function formPanel(ctx: PanelContext): Panel {
 
   // ---------- errors next to their controls ----------
 
+  /** The control an error's pointer names: `/wkts/2` → `wkts`, `/options/timeScale` → `options.timeScale` (ids in index.html). */
+  function slotOf(pointer: string | undefined): string | null {
+    if (!pointer) return null;
+    const tokens = pointer.split('/').slice(1);
+    while (tokens.length > 1 && /^\d+$/.test(tokens[tokens.length - 1]!)) tokens.pop();
+    return tokens.join('.');
+  }
+
   // Only the lines the request's check fills: the typed-shape line belongs to its text box and
   // stays until that text changes (a redraw after the mouse released "Add to map" wiped it).
   function clearErrors(): void {
@@ -143,8 +160,8 @@ export function formPanel(ctx: PanelContext): Panel {
   }
 
   /** Shows an error next to the control its field names (or under Run). */
-  function showError(state: AppState, err: { field?: string; code?: string; message: string }): void {
-    const field = err.field?.replace(/\[\d+\]$/, '');
+  function showError(state: AppState, err: ErrorLike): void {
+    const field = slotOf(err.field);
     const slot = (field && root.querySelector<HTMLElement>(`#${CSS.escape(`error-${field}`)}`)) || $('error-request');
     // People read "field G2"; the developer panel keeps the message as sent.
     slot.textContent = errorWords(err, endpointFor(state.form, state.geometries)?.used[0]?.kind ?? null);
@@ -384,7 +401,7 @@ export function formPanel(ctx: PanelContext): Panel {
     const { form } = store.get();
     const layer = formLayer(dataset(), form);
     if (!layer) {
-      store.set({ error: { field: 'options.subDataType', message: 'This dataset has no such layer.' } });
+      store.set({ error: { field: '/options/subDataType', message: 'This dataset has no such layer.' } });
       return;
     }
     const scale = layer.timeScale;
@@ -416,8 +433,8 @@ export function formPanel(ctx: PanelContext): Panel {
         status: `Showing ${layer.description}${variant}${key ? `, ${periodLabel(key, scale)}` : ''} on the map.`,
       });
     } catch (e) {
-      const code = e instanceof ClimateQueryError ? { code: e.code } : {};
-      store.set({ status: '', error: { field: 'startDate', ...code, message: (e as Error).message } });
+      const err = e instanceof ClimateQueryError ? errorOf(e) : { message: (e as Error).message };
+      store.set({ status: '', error: { field: '/startDate', ...err } });
     }
   }
   on($('clear-all'), 'click', () => ctx.map()?.clear());

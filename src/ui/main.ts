@@ -6,6 +6,7 @@
  * Worker as the page starts; the station list, answers and layer previews
  * come from the Worker.
  */
+import type { ClimateQueryError } from '../contract/errors.ts';
 import { createEngineClient } from '../browser/engine-client.ts';
 import { keepForOffline } from '../browser/keep-offline.ts';
 import { registerClimateServiceWorker } from '../browser/service-worker-client.ts';
@@ -121,7 +122,7 @@ async function loadDataset(): Promise<AppDataset> {
     const catalog = await engine.catalog();
     return { url: datasetUrl, catalog, stations: catalog.stations ? await stations : [] };
   } catch (e) {
-    throw new Error(datasetErrorText((e as Error).message, params.has('data') ? DATA_ADVICE : DEMO_ADVICE), {
+    throw new Error(datasetErrorText(e as ClimateQueryError, params.has('data') ? DATA_ADVICE : DEMO_ADVICE), {
       cause: e,
     });
   }

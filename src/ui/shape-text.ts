@@ -8,6 +8,7 @@
 import { ClimateQueryError } from '../contract/errors.ts';
 import { MAX_VERTICES, parseWkts, type Position } from '../contract/wkt.ts';
 import type { DrawnGeometry } from './query-model.ts';
+import { itemWords } from './words.ts';
 
 /** Most shapes taken from one paste (the endpoints' own limit per request is larger). */
 export const MAX_PASTED_SHAPES = 50;
@@ -56,9 +57,10 @@ export function readShapeText(text: string, idPrefix = 'typed'): { geometries: D
       vertices +=
         g.kind === 'point' ? 1 : g.polygons.reduce((n, rings) => n + rings.reduce((m, r) => m + r.length, 0), 0);
     } catch (err) {
-      // The contract's messages name "wkts item 1 (…)": here it is the shape's place in the paste.
-      if (err instanceof ClimateQueryError)
-        return { error: err.message.replace(/^wkts item 1( \("[^"]*"\))?/, `Shape ${i + 1}`) };
+      // The contract's error names its item by index and reason: here the item is the shape's place in the paste.
+      if (err instanceof ClimateQueryError && err.params?.reason !== undefined)
+        return { error: itemWords(`Shape ${i + 1}`, err.params) };
+      if (err instanceof ClimateQueryError) return { error: err.message };
       return { error: `Shape ${i + 1} could not be read (${String(err)}).` };
     }
   }

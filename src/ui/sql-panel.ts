@@ -238,11 +238,11 @@ export function mountSqlPanel(parent: HTMLElement, options: SqlPanelOptions): HT
         const shown = r.rows.length > SHOWN_ROWS ? ` (first ${SHOWN_ROWS} shown; the CSV has all)` : '';
         status.textContent = `${r.rows.length} rows${shown} from ${r.loaded.rows} ${r.loaded.timeScale} records of ${r.loaded.stations} station(s), ${((performance.now() - t0) / 1000).toFixed(1)} s.`;
       })
-      .catch((err: { message?: string; field?: string }) => {
+      .catch((err: { message?: string }) => {
         if (running !== controller) return;
         status.textContent = '';
-        const where = err.field && err.field !== 'sql' ? `${err.field}: ` : '';
-        error.textContent = `${where}${err.message ?? String(err)}`;
+        // This panel speaks SQL to those who write it: the engine's message, which names its field, as written.
+        error.textContent = err.message ?? String(err);
       })
       .finally(() => {
         if (running === controller) {

@@ -8,6 +8,7 @@ import type { Catalog } from '../dataset/catalog.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import type { Endpoint } from '../contract/types.ts';
 import type { DrawnGeometry, FormState, ResultTable } from './query-model.ts';
+import type { ErrorLike } from './words.ts';
 
 /** The dataset the app shows, as the engine Worker read it. */
 export interface AppDataset {
@@ -50,7 +51,7 @@ export interface AppState {
   /** The line beside Run. */
   status: string;
   /** The last error of a query, shown next to the control its field names. */
-  error: { field?: string; code?: string; message: string } | null;
+  error: ErrorLike | null;
   /** Set when a query failed because the dataset could not be reached; the request that failed. */
   unreachable: AppRequest | null;
 }

@@ -1,8 +1,9 @@
 /**
  * The words a person reads for the contract's names: station data types
  * and raster layers by a plain name with their unit, short definitions of
- * the agronomic indices, and error messages with "field G2" for "wkts
- * item 2". One table, so the form, the chart, the table headers and the
+ * the agronomic indices, and errors in words made from their code, the
+ * JSON pointer to the value at fault and their params ("field G2" for
+ * `/wkts/1`), never from the message's text. One table, so the form, the chart, the table headers and the
  * tests all read the same words. No DOM here.
  *
  * Layer descriptions and units come from the dataset's catalog (a user's
@@ -11,7 +12,9 @@
  * growing degree days and frost days as the demo build computes them.
  */
 import { CHILL_SEASON, GDD_BASE, GDD_SEASON } from '../contract/agro-seasons.ts';
+import type { ErrorParams } from '../contract/errors.ts';
 import { RASTER_FAMILIES } from '../contract/raster-layers.ts';
+import { km2Text } from '../contract/validate.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
 import { stationTypeInfo } from '../contract/station-type-info.ts';
 
@@ -123,24 +126,103 @@ export function layerDefinition(dataType: string, subDataType: string, descripti
   return null;
 }
 
+/** An engine error as the app receives it: its code, pointer and params (the message is the contract's). */
+export interface ErrorLike {
+  code?: string;
+  message: string;
+  field?: string;
+  params?: ErrorParams;
+}
+
+type Kind = 'point' | 'polygon' | null;
+
+/** The data of an error, for the store (no stack, no cause; keys only when present). */
+export function errorOf(e: ErrorLike): ErrorLike {
+  return {
+    message: e.message,
+    ...(e.code === undefined ? {} : { code: e.code }),
+    ...(e.field === undefined ? {} : { field: e.field }),
+    ...(e.params === undefined ? {} : { params: e.params }),
+  };
+}
+
+/** How the app names the request value a JSON pointer points at: shapes are G1, G2… beside the map. */
+export function fieldWords(pointer: string | undefined, kind: Kind): string | null {
+  if (pointer === undefined) return null;
+  const [, top, index, ...rest] = pointer.split('/');
+  if (top === 'wkts' && index !== undefined && rest.length === 0 && String(Number(index)) === index)
+    return `${kind === 'polygon' ? 'field' : kind === 'point' ? 'point' : 'shape'} G${Number(index) + 1}`;
+  return FIELD_WORDS[pointer] ?? null;
+}
+
+const FIELD_WORDS: Record<string, string> = {
+  '/wkts': 'the drawn shapes',
+  '/startDate': 'the From date',
+  '/endDate': 'the To date',
+  '/dataTypes': 'the chosen data types',
+  '/dataType': 'the layer',
+  '/options/subDataType': 'the layer',
+  '/options/timeScale': 'the time scale',
+};
+
+/** "Field G2, outer ring has 3 positions; …": an item's subject from its index, then the contract's reason. */
+export function itemWords(subject: string, params: ErrorParams): string {
+  const part = typeof params.part === 'string' ? `, ${params.part}` : '';
+  return `${subject}${part} ${String(params.reason)}`;
+}
+
+const n = (v: unknown) => (typeof v === 'number' ? v.toLocaleString('en-ZA') : String(v));
+const scaleWords = (v: unknown) => String(v).replace('_', ' ');
+
 /**
- * An error message in the app's words: "wkts item 2" becomes "field G2"
- * (or "point G2"), since the list beside the map calls the geometries
- * G1, G2… in request order; the request's date fields become From and To.
- * The raw message stays in the developer panel.
+ * The app's sentence for a contract error, made from its code, the field
+ * it points at and its params; null when the error carries none of those
+ * this app reads (then the message is shown as written).
  */
-export function plainError(message: string, kind: 'point' | 'polygon' | null): string {
-  const noun = kind === 'polygon' ? 'field' : kind === 'point' ? 'point' : 'shape';
-  const plain = message
-    .replace(/\bwkts item (\d+)/g, (_m, n: string) => `${noun} G${n}`)
-    .replace(/\beach polygon\b/g, kind === 'polygon' ? 'each field' : 'each polygon')
-    .replace(/\btimeScale "(\w+)" wants\b/g, (_m, scale: string) => `${scale.replace('_', ' ')} dates are written`)
-    .replace(/\bstartDate\b/g, 'the From date')
-    .replace(/\bendDate\b/g, 'the To date')
-    .replace(/\bwkts holds\b/g, 'the drawn shapes hold')
-    .replace(/\bwkts\b/g, 'the drawn shapes');
-  // A message that starts with an address keeps it as written ("Http://…" reads as a typo).
-  return /^[a-z][a-z0-9+.-]*:\/\//.test(plain) ? plain : plain.charAt(0).toUpperCase() + plain.slice(1);
+function contractWords(error: ErrorLike, kind: Kind): string | null {
+  const p = error.params;
+  if (!p) return null;
+  const subject = fieldWords(error.field, kind);
+  switch (error.code) {
+    case 'invalid_wkt':
+      return subject && typeof p.index === 'number' && p.reason !== undefined ? itemWords(subject, p) : null;
+    case 'polygon_too_large':
+      return `${subject ?? 'A field'} has an area of ${km2Text(Number(p.areaKm2))} km²; each ${kind === 'polygon' ? 'field' : 'polygon'} may be at most ${n(p.maxKm2)} km². Draw it smaller or split it.`;
+    case 'limit_exceeded': {
+      if (p.of === 'vertices')
+        return `The drawn shapes have more than ${n(p.max)} corners in all; simplify them or draw fewer.`;
+      const range = p.min === p.max ? `exactly ${n(p.max)}` : `${n(p.min)} to ${n(p.max)}`;
+      const what = p.of === 'dataTypes' ? 'data types' : String(p.of);
+      const holder = p.of === 'dataTypes' ? 'The query asks for' : 'The drawn shapes hold';
+      const count = p.got === undefined ? `more than ${n(p.max)}` : n(p.got);
+      return `${holder} ${count} ${what}; this query takes ${range}.`;
+    }
+    case 'invalid_date':
+      if (p.got === undefined) return null;
+      return `${capital(subject ?? 'the date')} "${String(p.got)}" ${String(p.reason)} (${scaleWords(p.timeScale)} dates are written ${String(p.format)}, e.g. "${String(p.example)}").`;
+    case 'invalid_date_range':
+      if (p.reason === 'start after end')
+        return `The From date ${String(p.startDate)} is after the To date ${String(p.endDate)}.`;
+      if (p.reason === 'not in layer') {
+        const what =
+          p.missingCount === 1
+            ? `${String(p.missingFirst)} is`
+            : `${n(p.missingCount)} of the dates (${String(p.missingFirst)} to ${String(p.missingLast)}) are`;
+        return `${what} not in this layer; it holds ${String(p.first)} to ${String(p.last)}${p.gaps === true ? ', with gaps' : ''}. Choose dates in that range.`;
+      }
+      return p.reason === 'layer has no dates' ? 'This layer holds no dates.' : null;
+    case 'too_many_periods':
+      return `The dates span ${n(p.got)} ${scaleWords(p.timeScale)} periods; one query may ask for at most ${n(p.max)}. Choose a shorter range.`;
+    default:
+      return null;
+  }
+}
+
+const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** A contract error in the app's words, or its message as written when it carries nothing the app reads. */
+export function plainError(error: ErrorLike, kind: Kind): string {
+  return capital(contractWords(error, kind) ?? error.message);
 }
 
 /** What the Run button will ask, in plain words (the endpoint itself is in the developer panel). */
@@ -163,11 +245,11 @@ export function askText(endpoint: string | null, count: number): string {
 const OFFLINE = 'The climate data could not be reached: this device is offline. Connect and try again.';
 
 /** Codes whose engine message speaks of files, URLs and HTTP: the grower reads a cause and a remedy instead. */
-const FAULT_WORDS: Record<string, (online: boolean, message: string) => string> = {
-  dataset_unavailable: (online, message) =>
+const FAULT_WORDS: Record<string, (online: boolean, params: ErrorParams | undefined) => string> = {
+  dataset_unavailable: (online, params) =>
     !online
       ? OFFLINE
-      : /could not be reached/.test(message)
+      : params?.reason === 'unreachable'
         ? 'The climate data could not be reached: the data server did not answer. Check the connection and try again in a moment.'
         : 'The climate data could not be read: the published dataset is incomplete or damaged. Tell whoever publishes it (the detail is under "For developers").',
   upstream_timeout: (online) =>
@@ -187,18 +269,18 @@ const FAULT_WORDS: Record<string, (online: boolean, message: string) => string> 
  * cause and what to do; the raw message stays in the developer panel.
  */
 export function errorWords(
-  error: { code?: string; message: string },
-  kind: 'point' | 'polygon' | null = null,
+  error: ErrorLike,
+  kind: Kind = null,
   online = typeof navigator === 'undefined' || navigator.onLine !== false,
 ): string {
   const fault = error.code ? FAULT_WORDS[error.code] : undefined;
-  return fault ? fault(online, error.message) : plainError(error.message, kind);
+  return fault ? fault(online, error.params) : plainError(error, kind);
 }
 
 /** The sentence for a follow-up request that failed ("Could not compute chill and heat: …"). */
 export function followUpError(
   what: string,
-  error: { code: string; message: string },
+  error: ErrorLike & { code: string },
   offlineHint = 'Connect and try again.',
 ): string {
   const online = navigator.onLine !== false;

@@ -181,7 +181,7 @@ describe('service-worker errors', () => {
     });
     const sw = await viaFetch(page, '/api/nearest-station/', bad);
     expect(sw.status).toBe(400);
-    expect(sw.body).toMatchObject({ error: { code: 'invalid_field', field: 'options.timeScale' } });
+    expect(sw.body).toMatchObject({ error: { code: 'invalid_field', field: '/options/timeScale' } });
     expect(await viaServe('/api/nearest-station/', bad)).toMatchObject({ status: 400, body: sw.body });
     const notJson = await viaFetch(page, '/api/point/', '{"wkts":');
     expect(notJson).toMatchObject({ status: 400, body: { error: { code: 'invalid_json' } } });

@@ -45,12 +45,12 @@ describe('station requests', () => {
     expect(validateNearestStation(station({ wkts: points(10) })).geometries).toHaveLength(10);
     expect(errorOf(() => validateNearestStation(station({ wkts: points(11) })))).toMatchObject({
       code: 'limit_exceeded',
-      field: 'wkts',
+      field: '/wkts',
       status: 400,
     });
     expect(errorOf(() => validateNearestStation(station({ wkts: '' })))).toMatchObject({
       code: 'invalid_wkt',
-      field: 'wkts',
+      field: '/wkts',
     });
   });
 
@@ -58,18 +58,18 @@ describe('station requests', () => {
     expect(validateNearestStation(station({ dataTypes: DAILY_TYPES.slice(0, 5) })).dataTypes).toHaveLength(5);
     expect(errorOf(() => validateNearestStation(station({ dataTypes: DAILY_TYPES.slice(0, 6) })))).toMatchObject({
       code: 'limit_exceeded',
-      field: 'dataTypes',
+      field: '/dataTypes',
     });
     expect(errorOf(() => validateNearestStation(station({ dataTypes: [] })))).toMatchObject({
       code: 'limit_exceeded',
-      field: 'dataTypes',
+      field: '/dataTypes',
     });
     expect(errorOf(() => validateNearestStation(station({ dataTypes: 'temperature_mean' })))).toMatchObject({
       code: 'invalid_field',
-      field: 'dataTypes',
+      field: '/dataTypes',
     });
     expect(errorOf(() => validateNearestStation(station({ dataTypes: ['rain_sum', 'rain_sum'] })))).toMatchObject({
-      field: 'dataTypes[1]',
+      field: '/dataTypes/1',
     });
   });
 
@@ -100,7 +100,7 @@ describe('station requests', () => {
     expect(MONTHLY_TYPES).toHaveLength(29);
     // A correct spelling of a misspelt name is not a name.
     const e = errorOf(() => validateNearestStation(station({ dataTypes: ['leaf_wetness_min'] })));
-    expect(e).toMatchObject({ code: 'unknown_data_type', field: 'dataTypes[0]' });
+    expect(e).toMatchObject({ code: 'unknown_data_type', field: '/dataTypes/0' });
     // A name valid at another scale says which.
     const h = errorOf(() => validateNearestStation(station({ dataTypes: ['rain'] })));
     expect(h.message).toContain('"hourly"');
@@ -119,13 +119,13 @@ describe('station requests', () => {
   it('requires timeScale to be hourly, daily or monthly', () => {
     expect(errorOf(() => validateNearestStation(station({ options: {} })))).toMatchObject({
       code: 'missing_field',
-      field: 'options.timeScale',
+      field: '/options/timeScale',
     });
     expect(errorOf(() => validateNearestStation(station({ options: { timeScale: 'annual' } })))).toMatchObject({
       code: 'invalid_field',
-      field: 'options.timeScale',
+      field: '/options/timeScale',
     });
-    expect(errorOf(() => validateNearestStation(station({ options: 'daily' })))).toMatchObject({ field: 'options' });
+    expect(errorOf(() => validateNearestStation(station({ options: 'daily' })))).toMatchObject({ field: '/options' });
   });
 
   it('checks date formats per time scale; hourly minutes and seconds must be 00:00', () => {
@@ -133,11 +133,11 @@ describe('station requests', () => {
     expect(validateNearestStation(hourly('2024-01-01T00:00:00', '2024-01-01T23:00:00')).range.keys).toHaveLength(24);
     expect(errorOf(() => validateNearestStation(hourly('2024-01-01T00:30:00', '2024-01-01T23:00:00')))).toMatchObject({
       code: 'invalid_date',
-      field: 'startDate',
+      field: '/startDate',
     });
     expect(errorOf(() => validateNearestStation(hourly('2024-01-01T00:00:00', '2024-01-01T23:00:01')))).toMatchObject({
       code: 'invalid_date',
-      field: 'endDate',
+      field: '/endDate',
     });
     expect(errorOf(() => validateNearestStation(hourly('2024-01-01T24:00:00', '2024-01-02T00:00:00'))).code).toBe(
       'invalid_date',
@@ -180,7 +180,7 @@ describe('station requests', () => {
     ]);
     expect(
       errorOf(() => validateNearestStation(station({ startDate: '2024-03-02', endDate: '2024-03-01' }))),
-    ).toMatchObject({ code: 'invalid_date_range', field: 'startDate' });
+    ).toMatchObject({ code: 'invalid_date_range', field: '/startDate' });
   });
 
   it(`caps a request at ${MAX_PERIODS} periods`, () => {
@@ -195,7 +195,7 @@ describe('station requests', () => {
         station({ options: { timeScale: 'hourly' }, startDate: '2024-01-01T00:00:00', endDate: '2026-01-02T00:00:00' }),
       ),
     );
-    expect(e).toMatchObject({ code: 'too_many_periods', field: 'endDate' });
+    expect(e).toMatchObject({ code: 'too_many_periods', field: '/endDate' });
   });
 
   it('poly-aggregate takes exactly one POLYGON or MULTIPOLYGON', () => {
@@ -216,11 +216,11 @@ describe('station requests', () => {
   it('rejects fields the endpoint does not take, naming them', () => {
     expect(errorOf(() => validateNearestStation(station({ dataType: 'temp' })))).toMatchObject({
       code: 'unknown_field',
-      field: 'dataType',
+      field: '/dataType',
     });
     expect(
       errorOf(() => validateNearestStation(station({ options: { timeScale: 'daily', dataExtent: 'tc' } }))),
-    ).toMatchObject({ code: 'unknown_field', field: 'options.dataExtent' });
+    ).toMatchObject({ code: 'unknown_field', field: '/options/dataExtent' });
   });
 
   it('rejects bodies that are not objects and names each missing field', () => {
@@ -229,7 +229,7 @@ describe('station requests', () => {
     for (const f of ['wkts', 'dataTypes', 'options', 'startDate', 'endDate']) {
       const b: Record<string, unknown> = station();
       delete b[f];
-      expect(errorOf(() => validateNearestStation(b))).toMatchObject({ code: 'missing_field', field: f });
+      expect(errorOf(() => validateNearestStation(b))).toMatchObject({ code: 'missing_field', field: `/${f}` });
     }
   });
 });
@@ -257,14 +257,15 @@ describe('WKT', () => {
       expect(
         errorOf(() => validateNearestStation(station({ wkts: bad }))),
         bad,
-      ).toMatchObject({ code: 'invalid_wkt', field: 'wkts' });
+      ).toMatchObject({ code: 'invalid_wkt', field: '/wkts/0', params: { index: 0 } });
     }
   });
 
-  it('names the item and what is wrong', () => {
+  it('names the item and what is wrong, in the message and as data', () => {
     const e = errorOf(() => validateNearestStation(station({ wkts: 'POINT (18 -33); POINT (18 x)' })));
-    expect(e).toMatchObject({ code: 'invalid_wkt', field: 'wkts' });
+    expect(e).toMatchObject({ code: 'invalid_wkt', field: '/wkts/1', params: { index: 1 } });
     expect(e.message).toContain('item 2');
+    expect(e.message.endsWith(` ${String(e.params?.reason)}`)).toBe(true);
     expect(errorOf(() => validateNearestStation(station({ wkts: 'POINT (181 -33)' }))).message).toContain(
       'longitude 181',
     );
@@ -316,7 +317,7 @@ describe('WKT', () => {
     expect(validatePolyAggregate(station({ wkts: ring(MAX_VERTICES) })).geometries).toHaveLength(1);
     expect(errorOf(() => validatePolyAggregate(station({ wkts: ring(MAX_VERTICES + 1) })))).toMatchObject({
       code: 'limit_exceeded',
-      field: 'wkts',
+      field: '/wkts',
     });
   });
 });
@@ -416,13 +417,13 @@ describe('raster requests', () => {
   it('requires subDataType where a family has variants and checks it', () => {
     expect(errorOf(() => validatePoint(raster({ options: { timeScale: 'daily', dataExtent: 'tc' } })))).toMatchObject({
       code: 'missing_field',
-      field: 'options.subDataType',
+      field: '/options/subDataType',
     });
     expect(
       errorOf(() =>
         validatePoint(raster({ options: { subDataType: 'apples', timeScale: 'daily', dataExtent: 'tc' } })),
       ),
-    ).toMatchObject({ code: 'invalid_field', field: 'options.subDataType' });
+    ).toMatchObject({ code: 'invalid_field', field: '/options/subDataType' });
     expect(
       errorOf(() =>
         validatePoint({
@@ -431,30 +432,30 @@ describe('raster requests', () => {
           options: { subDataType: '30', dataExtent: 'sa' },
         }),
       ).field,
-    ).toBe('options.subDataType');
+    ).toBe('/options/subDataType');
   });
 
   it('checks extent, time scale and undated layers', () => {
     expect(
       errorOf(() => validatePoint(raster({ options: { subDataType: 'mean', timeScale: 'daily', dataExtent: 'sa' } }))),
-    ).toMatchObject({ field: 'options.dataExtent' });
+    ).toMatchObject({ field: '/options/dataExtent' });
     expect(
       errorOf(() => validatePoint(raster({ options: { subDataType: 'mean', timeScale: 'annual', dataExtent: 'tc' } }))),
-    ).toMatchObject({ field: 'options.timeScale' });
+    ).toMatchObject({ field: '/options/timeScale' });
     expect(errorOf(() => validatePoint(raster({ options: { subDataType: 'mean', dataExtent: 'tc' } })))).toMatchObject({
       code: 'missing_field',
-      field: 'options.timeScale',
+      field: '/options/timeScale',
     });
     const wind = { wkts: 'POINT (20 -30)', dataType: 'windspeed', options: { subDataType: '20', dataExtent: 'sa' } };
     expect(errorOf(() => validatePoint({ ...wind, startDate: '2024-01-01' }))).toMatchObject({
       code: 'unknown_field',
-      field: 'startDate',
+      field: '/startDate',
     });
     expect(errorOf(() => validatePoint({ ...wind, options: { ...wind.options, timeScale: 'daily' } }))).toMatchObject({
       code: 'unknown_field',
-      field: 'options.timeScale',
+      field: '/options/timeScale',
     });
-    expect(errorOf(() => validatePoint(raster({ dataType: 'slope' })))).toMatchObject({ field: 'dataType' });
+    expect(errorOf(() => validatePoint(raster({ dataType: 'slope' })))).toMatchObject({ field: '/dataType' });
     expect(
       errorOf(() =>
         validatePoint(
@@ -476,10 +477,10 @@ describe('raster requests', () => {
       errorOf(() =>
         validatePolygon(raster({ wkts: square(0.01), options: { ...opts, aggregationMethod: undefined } })),
       ),
-    ).toMatchObject({ code: 'missing_field', field: 'options.aggregationMethod' });
+    ).toMatchObject({ code: 'missing_field', field: '/options/aggregationMethod' });
     expect(
       errorOf(() => validatePolygon(raster({ wkts: square(0.01), options: { ...opts, aggregationMethod: 'median' } }))),
-    ).toMatchObject({ field: 'options.aggregationMethod' });
+    ).toMatchObject({ field: '/options/aggregationMethod' });
     for (const m of ['min', 'mean', 'max'])
       expect(
         validatePolygon(raster({ wkts: square(0.01), options: { ...opts, aggregationMethod: m } })).aggregationMethod,
@@ -513,7 +514,13 @@ describe('raster requests', () => {
     const e = errorOf(() =>
       validatePolygon(raster({ wkts: `${square(0.005, 19.5)};${square(hi * 1.0001)}`, options: opts })),
     );
-    expect(e).toMatchObject({ code: 'polygon_too_large', field: 'wkts', status: 400 });
+    expect(e).toMatchObject({
+      code: 'polygon_too_large',
+      field: '/wkts/1',
+      status: 400,
+      params: { index: 1, maxKm2: 2 },
+    });
+    expect(e.params?.areaKm2).toBeGreaterThan(2);
     expect(e.message).toMatch(/item 2 has an area of 2\.00\d km²/);
     // Holes count: a large square with a large hole is small.
     const big =

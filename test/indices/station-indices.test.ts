@@ -281,29 +281,29 @@ describe('station-indices over the fixture, against the oracle', () => {
     await expectError(
       engine.stationIndices({ ...base, indices: ['chill'] } as never),
       'unknown_data_type',
-      'indices[0]',
+      '/indices/0',
     );
-    await expectError(engine.stationIndices({ ...base, startDate: '2024-02-30' }), 'invalid_date', 'startDate');
-    await expectError(engine.stationIndices({ ...base, endDate: '2050-01-01' }), 'too_many_periods', 'endDate');
+    await expectError(engine.stationIndices({ ...base, startDate: '2024-02-30' }), 'invalid_date', '/startDate');
+    await expectError(engine.stationIndices({ ...base, endDate: '2050-01-01' }), 'too_many_periods', '/endDate');
     await expectError(
       engine.stationIndices({ ...base, options: { chillSeason: '04-01/09-31' } }),
       'invalid_field',
-      'options.chillSeason',
+      '/options/chillSeason',
     );
     await expectError(
       engine.stationIndices({ ...base, options: { crop: 'apples', gddBase: 4.5 } }),
       'invalid_field',
-      'options.gddBase',
+      '/options/gddBase',
     );
     await expectError(
       engine.stationIndices({ ...base, options: { maxGapHours: 1.5 } }),
       'invalid_field',
-      'options.maxGapHours',
+      '/options/maxGapHours',
     );
     await expectError(
       engine.stationIndices({ ...base, options: { minCompleteness: 0.2 } }),
       'invalid_field',
-      'options.minCompleteness',
+      '/options/minCompleteness',
     );
     await expectError(
       engine.stationIndices({
@@ -311,12 +311,12 @@ describe('station-indices over the fixture, against the oracle', () => {
         wkts: 'POLYGON ((18 -34, 19 -34, 19 -33, 18 -34));POLYGON ((20 -34, 21 -34, 21 -33, 20 -34))',
       }),
       'limit_exceeded',
-      'wkts',
+      '/wkts',
     );
     await expectError(
       engine.stationIndices({ ...base, options: { by: 'month' } } as never),
       'invalid_field',
-      'options.by',
+      '/options/by',
     );
   });
 });
@@ -385,6 +385,6 @@ describe('station-indices: the library, serve and the CLI answer byte for byte a
       fx.dataset,
     ]);
     expect(bad.code).toBe(2);
-    expect(JSON.parse(bad.stdout)).toMatchObject({ error: { code: 'invalid_field', field: 'options.maxGapHours' } });
+    expect(JSON.parse(bad.stdout)).toMatchObject({ error: { code: 'invalid_field', field: '/options/maxGapHours' } });
   });
 });

@@ -160,7 +160,7 @@ describe('a dekadal layer named as CHIRPS names its files', () => {
   it('a date that is not a dekad’s first day is a 400 naming the field; a dekad the layer lacks names what it holds', async () => {
     const mid = await point('chirps', '2024-01-15', '2024-01-21');
     expect(mid.status).toBe(400);
-    expect(mid.body.error).toMatchObject({ code: 'invalid_date', field: 'startDate' });
+    expect(mid.body.error).toMatchObject({ code: 'invalid_date', field: '/startDate' });
     expect((mid.body.error as { message: string }).message).toMatch(/first day of a dekad/);
     const outside = await point('chirps', '2024-02-01', '2024-02-21');
     expect(outside.status).toBe(400);

@@ -313,7 +313,7 @@ describe('raster engine: errors', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ClimateQueryError);
     expect((err as ClimateQueryError).code).toBe('invalid_date_range');
-    expect((err as ClimateQueryError).field).toBe('startDate');
+    expect((err as ClimateQueryError).field).toBe('/startDate');
     expect((err as ClimateQueryError).message).toContain('holds dates 2023-01-01 to 2023-12-31');
   });
 
@@ -325,7 +325,7 @@ describe('raster engine: errors', () => {
     await expect(httpEngine.query(q)).rejects.toMatchObject({ code: 'unknown_data_type' });
     await expect(httpEngine.query({ ...q, dataType: 'frost', subDataType: '-' })).rejects.toMatchObject({
       code: 'unknown_data_type',
-      field: 'dataType',
+      field: '/dataType',
     });
   });
 

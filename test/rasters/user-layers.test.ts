@@ -455,7 +455,7 @@ describe('user layers answer like GDAL and the coverage oracle', () => {
       startDate: '12',
       wkts: wkt(p),
     });
-    expect(half.body).toMatchObject({ error: { field: 'options.timeScale' } });
+    expect(half.body).toMatchObject({ error: { field: '/options/timeScale' } });
   });
 });
 
@@ -471,7 +471,7 @@ describe('requests are checked against what this dataset holds', () => {
         startDate: '2024-01-01',
         endDate: '2024-01-01',
       },
-      'dataType',
+      '/dataType',
       /"elevation", .*"tmin"/,
     ],
     [
@@ -483,19 +483,19 @@ describe('requests are checked against what this dataset holds', () => {
         startDate: '2016',
         endDate: '2016',
       },
-      'options.subDataType',
+      '/options/subDataType',
       /"annual"/,
     ],
     [
       'an extent the layer lacks',
       { wkts: p, dataType: 'elevation', options: { dataExtent: 'sa' } },
-      'options.dataExtent',
+      '/options/dataExtent',
       /only for dataExtent "za"/,
     ],
     [
       'an extent the dataset lacks',
       { wkts: p, dataType: 'elevation', options: { dataExtent: 'xx' } },
-      'options.dataExtent',
+      '/options/dataExtent',
       /"za", "tc", "sa"|"za"/,
     ],
     [
@@ -507,13 +507,13 @@ describe('requests are checked against what this dataset holds', () => {
         startDate: '2024-01',
         endDate: '2024-01',
       },
-      'options.timeScale',
+      '/options/timeScale',
       /"daily"/,
     ],
     [
       'dates on an undated layer',
       { wkts: p, dataType: 'elevation', options: { dataExtent: 'za' }, startDate: '2024' },
-      'startDate',
+      '/startDate',
       /startDate/,
     ],
     [
@@ -525,7 +525,7 @@ describe('requests are checked against what this dataset holds', () => {
         startDate: '2024-01-02',
         endDate: '2024-01-05',
       },
-      'startDate',
+      '/startDate',
       /2024-01-01 to 2024-01-03/,
     ],
   ];

@@ -124,17 +124,17 @@ describe('answers', () => {
 
 describe('refusals', () => {
   it('runs only one read-only query, with no file access', async () => {
-    await expectClimateError(engine.sql(hourly('DROP TABLE observations')), 'invalid_sql', 'sql');
-    await expectClimateError(engine.sql(hourly('SELECT 1; DROP TABLE observations')), 'invalid_sql', 'sql');
+    await expectClimateError(engine.sql(hourly('DROP TABLE observations')), 'invalid_sql', '/sql');
+    await expectClimateError(engine.sql(hourly('SELECT 1; DROP TABLE observations')), 'invalid_sql', '/sql');
     await expectClimateError(
       engine.sql(hourly('SELECT 1) AS q; DROP TABLE stations; SELECT * FROM (SELECT 1')),
       'invalid_sql',
-      'sql',
+      '/sql',
     );
     const file = await expectClimateError(
       engine.sql(hourly(`SELECT * FROM read_csv('${fx.hourlyCsv}')`)),
       'invalid_sql',
-      'sql',
+      '/sql',
     );
     expect(file.message).toMatch(/disabled by configuration/);
     await expectClimateError(
@@ -144,16 +144,16 @@ describe('refusals', () => {
         ),
       ),
       'invalid_sql',
-      'sql',
+      '/sql',
     );
-    await expectClimateError(engine.sql(hourly("COPY observations TO '/tmp/cq-leak.csv'")), 'invalid_sql', 'sql');
+    await expectClimateError(engine.sql(hourly("COPY observations TO '/tmp/cq-leak.csv'")), 'invalid_sql', '/sql');
     // The tables are still whole afterwards.
     const n = await engine.sql(hourly('SELECT count(*) FROM observations'));
     expect(n.rows[0]![0]).toBeGreaterThan(0);
   });
 
   it("bad SQL is a 400 carrying DuckDB's message", async () => {
-    const e = await expectClimateError(engine.sql(hourly('SELECT nope FROM observations')), 'invalid_sql', 'sql');
+    const e = await expectClimateError(engine.sql(hourly('SELECT nope FROM observations')), 'invalid_sql', '/sql');
     expect(e.status).toBe(400);
     expect(e.message).toMatch(/Referenced column "nope" not found/);
     // A trailing line comment does not swallow the wrapper.
@@ -165,7 +165,7 @@ describe('refusals', () => {
     const e = await expectClimateError(
       engine.sql(hourly('SELECT * FROM observations', { maxRows: 100 })),
       'result_too_large',
-      'sql',
+      '/sql',
     );
     expect(e.message).toMatch(/more than 100 rows/);
     const exact = await engine.sql(hourly('SELECT * FROM range(100)', { maxRows: 100 }));
@@ -173,23 +173,23 @@ describe('refusals', () => {
   });
 
   it('names the field of a bad request', async () => {
-    await expectClimateError(engine.sql(hourly('SELECT 1', { stations: [] })), 'invalid_field', 'stations');
-    await expectClimateError(engine.sql(hourly('SELECT 1', { stations: ['nope'] })), 'invalid_field', 'stations[0]');
+    await expectClimateError(engine.sql(hourly('SELECT 1', { stations: [] })), 'invalid_field', '/stations');
+    await expectClimateError(engine.sql(hourly('SELECT 1', { stations: ['nope'] })), 'invalid_field', '/stations/0');
     await expectClimateError(
       engine.sql(hourly('SELECT 1', { stations: Array.from({ length: 51 }, (_, i) => `s${i}`) })),
       'limit_exceeded',
-      'stations',
+      '/stations',
     );
-    await expectClimateError(engine.sql(hourly('SELECT 1', { timeScale: 'annual' })), 'invalid_field', 'timeScale');
-    await expectClimateError(engine.sql(hourly('SELECT 1', { startDate: '2024-01-01' })), 'invalid_date', 'startDate');
+    await expectClimateError(engine.sql(hourly('SELECT 1', { timeScale: 'annual' })), 'invalid_field', '/timeScale');
+    await expectClimateError(engine.sql(hourly('SELECT 1', { startDate: '2024-01-01' })), 'invalid_date', '/startDate');
     await expectClimateError(
       engine.sql(hourly('SELECT 1', { dataTypes: ['rain_sum'] })),
       'unknown_data_type',
-      'dataTypes[0]',
+      '/dataTypes/0',
     );
-    await expectClimateError(engine.sql(hourly('SELECT 1', { maxRows: 0 })), 'invalid_field', 'maxRows');
-    await expectClimateError(engine.sql(hourly('SELECT 1', { colour: 'red' })), 'unknown_field', 'colour');
-    await expectClimateError(engine.sql(hourly('')), 'invalid_field', 'sql');
+    await expectClimateError(engine.sql(hourly('SELECT 1', { maxRows: 0 })), 'invalid_field', '/maxRows');
+    await expectClimateError(engine.sql(hourly('SELECT 1', { colour: 'red' })), 'unknown_field', '/colour');
+    await expectClimateError(engine.sql(hourly('')), 'invalid_field', '/sql');
   });
 
   it('an engine without a SQL runner says how to get one', async () => {

@@ -62,7 +62,7 @@ describe('climate-query query', () => {
     };
     const { code, stdout } = await cli(['query', 'nearest-station', '-', '--data', fx.dataset], JSON.stringify(bad));
     expect(code).toBe(2);
-    expect(JSON.parse(stdout)).toMatchObject({ error: { code: 'unknown_data_type', field: 'dataTypes[0]' } });
+    expect(JSON.parse(stdout)).toMatchObject({ error: { code: 'unknown_data_type', field: '/dataTypes/0' } });
     const notJson = await cli(['query', 'poly-aggregate', '-', '--data', fx.dataset], '{not json');
     expect(notJson.code).toBe(2);
     expect(JSON.parse(notJson.stdout).error.code).toBe('invalid_json');
@@ -205,7 +205,7 @@ describe('climate-query query on climate layers', () => {
     );
     expect(code).toBe(2);
     const err = JSON.parse(stdout).error;
-    expect(err).toMatchObject({ code: 'polygon_too_large', field: 'wkts' });
+    expect(err).toMatchObject({ code: 'polygon_too_large', field: '/wkts/0', params: { index: 0, maxKm2: 2 } });
     expect(err.message).toMatch(/item 1 has an area of 2\d\.\d{3} km²/);
   });
 });

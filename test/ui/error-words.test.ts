@@ -12,6 +12,8 @@ import { ClimateQueryError } from '../../src/contract/errors.ts';
 import { urlLocation } from '../../src/dataset/location.ts';
 import { createClimateEngine } from '../../src/engine/engine.ts';
 import { errorWords } from '../../src/ui/words.ts';
+import { validateNearestStation } from '../../src/contract/validate.ts';
+import { errorOf as errorOfSync } from '../helpers/expect-error.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 
 const demo = inject('demoDataset');
@@ -67,11 +69,12 @@ describe('words for faults, from real engine errors', () => {
     expect(words).not.toMatch(NO_JARGON);
   });
 
-  it('a contract error keeps its own words (plainError), whatever the connection', () => {
-    const err = new ClimateQueryError('bad_request', 'wkts item 2 is not valid WKT: unexpected end', {
-      field: 'wkts[1]',
-    });
+  it('a contract error is in the app’s words, made from its pointer and params, whatever the connection', () => {
+    const err = errorOfSync(() => validateNearestStation({ ...POINT, wkts: 'POINT (19 -33); POINT (19 -33' }));
+    expect(err.field).toBe('/wkts/1');
     expect(errorWords(err, 'point', false)).toBe(errorWords(err, 'point', true));
-    expect(errorWords(err, 'point', true)).toBe('Point G2 is not valid WKT: unexpected end');
+    expect(errorWords(err, 'point', true)).toBe(
+      'Point G2 is not valid WKT: expected ")" at character 14, found the end.',
+    );
   });
 });
