@@ -202,7 +202,7 @@ function contractWords(error: ErrorLike, kind: Kind): string | null {
       return `${capital(subject ?? 'the date')} "${String(p.got)}" ${String(p.reason)} (${scaleWords(p.timeScale)} dates are written ${String(p.format)}, e.g. "${String(p.example)}").`;
     case 'invalid_date_range':
       if (p.reason === 'start after end')
-        return `The From date ${String(p.startDate)} is after the To date ${String(p.endDate)}.`;
+        return `The From date "${String(p.startDate)}" is after the To date "${String(p.endDate)}".`;
       if (p.reason === 'not in layer') {
         const what =
           p.missingCount === 1

@@ -161,7 +161,7 @@ describe('errors as data', () => {
     expect(words(7, 'point')).toBe(
       'The From date "2024-02-30" has no day 30 in that month (daily dates are written yyyy-mm-dd, e.g. "2024-01-31").',
     );
-    expect(words(8, 'point')).toBe('The From date 2024-03-01 is after the To date 2024-01-31.');
+    expect(words(8, 'point')).toBe('The From date "2024-03-01" is after the To date "2024-01-31".');
     expect(words(9, 'point')).toMatch(/^The dates span 210.385 hourly periods; one query may ask for at most /);
   });
 

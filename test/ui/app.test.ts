@@ -621,7 +621,7 @@ describe('the map app', () => {
     await drawPoint(page, [18.6, -33.6]);
     await expect
       .poll(() => page.locator('#error-wkts').textContent())
-      .toMatch(/^More than 10 points in the drawn shapes; this endpoint takes 1 to 10/);
+      .toMatch(/^The drawn shapes hold more than 10 points; this query takes 1 to 10/);
     await page.close();
   });
 
