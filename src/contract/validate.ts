@@ -21,8 +21,11 @@ import { areaM2 } from './geodesic.ts';
 import type { Endpoint, RasterQuery, StationQuery } from './types.ts';
 import { validateStationIndices, type StationIndicesQuery } from './station-indices.ts';
 
-/** An area in km² to 3 decimals, rounded up: a field just past the limit never reads "2.000". */
-export const km2Text = (km2: number): string => (Math.ceil(km2 * 1000) / 1000).toFixed(3);
+/** An area in km² to 3 decimals, as the app's shape list writes it; a field just past the limit reads "2.001", never "2.000". */
+export function km2Text(km2: number, limit = MAX_POLYGON_AREA_M2 / 1e6): string {
+  const text = km2.toFixed(3);
+  return km2 > limit && Number(text) <= limit ? (Math.ceil(km2 * 1000) / 1000).toFixed(3) : text;
+}
 
 /** Limits of contract section 8. */
 export const LIMITS = {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ClimateQueryError, ERROR_PARAMS, toPointer } from '../../src/contract/errors.ts';
 import { validateStationIndices } from '../../src/contract/station-indices.ts';
-import { validateNearestStation, validatePolygon } from '../../src/contract/validate.ts';
+import { km2Text, validateNearestStation, validatePolygon } from '../../src/contract/validate.ts';
 import { errorWords } from '../../src/ui/words.ts';
 import { errorOf } from '../helpers/expect-error.ts';
 
@@ -122,6 +122,12 @@ describe('errors as data', () => {
     const big = errorOf(() => CASES[6]![1](CASES[6]![2]));
     expect(big).toMatchObject({ code: 'polygon_too_large', field: '/wkts/1', params: { index: 1, maxKm2: 2 } });
     expect(big.params?.areaKm2).toBeGreaterThan(2);
+  });
+
+  it('an area is written as the shape list writes it, but one just past the limit never reads as the limit', () => {
+    expect(km2Text(10.2304)).toBe('10.230');
+    expect(km2Text(2.0000004)).toBe('2.001');
+    expect(km2Text(1.9999996)).toBe('2.000');
   });
 
   it('an unknown key with "/" or "~" is escaped in its pointer', () => {
