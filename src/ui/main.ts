@@ -53,6 +53,7 @@ const store = createStore({
   status: '',
   error: null,
   unreachable: null,
+  saved: [],
 });
 let view: MapView | undefined;
 

@@ -2,9 +2,13 @@
  * The tools over the map (`#map-tools`): find a town or coordinates, and
  * choose the basemap (the bundled offline map, or online tiles a person
  * picks; a basemap that fails falls back to the offline one and says so).
+ * At farm zoom the offline map has towns only: a line says that detail
+ * needs a connection, and the shapes of saved answers stay outlined on the
+ * map, named, for a grower to find their fields by (docs/basemaps.md).
  */
 import { ONLINE_BASEMAPS, type OnlineBasemap, type Place } from './basemap.ts';
 import type { MapView } from './map-view.ts';
+import type { SavedAnswer } from './saved-store.ts';
 import { type Panel, type PanelContext, type PanelFactory, part } from './panel.ts';
 import { type Found, parseCoordinates, searchPlaces } from './place-search.ts';
 
@@ -17,6 +21,16 @@ export function mapToolsPanel(
 ): PanelFactory {
   return (ctx: PanelContext): Panel => {
     const $ = <T extends HTMLElement = HTMLElement>(id: string) => part<T>(ctx.root, id);
+    let current: OnlineBasemap | null = null;
+    /** Past this zoom the bundled map shows no more than towns (it has no roads or farms). */
+    const sayDetail = () => {
+      const bare = current === null && view.map.getZoom() >= OFFLINE_DETAIL_ZOOM;
+      const saved = ctx.store.get().saved.length > 0;
+      $('map-detail').textContent = bare
+        ? `The offline map shows towns only at this zoom: roads and farms need a connection (Basemap: Street map or Satellite).${saved ? ' Shapes you saved are outlined in grey.' : ''}`
+        : '';
+    };
+    view.map.on('zoomend', sayDetail);
     {
       const choices = [null, ...ONLINE_BASEMAPS, ...(initial && !ONLINE_BASEMAPS.includes(initial) ? [initial] : [])];
       const select = $<HTMLSelectElement>('basemap');
@@ -28,6 +42,8 @@ export function mapToolsPanel(
       const apply = (b: OnlineBasemap | null) => {
         $('map-notice').textContent = '';
         view.setBasemap(b);
+        current = b;
+        sayDetail();
       };
       select.addEventListener('change', () => {
         const b = choices.find((c) => (c?.id ?? 'offline') === select.value) ?? null;
@@ -40,6 +56,8 @@ export function mapToolsPanel(
       });
       view.onBasemapFallback((failed) => {
         select.value = 'offline';
+        current = null;
+        sayDetail();
         $('map-notice').textContent =
           `${failed.title} could not be loaded (no connection, or the tile server refused): showing the offline map.`;
       });
@@ -98,6 +116,31 @@ export function mapToolsPanel(
       });
       if (waiting()) find();
     }
-    return { update: () => undefined, dispose: () => undefined };
+    const showSaved = (saved: readonly SavedAnswer[]) => {
+      view.setSavedShapes(savedShapes(saved));
+      sayDetail();
+    };
+    showSaved(ctx.store.get().saved);
+    return {
+      update(state, previous) {
+        if (state.saved !== previous.saved) showSaved(state.saved);
+      },
+      dispose: () => view.map.off('zoomend', sayDetail),
+    };
   };
+}
+
+/** The zoom from which the bundled map is bare (towns only): about 20 km across a phone's screen. */
+export const OFFLINE_DETAIL_ZOOM = 11;
+
+/** The saved answers' shapes, each named by the name it came with, else by the day it was saved. */
+export function savedShapes(
+  saved: readonly SavedAnswer[],
+): Array<{ geometry: SavedAnswer['geometries'][number]; label: string }> {
+  return saved.flatMap((item) =>
+    item.geometries.map((geometry) => ({
+      geometry,
+      label: geometry.name ?? `Saved ${item.savedAt.slice(0, 10)}`,
+    })),
+  );
 }

@@ -58,6 +58,12 @@ export interface MapView {
   setBasemap(basemap: OnlineBasemap | null): void;
   /** Called once online tiles failed and the offline map took over. */
   onBasemapFallback(listener: (failed: OnlineBasemap) => void): void;
+  /**
+   * Outlines the shapes of the answers saved on this device, labelled: on
+   * the offline map at farm zoom they are what a grower recognises (the
+   * bundled map has towns, not roads; docs/basemaps.md).
+   */
+  setSavedShapes(items: ReadonlyArray<{ geometry: DrawnGeometry; label: string }>): void;
   /** Labels drawn geometries on the map (G1, G2… as in the side panel). */
   setLabels(items: Array<{ lon: number; lat: number; label: string }>): void;
   /** Highlights the stations that answered, each with a line to the point it answered for. */
@@ -120,6 +126,10 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     'answer-stations',
     'too-large',
     'preview',
+    'saved-shapes',
+    'saved-outlines',
+    'saved-points',
+    'saved-labels',
   ]);
   // Credits folded behind their (i) button, so they never cover the land one draws on.
   container.querySelector('.maplibregl-ctrl-attrib')?.classList.remove('maplibregl-compact-show');
@@ -175,6 +185,44 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     source: ID.stations,
     paint: { 'circle-radius': 4, 'circle-color': '#1d5f8a', 'circle-stroke-color': '#fff', 'circle-stroke-width': 1 },
   });
+  // Saved answers' shapes, under everything drawn now: grey, dashed, named.
+  map.addSource(ID['saved-shapes'], { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
+  map.addLayer({
+    id: ID['saved-outlines'],
+    type: 'line',
+    source: ID['saved-shapes'],
+    filter: ['==', ['geometry-type'], 'Polygon'],
+    paint: { 'line-color': '#5b5346', 'line-width': 1.5, 'line-dasharray': [3, 2] },
+  });
+  map.addLayer({
+    id: ID['saved-points'],
+    type: 'circle',
+    source: ID['saved-shapes'],
+    filter: ['==', ['geometry-type'], 'Point'],
+    paint: {
+      'circle-radius': 4,
+      'circle-color': 'rgba(0,0,0,0)',
+      'circle-stroke-color': '#5b5346',
+      'circle-stroke-width': 1.5,
+    },
+  });
+  if (!options.styleUrl) {
+    map.addLayer({
+      id: ID['saved-labels'],
+      type: 'symbol',
+      source: ID['saved-shapes'],
+      minzoom: 9,
+      layout: {
+        'text-field': ['get', 'label'],
+        'text-font': ['Noto Sans Regular'],
+        'text-size': 11,
+        'text-max-width': 10,
+        'text-anchor': 'top',
+        'text-offset': [0, 0.6],
+      },
+      paint: { 'text-color': '#5b5346', 'text-halo-color': '#fff', 'text-halo-width': 1.5 },
+    });
+  }
   // Drawn geometries' labels, and the answer: the station that answered, joined to its point.
   map.addSource(ID['geometry-labels'], { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
   map.addSource(ID.answer, { type: 'geojson', data: { type: 'FeatureCollection', features: [] } });
@@ -364,6 +412,25 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     },
     onChange(listener) {
       listeners.push(listener);
+    },
+    setSavedShapes(items) {
+      // One shape seen in several answers is outlined once, under its latest label.
+      const seen = new Set<string>();
+      const features = [];
+      for (const { geometry: g, label } of items) {
+        const key = JSON.stringify(g.coordinates);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        features.push({
+          type: 'Feature' as const,
+          geometry:
+            g.kind === 'point'
+              ? { type: 'Point' as const, coordinates: g.coordinates as Position }
+              : { type: 'Polygon' as const, coordinates: g.coordinates as PolygonCoords },
+          properties: { label },
+        });
+      }
+      (map.getSource(ID['saved-shapes']) as GeoJSONSource).setData({ type: 'FeatureCollection', features });
     },
     setLabels(items) {
       (map.getSource(ID['geometry-labels']) as GeoJSONSource).setData({

@@ -39,6 +39,8 @@ export async function createSavedList(
   onOpen: (item: SavedAnswer) => void,
   /** Names a layer as the dataset's catalog does, for the list's one-line summaries. */
   describeLayer?: (dataType: string, subDataType: string) => string,
+  /** Told the answers shown after every change (saved, deleted, read at start). */
+  onChange?: (shown: readonly SavedAnswer[]) => void,
 ): Promise<SavedList> {
   const section = document.createElement('section');
   section.id = 'saved';
@@ -114,6 +116,7 @@ export async function createSavedList(
   const refresh = async () => {
     shown = store ? await store.list(dataset) : [];
     render();
+    onChange?.(shown);
   };
   await refresh();
 
@@ -171,6 +174,7 @@ export function savedPanel(ctx: PanelContext): Panel {
     store.get().dataset?.url ?? '',
     (item) => actions.openSaved(item),
     describe,
+    (saved) => store.set({ saved }),
   ).then((l) => {
     list = l;
   });

@@ -9,6 +9,7 @@ import type { IndexedStation } from '../stations/station-index.ts';
 import type { Endpoint } from '../contract/types.ts';
 import type { DrawnGeometry, FormState, ResultTable } from './query-model.ts';
 import type { ErrorLike } from './words.ts';
+import type { SavedAnswer } from './saved-store.ts';
 
 /** The dataset the app shows, as the engine Worker read it. */
 export interface AppDataset {
@@ -54,6 +55,8 @@ export interface AppState {
   error: ErrorLike | null;
   /** Set when a query failed because the dataset could not be reached; the request that failed. */
   unreachable: AppRequest | null;
+  /** The answers saved on this device for this dataset, newest first (the map outlines their shapes). */
+  saved: readonly SavedAnswer[];
 }
 
 /** The store: read, change, watch. */
