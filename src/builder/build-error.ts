@@ -2,8 +2,9 @@
  * The one error every build throws (station builds, raster layers, index,
  * remove): a stable `code`, the file, row and column or the option at fault
  * where known, and a message that says what to do. The CLI prints it as
- * "Build error: …" and exits 2 (1 for `dataset_damaged`: src/node/cli-exit.ts);
- * anything else a build throws is a bug or an I/O failure (exit 1).
+ * "Build error: …" and exits 2 (1 for `dataset_damaged` and `internal`:
+ * src/node/cli-exit.ts). Every failure a build foresees is one of these;
+ * anything else it throws comes from Node itself (a permission, a full disk).
  */
 
 /**
@@ -11,9 +12,17 @@
  * - `invalid_option`: an option is missing, malformed, or contradicts the inputs;
  * - `unreadable_input`: a file is missing or no reader can open it;
  * - `conflict`: the inputs disagree with each other or with the dataset (overlaps, another zone);
- * - `dataset_damaged`: the dataset being built into cannot be read (a cut or hand-edited catalog.json).
+ * - `dataset_damaged`: the dataset being built into cannot be read (a cut or hand-edited catalog.json);
+ * - `internal`: the build's own check of what it wrote failed (a bug, or a disk that failed or
+ *   filled); nothing was published, so the dataset is as it was.
  */
-export type BuildErrorCode = 'invalid_input' | 'invalid_option' | 'unreadable_input' | 'conflict' | 'dataset_damaged';
+export type BuildErrorCode =
+  | 'invalid_input'
+  | 'invalid_option'
+  | 'unreadable_input'
+  | 'conflict'
+  | 'dataset_damaged'
+  | 'internal';
 
 /** Where a build error lies, when known. */
 export interface BuildErrorDetail {

@@ -7,11 +7,11 @@
  * by copy and rename), the catalog is written once, atomically, and the
  * files it no longer lists are deleted.
  */
-import { cp, mkdir, rename, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
 import { BuildError } from './build-error.ts';
-import { readCatalogOrEmpty, updateCatalog } from './catalog-writer.ts';
+import { placeInto, readCatalogOrEmpty, updateCatalog } from './dataset-writer.ts';
 import { mergeLayer, type LayerMerge } from './layer-merge.ts';
 
 /** What a merge did, per layer. */
@@ -58,15 +58,7 @@ export async function mergeDatasets(target: string, sources: string[], name = 'd
     }
   }
   // 2. Copy each file in beside its final path, then rename it into place.
-  for (const { from, path } of copies) {
-    const to = join(target, path);
-    const aside = `${to}.${process.pid}.partial`;
-    await mkdir(join(to, '..'), { recursive: true });
-    await rm(aside, { recursive: true, force: true });
-    await cp(from, aside, { recursive: true });
-    await rm(to, { recursive: true, force: true });
-    await rename(aside, to);
-  }
+  for (const { from, path } of copies) await placeInto(from, join(target, path), { copy: true });
   // 3. One catalog, then what it no longer lists (a year replaced by a store of another build).
   await updateCatalog(target, into.name || name, (c) => {
     c.rasters = [...layers.values()].sort((a, b) =>

@@ -5,12 +5,12 @@
  * deleted, so a reader never finds a catalog entry without its file.
  */
 import { countOf } from '../contract/quote.ts';
-import { mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { STATION_TIME_SCALES } from '../contract/station-data-types.ts';
 import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
-import { updateCatalog } from './catalog-writer.ts';
+import { placeInto, updateCatalog } from './dataset-writer.ts';
 import { BuildError, indexStations, lit, openBuildDuckDB } from './station-index-build.ts';
 
 /** Reads `dir/catalog.json`, or says there is no dataset there. */
@@ -148,7 +148,7 @@ export async function removeStations(dir: string, ids: readonly string[], all = 
       `COPY (SELECT * FROM read_parquet(${lit(stationsFile)}) WHERE station_id NOT IN (${idList}) ORDER BY station_id) TO ${lit(next)} (FORMAT parquet, COMPRESSION zstd)`,
     );
     duck.close();
-    await rename(next, stationsFile);
+    await placeInto(next, stationsFile);
     const files: string[] = [];
     for (const r of listed) {
       for (const scale of STATION_TIME_SCALES) {

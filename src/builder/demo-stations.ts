@@ -17,6 +17,7 @@ import { join } from 'node:path';
 
 import { DATA_SOURCES, loadElevation } from './elevation.ts';
 import { mulberry32 } from './prng.ts';
+import { BuildError } from './build-error.ts';
 
 /** Options of {@link writeDemoStationInputs}. */
 export interface DemoStationOptions {
@@ -310,7 +311,8 @@ export async function writeDemoStationInputs(
     seed: options.seed ?? 20240101,
   };
   for (const d of [o.start, o.end]) {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(d)) throw new Error(`Demo dates must be yyyy-mm-dd; got "${d}".`);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(d))
+      throw new BuildError('invalid_option', `Demo dates must be yyyy-mm-dd; got "${d}".`, { option: 'start' });
   }
   const stations = await demoStations(o);
   const stationsPath = join(dir, 'stations.csv');

@@ -11,6 +11,7 @@
  */
 import { createRequire } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
+import { BuildError, type BuildErrorCode } from './build-error.ts';
 
 /** The parts of gdal3.js's API this project uses. */
 export interface GdalDataset {
@@ -112,8 +113,16 @@ export async function unmount(m: Mount): Promise<void> {
   }
 }
 
-/** Runs one GDAL step, turning its `{no, message}` rejections into Errors with recent GDAL stderr. */
-export async function gdalStep<T>(what: string, step: (gdal: GdalApi) => Promise<T>): Promise<T> {
+/**
+ * Runs one GDAL step, turning its `{no, message}` rejections into a
+ * BuildError with recent GDAL stderr: `invalid_input` for a step that reads
+ * the inputs (the default), `internal` for one that writes the layer.
+ */
+export async function gdalStep<T>(
+  what: string,
+  step: (gdal: GdalApi) => Promise<T>,
+  code: BuildErrorCode = 'invalid_input',
+): Promise<T> {
   const gdal = await getGdal();
   // A stale error number from an earlier step would make this one look failed.
   gdal.Module.ccall('CPLErrorReset', null, [], []);
@@ -134,7 +143,8 @@ export async function gdalStep<T>(what: string, step: (gdal: GdalApi) => Promise
       .filter((l) => l.trim())
       .slice(-3)
       .join(' | ');
-    throw new Error(
+    throw new BuildError(
+      code,
       `${what} failed: ${message || 'GDAL gave no reason (no driver recognised the file?)'}${log && !message.includes(log) ? ` (${log})` : ''}`,
       { cause: err },
     );

@@ -10,6 +10,7 @@ import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { closeDataset, gdalStep, mount, openDataset, unmount } from './raster-build-gdal.ts';
+import { BuildError } from './build-error.ts';
 
 const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -39,7 +40,8 @@ export interface InputRaster {
 export async function writeInputGeoTiff(path: string, r: InputRaster): Promise<void> {
   const target = resolve(path);
   // gdal3.js names the output after the driver's extension, so the name must end in .tif.
-  if (!/\.tif$/.test(target)) throw new Error(`writeInputGeoTiff writes .tif files; got ${path}.`);
+  if (!/\.tif$/.test(target))
+    throw new BuildError('invalid_option', `writeInputGeoTiff writes .tif files; got ${path}.`, { file: path });
   const work = await mkdtemp(join(tmpdir(), 'climate-query-input-'));
   const workMount = await mount(work);
   const outMount = await mount(dirname(target));
@@ -79,12 +81,15 @@ export async function writeInputGeoTiff(path: string, r: InputRaster): Promise<v
     await writeFile(join(work, 'bands.vrt'), `${vrt.join('\n')}\n`);
     const { ds } = await openDataset(`${workMount.virtual}/bands.vrt`);
     try {
-      await gdalStep(`Writing ${path}`, (g) =>
-        g.gdal_translate(
-          ds,
-          ['-of', 'GTiff', ...(r.creationOptions ?? ['-co', 'INTERLEAVE=BAND', '-co', 'BIGTIFF=IF_SAFER'])],
-          `${outMount.outputName}/${basename(target).slice(0, -4)}`,
-        ),
+      await gdalStep(
+        `Writing ${path}`,
+        (g) =>
+          g.gdal_translate(
+            ds,
+            ['-of', 'GTiff', ...(r.creationOptions ?? ['-co', 'INTERLEAVE=BAND', '-co', 'BIGTIFF=IF_SAFER'])],
+            `${outMount.outputName}/${basename(target).slice(0, -4)}`,
+          ),
+        'internal',
       );
     } finally {
       await closeDataset(ds);

@@ -28,7 +28,7 @@
  * the start (what GDAL writes by default), which is all a range reader needs.
  */
 import { CALENDARS } from '../contract/calendars.ts';
-import { mkdir, mkdtemp, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fromFile } from 'geotiff';
@@ -37,7 +37,7 @@ import type { TimeScale } from '../contract/periods.ts';
 import { TIME_SCALES } from '../contract/time-scales.ts';
 import { NO_SUB_TYPE, RASTER_FAMILIES, contractLayer, type RasterTimeScale } from '../contract/raster-layers.ts';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
-import { readCatalogOrEmpty, updateCatalog } from './catalog-writer.ts';
+import { placeInto, readCatalogOrEmpty, updateCatalog } from './dataset-writer.ts';
 import { datesOfInputs, type DatedInput } from './raster-build-dates.ts';
 import { netcdfToGeoTiff, parseNetcdfSyntax, sniffNetcdf } from './netcdf-input.ts';
 import { DEFAULT_SCALE, declareLayer, knownExtents, settleExtent } from './raster-build-declare.ts';
@@ -150,7 +150,8 @@ export function rasterLayerDir(dataType: string, subDataType: string): string {
 /** Output file name (without folder) holding `key` for a layer of `scale`. */
 export function rasterFileName(scale: TimeScale | null, key: string): string {
   if (scale === null) return 'layer.tif';
-  if (!TIME_SCALES[scale].raster) throw new Error(`Raster layers have no ${scale} time scale.`);
+  if (!TIME_SCALES[scale].raster)
+    throw new BuildError('invalid_option', `Raster layers have no ${scale} time scale.`, { option: 'timeScale' });
   // By the scale's calendar (contract/calendars.ts): a file per year of days, dekads or months, one of years, one of months.
   return `${CALENDARS[TIME_SCALES[scale].calendar].fileGroup(key)}.tif`;
 }
@@ -404,7 +405,10 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
           file = warped.local;
           ({ ds, info } = await openDataset(file));
           grid ??= nativeGrid(info);
-          if (!grid) throw new Error(`gdalwarp of ${input.shown} gave no north-up EPSG:4326 grid.`);
+          if (!grid)
+            throw new BuildError('invalid_input', `gdalwarp of ${input.shown} gave no north-up EPSG:4326 grid.`, {
+              file: input.shown,
+            });
         }
       }
       const nd = info.bands.map((b) => nodataText(b.noDataValue, b.type));
@@ -439,7 +443,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       });
       await closeDataset(ds);
     }
-    if (!grid) throw new Error('No grid could be determined.');
+    if (!grid) throw new BuildError('invalid_input', 'No grid could be determined from the inputs.');
     // Extents other layers declare bind this one; the layer being rebuilt may redefine an extent only it has.
     const others = before.rasters.filter((l) => !(l.dataType === decl.dataType && l.subDataType === subDataType));
     const { extent, extentBbox } = settleExtent(decl.extent, grid, knownExtents(others), label);
@@ -553,20 +557,23 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       );
       const { ds } = await openDataset(`${workMount.virtual}/${vrtName}`);
       log(`writing ${layerDir}/${name} (${bands.length} band${bands.length === 1 ? '' : 's'})`);
-      await gdalStep(`Writing ${layerDir}/${name}`, (g) =>
-        g.gdal_translate(
-          ds,
-          [
-            '-a_srs',
-            'EPSG:4326',
-            ...storedTiffOptions(tileSize, tileSize),
-            '-co',
-            'INTERLEAVE=PIXEL',
-            '-mo',
-            `${BUILD_ID_KEY.toUpperCase()}=${buildId}`,
-          ],
-          `${workMount.outputName}/out/${name.replace(/\.tif$/, '')}`,
-        ),
+      await gdalStep(
+        `Writing ${layerDir}/${name}`,
+        (g) =>
+          g.gdal_translate(
+            ds,
+            [
+              '-a_srs',
+              'EPSG:4326',
+              ...storedTiffOptions(tileSize, tileSize),
+              '-co',
+              'INTERLEAVE=PIXEL',
+              '-mo',
+              `${BUILD_ID_KEY.toUpperCase()}=${buildId}`,
+            ],
+            `${workMount.outputName}/out/${name.replace(/\.tif$/, '')}`,
+          ),
+        'internal',
       );
       await closeDataset(ds);
       fileEntries.push({ path: `${layerDir}/${name}`, periods: timeScale === null ? [''] : bands.map((b) => b.key) });
@@ -583,7 +590,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     });
     const target = join(dir, layerDir);
     await mkdir(target, { recursive: true });
-    for (const f of fileEntries) await moveInto(join(stagingHost, basename(f.path)), join(dir, f.path));
+    for (const f of fileEntries) await placeInto(join(stagingHost, basename(f.path)), join(dir, f.path));
     const layer = plan.layer;
     await updateCatalog(dir, options.datasetName ?? basename(dir), (c) => {
       const others = c.rasters.filter(
@@ -730,32 +737,21 @@ async function checkWritten(stagingHost: string, files: RasterLayerEntry['files'
         image.getTileWidth() !== tileSize ||
         image.planarConfiguration !== 1
       ) {
-        throw new Error(
+        throw new BuildError(
+          'internal',
           `${f.path} came out with ${image.getSamplesPerPixel()} bands, ${image.getTileWidth()} px tiles, planar ${image.planarConfiguration}.`,
+          { file: f.path },
         );
       }
-      if (grid && !sameGrid(grid, g)) throw new Error(`${f.path} is on a different grid from the layer's other files.`);
+      if (grid && !sameGrid(grid, g))
+        throw new BuildError('internal', `${f.path} is on a different grid from the layer's other files.`, {
+          file: f.path,
+        });
       grid ??= g;
     } finally {
       await tiff.close();
     }
   }
-  if (!grid) throw new Error('No file was written.');
+  if (!grid) throw new BuildError('internal', 'No file was written.');
   return grid;
-}
-
-/** Moves a written file or store folder into the dataset (a rename; a copy across file systems). */
-async function moveInto(from: string, to: string): Promise<void> {
-  try {
-    await rename(from, to);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-    // Across file systems (tmp on another disk): copy beside the target, then rename into place.
-    const { cp } = await import('node:fs/promises');
-    const aside = `${to}.${process.pid}.partial`;
-    await rm(aside, { recursive: true, force: true });
-    await cp(from, aside, { recursive: true });
-    await rm(to, { recursive: true, force: true });
-    await rename(aside, to);
-  }
 }

@@ -16,6 +16,7 @@
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { gdalStep, type GdalDataset, type Mount } from './raster-build-gdal.ts';
+import { BuildError } from './build-error.ts';
 
 /** Band order of a raw stack. */
 export type RawInterleave = 'BSQ' | 'BIP';
@@ -49,7 +50,8 @@ export async function translateToRaw(
     ),
   );
   // gdal3.js answers the virtual path it wrote; the same file on the host is under the mounted folder.
-  if (!out.local.startsWith(`${work.virtual}/`)) throw new Error(`GDAL wrote ${out.local}, outside the work folder.`);
+  if (!out.local.startsWith(`${work.virtual}/`))
+    throw new BuildError('internal', `GDAL wrote ${out.local}, outside the work folder.`);
   return `${work.host}${out.local.slice(work.virtual.length)}`;
 }
 
@@ -67,7 +69,8 @@ export class RawStackReader {
     const { size } = await fh.stat();
     if (size !== want) {
       await fh.close();
-      throw new Error(
+      throw new BuildError(
+        'internal',
         `${path} holds ${size} bytes, not the ${want} of ${shape.bands} bands of ${shape.width} × ${shape.height} Float32.`,
       );
     }
@@ -80,7 +83,8 @@ export class RawStackReader {
    */
   async readStrip(y0: number, rows: number, out: Float32Array, scratch?: Float32Array): Promise<void> {
     const { width: W, height: H, bands: T, interleave } = this.shape;
-    if (y0 < 0 || rows < 1 || y0 + rows > H) throw new RangeError(`rows ${y0}…${y0 + rows - 1} are outside 0…${H - 1}`);
+    if (y0 < 0 || rows < 1 || y0 + rows > H)
+      throw new BuildError('internal', `Rows ${y0}…${y0 + rows - 1} of the raw stack are outside 0…${H - 1}.`);
     if (interleave === 'BSQ') {
       const plane = rows * W;
       for (let b = 0; b < T; b++) {
@@ -106,7 +110,7 @@ export class RawStackReader {
     let done = 0;
     while (done < view.length) {
       const { bytesRead } = await this.fh.read(view, done, view.length - done, position + done);
-      if (bytesRead === 0) throw new Error(`The raw stack ended at byte ${position + done}.`);
+      if (bytesRead === 0) throw new BuildError('internal', `The raw stack ended at byte ${position + done}.`);
       done += bytesRead;
     }
   }

@@ -10,7 +10,7 @@
 import { type CalendarSql, calendarSql } from '../contract/calendars.ts';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { once } from 'node:events';
@@ -27,7 +27,7 @@ import {
 } from '../dataset/catalog.ts';
 import { parquetMetadata, type FileMetaData } from 'hyparquet';
 import { ordinalOfTime } from '../stations/time-keys.ts';
-import { updateCatalog } from './catalog-writer.ts';
+import { placeInto, updateCatalog } from './dataset-writer.ts';
 import { BuildError } from './build-error.ts';
 import { DEFAULT_UTC_OFFSET } from '../contract/utc-offset.ts';
 
@@ -482,8 +482,8 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
       FROM idx_stations st ${joins} ORDER BY st.station_id)
       TO ${lit(tmpIndex)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 19)`);
     const count = Number((await rows(con, `SELECT count(*) AS n FROM idx_stations`))[0]!.n);
-    await rename(tmpCoverage, join(stationsDir, 'coverage.jsonl'));
-    await rename(tmpIndex, join(stationsDir, 'index.parquet'));
+    await placeInto(tmpCoverage, join(stationsDir, 'coverage.jsonl'));
+    await placeInto(tmpIndex, join(stationsDir, 'index.parquet'));
     const indexBytes = (await stat(join(stationsDir, 'index.parquet'))).size;
     const coverageBytes = (await stat(join(stationsDir, 'coverage.jsonl'))).size;
     return {

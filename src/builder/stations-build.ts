@@ -12,7 +12,7 @@
  * half-written archive.
  */
 import { countOf } from '../contract/quote.ts';
-import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -22,7 +22,7 @@ import { physicalBounds, plausibleBounds } from '../contract/station-bounds.ts';
 import { derivedDecimals, roundValueSql } from '../contract/station-type-info.ts';
 import { deriveRulesInto, isComputedType, type DeriveRule } from '../contract/derive-rules.ts';
 import { TIME_SCALES, stationScaleSpec } from '../contract/time-scales.ts';
-import { readCatalogOrEmpty, updateCatalog } from './catalog-writer.ts';
+import { readCatalogOrEmpty, swapInto, updateCatalog } from './dataset-writer.ts';
 import { parseUtcOffset, utcOffsetLabel } from '../contract/utc-offset.ts';
 import { buildTimeZone } from './time-zone.ts';
 import {
@@ -551,7 +551,10 @@ function deriveSql(rules: DeriveRule[], from: StationTimeScale, to: StationTimeS
   // The period and its full count are the calendar's (contract/calendars.ts); a usable period may miss the scale's maxMissing.
   const derived = periodSql(to).derive;
   if (!derived)
-    throw new Error(`Station scale ${to}: the build cannot derive periods of calendar "${TIME_SCALES[to].calendar}".`);
+    throw new BuildError(
+      'internal',
+      `Station scale ${to}: the build cannot derive periods of calendar "${TIME_SCALES[to].calendar}".`,
+    );
   const { period, full } = derived;
   const min = `(${full}) - ${stationScaleSpec(to).maxMissing}`;
   const circ = [...new Set(rules.filter((r) => r.agg === 'circmedian').map((r) => r.src))];
@@ -906,12 +909,7 @@ export async function buildStationsWithReport(
     duck.close();
     const section = { ...(await indexStationArchive(staging, 'stations')), utcOffset: zone };
     // Publish: the old archive goes only once the new one is complete.
-    const target = join(outDir, 'stations');
-    const old = join(outDir, `.stations-old-${process.pid}`);
-    await rm(old, { recursive: true, force: true });
-    await rename(target, old).catch(() => undefined);
-    await rename(staging, target);
-    await rm(old, { recursive: true, force: true });
+    await swapInto(staging, join(outDir, 'stations'));
     await updateCatalog(outDir, name, (c) => {
       c.stations = section;
     });

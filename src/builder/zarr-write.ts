@@ -58,7 +58,8 @@ export async function writeZarrStore(job: ZarrWriteJob): Promise<ZarrWriteResult
   const T = spec.dates.length;
   const { chunk, previewFactor: f, variable } = spec.arrays;
   if (reader.shape.width !== W || reader.shape.height !== H || reader.shape.bands !== T) {
-    throw new Error(
+    throw new BuildError(
+      'internal',
       `The raw stack is ${reader.shape.width} × ${reader.shape.height} × ${reader.shape.bands}, not ${W} × ${H} × ${T}.`,
     );
   }
@@ -110,7 +111,7 @@ export async function writeZarrStore(job: ZarrWriteJob): Promise<ZarrWriteResult
     for (let t = 0; t < T; t++) {
       const plane = new Int16Array(p.width * p.height);
       if (readSync(scratch, plane, 0, planeBytes, t * planeBytes) !== planeBytes) {
-        throw new Error('The preview scratch file is short.');
+        throw new BuildError('internal', 'The preview scratch file is short.');
       }
       deltaEncode(plane);
       writers.add(join(storeDir, previewChunkKey(variable, t)), new Uint8Array(plane.buffer));

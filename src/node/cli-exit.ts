@@ -26,7 +26,10 @@ export function exitStatusOfCode(status: number, code?: string): number {
 /** The exit status and the stderr line for `err`, thrown by a command. */
 export function exitFor(err: unknown): { status: number; text: string } {
   if (err instanceof BuildError) {
-    return { status: err.code === 'dataset_damaged' ? 1 : 2, text: `Build error: ${err.message}` };
+    return {
+      status: err.code === 'dataset_damaged' || err.code === 'internal' ? 1 : 2,
+      text: `Build error: ${err.message}`,
+    };
   }
   if (err instanceof ClimateQueryError) {
     return { status: exitStatusOfCode(err.status, err.code), text: `Error (${err.code}): ${err.message}` };

@@ -1,13 +1,20 @@
 /**
- * Writes catalog.json. The station build and the raster build each own one
- * section; each calls {@link updateCatalog} with its part, and the file list
- * is recomputed from what is on disk so it never lists a file that is gone.
+ * Every write a build makes into a dataset folder goes through here, so a
+ * reader, or a build killed part-way, sees the old state whole or the new
+ * one whole (test/rasters/killed-build.test.ts):
+ * - catalog.json is read through the engine's own checks (a damaged one is
+ *   refused, never taken for empty) and written by temp file + rename; each
+ *   build owns one section and calls {@link updateCatalog} with its part,
+ *   and the file list is recomputed from what is on disk;
+ * - files and folders are staged elsewhere and moved into place
+ *   ({@link placeInto}), or swapped whole with the old one set aside until
+ *   the new one is there ({@link swapInto}).
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { fromFile } from 'geotiff';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { CATALOG_VERSION, type Catalog, type CatalogFile } from '../dataset/catalog.ts';
 import { checkCatalog } from '../dataset/catalog-check.ts';
 import { BuildError } from './build-error.ts';
@@ -68,6 +75,58 @@ export async function writeFileAtomic(path: string, text: string | Uint8Array): 
     await rm(tmp, { force: true });
     throw err;
   }
+}
+
+/**
+ * Moves a staged file or folder to `to`, replacing what is there: a rename,
+ * or across file systems (a temporary folder on another disk) a copy beside
+ * the target renamed into place, so `to` is never half-written. With
+ * `copy`, `from` is left where it is (a dataset merged from another).
+ */
+export async function placeInto(from: string, to: string, { copy = false } = {}): Promise<void> {
+  await mkdir(dirname(to), { recursive: true });
+  const aside = `${to}.${process.pid}.partial`;
+  await rm(aside, { recursive: true, force: true });
+  if (!copy) {
+    try {
+      await rename(from, to);
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // A folder is not renamed over a folder: the new one goes beside it first.
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'EISDIR') await rename(from, aside);
+      // Another disk: copied beside it.
+      else if (code !== 'EXDEV') throw err;
+    }
+  }
+  const staged = await stat(aside).then(
+    () => true,
+    () => false,
+  );
+  if (!staged) await cp(from, aside, { recursive: true });
+  await rm(to, { recursive: true, force: true });
+  await rename(aside, to);
+}
+
+/**
+ * Replaces the folder `target` with the complete folder `staging`: the old
+ * one is renamed aside, the new one renamed in, and only then is the old one
+ * removed (a build stopped in between leaves both, never neither).
+ */
+export async function swapInto(staging: string, target: string): Promise<void> {
+  const old = join(dirname(target), `.${basename(target)}-old-${process.pid}`);
+  await rm(old, { recursive: true, force: true });
+  await rename(target, old).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+  });
+  try {
+    await rename(staging, target);
+  } catch (err) {
+    // The new one could not go in: the old one goes back.
+    await rename(old, target).catch(() => undefined);
+    throw err;
+  }
+  await rm(old, { recursive: true, force: true });
 }
 
 /**
