@@ -1,7 +1,11 @@
 /**
  * `climate-query build` for raster layers (Node): turns a user's GeoTIFFs
  * of one layer (one data type and sub-type) into the layout the engine
- * reads fast, and registers the layer in catalog.json.
+ * reads fast, and registers the layer in catalog.json. It executes a plan:
+ * GDAL is asked what the inputs are, raster-plan.ts decides from that alone
+ * what to write (dates, files, layout, the layer it adds to), and this
+ * module reads, regrids and writes the values, then publishes them through
+ * dataset-writer.ts.
  *
  * The layer is what the user declares (raster-build-declare.ts): name,
  * sub-type, unit, time scale, extent, description; the contract families
@@ -27,28 +31,24 @@
  * point read 16 × larger, so files are plain tiled GTiffs with the IFD at
  * the start (what GDAL writes by default), which is all a range reader needs.
  */
-import { CALENDARS } from '../contract/calendars.ts';
 import { mkdir, mkdtemp, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fromFile } from 'geotiff';
 import { BuildError } from './build-error.ts';
-import type { TimeScale } from '../contract/periods.ts';
-import { TIME_SCALES } from '../contract/time-scales.ts';
 import { NO_SUB_TYPE, RASTER_FAMILIES, contractLayer, type RasterTimeScale } from '../contract/raster-layers.ts';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
 import { placeInto, readCatalogOrEmpty, updateCatalog } from './dataset-writer.ts';
-import { datesOfInputs, type DatedInput } from './raster-build-dates.ts';
 import { netcdfToGeoTiff, parseNetcdfSyntax, sniffNetcdf } from './netcdf-input.ts';
 import { DEFAULT_SCALE, declareLayer, knownExtents, settleExtent } from './raster-build-declare.ts';
 import { closeDataset, gdalStep, mount, openDataset, unmount, type GdalInfo, type Mount } from './raster-build-gdal.ts';
 import type { GridSpec } from '../rasters/coverage.ts';
 import { BUILD_ID_KEY, newBuildId } from './build-id.ts';
-import { chooseLayout, chooseTileSize, storedTiffOptions } from './raster-tiling.ts';
+import { storedTiffOptions } from './raster-tiling.ts';
+import { checkRasterOptions, planRasterLayer, type RasterInputMeta, sameGrid, type TargetGrid } from './raster-plan.ts';
 import { type BandSource, stackVrt } from './raster-build-vrt.ts';
 import { storeName, writeZarrGroups, zarrGroupRanges } from './raster-build-zarr.ts';
-import { fileGroup, mergeLayer } from './layer-merge.ts';
-import { gridOf } from '../rasters/layer-plan.ts';
+import { mergeLayer } from './layer-merge.ts';
 import { previewFactor, variableName, ZARR_CHUNK, type ZarrArrays } from '../rasters/zarr-layout.ts';
 
 /** Stored value meaning "no data" in every built layer. */
@@ -56,20 +56,13 @@ export const STORED_NODATA = -32768;
 
 export { DEFAULT_SCALE } from './raster-build-declare.ts';
 export { normalisePeriod } from './raster-build-dates.ts';
+export { rasterFileName, rasterLayerDir, type TargetGrid } from './raster-plan.ts';
 
 /** One input file, optionally with the period of each band given explicitly. */
 export interface RasterBuildInput {
   path: string;
   /** Period of each band (any accepted date form); overrides band descriptions. */
   periods?: string[];
-}
-
-/** A target grid in EPSG:4326. */
-export interface TargetGrid {
-  /** [west, south, east, north] in degrees; snapped outward to whole pixels from west/north. */
-  bbox: [number, number, number, number];
-  /** Pixel size in degrees, one number or [x, y]. */
-  resolution: number | [number, number];
 }
 
 /** Options of {@link buildRasterLayer}. */
@@ -142,20 +135,6 @@ export interface RasterBuildResult {
 /** The output grid: the engine's own grid description. */
 type Grid = GridSpec;
 
-/** The folder of a layer inside a dataset: rasters/<dataType>-<subDataType> ("-" sub-types drop the suffix). */
-export function rasterLayerDir(dataType: string, subDataType: string): string {
-  return subDataType === '-' ? `rasters/${dataType}` : `rasters/${dataType}-${subDataType}`;
-}
-
-/** Output file name (without folder) holding `key` for a layer of `scale`. */
-export function rasterFileName(scale: TimeScale | null, key: string): string {
-  if (scale === null) return 'layer.tif';
-  if (!TIME_SCALES[scale].raster)
-    throw new BuildError('invalid_option', `Raster layers have no ${scale} time scale.`, { option: 'timeScale' });
-  // By the scale's calendar (contract/calendars.ts): a file per year of days, dekads or months, one of years, one of months.
-  return `${CALENDARS[TIME_SCALES[scale].calendar].fileGroup(key)}.tif`;
-}
-
 /**
  * Builds one raster layer into `dir` and registers it in catalog.json,
  * replacing any earlier build of the same layer. Throws BuildError
@@ -171,38 +150,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     options.unit ?? contractLayer(options.dataType, options.subDataType ?? family?.defaultSubType ?? NO_SUB_TYPE)?.unit;
   const pending = declareLayer({ ...options, unit: statedUnit ?? 'from the files' });
   const label = `${options.dataType}${pending.subDataType === '-' ? '' : `/${pending.subDataType}`}`;
-  const familyScale = (DEFAULT_SCALE as Record<string, number | undefined>)[options.dataType];
-  if ((options.scale !== undefined && !(options.scale > 0)) || !Number.isFinite(options.offset ?? 0)) {
-    throw new BuildError('invalid_option', 'scale must be > 0 and offset finite.', { option: 'scale' });
-  }
-  if (
-    options.tileSize !== undefined &&
-    !(Number.isInteger(options.tileSize) && options.tileSize >= 16 && options.tileSize % 16 === 0)
-  ) {
-    throw new BuildError(
-      'invalid_option',
-      `tileSize must be a multiple of 16 pixels (TIFF tiles), not ${options.tileSize}.`,
-      { option: 'tileSize' },
-    );
-  }
-  if (options.layout !== undefined && options.layout !== 'map' && options.layout !== 'zarr') {
-    throw new BuildError('invalid_option', `layout must be "map" or "zarr", not ${JSON.stringify(options.layout)}.`, {
-      option: 'layout',
-    });
-  }
-  if (options.layout === 'zarr' && options.tileSize !== undefined) {
-    throw new BuildError(
-      'invalid_option',
-      `tileSize sets a map layout's tiles; a zarr layout is written in ${ZARR_CHUNK} × ${ZARR_CHUNK} px chunks. Leave out one of the two.`,
-      { option: 'tileSize' },
-    );
-  }
-  if (options.layout === 'zarr' && options.timeScale === null) {
-    throw new BuildError('invalid_option', 'An undated layer is one map; the zarr layout is for dated layers.', {
-      option: 'layout',
-    });
-  }
-  if (options.inputs.length === 0) throw new BuildError('invalid_option', 'No input files.', { option: 'inputs' });
+  checkRasterOptions(options);
 
   const dir = resolve(options.dir);
   await mkdir(dir, { recursive: true });
@@ -265,14 +213,6 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
         { option: 'level' },
       );
     }
-    const decl = declareLayer({
-      ...options,
-      ...(statedUnit === undefined && fileUnit !== undefined ? { unit: fileUnit } : {}),
-      ...(options.description === undefined && fileLongName !== undefined && !family
-        ? { description: fileLongName }
-        : {}),
-    });
-    const { subDataType, timeScale } = decl;
     const open = async (path: string) => {
       const host = resolve(path);
       // Before mounting its folder: a missing folder failed there as a bare "FS error".
@@ -296,77 +236,48 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       return { file, ...opened };
     };
 
-    // 1. Date every band of every input, as stated (explicit dates, a pattern, or band descriptions).
-    const dated: DatedInput[] = [];
+    // 1. What the inputs say about themselves (bands, their descriptions, a CRS), then the plan:
+    // every band's date, the files, the layout, the layer it adds to (raster-plan.ts).
+    const metas: RasterInputMeta[] = [];
     for (const input of inputs) {
       const { ds, info } = await open(input.path);
-      dated.push({
+      metas.push({
         path: input.shown,
         name: basename(parseNetcdfSyntax(input.shown).path),
         bands: info.bands.length,
         descriptions: info.bands.map((b) => b.description ?? ''),
+        hasCrs: Boolean(info.coordinateSystem?.wkt?.trim()),
         ...(input.periods ? { periods: input.periods } : {}),
       });
       await closeDataset(ds);
     }
-    const periods = datesOfInputs(timeScale, dated, {
-      ...(options.dates ? { dates: options.dates } : {}),
-      ...(options.datePattern ? { datePattern: options.datePattern } : {}),
-    });
-
-    // Long daily stacks are Zarr stores (a point reads 8 × 8 px × its dates), the rest maps (raster-tiling.ts).
-    const perFile = new Map<string, number>();
-    for (const keys of periods) {
-      for (const key of keys) {
-        const name = rasterFileName(timeScale, key);
-        perFile.set(name, (perFile.get(name) ?? 0) + 1);
-      }
-    }
-    const maxBands = Math.max(1, ...perFile.values());
-    // A layer the dataset holds already is added to (docs/layers.md, "Adding years"): its new files take
-    // its grid, storage step and layout, so they sit beside the ones it has (layer-merge.ts checks).
     const before = await readCatalogOrEmpty(dir, options.datasetName ?? basename(dir));
-    const sameName = before.rasters.filter(
-      (l) =>
-        l.dataType === options.dataType &&
-        l.subDataType === subDataType &&
-        (decl.extent === undefined || l.extent === decl.extent),
+    const plan = planRasterLayer(
+      metas,
+      {
+        ...options,
+        ...(statedUnit === undefined && fileUnit !== undefined ? { unit: fileUnit } : {}),
+        ...(options.description === undefined && fileLongName !== undefined && !family
+          ? { description: fileLongName }
+          : {}),
+      },
+      before,
     );
-    // Only when some of its files stay (a year this build does not give): a layer rebuilt whole takes its inputs' own.
-    const buildGroups = new Set([...perFile.keys()].map(fileGroup));
-    const kept =
-      options.replace || sameName.length !== 1 || sameName[0]!.files.every((f) => buildGroups.has(fileGroup(f.path)))
-        ? undefined
-        : sameName[0];
-    const layout =
-      options.layout ??
-      (kept
-        ? (kept.layout ?? 'map')
-        : options.tileSize !== undefined || timeScale === null
-          ? 'map'
-          : chooseLayout(maxBands));
-    const offset = options.offset ?? kept?.offset ?? 0;
+    const { layer: decl, periods, kept, layout, offset } = plan;
+    const { subDataType, timeScale } = decl;
 
     // 2. Settle the target grid, reprojecting what is not north-up EPSG:4326, and (for maps) find each band's value range.
     const sources: BandSource[] = [];
     const ranges: Array<{ where: string; lo: number; hi: number }> = [];
     /** The input each (possibly warped) GDAL file stands for, for messages. */
     const where = new Map<string, string>();
-    let grid: Grid | null = options.grid ? gridFromTarget(options.grid) : kept ? gridOf(kept) : null;
+    let grid: Grid | null = plan.grid;
     for (const [n, input] of inputs.entries()) {
       let { file, ds, info } = await open(input.path);
       const keys = periods[n]!;
       const bandScales = info.bands.map((b) => b as { scale?: number; offset?: number });
-      // A CRS is stated, never guessed: without one GDAL takes the coordinates as degrees (a UTM grid
-      // became 1000° pixels, every query null).
-      const hasCrs = Boolean(info.coordinateSystem?.wkt?.trim());
-      if (!hasCrs && !options.crs) {
-        throw new BuildError(
-          'invalid_option',
-          `Input ${input.shown} has no coordinate reference system. Say which it is with --crs (e.g. --crs EPSG:32734 for UTM 34S, --crs EPSG:4326 for longitude/latitude); the build never guesses one.`,
-          { option: 'crs' },
-        );
-      }
+      // The plan refused an input without a CRS unless --crs names one (raster-plan.ts).
+      const hasCrs = metas[n]!.hasCrs;
       const native = hasCrs ? nativeGrid(info) : null;
       if (!native || !grid || !sameGrid(native, grid)) {
         if (native && !grid) {
@@ -447,30 +358,19 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     // Extents other layers declare bind this one; the layer being rebuilt may redefine an extent only it has.
     const others = before.rasters.filter((l) => !(l.dataType === decl.dataType && l.subDataType === subDataType));
     const { extent, extentBbox } = settleExtent(decl.extent, grid, knownExtents(others), label);
-    const seen = new Map<string, BandSource>();
-    for (const s of sources) {
-      if (seen.has(s.key))
-        throw new BuildError('invalid_option', `Period ${s.key || '(undated)'} appears in more than one input band.`, {
-          option: 'inputs',
-        });
-      seen.set(s.key, s);
-    }
-    // One output file per group of periods (a year of days or months, all years, all months, one grid).
+    // One output file per group of periods (a year of days or months, all years, all months, one grid), as planned.
     sources.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const groups = new Map<string, BandSource[]>();
-    for (const s of sources) {
-      const name = rasterFileName(timeScale, s.key);
-      groups.set(name, [...(groups.get(name) ?? []), s]);
-    }
-    const layerDir = rasterLayerDir(options.dataType, subDataType);
+    const byKey = new Map(sources.map((b) => [b.key, b]));
+    const groups = new Map(plan.files.map((f) => [f.name, f.keys.map((k) => byKey.get(k)!)]));
+    const layerDir = plan.dir;
     const stagingHost = join(work, 'out');
     await mkdir(stagingHost, { recursive: true });
     const whereOf = (b: BandSource) => `${where.get(b.file) ?? b.file} band ${b.band}${b.key ? ` (${b.key})` : ''}`;
     const zarrJob = { groups, grid, workDir: work, work: workMount, where: whereOf, log };
-    if (layout === 'zarr' && options.scale === undefined && familyScale === undefined && !kept) {
+    if (layout === 'zarr' && plan.scale === null) {
       ranges.push(...(await zarrGroupRanges(zarrJob)));
     }
-    const scale = options.scale ?? kept?.scale ?? familyScale ?? fittingScale(ranges, offset);
+    const scale = plan.scale ?? fittingScale(ranges, offset);
     for (const r of ranges) {
       if ((r.lo - offset) / scale < -32767 || (r.hi - offset) / scale > 32767) {
         throw new BuildError(
@@ -492,7 +392,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     // input, or the layer's own when years are added to it.
     const zarrGrid = layout === 'zarr' ? (kept ? grid : await exactGrid(grid, hostOf(sources[0]!.file))) : null;
     if (zarrGrid) grid = zarrGrid;
-    const tileSize = options.tileSize ?? kept?.tileSize?.[0] ?? chooseTileSize(maxBands);
+    const { tileSize } = plan;
     const existing = before.rasters.find(
       (l) => l.dataType === options.dataType && l.subDataType === subDataType && l.extent === extent,
     );
@@ -584,14 +484,14 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
 
     // 5. Move the new files in beside the layer's others (a year's map file replaces its old one by a
     //    rename; a store has a new name), register the layer, then delete what it no longer lists.
-    const plan = mergeLayer(existing, entryFor(written, fileEntries), {
+    const merged = mergeLayer(existing, entryFor(written, fileEntries), {
       replace: options.replace ?? false,
       where: dir,
     });
     const target = join(dir, layerDir);
     await mkdir(target, { recursive: true });
     for (const f of fileEntries) await placeInto(join(stagingHost, basename(f.path)), join(dir, f.path));
-    const layer = plan.layer;
+    const layer = merged.layer;
     await updateCatalog(dir, options.datasetName ?? basename(dir), (c) => {
       const others = c.rasters.filter(
         (l) => !(l.dataType === layer.dataType && l.subDataType === layer.subDataType && l.extent === layer.extent),
@@ -603,11 +503,11 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
       c.rasters = [...others, layer];
       c.rasters.sort((a, b) => (a.dataType + a.subDataType).localeCompare(b.dataType + b.subDataType));
     });
-    for (const p of plan.dropped) await rm(join(dir, p), { recursive: true, force: true });
-    if (plan.replacedGroups.length > 0 || plan.dropped.length > 0 || existing) {
+    for (const p of merged.dropped) await rm(join(dir, p), { recursive: true, force: true });
+    if (merged.replacedGroups.length > 0 || merged.dropped.length > 0 || existing) {
       const kept2 = layer.files.length - fileEntries.length;
       log(
-        `${label}: ${plan.addedGroups.length} file group(s) added, ${plan.replacedGroups.length} rebuilt (${plan.replacedGroups.join(', ') || 'none'}), ${Math.max(0, kept2)} kept as they were${plan.dropped.length ? `, ${plan.dropped.length} file(s) no longer listed deleted` : ''}`,
+        `${label}: ${merged.addedGroups.length} file group(s) added, ${merged.replacedGroups.length} rebuilt (${merged.replacedGroups.join(', ') || 'none'}), ${Math.max(0, kept2)} kept as they were${merged.dropped.length ? `, ${merged.dropped.length} file(s) no longer listed deleted` : ''}`,
       );
     }
     const files =
@@ -661,36 +561,6 @@ function nativeGrid(info: GdalInfo): Grid | null {
   const wgs84 = /^GEOG(CRS|CS)\["WGS 84"/.test(wkt) && !/PROJCRS|PROJCS/.test(wkt);
   if (!wgs84 || !gt || gt.length !== 6 || gt[2] !== 0 || gt[4] !== 0 || !(gt[1]! > 0) || !(gt[5]! < 0)) return null;
   return { west: gt[0]!, north: gt[3]!, resX: gt[1]!, resY: -gt[5]!, width: info.size[0], height: info.size[1] };
-}
-
-function gridFromTarget(t: TargetGrid): Grid {
-  const [rx, ry] = typeof t.resolution === 'number' ? [t.resolution, t.resolution] : t.resolution;
-  const [w, s, e, n] = t.bbox;
-  if (!(rx > 0 && ry > 0 && e > w && n > s))
-    throw new BuildError('invalid_option', 'grid needs bbox [west, south, east, north] and a positive resolution.', {
-      option: 'grid',
-    });
-  // Round away tiny float excess so 6.55 / 0.02 gives 328, not 328.00000000000006 → 329.
-  return {
-    west: w,
-    north: n,
-    resX: rx,
-    resY: ry,
-    width: Math.ceil((e - w) / rx - 1e-9),
-    height: Math.ceil((n - s) / ry - 1e-9),
-  };
-}
-
-function sameGrid(a: Grid, b: Grid): boolean {
-  const tol = 1e-9 * Math.max(a.resX, a.resY);
-  return (
-    a.width === b.width &&
-    a.height === b.height &&
-    Math.abs(a.west - b.west) <= tol &&
-    Math.abs(a.north - b.north) <= tol &&
-    Math.abs(a.resX - b.resX) <= tol * 1e-3 &&
-    Math.abs(a.resY - b.resY) <= tol * 1e-3
-  );
 }
 
 function nodataText(v: number | string | undefined, type: string): string | null {
