@@ -11,7 +11,9 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { STATION_TIME_SCALES } from '../contract/station-data-types.ts';
 import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
 import { placeInto, updateCatalog } from './dataset-writer.ts';
-import { BuildError, indexStations, lit, openBuildDuckDB } from './station-index-build.ts';
+import { BuildError } from './build-error.ts';
+import { lit, openBuildDuckDB } from './build-duckdb.ts';
+import { indexStations } from './station-index-build.ts';
 
 /** Reads `dir/catalog.json`, or says there is no dataset there. */
 async function readCatalog(dir: string): Promise<Catalog> {

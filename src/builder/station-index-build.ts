@@ -29,20 +29,11 @@ import { parquetMetadata, type FileMetaData } from 'hyparquet';
 import { ordinalOfTime } from '../stations/time-keys.ts';
 import { placeInto, updateCatalog } from './dataset-writer.ts';
 import { BuildError } from './build-error.ts';
+import { ident, lit, openBuildDuckDB, rows } from './build-duckdb.ts';
 import { DEFAULT_UTC_OFFSET } from '../contract/utc-offset.ts';
-
-export { BuildError } from './build-error.ts';
 
 /** The years station data may hold: the years a query may ask for (docs/contract.md, docs/data.md). */
 export const STATION_YEARS = { first: 1800, last: 2200 } as const;
-
-/**
- * Memory DuckDB may use while building or indexing; beyond it, it spills to a temp directory.
- * The process's peak RSS runs 0.5–1 GB above it (DuckDB allocations outside its buffer pool,
- * Node): 1 GB keeps a 43 M-row hourly build under the 3 GB the issue allows (1.5 GB: 3.8 GB
- * before the derivation was batched).
- */
-export const BUILD_MEMORY_LIMIT = '1GB';
 
 /** The build's SQL for the periods of a station scale: its calendar's (contract/calendars.ts). */
 export type PeriodSql = CalendarSql;
@@ -56,37 +47,6 @@ export function periodSql(scale: StationTimeScale): PeriodSql {
 function orFolders(): string {
   const f = STATION_TIME_SCALES.map((s) => `${s}/`);
   return f.length > 1 ? `${f.slice(0, -1).join(', ')} or ${f.at(-1)}` : f.join('');
-}
-
-/** SQL string literal. */
-export const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
-/** SQL identifier. */
-export const ident = (s: string): string => `"${s.replace(/"/g, '""')}"`;
-
-/** Opens native DuckDB with bounded memory, spilling to `tempDir`, and no extension downloads. */
-export async function openBuildDuckDB(tempDir: string): Promise<{ con: DuckDBConnection; close(): void }> {
-  // Loaded here, not at the top: climate-query/node must import without this optional peer.
-  const { DuckDBInstance } = await import('@duckdb/node-api');
-  const db = await DuckDBInstance.create(':memory:', {
-    threads: '2',
-    memory_limit: BUILD_MEMORY_LIMIT,
-    temp_directory: tempDir,
-    preserve_insertion_order: 'true',
-  });
-  const con = await db.connect();
-  await con.run(`SET autoload_known_extensions = false`);
-  await con.run(`SET autoinstall_known_extensions = false`);
-  return {
-    con,
-    close() {
-      con.closeSync();
-      db.closeSync();
-    },
-  };
-}
-
-async function rows(con: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
-  return (await con.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
 }
 
 async function parquetFiles(dir: string): Promise<string[]> {

@@ -1,7 +1,8 @@
 /**
  * `climate-query build` for stations: validates a user's station and
- * observation files (CSV or Parquet), derives the missing daily and monthly
- * tables for every station without its own, merges them with the station
+ * observation files (CSV or Parquet), derives the missing daily, dekadal and
+ * monthly tables for every station without its own (what is loaded and
+ * derived, and the zone, are planned first: station-plan.ts), merges them with the station
  * archive already in the dataset, and publishes the station archive (docs/data.md): one zstd
  * Parquet file per station and time scale, sorted by time, with row groups
  * small enough that a station-year is a small contiguous read; then indexes
@@ -24,27 +25,14 @@ import { deriveRulesInto, isComputedType, type DeriveRule } from '../contract/de
 import { TIME_SCALES, stationScaleSpec } from '../contract/time-scales.ts';
 import { readCatalogOrEmpty, swapInto, updateCatalog } from './dataset-writer.ts';
 import { parseUtcOffset, utcOffsetLabel } from '../contract/utc-offset.ts';
-import { buildTimeZone } from './time-zone.ts';
-import {
-  BuildError,
-  STATION_YEARS,
-  ident,
-  indexStationArchive,
-  lit,
-  openBuildDuckDB,
-  periodSql,
-} from './station-index-build.ts';
+import { planStationBuild, type StationInputs } from './station-plan.ts';
+import { BuildError } from './build-error.ts';
+import { ident, lit, openBuildDuckDB, rows } from './build-duckdb.ts';
+import { STATION_YEARS, indexStationArchive, periodSql } from './station-index-build.ts';
 import { BUILD_ID_KEY, newBuildId } from './build-id.ts';
 
 export { BuildError };
-
-/**
- * Input files of a station build; `stations` and at least one scale are
- * required. A scale may come in several files (parts of one archive, one
- * file per logger, one per year …): every file is read, and a (station,
- * period) in two of them is refused, naming both.
- */
-export type StationInputs = { stations: string } & Partial<Record<StationTimeScale, string | readonly string[]>>;
+export { filesOf, type StationInputs } from './station-plan.ts';
 
 /** How a station build treats the dataset it writes into. */
 export interface StationBuildOptions {
@@ -134,16 +122,6 @@ interface ExistingSeries {
 }
 
 /** "a, b or c". */
-function orList(xs: readonly string[]): string {
-  return xs.length > 1 ? `${xs.slice(0, -1).join(', ')} or ${xs.at(-1)}` : xs.join('');
-}
-
-/** The files given for `scale`, as a list (none, one or several). */
-export function filesOf(inputs: StationInputs, scale: StationTimeScale): string[] {
-  const v = inputs[scale];
-  return v === undefined ? [] : typeof v === 'string' ? [v] : [...v];
-}
-
 /**
  * Parquet format version 2 pages let DuckDB delta-encode the time column:
  * 61 bytes instead of 16.5 KB per 4,096 hours (measured on the demo), a
@@ -167,10 +145,6 @@ function reader(path: string): string {
   if (ext === '.parquet') return `read_parquet(${lit(path)})`;
   if (ext === '.csv' || ext === '.txt') return `read_csv(${lit(path)}, header = true, all_varchar = true)`;
   throw new BuildError('invalid_input', `${path}: unknown file type "${ext}"; use .csv or .parquet.`);
-}
-
-async function rows(con: DuckDBConnection, sql: string): Promise<Record<string, unknown>[]> {
-  return (await con.runAndReadAll(sql)).getRowObjectsJS() as Record<string, unknown>[];
 }
 
 async function columnsOf(con: DuckDBConnection, relation: string): Promise<string[]> {
@@ -766,12 +740,8 @@ export async function buildStationsWithReport(
   options: StationBuildOptions = {},
 ): Promise<{ section: StationsSection; report: StationBuildReport }> {
   const t0 = Date.now();
-  if (STATION_TIME_SCALES.every((scale) => filesOf(inputs, scale).length === 0)) {
-    throw new BuildError(
-      'invalid_input',
-      `Give at least one observation file (${orList(STATION_TIME_SCALES)}) with the stations file.`,
-    );
-  }
+  // Refusals that need no file read come first (a file given twice, a zone the dataset does not keep).
+  const plan = planStationBuild(inputs, options, await readCatalogOrEmpty(outDir, name));
   const temp = await mkdtemp(join(tmpdir(), 'climate-query-build-'));
   const duck = await openBuildDuckDB(temp);
   const { con } = duck;
@@ -780,23 +750,13 @@ export async function buildStationsWithReport(
   try {
     await loadStations(con, inputs.stations);
     const inStationsFile = Number((await rows(con, `SELECT count(*) AS n FROM stations`))[0]!.n);
-    const before = await readCatalogOrEmpty(outDir, name);
-    const zone = buildTimeZone(
-      options.timeZone,
-      before.stations ? (before.stations.utcOffset ?? '+02:00') : null,
-      options.replace ?? false,
-    );
-    const existing = await readExisting(con, outDir, options.replace ?? false);
+    const { zone } = plan;
+    const existing = await readExisting(con, outDir, plan.replace);
     const fileRows: Partial<Record<StationTimeScale, ScaleReport['files']>> = {};
     const flaggedBy: Partial<Record<StationTimeScale, ScaleReport['flagged']>> = {};
     const beyondBy: Partial<Record<StationTimeScale, ScaleReport['beyondPhysical']>> = {};
     const have = new Set<StationTimeScale>();
-    for (const scale of STATION_TIME_SCALES) {
-      const files = filesOf(inputs, scale);
-      if (!files.length) continue;
-      const twice = files.find((f, i) => files.indexOf(f) !== i);
-      if (twice !== undefined)
-        throw new BuildError('invalid_input', `${twice}: given twice as a ${scale} file; give each file once.`);
+    for (const { scale, files } of plan.loads) {
       await createScaleTable(con, scale);
       const flagged: ScaleReport['flagged'] = [];
       const beyond: ScaleReport['beyondPhysical'] = [];
@@ -830,10 +790,8 @@ export async function buildStationsWithReport(
     // daily rows (given or derived), except where the station's own series of that scale is given:
     // the given rows win for that station (docs/data.md, "Given and derived"), and so does a given
     // series already in the dataset.
-    // Finest first (the description's order), so a scale derived from a derived one sees its rows.
-    for (const to of STATION_TIME_SCALES) {
-      const from = stationScaleSpec(to).derivedFrom as StationTimeScale | null;
-      if (from === null || !have.has(from)) continue;
+    // Finest first, as planned, so a scale derived from a derived one sees its rows.
+    for (const { to, from } of plan.derives) {
       if (!have.has(to)) await createScaleTable(con, to, false);
       await derive(
         con,
