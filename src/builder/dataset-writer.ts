@@ -49,7 +49,8 @@ function damaged(dir: string, why: string, cause: unknown): BuildError {
   );
 }
 
-function emptyCatalog(name: string): Catalog {
+/** The catalog of a dataset folder that holds nothing yet. */
+export function emptyCatalog(name: string): Catalog {
   return {
     format: 'climate-query-dataset',
     version: CATALOG_VERSION,

@@ -6,20 +6,12 @@
  * from the planner's helpers.
  */
 import { describe, expect, it } from 'vitest';
-import { BuildError } from '../../src/builder/build-error.ts';
+import { emptyCatalog } from '../../src/builder/dataset-writer.ts';
 import { planRasterLayer, type RasterInputMeta } from '../../src/builder/raster-plan.ts';
-import type { Catalog, RasterLayerEntry } from '../../src/dataset/catalog.ts';
+import type { RasterLayerEntry } from '../../src/dataset/catalog.ts';
+import { buildErrorOf } from '../helpers/expect-error.ts';
 
-const EMPTY: Catalog = {
-  format: 'climate-query-dataset',
-  version: 1,
-  name: 'test',
-  created: '',
-  attribution: [],
-  files: [],
-  stations: null,
-  rasters: [],
-};
+const EMPTY = emptyCatalog('test');
 
 /** A single-band file as GDAL describes it. */
 const file = (name: string, over: Partial<RasterInputMeta> = {}): RasterInputMeta => ({
@@ -42,16 +34,6 @@ const rain = {
   unit: 'mm',
   timeScale: 'dekadal' as const,
   datePattern: 'chirps-v2.0.{yyyy}.{mm}.{d}.tif',
-};
-
-const refusal = (run: () => unknown) => {
-  try {
-    run();
-  } catch (e) {
-    expect(e).toBeInstanceOf(BuildError);
-    return e as BuildError;
-  }
-  throw new Error('planned without complaint');
 };
 
 describe('planRasterLayer', () => {
@@ -122,7 +104,7 @@ describe('planRasterLayer', () => {
   });
 
   it('refuses what it would have to guess or could not write, before any value is read', () => {
-    const noCrs = refusal(() =>
+    const noCrs = buildErrorOf(() =>
       planRasterLayer([file('utm.tif', { hasCrs: false })], { dataType: 'x', unit: 'm', timeScale: null }, EMPTY),
     );
     expect(noCrs).toMatchObject({ code: 'invalid_option', option: 'crs' });
@@ -134,22 +116,23 @@ describe('planRasterLayer', () => {
         EMPTY,
       ).files,
     ).toHaveLength(1);
-    const twice = refusal(() => planRasterLayer([...chirps(2024).slice(0, 2), chirps(2024)[0]!], rain, EMPTY));
+    const twice = buildErrorOf(() => planRasterLayer([...chirps(2024).slice(0, 2), chirps(2024)[0]!], rain, EMPTY));
     expect(twice.message).toMatch(/Period 2024-01-01 appears in more than one input band/);
     expect(
-      refusal(() => planRasterLayer(chirps(2024), { ...rain, layout: 'zarr', tileSize: 32 }, EMPTY)),
+      buildErrorOf(() => planRasterLayer(chirps(2024), { ...rain, layout: 'zarr', tileSize: 32 }, EMPTY)),
     ).toMatchObject({ option: 'tileSize' });
     expect(
-      refusal(() =>
+      buildErrorOf(() =>
         planRasterLayer([file('d.tif')], { dataType: 'd', unit: 'm', timeScale: null, layout: 'zarr' }, EMPTY),
       ),
     ).toMatchObject({ option: 'layout' });
-    expect(refusal(() => planRasterLayer(chirps(2024), { ...rain, tileSize: 20 }, EMPTY))).toMatchObject({
+    expect(buildErrorOf(() => planRasterLayer(chirps(2024), { ...rain, tileSize: 20 }, EMPTY))).toMatchObject({
       option: 'tileSize',
     });
-    expect(refusal(() => planRasterLayer([], rain, EMPTY))).toMatchObject({ option: 'inputs' });
+    expect(buildErrorOf(() => planRasterLayer([], rain, EMPTY))).toMatchObject({ option: 'inputs' });
     expect(
-      refusal(() => planRasterLayer(chirps(2024), { ...rain, datePattern: 'chirps-v2.0.{yyyy}.{mm}.tif' }, EMPTY)).code,
+      buildErrorOf(() => planRasterLayer(chirps(2024), { ...rain, datePattern: 'chirps-v2.0.{yyyy}.{mm}.tif' }, EMPTY))
+        .code,
     ).toBe('invalid_option');
   });
 

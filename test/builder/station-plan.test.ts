@@ -4,31 +4,13 @@
  * times are filed in — written out here scale by scale.
  */
 import { describe, expect, it } from 'vitest';
-import { BuildError } from '../../src/builder/build-error.ts';
+import { emptyCatalog } from '../../src/builder/dataset-writer.ts';
 import { planStationBuild } from '../../src/builder/station-plan.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
+import { buildErrorOf } from '../helpers/expect-error.ts';
 
-const EMPTY: Catalog = {
-  format: 'climate-query-dataset',
-  version: 1,
-  name: 'test',
-  created: '',
-  attribution: [],
-  files: [],
-  stations: null,
-  rasters: [],
-};
+const EMPTY = emptyCatalog('test');
 const inNairobi = { ...EMPTY, stations: { utcOffset: '+03:00' } } as unknown as Catalog;
-
-const refusal = (run: () => unknown) => {
-  try {
-    run();
-  } catch (e) {
-    expect(e).toBeInstanceOf(BuildError);
-    return e as BuildError;
-  }
-  throw new Error('planned without complaint');
-};
 
 describe('planStationBuild', () => {
   it('derives daily from hourly, then dekads and months from the daily rows, finest first', () => {
@@ -63,7 +45,7 @@ describe('planStationBuild', () => {
       '+03:00',
     );
     expect(
-      refusal(() => planStationBuild({ stations: 's', daily: 'd' }, { timeZone: '+02:00' }, inNairobi)),
+      buildErrorOf(() => planStationBuild({ stations: 's', daily: 'd' }, { timeZone: '+02:00' }, inNairobi)),
     ).toMatchObject({
       code: 'conflict',
       option: 'timeZone',
@@ -77,11 +59,11 @@ describe('planStationBuild', () => {
   });
 
   it('refuses a build with no observations, or a file given twice', () => {
-    expect(refusal(() => planStationBuild({ stations: 's.csv' }, {}, EMPTY)).message).toMatch(
+    expect(buildErrorOf(() => planStationBuild({ stations: 's.csv' }, {}, EMPTY)).message).toMatch(
       /at least one observation file/,
     );
     expect(
-      refusal(() => planStationBuild({ stations: 's', hourly: ['a.csv', 'b.csv', 'a.csv'] }, {}, EMPTY)).message,
+      buildErrorOf(() => planStationBuild({ stations: 's', hourly: ['a.csv', 'b.csv', 'a.csv'] }, {}, EMPTY)).message,
     ).toBe('a.csv: given twice as a hourly file; give each file once.');
   });
 });
