@@ -27,6 +27,7 @@ import type { IndexedStation } from '../stations/station-index.ts';
 import { openStationArchive, type StationArchive } from '../stations/station-archive.ts';
 import type { LayerGrid, LayerGridRequest, RasterEngine } from '../rasters/raster-engine.ts';
 import type { ByteSource, ExpectedFile } from '../io/byte-source.ts';
+import { MemoryBudget } from '../io/memory-budget.ts';
 import { DEFAULT_QUERY_BUDGET_MS, isAbortedError, isDatasetChange, withBudget } from './query-budget.ts';
 import { routeRequest, type ApiRequest, type ApiResponse } from './router.ts';
 import {
@@ -46,6 +47,12 @@ export interface ClimateEngineOptions {
   openByteSource?: (location: string, expected?: ExpectedFile) => ByteSource;
   /** Overall time budget of one query in milliseconds (default 30 000); past it the query fails with `upstream_timeout`. */
   timeoutMs?: number;
+  /**
+   * Most bytes every cache of this engine holds together (decoded station columns, station file
+   * ranges, raster blocks and chunks; default 128 MiB, src/io/memory-budget.ts); the least
+   * recently used go first, whichever cache holds them.
+   */
+  memoryBytes?: number;
   /**
    * Starts the DuckDB that {@link ClimateEngine.sql} runs on, the first time it is
    * used (native DuckDB in Node: `climate-query/node`; DuckDB-WASM in a page:
@@ -143,6 +150,8 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
   let catalogP: Promise<Catalog> | undefined;
   let archive: StationArchive | undefined;
   let rasters: RasterEngine | undefined;
+  // One bound over every cache of both readers (a phone's tab, a `serve` process).
+  const memory = new MemoryBudget(options.memoryBytes);
 
   let catalogLoad = new AbortController();
   /** Counts reloads of the dataset state (catalog, opened files). */
@@ -174,7 +183,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
         'dataset_unavailable',
         `The dataset at ${location.base} has no station data; build it with station inputs.`,
       );
-    archive ??= openStationArchive({ location, section: c.stations });
+    archive ??= openStationArchive({ location, section: c.stations, budget: memory });
     return archive;
   };
 
@@ -189,7 +198,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     code.catch(() => undefined);
     const c = await catalog(signal);
     const { createRasterEngine } = await abortable(code, signal);
-    rasters ??= createRasterEngine({ catalog: c, dataset: location });
+    rasters ??= createRasterEngine({ catalog: c, dataset: location, cache: { budget: memory } });
     return rasters;
   };
 

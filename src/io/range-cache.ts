@@ -13,17 +13,24 @@
 import { ClimateQueryError } from '../contract/errors.ts';
 import { abortable } from './abortable.ts';
 import { asSourceError, type ByteSource } from './byte-source.ts';
+import type { BudgetHolder, MemoryBudget } from './memory-budget.ts';
 
 interface Held {
   start: number;
   end: number;
   bytes: Promise<Uint8Array>;
+  /** When it was last used (the budget's stamp, or this cache's own count). */
+  used: number;
 }
 
 /** Exact-range reads of one file of known size, cached, least recently used dropped past `maxBytes`. */
-export class RangeCache {
+export class RangeCache implements BudgetHolder {
+  /** Least recently used first. */
   private held: Held[] = [];
   private heldBytes = 0;
+  private uses = 0;
+  /** The range being added: the budget never takes it back from this cache. */
+  private adding: Held | undefined;
   /** Reads sent to the source and bytes asked for, for diagnostics. */
   readonly stats = { reads: 0, bytes: 0 };
 
@@ -32,7 +39,11 @@ export class RangeCache {
     /** The file's size as the index records it: a shorter file is an error, never zeros. */
     readonly size: number,
     private readonly maxBytes = 4 * 1024 * 1024,
-  ) {}
+    /** The engine's bound over every cache (src/io/memory-budget.ts). */
+    private readonly budget?: MemoryBudget,
+  ) {
+    budget?.join(this);
+  }
 
   /**
    * Starts reading the parts of each range (already merged by the caller) that no held range
@@ -65,15 +76,39 @@ export class RangeCache {
 
   /** Drops everything and closes the source. */
   async close(): Promise<void> {
+    this.budget?.release(this.heldBytes);
+    this.budget?.leave(this);
     this.held = [];
     this.heldBytes = 0;
     await this.source.close?.();
+  }
+
+  oldest(): number | undefined {
+    return this.held.find((h) => h !== this.adding)?.used;
+  }
+
+  dropOldest(): void {
+    const h = this.held.find((x) => x !== this.adding);
+    if (h) this.drop(h);
+  }
+
+  private drop(h: Held): void {
+    const i = this.held.indexOf(h);
+    if (i < 0) return;
+    this.held.splice(i, 1);
+    this.heldBytes -= h.end - h.start;
+    this.budget?.release(h.end - h.start);
+  }
+
+  private stamp(): number {
+    return this.budget ? this.budget.stamp() : ++this.uses;
   }
 
   private find(start: number, end: number): Held | undefined {
     const i = this.held.findIndex((h) => h.start <= start && end <= h.end);
     if (i < 0) return undefined;
     const [h] = this.held.splice(i, 1);
+    h!.used = this.stamp();
     this.held.push(h!);
     return h;
   }
@@ -128,17 +163,18 @@ export class RangeCache {
         throw asSourceError(err, this.source.url);
       },
     );
-    const h: Held = { start, end, bytes };
-    // A failed read is not kept: the next query tries again.
-    bytes.catch(() => {
-      this.held = this.held.filter((x) => x !== h);
-      this.heldBytes -= end - start;
-    });
+    const h: Held = { start, end, bytes, used: this.stamp() };
+    // A failed read is not kept (if it is still held): the next query tries again.
+    bytes.catch(() => this.drop(h));
     this.held.push(h);
     this.heldBytes += end - start;
-    while (this.heldBytes > this.maxBytes && this.held.length > 1) {
-      const old = this.held.shift()!;
-      this.heldBytes -= old.end - old.start;
+    while (this.heldBytes > this.maxBytes && this.held.length > 1) this.drop(this.held[0]!);
+    this.adding = h;
+    try {
+      this.budget?.join(this);
+      this.budget?.charge(end - start);
+    } finally {
+      this.adding = undefined;
     }
     return h;
   }

@@ -14,6 +14,7 @@
  */
 import { abortable } from '../io/abortable.ts';
 import { Lru } from '../io/lru.ts';
+import type { MemoryBudget } from '../io/memory-budget.ts';
 import { asSourceError, type ByteSource } from '../io/byte-source.ts';
 
 /** A byte range as geotiff.js asks for it. */
@@ -28,6 +29,8 @@ export interface BlockCacheOptions {
   blockSize?: number;
   /** Most bytes of blocks kept; least recently used blocks go first. */
   maxBytes?: number;
+  /** The engine's bound over every cache (src/io/memory-budget.ts): the blocks count against it. */
+  budget?: MemoryBudget;
 }
 
 interface Waiter {
@@ -57,7 +60,7 @@ export class BlockCachedSource {
     options: BlockCacheOptions = {},
   ) {
     this.blockSize = options.blockSize ?? 16 * 1024;
-    this.blocks = new Lru(options.maxBytes ?? 32 * 1024 * 1024);
+    this.blocks = new Lru(options.maxBytes ?? 32 * 1024 * 1024, undefined, options.budget);
     if (!(this.blockSize >= 512)) throw new RangeError('blockSize must be at least 512 bytes.');
   }
 
@@ -108,7 +111,7 @@ export class BlockCachedSource {
   /** Drops all blocks and closes the underlying source. */
   async close(): Promise<void> {
     this.lifetime.abort();
-    this.blocks.clear();
+    this.blocks.close();
     await this.source.close?.();
   }
 

@@ -86,7 +86,7 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
   const lifetime = new AbortController();
   const concurrency = Math.max(1, options.concurrency ?? 32);
   // Chunks of every zarr store, read whole by key (no header, no index).
-  const objects = new ObjectCache(options.dataset, options.cache?.maxBytes, lifetime.signal);
+  const objects = new ObjectCache(options.dataset, options.cache?.maxBytes, lifetime.signal, options.cache?.budget);
 
   /**
    * Opens (once, shared by all queries) file `index` of `layer` and checks it

@@ -10,6 +10,7 @@ import type { RasterLayerEntry } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
 import { abortable } from '../io/abortable.ts';
 import { asSourceError } from '../io/byte-source.ts';
+import type { MemoryBudget } from '../io/memory-budget.ts';
 import { inflateExactly } from '../io/inflate.ts';
 import { Lru } from '../io/lru.ts';
 import { isTransient } from '../io/timed-fetch.ts';
@@ -37,8 +38,10 @@ export class ObjectCache {
     maxBytes = 32 * 1024 * 1024,
     /** Reads outlive the query that started them (another may wait on the same object); closing the engine stops them. */
     private readonly lifetime?: AbortSignal,
+    /** The engine's bound over every cache (src/io/memory-budget.ts). */
+    budget?: MemoryBudget,
   ) {
-    this.held = new Lru(maxBytes);
+    this.held = new Lru(maxBytes, undefined, budget);
   }
 
   /**
@@ -89,7 +92,7 @@ export class ObjectCache {
   }
 
   clear(): void {
-    this.held.clear();
+    this.held.close();
   }
 }
 

@@ -6,20 +6,23 @@
  * warm poly-aggregate of 62 stations took 2.5× native DuckDB, the time
  * almost all in hyparquet decoding whole 2,048-day row groups to use one year.
  *
- * Bounded by the number of values held (least recently used dropped first);
- * a failed decode is not kept, so the next query tries again.
+ * Bounded by the bytes of the values held (8 a value; least recently used
+ * dropped first), and within the engine's one memory budget; a failed
+ * decode is not kept, so the next query tries again.
  */
 import { Lru } from '../io/lru.ts';
+import type { MemoryBudget } from '../io/memory-budget.ts';
 
-/** An LRU of decoded columns, bounded by values held. */
+/** An LRU of decoded columns, bounded by the bytes of their values. */
 export class DecodedCache {
   private readonly held: Lru<string, Promise<Float64Array>>;
 
   constructor(
-    /** Most values held at once: 4 M values is 32 MB of Float64Arrays. */
-    maxValues = 4_000_000,
+    /** Most bytes of values held at once (4 M Float64 values). */
+    maxBytes = 32 * 1024 * 1024,
+    budget?: MemoryBudget,
   ) {
-    this.held = new Lru(maxValues);
+    this.held = new Lru(maxBytes, undefined, budget);
   }
 
   /** The decoded column for `key`, decoding it with `decode` (for `rows` values) when not held. */
@@ -27,7 +30,7 @@ export class DecodedCache {
     const hit = this.held.get(key);
     if (hit) return hit;
     const values = decode();
-    this.held.set(key, values, rows);
+    this.held.set(key, values, rows * Float64Array.BYTES_PER_ELEMENT);
     values.catch(() => this.held.delete(key, values));
     return values;
   }
@@ -39,6 +42,6 @@ export class DecodedCache {
 
   /** Drops everything. */
   clear(): void {
-    this.held.clear();
+    this.held.close();
   }
 }

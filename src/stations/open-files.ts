@@ -7,6 +7,7 @@
 import type { FileMetaData } from 'hyparquet';
 import type { ByteSource } from '../io/byte-source.ts';
 import { Lru } from '../io/lru.ts';
+import type { MemoryBudget } from '../io/memory-budget.ts';
 import { RangeCache } from '../io/range-cache.ts';
 
 /** Per open file: enough for every row group of a decade of hourly data asked twice. */
@@ -27,6 +28,8 @@ export class OpenFiles {
     /** Opens a file's byte source (the dataset location resolves and confines the path). */
     private readonly source: (path: string, size: number) => ByteSource,
     maxOpen = 256,
+    /** The engine's bound over every cache: the files' ranges count against it. */
+    private readonly budget?: MemoryBudget,
   ) {
     this.files = new Lru<string, OpenFile>(maxOpen, (_path, old) => void old.cached.close());
   }
@@ -35,7 +38,7 @@ export class OpenFiles {
   open(path: string, size: number): OpenFile {
     let f = this.files.get(path);
     if (f) return f;
-    f = { cached: new RangeCache(this.source(path, size), size, FILE_CACHE_BYTES) };
+    f = { cached: new RangeCache(this.source(path, size), size, FILE_CACHE_BYTES, this.budget) };
     this.files.set(path, f);
     return f;
   }

@@ -22,6 +22,7 @@ import {
 } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
 import { abortable } from '../io/abortable.ts';
+import type { MemoryBudget } from '../io/memory-budget.ts';
 import { sha256Hex } from '../io/digest.ts';
 import { DecodedCache } from './decoded-cache.ts';
 import { OpenFiles, type OpenFile } from './open-files.ts';
@@ -48,6 +49,8 @@ export interface StationArchiveOptions {
   section: StationsSection;
   /** Most station files kept open (with their footers and blocks); least recently used are closed first. */
   maxOpenFiles?: number;
+  /** The engine's bound over every cache (src/io/memory-budget.ts). */
+  budget?: MemoryBudget;
 }
 
 /** A station archive opened for reading. */
@@ -114,13 +117,17 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
       `The dataset at ${location.base} has station layout "${String(section.layout)}"; this engine reads "${STATION_LAYOUT}". Rebuild it with \`climate-query build\` or \`climate-query index\`.`,
     );
   }
-  const files = new OpenFiles((path, size) => location.open(path, { bytes: size }), options.maxOpenFiles);
+  const files = new OpenFiles(
+    (path, size) => location.open(path, { bytes: size }),
+    options.maxOpenFiles,
+    options.budget,
+  );
   let indexP: Promise<StationIndex> | undefined;
   const coverageCache = new Map<string, Promise<StationCoverage>>();
   /** Chunk maps from the coverage lines read, by file path and footer hash (read-plan.ts planFromChunks). */
   const chunkMaps = new Map<string, StationFileChunks>();
   const chunkKey = (file: StationFile) => `${file.path}\u0000${file.footerHash ?? ''}`;
-  const decodedChunks = new DecodedCache();
+  const decodedChunks = new DecodedCache(undefined, options.budget);
 
   const open = (path: string, size: number): OpenFile => files.open(path, size);
 
