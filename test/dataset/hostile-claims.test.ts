@@ -22,13 +22,19 @@ let work: string;
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'cq-claims-'));
 });
+// Each bomb is built once and read by the engine, then by `serve` (reading changes nothing).
+let rowsP: Promise<string> | undefined;
+let tileP: Promise<string> | undefined;
+const rowsDir = () => (rowsP ??= rowsBomb(demo, join(work, 'rows')));
+const tileDir = () => (tileP ??= tileBomb(demo, join(work, 'tile')));
+
 afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
 describe('a dataset that claims more than it holds', () => {
   it('a station index claiming 10⁹ rows: dataset_unavailable in under 5 s, without the memory', async () => {
-    const engine = createNodeEngine(await rowsBomb(demo, join(work, 'rows')));
+    const engine = createNodeEngine(await rowsDir());
     const before = process.memoryUsage().rss;
     const t0 = performance.now();
     const err = await engine.query('nearest-station', STATION_POINT).catch((e: unknown) => e);
@@ -42,7 +48,7 @@ describe('a dataset that claims more than it holds', () => {
   });
 
   it('a GeoTIFF whose one tile claims 64 MiB of values: refused before decoding, naming the claim', async () => {
-    const engine = createNodeEngine(await tileBomb(demo, join(work, 'tile')));
+    const engine = createNodeEngine(await tileDir());
     const err = await engine.query('point', WIND_POINT).catch((e: unknown) => e);
     expect(err).toMatchObject({
       code: 'dataset_unavailable',
@@ -83,7 +89,7 @@ describe('the same bombs through `serve`, as an operator runs it over datasets t
   > = [
     [
       'station index claiming 10⁹ rows',
-      async () => ({ data: await rowsBomb(demo, join(work, 'serve-rows')) }),
+      async () => ({ data: await rowsDir() }),
       'nearest-station',
       STATION_POINT,
       'point',
@@ -91,7 +97,7 @@ describe('the same bombs through `serve`, as an operator runs it over datasets t
     ],
     [
       'tile claiming 64 MiB',
-      async () => ({ data: await tileBomb(demo, join(work, 'serve-tile')) }),
+      async () => ({ data: await tileDir() }),
       'point',
       WIND_POINT,
       'nearest-station',
