@@ -14,7 +14,7 @@ import {
 import type { Endpoint } from '../contract/types.ts';
 import { parseWkts } from '../contract/wkt.ts';
 import { formatValue } from './query-model.ts';
-import { MONTH_NAMES } from './words.ts';
+import { blankWords, MONTH_NAMES } from './words.ts';
 
 /** The indices asked, by family, as the view shows them. */
 export const SHOWN: ReadonlyArray<{ family: 'chill' | 'heat' | 'frost'; title: string; indices: StationIndexName[] }> =
@@ -82,6 +82,8 @@ export interface SeasonRow {
   values: Array<number | null>;
   reasons: Array<string | undefined>;
   known: number;
+  /** Hours of the season with a temperature, of those it has: why a value is blank, as data. */
+  hours: { used: number; expected: number };
   /** Clipped by the start or end of the record: not a whole season. */
   partial: boolean;
 }
@@ -136,6 +138,7 @@ export function arrangeIndices(answer: unknown): FamilyTable[] {
         values: periods.map((p) => p.value),
         reasons: periods.map((p) => p.reason),
         known: periods[0]!.hours_expected ? periods[0]!.hours_used / periods[0]!.hours_expected : 0,
+        hours: { used: periods[0]!.hours_used, expected: periods[0]!.hours_expected },
         partial: false,
       };
     });
@@ -174,7 +177,9 @@ function summaryOf(rows: SeasonRow[], cols: FamilyTable['indices'], window: stri
   if (!latest) return 'The window holds no season.';
   const first = cols[0]!;
   const v = latest.values[0] ?? null;
-  if (v === null) return `${latest.label}: no ${first.words.toLowerCase()} — ${latest.reasons[0] ?? 'no value'}`;
+  // Why, from the season's hours (the answer's own reason names a request option: for developers).
+  if (v === null)
+    return `${latest.label}: no ${first.words.toLowerCase()} — ${blankWords(latest.hours, INDEX_DEFAULTS.minCompleteness)}`;
   // Whole seasons only: a season clipped by the record's start or end is not comparable.
   const others = rows
     .slice(0, -1)

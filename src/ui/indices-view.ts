@@ -14,7 +14,7 @@ import type { Endpoint } from '../contract/types.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import { heldRange } from './dataset-info.ts';
 import { type Panel, type PanelContext, part } from './panel.ts';
-import { followUpError } from './words.ts';
+import { blankWords, followUpError } from './words.ts';
 import {
   arrangeIndices,
   formatIndex,
@@ -137,12 +137,11 @@ export function createIndicesView(
         table.append(tr);
       });
       fig.append(table, el('p', t.summary, 'indices-summary'));
-      // Why a season shows "–", in words under the table (the cell's tooltip says it too).
-      const why = t.rows.flatMap((r) => {
-        const reason = r.reasons.find((x, k) => r.values[k] === null && x);
-        // The request option a developer would change stays in the tooltip's contract words.
-        return reason ? [`${r.label}: ${reason.replace(/ \(options\.\w+\)/g, '')}`] : [];
-      });
+      // Why a season shows "–", in words under the table made from its hours (the cell's tooltip
+      // keeps the answer's own reason, which names the request option a developer would change).
+      const why = t.rows.flatMap((r) =>
+        r.values.some((v) => v === null) ? [`${r.label}: ${blankWords(r.hours, INDEX_DEFAULTS.minCompleteness)}`] : [],
+      );
       if (why.length) fig.append(el('p', `– means no value. ${why.join(' ')}`, 'hint indices-blanks'));
       body.append(fig);
     }

@@ -289,3 +289,10 @@ export function followUpError(
   const words = errorWords(error, null, online);
   return `Could not ${what}: ${words.charAt(0).toLowerCase()}${words.slice(1)}`;
 }
+
+/** Why a season's index is blank, from its hours: none with a temperature, or too few of the share a value needs. */
+export function blankWords(hours: { used: number; expected: number }, needed: number): string {
+  if (hours.used === 0) return 'the station has no temperature in this season.';
+  const pct = Math.floor((1000 * hours.used) / hours.expected) / 10;
+  return `only ${hours.used.toLocaleString('en-ZA')} of ${hours.expected.toLocaleString('en-ZA')} hours (${pct} %) have a temperature; a value needs ${Math.round(needed * 100)} %.`;
+}

@@ -2,6 +2,7 @@
 // how an answer is laid out (hand-built answers, hand-computed expectations).
 import { describe, expect, it } from 'vitest';
 import { arrangeIndices, planIndices, seasonName } from '../../src/ui/indices-model.ts';
+import { blankWords } from '../../src/ui/words.ts';
 import type { IndexPeriod } from '../../src/contract/station-indices.ts';
 
 const held = { first: '2019-03-15', last: '2024-11-20' };
@@ -99,8 +100,15 @@ describe('arrangeIndices', () => {
       },
     };
     const [t] = arrangeIndices(answer);
-    expect(t!.summary).toBe('2024: no chill portions (dynamic model) — Only a few hours.');
+    expect(t!.summary).toBe(
+      '2024: no chill portions (dynamic model) — only 10 of 100 hours (10 %) have a temperature; a value needs 90 %.',
+    );
     expect(t!.rows[0]!.known).toBe(0.1);
+    expect(t!.rows[0]!.hours).toEqual({ used: 10, expected: 100 });
+    expect(blankWords({ used: 0, expected: 2952 }, 0.9)).toBe('the station has no temperature in this season.');
+    expect(blankWords({ used: 2547, expected: 2952 }, 0.9)).toBe(
+      'only 2\u00a0547 of 2\u00a0952 hours (86.2 %) have a temperature; a value needs 90 %.',
+    );
     expect(seasonName('2023-09-01', '2024-03-31')).toBe('2023/24');
     // Heat seasons clipped by the record keep their season's name.
     const heat = {
