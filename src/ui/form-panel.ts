@@ -15,6 +15,7 @@ import { currentScale, defaultDates, formLayer, layersOf, validateRequest } from
 import type { DrawTool } from './map-view.ts';
 import { type Panel, type PanelContext, part } from './panel.ts';
 import { areaOf, buildRequest, endpointFor, type FormState, periodLabel } from './query-model.ts';
+import { areaText } from './saved-summary.ts';
 import { clipToHeld, type ScaleSwitch, switchScale } from './scale-switch.ts';
 import { boundsOf, readShapeText } from './shape-text.ts';
 import type { AppDataset, AppState } from './store.ts';
@@ -187,9 +188,8 @@ export function formPanel(ctx: PanelContext): Panel {
             li.textContent += ` — ${warn}`;
           }
         } else {
-          const a = areaOf(g);
-          li.textContent = `${name}: field of ${a >= 1e5 ? `${(a / 1e6).toFixed(3)} km²` : `${(a / 1e4).toFixed(2)} ha`}`;
-          if (a > MAX_POLYGON_AREA_M2) {
+          li.textContent = `${name}: field of ${areaText(g)}`;
+          if (areaOf(g) > MAX_POLYGON_AREA_M2) {
             over.push(g.id);
             if (state.form.source === 'raster') {
               li.classList.add('over');

@@ -5,22 +5,26 @@
 import { areaOf, type DrawnGeometry } from './query-model.ts';
 import { stationWords, subTypeName } from './words.ts';
 
-/** Area as the side panel writes it: hectares under 10 ha, else km². */
-function areaText(g: DrawnGeometry): string {
+/** Area as the side panel and the saved answers write it: hectares under 10 ha, else km². */
+export function areaText(g: DrawnGeometry): string {
   const a = areaOf(g);
   return a >= 1e5 ? `${(a / 1e6).toFixed(3)} km²` : `${(a / 1e4).toFixed(2)} ha`;
 }
 
-/** "G1 point -33.9300, 18.8700", "G1 field of 1.23 ha", or "G1–G3: 3 points". */
+/**
+ * "G1 point -33.9300, 18.8700", "G1 (Block 7) field of 1.23 ha", or "G1–G3: 3 points": a shape's
+ * own name (a pasted GeoJSON feature's) is how a grower finds the answer again.
+ */
 export function geometriesLabel(used: readonly DrawnGeometry[]): string {
   const first = used[0];
   if (!first) return 'no geometry';
   if (used.length > 1) return `G1–G${used.length}: ${used.length} ${first.kind === 'point' ? 'points' : 'fields'}`;
+  const name = first.name ? `G1 (${first.name})` : 'G1';
   if (first.kind === 'point') {
     const [lon, lat] = first.coordinates as [number, number];
-    return `G1 point ${lat.toFixed(4)}, ${lon.toFixed(4)}`;
+    return `${name} point ${lat.toFixed(4)}, ${lon.toFixed(4)}`;
   }
-  return `G1 field of ${areaText(first)}`;
+  return `${name} field of ${areaText(first)}`;
 }
 
 /**

@@ -77,6 +77,8 @@ describe('the offline map at farm zoom', () => {
       await runAndWait(page);
       await expect.poll(() => savedOnMap(page), { timeout: 10_000 }).toEqual([{ type: 'Polygon', label: 'Block 7' }]);
       await expect.poll(() => detail.textContent()).toMatch(/Shapes you saved are outlined in grey\.$/);
+      // The saved answer is listed under the field's own name too.
+      expect(await page.locator('#saved-list .saved-open').first().textContent()).toMatch(/^G1 \(Block 7\) field of /);
 
       // Cleared from the drawing, the saved field stays on the map; and after a reload.
       await page.getByRole('button', { name: 'Clear', exact: true }).click();

@@ -31,6 +31,10 @@ describe('saved answer labels', () => {
       [0, 0],
     ];
     expect(geometriesLabel([{ id: 'f', kind: 'polygon', coordinates: [small] }])).toBe('G1 field of 1.23 ha');
+    // A shape's own name is how a grower finds the answer again.
+    expect(geometriesLabel([{ id: 'f', kind: 'polygon', coordinates: [small], name: 'Block 7' }])).toBe(
+      'G1 (Block 7) field of 1.23 ha',
+    );
   });
 
   it('says what was asked in one line', () => {
