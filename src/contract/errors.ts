@@ -221,6 +221,9 @@ export function fieldError(code: ErrorCode, field: string, message: string, para
   return new ClimateQueryError(code, message, params === undefined ? { field } : { field, params });
 }
 
+/** A name as one token of a JSON pointer: `~` and `/` escaped (RFC 6901). */
+export const pointerToken = (name: string): string => name.replaceAll('~', '~0').replaceAll('/', '~1');
+
 /**
  * The JSON pointer of a field written as the messages write it:
  * `options.dataTypes[1]` → `/options/dataTypes/1`. A pointer is kept as it
@@ -232,7 +235,7 @@ export function toPointer(path: string): string {
   for (const part of path.split('.')) {
     const bracket = part.indexOf('[');
     const name = bracket < 0 ? part : part.slice(0, bracket);
-    tokens.push(name.replaceAll('~', '~0').replaceAll('/', '~1'));
+    tokens.push(pointerToken(name));
     // "[2]" suffixes are array indices; anything else stays part of the name.
     for (const [, index] of part.slice(name.length).matchAll(/\[(\d+)\]/g)) tokens.push(index as string);
   }

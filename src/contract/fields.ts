@@ -4,7 +4,7 @@
  * 400 whose `field` points at the value and whose `params` carry what was
  * allowed and what was sent, so clients need not read the message.
  */
-import { ClimateQueryError, fieldError } from './errors.ts';
+import { ClimateQueryError, fieldError, pointerToken, toPointer } from './errors.ts';
 import { quote, truncate } from './quote.ts';
 
 /** A parsed JSON object. */
@@ -33,9 +33,10 @@ export function rejectUnknown(obj: Json, allowed: readonly string[], prefix: str
       // A hostile key may be a megabyte long: name it by a short piece.
       const field = prefix + truncate(key);
       const names = allowed.map((a) => prefix + a);
+      // The client's key may hold "." or "/": it is one escaped token, never read as a dotted path.
       throw fieldError(
         'unknown_field',
-        `${pointerPrefix(prefix)}/${escapeToken(truncate(key))}`,
+        `${prefix === '' ? '' : toPointer(prefix.slice(0, -1))}/${pointerToken(truncate(key))}`,
         `${field} is not a field of this endpoint${context}; it takes ${list(names)}.`,
         { allowed: names },
       );
@@ -65,9 +66,3 @@ export function oneOf<T extends string>(value: unknown, allowed: readonly T[], f
   }
   return value as T;
 }
-
-// A key the client sent may hold "." or "/": its pointer is built from the
-// prefix and the escaped key, never by re-reading a dotted path.
-const pointerPrefix = (prefix: string) =>
-  prefix === '' ? '' : `/${prefix.replace(/\.$/, '').split('.').map(escapeToken).join('/')}`;
-const escapeToken = (token: string) => token.replaceAll('~', '~0').replaceAll('/', '~1');

@@ -3,8 +3,7 @@
 // Chromium's whole process tree (page, engine Worker, GPU) stays within
 // 1 GB of the app idle on the demo, and the page says the dataset cannot be
 // used instead of freezing or dying.
-import { readFile, readdir } from 'node:fs/promises';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
