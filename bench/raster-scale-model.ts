@@ -7,7 +7,7 @@
  * What makes it realistic enough to measure storage with (constant or
  * random-only values compress unrealistically well or badly):
  * - smooth spatial fields: the demo's temperature model (src/builder/
- *   demo-rasters-model.ts: latitude, distance to the sea, lapse rate on
+ *   demo-weather.ts: latitude, distance to the sea, lapse rate on
  *   ETOPO5 elevation), with a seasonal cycle and day-to-day weather (five
  *   spatial patterns with AR(1) amplitudes);
  * - terrain texture ETOPO5's 5′ cells do not have: three octaves of value
@@ -17,13 +17,9 @@
  *   stored step), what interpolation and sensor error leave in a real grid;
  * - a sea mask (ETOPO5 ≤ 0 m): NaN, nodata in the built layer.
  */
-import {
-  DailyTemperature,
-  Random,
-  staticFields,
-  type DemoGrid,
-  type StaticFields,
-} from '../src/builder/demo-rasters-model.ts';
+import { landSites, staticFields, type DemoGrid, type StaticFields } from '../src/builder/demo-rasters-model.ts';
+import { DailyTemperature, SiteClimates } from '../src/builder/demo-weather.ts';
+import { Random } from '../src/builder/prng.ts';
 import { loadElevation } from '../src/builder/elevation.ts';
 
 /** The service's Western Cape grid: 0.0025°, 1,800 × 1,150 px from 17.8° E, 31.9° S (inside the tc extent). */
@@ -81,7 +77,7 @@ export class RealSizeTemperature {
     readonly fields: StaticFields,
     seed = 20210101,
   ) {
-    this.model = new DailyTemperature(fields, seed);
+    this.model = new DailyTemperature(new SiteClimates(landSites(fields)), seed);
     this.noise = new Random(seed ^ 0x5eed);
   }
 

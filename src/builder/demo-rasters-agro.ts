@@ -11,32 +11,10 @@ import { CHILL_SEASON, GDD_BASE, GDD_SEASON } from '../contract/agro-seasons.ts'
 // Degree days and the Utah scores are the station indices' own (src/indices/hourly-models.ts), so a
 // layer and a station answer count by the same definition: one function each, not two.
 import { degreeDays, utahUnits } from '../indices/hourly-models.ts';
+// The diurnal shape is the demo weather's own: its stations record the same hours (demo-weather.ts).
+import { hourlyTemperature } from './demo-weather.ts';
 
 export { CHILL_SEASON, GDD_BASE, GDD_SEASON, degreeDays as dailyGdd, utahUnits };
-
-/** Hour of the daily minimum (about sunrise) and of the maximum, local solar time. */
-const HOUR_MIN = 6;
-const HOUR_MAX = 14;
-/** Night-time decay constant in hours. */
-const TAU = 4;
-
-/**
- * Hourly temperature at hour `h` (0–23) of a day with minimum `tmin` and
- * maximum `tmax`: a sine rise from the minimum at 06:00 to the maximum at
- * 14:00, then an exponential decay that reaches the minimum again at 06:00
- * (the sine–exponential shape of Linvill-type models). Hours before 06:00
- * use the same day's extremes, so a day's chill depends on its own
- * (Tmin, Tmax) only; that is what makes the lookup table possible.
- */
-export function hourlyTemperature(tmin: number, tmax: number, h: number): number {
-  const range = tmax - tmin;
-  if (h >= HOUR_MIN && h <= HOUR_MAX)
-    return tmin + range * Math.sin((Math.PI / 2) * ((h - HOUR_MIN) / (HOUR_MAX - HOUR_MIN)));
-  const since = (h - HOUR_MAX + 24) % 24; // hours since the maximum: 1..15
-  const span = 24 - (HOUR_MAX - HOUR_MIN); // 16 h from maximum to next minimum
-  const floor = Math.exp(-span / TAU);
-  return tmin + (range * (Math.exp(-since / TAU) - floor)) / (1 - floor);
-}
 
 /** Sum of the 24 hourly Utah units of a day (may be negative). */
 export function dailyUtah(tmin: number, tmax: number): number {

@@ -1,18 +1,18 @@
 /**
- * The synthetic climate behind the demo raster layers. Nothing here is
- * observed data: fields are built from real elevation (ETOPO5, bundled in
- * data-sources/), latitude, distance from the sea and season, with
- * deterministic pseudo-random weather, so every build gives the same
- * bytes and the layers agree with each other (gdd, chill and frost are
- * computed from the very daily temperatures the temp layers hold).
- * Constants are chosen to land near real Western Cape / South African
- * climatology (Cape Town ≈ 17.5 °C annual mean, Sutherland July minima
- * below freezing, Karoo January maxima above 30 °C, winter rain in the
- * south-west, summer rain in the north-east); docs/layers.md lists them.
+ * The demo's grids and the static fields behind its layers: real elevation
+ * (ETOPO5, bundled in data-sources/), latitude and distance from the sea,
+ * and the rain and wind climatologies built from them. Nothing here is
+ * observed data. The temperature on these grids is the demo's one weather
+ * (demo-weather.ts), which its stations record too. Constants are chosen
+ * to land near real Western Cape / South African climatology (Cape Town
+ * ≈ 17.5 °C annual mean, Sutherland July minima below freezing, Karoo
+ * January maxima above 30 °C, winter rain in the south-west, summer rain
+ * in the north-east); docs/layers.md lists them.
  */
-import { mulberry32 } from './prng.ts';
+import type { Site } from './demo-weather.ts';
 
-/** Bundled elevation file (public domain, see data-sources/README.md). */
+/** Resolution of the demo grids in degrees. */
+export const DEMO_RESOLUTION = { tc: 0.02, sa: 0.05 } as const;
 
 /** A demo grid: north-up lon/lat, pixel (c, r) centred at (west + (c + ½)·res, north − (r + ½)·res). */
 export interface DemoGrid {
@@ -64,6 +64,30 @@ export function staticFields(grid: DemoGrid, elevationAt: (lon: number, lat: num
   return { grid, lon, lat, elevation, land, coastKm, landIndex };
 }
 
+/** The land pixels of a grid as weather sites, in `landIndex` order. */
+export function landSites(f: StaticFields): Site[] {
+  return Array.from(f.landIndex, (p) => ({
+    lon: f.lon[p]!,
+    lat: f.lat[p]!,
+    elevation: f.elevation[p]!,
+    coastKm: f.coastKm[p]!,
+  }));
+}
+
+/** Kilometres to the sea at (lon, lat) inside the grid: bilinear between pixel centres (edges clamped). */
+export function coastKmAt(f: StaticFields, lon: number, lat: number): number {
+  const g = f.grid;
+  const x = Math.min(g.width - 1, Math.max(0, (lon - g.west) / g.res - 0.5));
+  const y = Math.min(g.height - 1, Math.max(0, (g.north - lat) / g.res - 0.5));
+  const c0 = Math.floor(x);
+  const r0 = Math.floor(y);
+  const c1 = Math.min(g.width - 1, c0 + 1);
+  const r1 = Math.min(g.height - 1, r0 + 1);
+  const [fx, fy] = [x - c0, y - r0];
+  const at = (r: number, c: number) => f.coastKm[r * g.width + c]!;
+  return (1 - fy) * ((1 - fx) * at(r0, c0) + fx * at(r0, c1)) + fy * ((1 - fx) * at(r1, c0) + fx * at(r1, c1));
+}
+
 /** Two-pass 8-neighbour chamfer distance (km) from every pixel to the nearest sea pixel. */
 function chamferDistance(grid: DemoGrid, land: Uint8Array, lat: Float64Array): Float32Array {
   const { width: w, height: h } = grid;
@@ -100,126 +124,6 @@ function chamferDistance(grid: DemoGrid, land: Uint8Array, lat: Float64Array): F
     }
   }
   return d;
-}
-
-/** Deterministic PRNG (mulberry32) with a Gaussian draw. */
-export class Random {
-  private spare: number | null = null;
-  /** Uniform in [0, 1). */
-  readonly next: () => number;
-
-  constructor(seed: number) {
-    this.next = mulberry32(seed);
-  }
-
-  /** Standard normal (Box–Muller). */
-  gauss(): number {
-    if (this.spare !== null) {
-      const s = this.spare;
-      this.spare = null;
-      return s;
-    }
-    const u = Math.max(this.next(), 1e-12);
-    const v = this.next();
-    const m = Math.sqrt(-2 * Math.log(u));
-    this.spare = m * Math.sin(2 * Math.PI * v);
-    return m * Math.cos(2 * Math.PI * v);
-  }
-}
-
-/** Day of year 0..365 of a UTC date. */
-function dayOfYear(date: Date): number {
-  return Math.round((date.getTime() - Date.UTC(date.getUTCFullYear(), 0, 1)) / 86_400_000);
-}
-
-/**
- * Daily minimum and maximum temperature on the land pixels of a grid, day
- * after day. Climatology: annual mean 18.6 °C at the coast at 30 °S,
- * −0.3 °C per degree further south, +2 °C far inland, −5 °C per km of
- * elevation; seasonal half-range 3.6 °C at the coast to 7 °C inland,
- * warmest about 24 January; diurnal range 7.5 °C at the coast to 16 °C
- * inland (+1.2 °C per km, ±12 % with the season). Weather: five smooth
- * spatial patterns (uniform, east–west, north–south, two waves) with AR(1)
- * amplitudes (lag-one correlation 0.75; 2 °C for the uniform one, 0.7 °C
- * for the others), stronger inland, plus an AR(1) anomaly of the diurnal
- * range (cloudy and clear spells). Values are rounded to 0.1 °C, the
- * precision the layers store, before anything is derived from them.
- */
-export class DailyTemperature {
-  /** Tmin and Tmax of the current day in tenths of °C, per land pixel (same order as `fields.landIndex`). */
-  readonly tmin10: Int16Array;
-  readonly tmax10: Int16Array;
-  private readonly base: Float32Array;
-  private readonly amp: Float32Array;
-  private readonly dtr: Float32Array;
-  private readonly inland: Float32Array;
-  private readonly patterns: Float32Array[];
-  private readonly alpha = new Float64Array(5);
-  private dtrAnom = 0;
-  private readonly rng: Random;
-  private static readonly SIGMA = [2.0, 0.7, 0.7, 0.7, 0.7];
-  private static readonly RHO = 0.75;
-
-  constructor(
-    readonly fields: StaticFields,
-    seed = 20240101,
-  ) {
-    const n = fields.landIndex.length;
-    this.tmin10 = new Int16Array(n);
-    this.tmax10 = new Int16Array(n);
-    this.base = new Float32Array(n);
-    this.amp = new Float32Array(n);
-    this.dtr = new Float32Array(n);
-    this.inland = new Float32Array(n);
-    this.patterns = Array.from({ length: 5 }, () => new Float32Array(n));
-    fields.landIndex.forEach((p, k) => {
-      const lat = fields.lat[p]!;
-      const lon = fields.lon[p]!;
-      const z = Math.max(0, fields.elevation[p]!);
-      const d = fields.coastKm[p]!;
-      const inland = 1 - Math.exp(-d / 60);
-      this.inland[k] = inland;
-      this.base[k] = 18.6 - 0.3 * (Math.abs(lat) - 30) + 2.0 * inland - (5.0 * z) / 1000;
-      this.amp[k] = 3.6 + 3.4 * inland;
-      this.dtr[k] = 7.5 + 8.5 * (1 - Math.exp(-d / 45)) + (1.2 * z) / 1000;
-      this.patterns[0]![k] = 1;
-      this.patterns[1]![k] = (lon - 21) / 4;
-      this.patterns[2]![k] = (lat + 32) / 3;
-      this.patterns[3]![k] = Math.sin(0.9 * lon + 0.4 * lat);
-      this.patterns[4]![k] = Math.cos(0.5 * lon - 1.1 * lat);
-    });
-    this.rng = new Random(seed);
-    // Start the weather from its stationary distribution, so the first days are not special.
-    for (let k = 0; k < 5; k++) this.alpha[k] = DailyTemperature.SIGMA[k]! * this.rng.gauss();
-    this.dtrAnom = 1.5 * this.rng.gauss();
-  }
-
-  /** Advances the weather one day and fills `tmin10`/`tmax10` for `date` (UTC midnight). */
-  step(date: Date): void {
-    const rho = DailyTemperature.RHO;
-    const innov = Math.sqrt(1 - rho * rho);
-    for (let k = 0; k < 5; k++)
-      this.alpha[k] = rho * this.alpha[k]! + DailyTemperature.SIGMA[k]! * innov * this.rng.gauss();
-    this.dtrAnom = 0.6 * this.dtrAnom + 1.5 * Math.sqrt(1 - 0.36) * this.rng.gauss();
-    const season = Math.cos((2 * Math.PI * (dayOfYear(date) - 24)) / 365.25);
-    const [a0, a1, a2, a3, a4] = this.alpha as unknown as [number, number, number, number, number];
-    const [p0, p1, p2, p3, p4] = this.patterns as [
-      Float32Array,
-      Float32Array,
-      Float32Array,
-      Float32Array,
-      Float32Array,
-    ];
-    const dtrSeason = 1 + 0.12 * season;
-    for (let k = 0; k < this.base.length; k++) {
-      const inland = this.inland[k]!;
-      const anomaly = (0.75 + 0.5 * inland) * (a0 * p0[k]! + a1 * p1[k]! + a2 * p2[k]! + a3 * p3[k]! + a4 * p4[k]!);
-      const mean = this.base[k]! + this.amp[k]! * season + anomaly;
-      const range = Math.max(1, this.dtr[k]! * dtrSeason + this.dtrAnom * (0.6 + 0.6 * inland));
-      this.tmin10[k] = Math.round((mean - range / 2) * 10);
-      this.tmax10[k] = Math.round((mean + range / 2) * 10);
-    }
-  }
 }
 
 /** Median monthly rainfall (mm) on the land pixels of an sa grid, months 1..12. */

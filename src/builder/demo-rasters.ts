@@ -18,19 +18,19 @@ import { EXTENT_BBOX, type RasterDataType } from '../contract/raster-layers.ts';
 import { updateCatalog } from './dataset-writer.ts';
 import { CHILL_SEASON, GDD_BASE, GDD_SEASON, UtahTable, dailyGdd, isFrostDay } from './demo-rasters-agro.ts';
 import {
-  DailyTemperature,
+  DEMO_RESOLUTION,
   gridFor,
+  landSites,
   monthlyMedianRain,
   staticFields,
   windSpeed,
   type StaticFields,
 } from './demo-rasters-model.ts';
+import { DailyTemperature, SiteClimates } from './demo-weather.ts';
 import { writeInputGeoTiff } from './raster-build-input.ts';
 import { buildRasterLayer } from './raster-build.ts';
 import { loadElevation } from './elevation.ts';
 
-/** Resolution of the demo grids in degrees. */
-export const DEMO_RESOLUTION = { tc: 0.02, sa: 0.05 } as const;
 /** Year of the daily temperature and monthly frost layers. */
 export const DEMO_YEAR = 2024;
 /** Seasons (labelled by the year they end) of the gdd and chill layers. */
@@ -171,7 +171,7 @@ interface Simulation {
 /** Runs the weather from 1 Sep 2018 (start of the first gdd season) to 31 Dec of the demo year, accumulating every index. */
 function simulate(tc: StaticFields): Simulation {
   const n = tc.landIndex.length;
-  const weather = new DailyTemperature(tc);
+  const weather = new DailyTemperature(new SiteClimates(landSites(tc)));
   const utah = new UtahTable();
   const perSeason = () => DEMO_SEASONS.map(() => new Float32Array(n));
   const gdd = { apples: perSeason(), citrus: perSeason(), grapes: perSeason() };

@@ -11,3 +11,28 @@ export function mulberry32(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** A seeded generator with a Gaussian draw: mulberry32 for the uniforms, Box–Muller for the normals. */
+export class Random {
+  private spare: number | null = null;
+  /** Uniform in [0, 1). */
+  readonly next: () => number;
+
+  constructor(seed: number) {
+    this.next = mulberry32(seed);
+  }
+
+  /** Standard normal (Box–Muller). */
+  gauss(): number {
+    if (this.spare !== null) {
+      const s = this.spare;
+      this.spare = null;
+      return s;
+    }
+    const u = Math.max(this.next(), 1e-12);
+    const v = this.next();
+    const m = Math.sqrt(-2 * Math.log(u));
+    this.spare = m * Math.sin(2 * Math.PI * v);
+    return m * Math.cos(2 * Math.PI * v);
+  }
+}
