@@ -5,19 +5,24 @@
  *
  * Real station positions (NOAA ISD) in the Western Cape and neighbours, plus
  * synthetic stations in the fruit and wine valleys, with deterministic
- * weather that behaves like weather: diurnal and seasonal cycles, a lapse
- * rate, coast-to-interior continentality, winter rain in the south-west and
- * summer rain in the east, dew point never above temperature, no sun at
- * night, wet leaves after rain or dew. Gaps are deliberate and realistic:
- * stations that start late or stop early, sensors a station never had, and
- * sensor outages of a day or two weeks.
+ * weather that behaves like weather. Temperature is the demo's one weather
+ * (demo-weather.ts) at the station's own position and height, the weather
+ * the raster layers hold, plus a sensor's noise; the rest is derived here:
+ * winter rain in the south-west and summer rain in the east, dew point
+ * never above temperature, no sun at night, wet leaves after rain or dew.
+ * Gaps are deliberate and realistic: stations that start late or stop
+ * early, sensors a station never had, and sensor outages of a day or two
+ * weeks.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { DATA_SOURCES, loadElevation } from './elevation.ts';
-import { mulberry32 } from './prng.ts';
+import { EXTENT_BBOX } from '../contract/raster-layers.ts';
 import { BuildError } from './build-error.ts';
+import { DEMO_RESOLUTION, coastKmAt, gridFor, staticFields } from './demo-rasters-model.ts';
+import { SiteClimates, siteHours, type Site } from './demo-weather.ts';
+import { DATA_SOURCES, loadElevation, type ElevationSampler } from './elevation.ts';
+import { mulberry32 } from './prng.ts';
 
 /** Options of {@link writeDemoStationInputs}. */
 export interface DemoStationOptions {
@@ -42,6 +47,8 @@ interface DemoStation {
   elevation: number | null;
   /** Elevation used by the weather model (ETOPO5 when the list has none). */
   model_elev: number;
+  /** Kilometres to the sea, from the demo grids the layers use. */
+  coast_km: number;
   cont: number;
   region: number;
   start_ts: string;
@@ -142,9 +149,9 @@ function isoDate(d: Date): string {
 }
 
 /** Chooses the demo stations and their generator parameters. */
-async function demoStations(o: Required<DemoStationOptions>): Promise<DemoStation[]> {
+async function demoStations(o: Required<DemoStationOptions>, elevation: ElevationSampler): Promise<DemoStation[]> {
   const rand = mulberry32(o.seed);
-  const elevation = await loadElevation();
+  const coastKm = coastKmSampler(elevation);
   const base = (await realStations()).slice(0, o.stations);
   const synthetic = o.stations - base.length;
   for (let i = 0; i < synthetic; i++) {
@@ -178,6 +185,7 @@ async function demoStations(o: Required<DemoStationOptions>): Promise<DemoStatio
       lon: s.lon,
       elevation: s.elevation,
       model_elev: s.elevation ?? Math.round(Math.max(0, elevation(s.lon, s.lat))),
+      coast_km: coastKm(s.lon, s.lat),
       cont: continentality(s.lon, s.lat),
       region: Math.floor((s.lon - 16) / 1.2) * 10 + Math.floor((s.lat + 36) / 1.2),
       start_ts: `${isoDate(new Date(start))} 00:00:00`,
@@ -193,7 +201,21 @@ async function demoStations(o: Required<DemoStationOptions>): Promise<DemoStatio
 }
 
 /**
- * The weather model, one row per station-hour. `u(tag, key…)` is a
+ * Distance to the sea as the layers see it: from the finer demo grid
+ * (the Western Cape's) where a station lies inside it, else from the South
+ * Africa grid.
+ */
+function coastKmSampler(elevation: ElevationSampler): (lon: number, lat: number) => number {
+  const tc = staticFields(gridFor(EXTENT_BBOX.tc, DEMO_RESOLUTION.tc), elevation);
+  const sa = staticFields(gridFor(EXTENT_BBOX.sa, DEMO_RESOLUTION.sa), elevation);
+  const [w, s, e, n] = EXTENT_BBOX.tc;
+  return (lon, lat) => coastKmAt(lon >= w && lon <= e && lat >= s && lat <= n ? tc : sa, lon, lat);
+}
+
+/**
+ * The weather model, one row per station-hour. `model_temp` is the demo
+ * weather's hourly temperature at the station (demo_hours, from
+ * demo-weather.ts); the sensor adds ±0.4 °C of noise. `u(tag, key…)` is a
  * deterministic uniform number in [0, 1) from DuckDB's hash; days and
  * regions key the shared weather so neighbours see the same fronts.
  */
@@ -203,11 +225,13 @@ WITH hours AS (
 ),
 base AS (
   SELECT s.*, h.t,
+    dh.temps[hour(h.t) + 1] AS model_temp,
     dayofyear(h.t) AS doy,
     hour(h.t) AS hr,
     CAST(date_diff('day', DATE '2000-01-01', CAST(h.t AS DATE)) AS BIGINT) AS dn,
     least(1.0, greatest(0.0, (s.lon - 19.0) / 7.0)) AS east
   FROM demo_stations s JOIN hours h ON h.t BETWEEN CAST(s.start_ts AS TIMESTAMP) AND CAST(s.end_ts AS TIMESTAMP)
+  JOIN demo_hours dh ON dh.station_id = s.station_id AND dh.dn = date_diff('day', DATE '2000-01-01', CAST(h.t AS DATE))
 ),
 seasonal AS (
   SELECT *,
@@ -242,10 +266,7 @@ weather AS (
 physics AS (
   SELECT *,
     CASE WHEN wet THEN 0.3 + 0.15 * u_cloud ELSE 0.7 + 0.3 * u_cloud END AS clear,
-    17.0 + 0.45 * (lat + 34) - 0.0065 * model_elev
-      + (4.5 + 3.5 * cont) * cos(2 * pi() * (doy - 20) / 365.25)
-      + (3.5 + 4.5 * cont) * CASE WHEN wet THEN 0.5 ELSE 1.0 END * cos(2 * pi() * (hr - 15) / 24)
-      + anom + (u_n - 0.5) * 0.8 AS temp,
+    model_temp + (u_n - 0.5) * 0.8 AS temp,
     sin(radians(lat)) * sin(decl) + cos(radians(lat)) * cos(decl) * cos(radians(15 * (hr + 0.5 + (lon - 30) / 15 - 12))) AS sin_alt,
     CASE WHEN wet AND ((hr - rain_start + 24) % 24) < rain_dur THEN round(day_rain / rain_dur / 0.2) * 0.2 ELSE 0 END AS rain_raw
   FROM weather
@@ -295,6 +316,33 @@ FROM (
 )
 ORDER BY station_id, time`;
 
+/** Fills table demo_hours (station_id, dn: days since 2000-01-01, temps: 24 hourly °C) with the demo weather at every station. */
+async function appendDemoHours(
+  con: import('@duckdb/node-api').DuckDBConnection,
+  stations: DemoStation[],
+  o: Required<DemoStationOptions>,
+): Promise<void> {
+  const { LIST, DOUBLE } = await import('@duckdb/node-api');
+  const sites: Site[] = stations.map((s) => ({ lon: s.lon, lat: s.lat, elevation: s.model_elev, coastKm: s.coast_km }));
+  const firstDay = Date.parse(`${o.start}T00:00:00Z`) / 86_400_000;
+  const lastDay = Date.parse(`${o.end}T00:00:00Z`) / 86_400_000;
+  const hours = siteHours(new SiteClimates(sites), firstDay, lastDay);
+  const since2000 = Date.UTC(2000, 0, 1) / 86_400_000;
+  await con.run('CREATE TABLE demo_hours (station_id VARCHAR, dn BIGINT, temps DOUBLE[])');
+  const appender = await con.createAppender('demo_hours');
+  const type = LIST(DOUBLE);
+  stations.forEach((s, k) => {
+    const series = hours[k]!;
+    for (let d = 0; d <= lastDay - firstDay; d++) {
+      appender.appendVarchar(s.station_id);
+      appender.appendBigInt(BigInt(firstDay + d - since2000));
+      appender.appendList(Array.from(series.subarray(d * 24, d * 24 + 24)), type);
+      appender.endRow();
+    }
+  });
+  appender.closeSync();
+}
+
 /**
  * Writes `stations.csv` and `hourly.csv|parquet` into `dir` and returns
  * their paths. Deterministic for the same options.
@@ -314,7 +362,8 @@ export async function writeDemoStationInputs(
     if (!/^\d{4}-\d{2}-\d{2}$/.test(d))
       throw new BuildError('invalid_option', `Demo dates must be yyyy-mm-dd; got "${d}".`, { option: 'start' });
   }
-  const stations = await demoStations(o);
+  const elevation = await loadElevation();
+  const stations = await demoStations(o, elevation);
   const stationsPath = join(dir, 'stations.csv');
   const { writeFile } = await import('node:fs/promises');
   await writeFile(
@@ -349,6 +398,7 @@ export async function writeDemoStationInputs(
       appender.endRow();
     }
     appender.closeSync();
+    await appendDemoHours(con, stations, o);
     const hourlyPath = join(dir, `hourly.${o.format}`);
     const copyOpts =
       o.format === 'csv'

@@ -12,10 +12,10 @@ import { fileURLToPath } from 'node:url';
 export const DEFAULT_DATASET = fileURLToPath(new URL('../../public/data/demo', import.meta.url));
 
 /** The demo catalog's notice: shown by the app beside every answer. */
-// The layers and the station records are two separate synthetic models (docs/indices.md, "The demo
-// layers"): a grower comparing them must be told they are not meant to agree.
+// The station records and the layers hold one synthetic weather (docs/indices.md, "The demo's layers and
+// stations"): they agree up to what the height between a station and a pixel explains.
 export const DEMO_NOTICE =
-  'Demo dataset: synthetic weather and climate layers, not measurements. The layers and the station records come from separate models and do not agree with each other.';
+  'Demo dataset: synthetic weather, not measurements. The station records and the climate layers hold the same synthetic weather, so they agree up to what the height of each place explains.';
 
 /** Builds the whole demo dataset into `out`, logging each step with its duration. */
 export async function buildDemo(out: string, log: (line: string) => void = () => {}): Promise<void> {
