@@ -372,9 +372,11 @@ export function formatValue(v: number | null | undefined, decimals: number): str
   return v === null || v === undefined || !Number.isFinite(v) ? '' : v.toFixed(decimals);
 }
 
-/** Whether a series is a sum over its period (drawn as bars): rain, sunshine, evaporation, and every annual or calendar-month layer. */
+/** Whether a series is a total over its period (drawn as bars from zero): rain, sunshine, evaporation, frost days, and every annual or calendar-month layer. */
 export function isSum(label: string, timeScale: string | null): boolean {
-  return timeScale === 'annual' || timeScale === 'calendar_month' || /rain|sunshine|evaporation|et0|_sum\b/.test(label);
+  return (
+    timeScale === 'annual' || timeScale === 'calendar_month' || /rain|sunshine|evaporation|et0|frost|_sum\b/.test(label)
+  );
 }
 
 /** A column's heading for people: its plain title with the unit ("G1 Air temperature, daily maximum (°C)"). */

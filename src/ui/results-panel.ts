@@ -196,6 +196,9 @@ export function resultsPanel(ctx: PanelContext): Panel {
       const hi = Math.max(0, max ?? 0);
       return [lo, hi === lo ? lo + 1 : hi + (hi - lo) * 0.05];
     };
+    // Lines fit their values; a flat line gets ±1 around it, where uPlot's own choice for an all-zero series is 0–100.
+    const fitted = (_u: uPlot, min: number | null, max: number | null): uPlot.Range.MinMax =>
+      min === null || max === null ? [0, 1] : min === max ? [min - 1, max + 1] : uPlot.rangeNum(min, max, 0.1, true);
     const rowOf = (v: number) => (timeAxis ? data[0]!.indexOf(v) : v - 1);
     chart = new uPlot(
       {
@@ -205,7 +208,9 @@ export function resultsPanel(ctx: PanelContext): Panel {
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1e3), 'Etc/UTC'),
         scales: {
           x: timeAxis ? { time: true } : { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] },
-          ...Object.fromEntries([...barUnits].map((u) => [u, { range: zeroBased }])),
+          ...Object.fromEntries(
+            units.map((u) => [u || 'value', { range: barUnits.has(u || 'value') ? zeroBased : fitted }]),
+          ),
         },
         axes: [
           timeAxis
