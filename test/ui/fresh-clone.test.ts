@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 describe('npm start on a fresh clone', () => {
-  it('a first station query and a first climate-layer query, and no reload of the page', async () => {
+  it('a first station query, climate-layer query, chill and SQL, and no reload of the page', async () => {
     let navigations = 0;
     const page = await openAppPage(browser, `${vite.url}index.html`, undefined, async (p) => {
       // Whole loads only (the app writes its view into the URL, which is a same-document navigation).
@@ -43,6 +43,21 @@ describe('npm start on a fresh clone', () => {
     expect((await runAndWait(page)).lastRequest!.endpoint).toBe('point');
     await page.getByRole('button', { name: 'Show layer on map' }).click();
     await expect.poll(() => page.locator('#status').textContent(), { timeout: 30_000 }).toMatch(/^Showing /);
+    // Chill and heat at the point: the indices' modules load on first use too.
+    await page.getByRole('button', { name: 'Chill and heat', exact: true }).click();
+    await expect.poll(() => page.locator('#indices figure').count(), { timeout: 30_000 }).toBe(3);
+    // SQL over station records: DuckDB-WASM and what it imports, loaded on first use.
+    await page.getByText('SQL over station records').click();
+    await page.locator('#sql-stations').fill('SYN-001');
+    await page.locator('#sql-run').click();
+    await page.waitForFunction(
+      () =>
+        /rows from/.test(document.getElementById('sql-status')?.textContent ?? '') ||
+        (document.getElementById('sql-error')?.textContent ?? '') !== '',
+      undefined,
+      { timeout: 120_000 },
+    );
+    expect(await page.locator('#sql-error').textContent()).toBe('');
     // Still the page the person opened: nothing reloaded it.
     expect(navigations).toBe(1);
     await page.close();
