@@ -358,10 +358,19 @@ export async function writeDemoStationInputs(
     format: options.format ?? 'parquet',
     seed: options.seed ?? 20240101,
   };
-  for (const d of [o.start, o.end]) {
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(d))
-      throw new BuildError('invalid_option', `Demo dates must be yyyy-mm-dd; got "${d}".`, { option: 'start' });
+  for (const [option, d] of [
+    ['start', o.start],
+    ['end', o.end],
+  ] as const) {
+    const t = Date.parse(`${d}T00:00:00Z`);
+    // A date that names no day (2024-02-30) is refused, not rolled into the next month.
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(d) || Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== d)
+      throw new BuildError('invalid_option', `Demo dates must be yyyy-mm-dd; got "${d}".`, { option });
   }
+  if (o.end < o.start)
+    throw new BuildError('invalid_option', `The demo's end (${o.end}) is before its start (${o.start}).`, {
+      option: 'end',
+    });
   const elevation = await loadElevation();
   const stations = await demoStations(o, elevation);
   const stationsPath = join(dir, 'stations.csv');
