@@ -116,6 +116,19 @@ export async function runAndWait(page: Page): Promise<Ui> {
   });
 }
 
+/** Presses "Run SQL" and waits (bounded) until the SQL panel shows rows or an error; returns the error ("" when it answered). */
+export async function runSqlAndWait(page: Page, timeout = 60_000): Promise<string> {
+  await page.locator('#sql-run').click();
+  await page.waitForFunction(
+    () =>
+      /rows from/.test(document.getElementById('sql-status')?.textContent ?? '') ||
+      (document.getElementById('sql-error')?.textContent ?? '') !== '',
+    undefined,
+    { timeout },
+  );
+  return (await page.locator('#sql-error').textContent()) ?? '';
+}
+
 /** The table as the user sees it: header labels and cell texts. */
 export async function tableCells(page: Page): Promise<{ head: string[]; rows: string[][] }> {
   return page.evaluate(() => {

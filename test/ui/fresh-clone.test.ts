@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import type { ViteDevServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { drawPoint, openAppPage, runAndWait } from '../helpers/app-page.ts';
+import { drawPoint, openAppPage, runAndWait, runSqlAndWait } from '../helpers/app-page.ts';
 import { launchChromium, startVite } from '../helpers/browser.ts';
 
 let browser: Browser;
@@ -49,15 +49,7 @@ describe('npm start on a fresh clone', () => {
     // SQL over station records: DuckDB-WASM and what it imports, loaded on first use.
     await page.getByText('SQL over station records').click();
     await page.locator('#sql-stations').fill('SYN-001');
-    await page.locator('#sql-run').click();
-    await page.waitForFunction(
-      () =>
-        /rows from/.test(document.getElementById('sql-status')?.textContent ?? '') ||
-        (document.getElementById('sql-error')?.textContent ?? '') !== '',
-      undefined,
-      { timeout: 120_000 },
-    );
-    expect(await page.locator('#sql-error').textContent()).toBe('');
+    expect(await runSqlAndWait(page, 120_000)).toBe('');
     // Still the page the person opened: nothing reloaded it.
     expect(navigations).toBe(1);
     await page.close();

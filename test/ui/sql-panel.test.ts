@@ -7,6 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { ViteDevServer } from 'vite';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
+import { runSqlAndWait } from '../helpers/app-page.ts';
 import { launchChromium, startVite } from '../helpers/browser.ts';
 import { SQL_EXAMPLES } from '../../src/ui/sql-examples.ts';
 
@@ -57,15 +58,7 @@ describe('SQL panel', () => {
     const from = await page.locator('#sql-from').inputValue();
     const to = await page.locator('#sql-to').inputValue();
     expect(from).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    await page.locator('#sql-run').click();
-    await page.waitForFunction(
-      () =>
-        /rows from/.test(document.getElementById('sql-status')?.textContent ?? '') ||
-        (document.getElementById('sql-error')?.textContent ?? '') !== '',
-      undefined,
-      { timeout: 60_000 },
-    );
-    expect(await page.locator('#sql-error').textContent()).toBe('');
+    expect(await runSqlAndWait(page)).toBe('');
 
     // The same request, answered in Node by native DuckDB.
     const want = await engine.sql({
