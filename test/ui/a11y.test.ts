@@ -4,30 +4,16 @@
 // computes its colours, and at 1280×800 and 390×844 nothing overflows the
 // page sideways; the map still draws land and a town label at zoom 12–16
 // with the network off. Screenshots of the main states go to screens/.
-import { mkdir } from 'node:fs/promises';
-import type { Browser, Page } from 'playwright-core';
-import type { ViteDevServer } from 'vite';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, inject, it } from 'vitest';
 import { drawPoint, drawPolygon, mapIdle, openAppPage, runAndWait, zoomTo } from '../helpers/app-page.ts';
-import { launchChromium, startVite } from '../helpers/browser.ts';
+import { useViteApp } from '../helpers/vite-app.ts';
 
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../screens/', import.meta.url).pathname;
+const dev = useViteApp({ 'data/demo': demo });
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-let browser: Browser;
-let vite: { server: ViteDevServer; url: string };
-
-beforeAll(async () => {
-  await mkdir(SHOTS, { recursive: true });
-  browser = await launchChromium();
-  vite = await startVite({ 'data/demo': demo });
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await vite?.server.close();
-});
 
 /** Moves the focus with `key` (Tab or Shift+Tab) until it is on #id, then presses Enter; fails if it never gets there. */
 async function tabToAndPress(page: Page, id: string, key = 'Tab'): Promise<void> {
@@ -40,7 +26,7 @@ async function tabToAndPress(page: Page, id: string, key = 'Tab'): Promise<void>
   await page.keyboard.press('Enter');
 }
 
-const open = (size = DESKTOP) => openAppPage(browser, `${vite.url}index.html`, size);
+const open = (size = DESKTOP) => openAppPage(dev.browser, `${dev.url}index.html`, size);
 
 /** Text elements whose contrast is below WCAG AA, with the colours the browser computed. */
 async function lowContrast(page: Page): Promise<string[]> {

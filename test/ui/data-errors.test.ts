@@ -4,36 +4,30 @@
 // the catalog, a host that cannot be reached or refuses cross-origin
 // reads (CORS) — and a host that ignores Range gets a warning while
 // queries still answer.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import type { ViteDevServer } from 'vite';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { drawPoint, openAppPage, runAndWait } from '../helpers/app-page.ts';
-import { launchChromium, startVite } from '../helpers/browser.ts';
+import { startVite } from '../helpers/browser.ts';
+import { useViteApp } from '../helpers/vite-app.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
 
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../screens/', import.meta.url).pathname;
-let browser: Browser;
-let vite: { server: ViteDevServer; url: string };
+const dev = useViteApp({ 'data/demo': demo });
 let empty = '';
 const servers: RangeServer[] = [];
 
 beforeAll(async () => {
-  await mkdir(SHOTS, { recursive: true });
-  browser = await launchChromium();
-  vite = await startVite({ 'data/demo': demo });
   empty = await mkdtemp(join(tmpdir(), 'cq-empty-'));
 }, 120_000);
 
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
-  await browser?.close();
-  await vite?.server.close();
   if (empty) await rm(empty, { recursive: true, force: true });
 });
 
@@ -48,8 +42,8 @@ async function openOn(
   data: string,
   size = { width: 1280, height: 800 },
 ): Promise<{ page: Page; error: string; warning: string }> {
-  const page = await browser.newPage({ viewport: size });
-  await page.goto(`${vite.url}index.html?data=${encodeURIComponent(data)}`);
+  const page = await dev.browser.newPage({ viewport: size });
+  await page.goto(`${dev.url}index.html?data=${encodeURIComponent(data)}`);
   await page.waitForFunction(() => 'cqUi' in window, undefined, { timeout: 20_000 });
   await page.evaluate(() =>
     Promise.race([
@@ -140,7 +134,7 @@ describe('?data= that cannot be used says which URL and why', () => {
   it('without ?data= and no demo built: says how to build it', async () => {
     const bare = await startVite({}, { withoutPublic: true });
     try {
-      const page = await browser.newPage();
+      const page = await dev.browser.newPage();
       await page.goto(`${bare.url}index.html`);
       await page.evaluate(() =>
         Promise.race([
@@ -161,7 +155,7 @@ describe('?data= that cannot be used says which URL and why', () => {
 
   it('a host that ignores Range: a warning, and queries still answer (from whole files)', async () => {
     const s = await serve(demo, { cors: true, ranges: false });
-    const page = await openAppPage(browser, `${vite.url}index.html?data=${encodeURIComponent(s.url)}`);
+    const page = await openAppPage(dev.browser, `${dev.url}index.html?data=${encodeURIComponent(s.url)}`);
     await expect
       .poll(() => page.locator('#data-warning').textContent(), { timeout: 10_000 })
       .toBe(
@@ -181,7 +175,7 @@ describe('?data= that cannot be used says which URL and why', () => {
 
   it('a host with Range support: no warning', async () => {
     const s = await serve(demo, { cors: true });
-    const page = await openAppPage(browser, `${vite.url}index.html?data=${encodeURIComponent(s.url)}`);
+    const page = await openAppPage(dev.browser, `${dev.url}index.html?data=${encodeURIComponent(s.url)}`);
     // The check ran (a Range request for byte 0 answered 206) and said nothing.
     await expect
       .poll(() => s.log.some((e) => e.path === '/catalog.json' && e.range === 'bytes=0-0' && e.status === 206), {

@@ -3,26 +3,14 @@
 // a connection, and the shapes of answers saved on this device stay outlined
 // and named on the map — a grower finds "Block 7" by the field drawn there
 // last week, even after clearing the drawing (docs/basemaps.md).
-import type { Browser, Page } from 'playwright-core';
-import type { ViteDevServer } from 'vite';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, inject, it } from 'vitest';
 import { openAppPage, runAndWait, zoomTo } from '../helpers/app-page.ts';
-import { launchChromium, startVite } from '../helpers/browser.ts';
+import { useViteApp } from '../helpers/vite-app.ts';
 
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../screens/', import.meta.url).pathname;
-let browser: Browser;
-let vite: { server: ViteDevServer; url: string };
-
-beforeAll(async () => {
-  browser = await launchChromium();
-  vite = await startVite({ 'data/demo': demo });
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await vite?.server.close();
-});
+const dev = useViteApp({ 'data/demo': demo });
 
 const FIELD: Array<[number, number]> = [
   [19.04, -34.155],
@@ -57,7 +45,7 @@ describe('the offline map at farm zoom', () => {
     { width: 390, height: 844 },
   ]) {
     it(`says that detail needs a connection, and keeps saved fields outlined and named (${size.width} px)`, async () => {
-      const page = await openAppPage(browser, `${vite.url}index.html`, size);
+      const page = await openAppPage(dev.browser, `${dev.url}index.html`, size);
       const detail = page.locator('#map-detail');
       await zoomTo(page, [19.045, -34.151], 8);
       expect(await detail.textContent()).toBe('');

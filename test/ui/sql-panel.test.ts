@@ -3,32 +3,27 @@
 // CDN, works offline), and the table and CSV equal native DuckDB's answer
 // to the same request in Node.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import type { ViteDevServer } from 'vite';
+import type { Page } from 'playwright-core';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
 import { runSqlAndWait } from '../helpers/app-page.ts';
-import { launchChromium, startVite } from '../helpers/browser.ts';
+import { useViteApp } from '../helpers/vite-app.ts';
 import { SQL_EXAMPLES } from '../../src/ui/sql-examples.ts';
 
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../test-results/', import.meta.url).pathname;
-let browser: Browser;
-let vite: { server: ViteDevServer; url: string };
+const dev = useViteApp({ 'data/demo': demo });
 let engine: ClimateEngine;
 
 beforeAll(async () => {
-  [browser, vite] = await Promise.all([launchChromium(), startVite({ 'data/demo': demo })]);
   engine = createNodeEngine(demo);
 });
 afterAll(async () => {
-  await browser?.close();
-  await vite?.server.close();
   await engine?.close();
 });
 
 async function openApp(): Promise<{ page: Page; requests: string[]; offsite: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await dev.browser.newPage({ viewport: { width: 1280, height: 800 } });
   const requests: string[] = [];
   const offsite: string[] = [];
   // A farm with no signal: only the app's own server answers.
@@ -37,7 +32,7 @@ async function openApp(): Promise<{ page: Page; requests: string[]; offsite: str
     return route.abort('internetdisconnected');
   });
   page.on('request', (r) => requests.push(r.url()));
-  await page.goto(`${vite.url}index.html`);
+  await page.goto(`${dev.url}index.html`);
   await page.waitForFunction(() => 'cqUi' in window);
   await page.evaluate(() => (window as unknown as { cqUi: { ready: Promise<void> } }).cqUi.ready);
   return { page, requests, offsite };
@@ -78,7 +73,7 @@ describe('SQL panel', () => {
 
     // DuckDB came from the app's own server; nothing left the machine.
     expect(duck().length).toBeGreaterThan(0);
-    expect(duck().every((u) => u.startsWith(vite.url))).toBe(true);
+    expect(duck().every((u) => u.startsWith(dev.url))).toBe(true);
     expect(offsite).toEqual([]);
 
     // Bad SQL: DuckDB's own words, and no stale table.

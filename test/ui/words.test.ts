@@ -2,14 +2,13 @@
 // layers by plain name and unit (layer names from the dataset's catalog),
 // definitions of chill, growing degree days and frost that say what the
 // demo build computes, errors that say "field G2", dates typed yyyy-mm-dd
-// in an en-US browser, and the contract's names only in the "For
+// in an en-US dev.browser, and the contract's names only in the "For
 // developers" panel, which shows the endpoint, the request and a fetch()
 // snippet that can be copied.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import type { ViteDevServer } from 'vite';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { GDD_BASE, dailyGdd, isFrostDay, utahUnits } from '../../src/builder/demo-rasters-agro.ts';
 import { hourlyTemperature } from '../../src/builder/demo-weather.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
@@ -19,26 +18,18 @@ import { RASTER_FAMILIES } from '../../src/contract/raster-layers.ts';
 import { layerDefinition } from '../../src/ui/words.ts';
 import { STATION_TYPE_INFO_NAMES } from '../../src/contract/station-type-info.ts';
 import { drawPoint, drawPolygon, openAppPage, runAndWait, zoomTo, type Ui } from '../helpers/app-page.ts';
-import { launchChromium, startVite } from '../helpers/browser.ts';
+import { useViteApp } from '../helpers/vite-app.ts';
 
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../screens/', import.meta.url).pathname;
-let browser: Browser;
-let vite: { server: ViteDevServer; url: string };
+const dev = useViteApp({ 'data/demo': demo });
 let catalog: Catalog;
 
 beforeAll(async () => {
-  browser = await launchChromium();
-  vite = await startVite({ 'data/demo': demo });
   catalog = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')) as Catalog;
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await vite?.server.close();
-});
-
-const open = (size?: { width: number; height: number }) => openAppPage(browser, `${vite.url}index.html`, size);
+const open = (size?: { width: number; height: number }) => openAppPage(dev.browser, `${dev.url}index.html`, size);
 /** What is on screen outside the (closed) developer panel. */
 const visibleText = (page: Page) => page.evaluate(() => document.body.innerText);
 /** Contract names a person should not have to read. */
@@ -282,13 +273,13 @@ describe('the definitions agree with the demo layers themselves', () => {
 
 describe('the contract stays in the developer panel', () => {
   it('no contract names on screen; the panel has endpoint, request JSON and a fetch() that copies', async () => {
-    const context = await browser.newContext({
+    const context = await dev.browser.newContext({
       viewport: { width: 1280, height: 800 },
       permissions: ['clipboard-read', 'clipboard-write'],
     });
     const page = await context.newPage();
     await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (r) => r.abort('internetdisconnected'));
-    await page.goto(`${vite.url}index.html`);
+    await page.goto(`${dev.url}index.html`);
     await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.ready);
     await drawPoint(page, [18.87, -33.93]);
     const ui = await runAndWait(page);
@@ -363,10 +354,10 @@ describe('the contract stays in the developer panel', () => {
 
 describe('dates read yyyy-mm-dd whatever the browser locale', () => {
   it('in an en-US Chromium the date fields show and take 2024-12-01, not 12/01/2024', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
+    const context = await dev.browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' });
     const page = await context.newPage();
     await page.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (r) => r.abort('internetdisconnected'));
-    await page.goto(`${vite.url}index.html`);
+    await page.goto(`${dev.url}index.html`);
     await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.ready);
     expect(await page.evaluate(() => navigator.language)).toBe('en-US');
     const from = page.getByLabel('From', { exact: true });
