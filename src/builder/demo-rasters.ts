@@ -15,7 +15,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXTENT_BBOX, type RasterDataType } from '../contract/raster-layers.ts';
-import { updateCatalog } from './dataset-writer.ts';
+import { updateCatalog } from './dataset/dataset-writer.ts';
 import { CHILL_SEASON, GDD_BASE, GDD_SEASON, UtahTable, dailyGdd, isFrostDay } from './demo-rasters-agro.ts';
 import {
   DEMO_RESOLUTION,

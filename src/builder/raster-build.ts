@@ -38,7 +38,7 @@ import { fromFile } from 'geotiff';
 import { BuildError } from './build-error.ts';
 import { NO_SUB_TYPE, RASTER_FAMILIES, contractLayer, type RasterTimeScale } from '../contract/raster-layers.ts';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
-import { placeInto, readCatalogOrEmpty, updateCatalog } from './dataset-writer.ts';
+import { placeInto, readCatalogOrEmpty, updateCatalog } from './dataset/dataset-writer.ts';
 import { DEFAULT_SCALE, declareLayer, knownExtents, settleExtent } from './raster-build-declare.ts';
 import { closeDataset, gdalStep, openDataset, type GdalInfo, type Mount } from './raster-build-gdal.ts';
 import type { GridSpec } from '../rasters/coverage.ts';
@@ -62,7 +62,7 @@ import {
 } from './raster-inputs.ts';
 import { type BandSource, stackVrt } from './raster-build-vrt.ts';
 import { storeName, writeZarrGroups, zarrGroupRanges } from './raster-build-zarr.ts';
-import { mergeLayer } from './layer-merge.ts';
+import { mergeLayer } from './dataset/layer-merge.ts';
 import { previewFactor, variableName, ZARR_CHUNK, type ZarrArrays } from '../rasters/zarr-layout.ts';
 
 /** Stored value meaning "no data" in every built layer. */

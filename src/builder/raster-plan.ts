@@ -17,7 +17,7 @@ import type { GridSpec } from '../rasters/coverage.ts';
 import { gridOf } from '../rasters/layer-plan.ts';
 import { ZARR_CHUNK } from '../rasters/zarr-layout.ts';
 import { BuildError } from './build-error.ts';
-import { fileGroup } from './layer-merge.ts';
+import { fileGroup } from './dataset/layer-merge.ts';
 import { DEFAULT_SCALE, declareLayer, type LayerStatement, type PendingDeclaration } from './raster-build-declare.ts';
 import { type DatedInput, datesOfInputs } from './raster-build-dates.ts';
 import { chooseLayout, chooseTileSize } from './raster-tiling.ts';

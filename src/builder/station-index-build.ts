@@ -27,7 +27,7 @@ import {
 } from '../dataset/catalog.ts';
 import { parquetMetadata, type FileMetaData } from 'hyparquet';
 import { ordinalOfTime } from '../stations/time-keys.ts';
-import { placeInto, updateCatalog } from './dataset-writer.ts';
+import { placeInto, updateCatalog } from './dataset/dataset-writer.ts';
 import { BuildError } from './build-error.ts';
 import { ident, lit, openBuildDuckDB, rows } from './build-duckdb.ts';
 import { DEFAULT_UTC_OFFSET } from '../contract/utc-offset.ts';

@@ -23,7 +23,7 @@ import { physicalBounds, plausibleBounds } from '../contract/station-bounds.ts';
 import { derivedDecimals, roundValueSql } from '../contract/station-type-info.ts';
 import { deriveRulesInto, isComputedType, type DeriveRule } from '../contract/derive-rules.ts';
 import { TIME_SCALES, stationScaleSpec } from '../contract/time-scales.ts';
-import { readCatalogOrEmpty, swapInto, updateCatalog } from './dataset-writer.ts';
+import { readCatalogOrEmpty, swapInto, updateCatalog } from './dataset/dataset-writer.ts';
 import { parseUtcOffset, utcOffsetLabel } from '../contract/utc-offset.ts';
 import { planStationBuild, type StationInputs } from './station-plan.ts';
 import { BuildError } from './build-error.ts';

@@ -42,7 +42,7 @@ export async function buildDemo(out: string, log: (line: string) => void = () =>
     const s = await buildStations({ stations: files.stations, hourly: files.hourly }, out, 'demo').finally(() =>
       clearInterval(beat),
     );
-    const { updateCatalog } = await import('../builder/dataset-writer.ts');
+    const { updateCatalog } = await import('../builder/dataset/dataset-writer.ts');
     await updateCatalog(out, 'demo', (c) => {
       c.notice = DEMO_NOTICE;
       const line =

@@ -17,6 +17,6 @@ export type { BuildErrorCode, BuildErrorDetail } from '../builder/build-error.ts
 export { buildDemo, DEFAULT_DATASET } from './demo.ts';
 export { indexStations } from '../builder/station-index-build.ts';
 export { buildRasterLayer, type RasterBuildOptions, type RasterBuildResult } from '../builder/raster-build.ts';
-export { removeRasterLayer, removeStations, type RemoveReport } from '../builder/dataset-remove.ts';
+export { removeRasterLayer, removeStations, type RemoveReport } from '../builder/dataset/dataset-remove.ts';
 export * from '../index.ts';
 export { createNativeSqlRunner, type NativeSqlOptions } from './native-sql-runner.ts';

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { placeInto, swapInto, writeFileAtomic } from '../../src/builder/dataset-writer.ts';
+import { placeInto, swapInto, writeFileAtomic } from '../../src/builder/dataset/dataset-writer.ts';
 
 let dir: string;
 beforeEach(async () => {

@@ -6,7 +6,7 @@
  * from the planner's helpers.
  */
 import { describe, expect, it } from 'vitest';
-import { emptyCatalog } from '../../src/builder/dataset-writer.ts';
+import { emptyCatalog } from '../../src/builder/dataset/dataset-writer.ts';
 import { planRasterLayer, type RasterInputMeta } from '../../src/builder/raster-plan.ts';
 import type { RasterLayerEntry } from '../../src/dataset/catalog.ts';
 import { buildErrorOf } from '../helpers/expect-error.ts';

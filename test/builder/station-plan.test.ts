@@ -4,7 +4,7 @@
  * times are filed in — written out here scale by scale.
  */
 import { describe, expect, it } from 'vitest';
-import { emptyCatalog } from '../../src/builder/dataset-writer.ts';
+import { emptyCatalog } from '../../src/builder/dataset/dataset-writer.ts';
 import { planStationBuild } from '../../src/builder/station-plan.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 import { buildErrorOf } from '../helpers/expect-error.ts';

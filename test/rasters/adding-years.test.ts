@@ -12,8 +12,8 @@ import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fileGroup, mergeLayer } from '../../src/builder/layer-merge.ts';
-import { mergeDatasets } from '../../src/builder/dataset-merge.ts';
+import { fileGroup, mergeLayer } from '../../src/builder/dataset/layer-merge.ts';
+import { mergeDatasets } from '../../src/builder/dataset/dataset-merge.ts';
 import { writeInputGeoTiff } from '../../src/builder/raster-build-input.ts';
 import { buildRasterLayer } from '../../src/builder/raster-build.ts';
 import type { Catalog, RasterLayerEntry } from '../../src/dataset/catalog.ts';

@@ -48,7 +48,7 @@ async function run(args: string[]): Promise<number> {
       usageError(HELP, 'remove changes a dataset folder; --data must be a folder, not a URL.');
     const [dataType, subDataType = '-', more] = name.split('/');
     if (!dataType || more !== undefined) usageError(HELP, `"${name}" is not NAME or NAME/SUB.`);
-    const { removeRasterLayer } = await import('../../builder/dataset-remove.ts');
+    const { removeRasterLayer } = await import('../../builder/dataset/dataset-remove.ts');
     const r = await removeRasterLayer(data, dataType, subDataType, values.extent);
     process.stderr.write(
       `Removed layer ${r.removed} from ${data}: ${r.files.length} file(s) deleted${r.files.length ? ` (${r.files.join(', ')})` : ''}.\n`,
@@ -60,7 +60,7 @@ async function run(args: string[]): Promise<number> {
     if (sources.length === 0) usageError(HELP, 'merge takes one or more dataset folders to add.');
     if (/^https?:\/\//i.test(data) || sources.some((s) => /^https?:\/\//i.test(s)))
       usageError(HELP, 'merge reads and changes dataset folders, not URLs.');
-    const { mergeDatasets } = await import('../../builder/dataset-merge.ts');
+    const { mergeDatasets } = await import('../../builder/dataset/dataset-merge.ts');
     const r = await mergeDatasets(data, sources);
     for (const l of r.layers) {
       process.stderr.write(

@@ -46,7 +46,7 @@ async function run(args: string[]): Promise<number> {
   const data = values.data ?? DEFAULT_DATASET;
   if (/^https?:\/\//i.test(data))
     usageError(HELP, 'remove changes a dataset folder; --data must be a folder, not a URL.');
-  const { removeStations } = await import('../../builder/dataset-remove.ts');
+  const { removeStations } = await import('../../builder/dataset/dataset-remove.ts');
   const r = await removeStations(data, ids, all);
   process.stderr.write(`Removed ${r.removed} from ${data}.\n`);
   return 0;

@@ -9,8 +9,8 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RasterLayerEntry } from '../dataset/catalog.ts';
-import { BuildError } from './build-error.ts';
+import type { RasterLayerEntry } from '../../dataset/catalog.ts';
+import { BuildError } from '../build-error.ts';
 import { placeInto, readCatalogOrEmpty, updateCatalog } from './dataset-writer.ts';
 import { mergeLayer, type LayerMerge } from './layer-merge.ts';
 

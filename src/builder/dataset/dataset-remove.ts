@@ -4,16 +4,16 @@
  * else. The catalog stops naming what goes first, then its files are
  * deleted, so a reader never finds a catalog entry without its file.
  */
-import { countOf } from '../contract/quote.ts';
+import { countOf } from '../../contract/quote.ts';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { STATION_TIME_SCALES } from '../contract/station-data-types.ts';
-import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
+import { STATION_TIME_SCALES } from '../../contract/station-data-types.ts';
+import type { Catalog, RasterLayerEntry } from '../../dataset/catalog.ts';
 import { placeInto, updateCatalog } from './dataset-writer.ts';
-import { BuildError } from './build-error.ts';
-import { lit, openBuildDuckDB } from './build-duckdb.ts';
-import { indexStations } from './station-index-build.ts';
+import { BuildError } from '../build-error.ts';
+import { lit, openBuildDuckDB } from '../build-duckdb.ts';
+import { indexStations } from '../station-index-build.ts';
 
 /** Reads `dir/catalog.json`, or says there is no dataset there. */
 async function readCatalog(dir: string): Promise<Catalog> {

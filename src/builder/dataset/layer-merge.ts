@@ -10,8 +10,8 @@
  * keeps must share the new files' grid, storage and layout. Anything else is
  * refused with what to do, unless the caller asks to replace the layer whole.
  */
-import type { RasterFileEntry, RasterLayerEntry } from '../dataset/catalog.ts';
-import { BuildError } from './build-error.ts';
+import type { RasterFileEntry, RasterLayerEntry } from '../../dataset/catalog.ts';
+import { BuildError } from '../build-error.ts';
 
 /** The plan: the layer to register, and the files of the old one it no longer lists. */
 export interface LayerMerge {

@@ -15,9 +15,9 @@ import { createReadStream } from 'node:fs';
 import { cp, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { fromFile } from 'geotiff';
 import { basename, dirname, join } from 'node:path';
-import { CATALOG_VERSION, type Catalog, type CatalogFile } from '../dataset/catalog.ts';
-import { checkCatalog } from '../dataset/catalog-check.ts';
-import { BuildError } from './build-error.ts';
+import { CATALOG_VERSION, type Catalog, type CatalogFile } from '../../dataset/catalog.ts';
+import { checkCatalog } from '../../dataset/catalog-check.ts';
+import { BuildError } from '../build-error.ts';
 
 /**
  * Reads the catalog in `dir` through the engine's own checks, or an empty one when there is none.
