@@ -13,6 +13,7 @@
  * - `unreadable_input`: a file is missing or no reader can open it;
  * - `conflict`: the inputs disagree with each other or with the dataset (overlaps, another zone);
  * - `dataset_damaged`: the dataset being built into cannot be read (a cut or hand-edited catalog.json);
+ * - `dataset_busy`: another command is changing the dataset (its lock is held: dataset/dataset-lock.ts);
  * - `internal`: the build's own check of what it wrote failed (a bug, or a disk that failed or
  *   filled); nothing was published, so the dataset is as it was.
  */
@@ -22,6 +23,7 @@ export type BuildErrorCode =
   | 'unreadable_input'
   | 'conflict'
   | 'dataset_damaged'
+  | 'dataset_busy'
   | 'internal';
 
 /** Where a build error lies, when known. */

@@ -9,6 +9,7 @@
  * values (3.0 GB for a year of the 1,800 × 1,150 px real-size grid) and
  * memory one strip, whatever the number of years.
  */
+import { builtFileName } from './dataset/layer-merge.ts';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RasterFileEntry } from '../dataset/catalog.ts';
@@ -42,15 +43,6 @@ export interface ZarrGroupsJob
 /** The raw order GDAL copies a group in most cheaply: pixel-interleaved inputs row by row, the rest band by band. */
 export function rawInterleave(bands: readonly BandSource[]): RawInterleave {
   return bands.length > 0 && bands.every((b) => b.pixelInterleaved && b.file === bands[0]!.file) ? 'BIP' : 'BSQ';
-}
-
-/** A store's file name: the group's name and the build's own id, so a rebuild never writes into a store a reader may be using. */
-export function storeName(group: string, buildId: string): string {
-  const id = buildId
-    .split('/')
-    .pop()!
-    .replace(/[^A-Za-z0-9]/g, '');
-  return `${group.replace(/\.tif$/, '')}-${id}.zarr`;
 }
 
 let rawCounter = 0;
@@ -140,7 +132,7 @@ export async function zarrGroupRanges(
 /** Writes every group's store into the staging folder; returns the layer's file entries and each store's bytes. */
 export async function writeZarrGroups(job: ZarrGroupsJob): Promise<Array<{ entry: RasterFileEntry; bytes: number }>> {
   const entries = await eachRawStack(job, async (name, bands, reader) => {
-    const store = storeName(name, job.buildId);
+    const store = builtFileName(name, job.buildId, 'zarr');
     job.log(`writing ${job.layerDir}/${store} (${bands.length} dates)`);
     const started = Date.now();
     let shown = started;

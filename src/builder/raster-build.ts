@@ -39,6 +39,7 @@ import { BuildError } from './build-error.ts';
 import { NO_SUB_TYPE, RASTER_FAMILIES, contractLayer, type RasterTimeScale } from '../contract/raster-layers.ts';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
 import { placeInto, readCatalogOrEmpty, updateCatalog } from './dataset/dataset-writer.ts';
+import { withDatasetLock } from './dataset/dataset-lock.ts';
 import { DEFAULT_SCALE, declareLayer, knownExtents, settleExtent } from './raster-build-declare.ts';
 import { closeDataset, gdalStep, openDataset, type GdalInfo, type Mount } from './raster-build-gdal.ts';
 import type { GridSpec } from '../rasters/coverage.ts';
@@ -61,8 +62,8 @@ import {
   resolveInputs,
 } from './raster-inputs.ts';
 import { type BandSource, stackVrt } from './raster-build-vrt.ts';
-import { storeName, writeZarrGroups, zarrGroupRanges } from './raster-build-zarr.ts';
-import { mergeLayer } from './dataset/layer-merge.ts';
+import { writeZarrGroups, zarrGroupRanges } from './raster-build-zarr.ts';
+import { builtFileName, mergeLayer } from './dataset/layer-merge.ts';
 import { previewFactor, variableName, ZARR_CHUNK, type ZarrArrays } from '../rasters/zarr-layout.ts';
 
 /** Stored value meaning "no data" in every built layer. */
@@ -149,7 +150,13 @@ type Grid = GridSpec;
  * for bad inputs (unknown layer, undatable bands, values that do not fit
  * the storage step) and Error for GDAL failures.
  */
-export async function buildRasterLayer(options: RasterBuildOptions): Promise<RasterBuildResult> {
+export function buildRasterLayer(options: RasterBuildOptions): Promise<RasterBuildResult> {
+  const name = `${options.dataType}${options.subDataType ? `/${options.subDataType}` : ''}`;
+  return withDatasetLock(resolve(options.dir), `build --layer ${name}`, () => buildLocked(options));
+}
+
+/** {@link buildRasterLayer}, holding the dataset's lock. */
+async function buildLocked(options: RasterBuildOptions): Promise<RasterBuildResult> {
   const started = Date.now();
   const log = options.log ?? (() => undefined);
   // NetCDF inputs may state the unit; the name and time scale are checked before any file is read.
@@ -263,7 +270,7 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
         : { tileSize: [tileSize, tileSize] as [number, number] }),
     });
     // Refused before anything is written when the files could not join the layer the dataset holds.
-    const fileOf = (name: string) => `${layerDir}/${layout === 'zarr' ? storeName(name, buildId) : name}`;
+    const fileOf = (name: string) => `${layerDir}/${builtFileName(name, buildId, layout)}`;
     mergeLayer(
       existing,
       entryFor(
@@ -310,8 +317,8 @@ export async function buildRasterLayer(options: RasterBuildOptions): Promise<Ras
     // 4. Read back the exact grid and tiling from the written files (gdalinfo's JSON rounds doubles).
     const written = zarrGrid ?? (await checkWritten(stagingHost, fileEntries, tileSize));
 
-    // 5. Move the new files in beside the layer's others (a year's map file replaces its old one by a
-    //    rename; a store has a new name), register the layer, then delete what it no longer lists.
+    // 5. Move the new files in beside the layer's others (each has a new, build-named name), switch the
+    //    catalog to them in one rename, then delete what it no longer lists.
     const merged = mergeLayer(existing, entryFor(written, fileEntries), {
       replace: options.replace ?? false,
       where: dir,
@@ -491,9 +498,10 @@ async function writeMaps(
       stackVrt(grid, bands, { type: 'Int16', scale, offset, nodata: STORED_NODATA }),
     );
     const { ds } = await openDataset(`${workMount.virtual}/${vrtName}`);
-    log(`writing ${layerDir}/${name} (${bands.length} band${bands.length === 1 ? '' : 's'})`);
+    const file = builtFileName(name, buildId, 'map');
+    log(`writing ${layerDir}/${file} (${bands.length} band${bands.length === 1 ? '' : 's'})`);
     await gdalStep(
-      `Writing ${layerDir}/${name}`,
+      `Writing ${layerDir}/${file}`,
       (g) =>
         g.gdal_translate(
           ds,
@@ -506,12 +514,12 @@ async function writeMaps(
             '-mo',
             `${BUILD_ID_KEY.toUpperCase()}=${buildId}`,
           ],
-          `${workMount.outputName}/out/${name.replace(/\.tif$/, '')}`,
+          `${workMount.outputName}/out/${file.replace(/\.tif$/, '')}`,
         ),
       'internal',
     );
     await closeDataset(ds);
-    written.push({ path: `${layerDir}/${name}`, periods: timeScale === null ? [''] : bands.map((b) => b.key) });
+    written.push({ path: `${layerDir}/${file}`, periods: timeScale === null ? [''] : bands.map((b) => b.key) });
   }
 
   return written;

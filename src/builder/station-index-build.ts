@@ -28,6 +28,7 @@ import {
 import { parquetMetadata, type FileMetaData } from 'hyparquet';
 import { ordinalOfTime } from '../stations/time-keys.ts';
 import { placeInto, updateCatalog } from './dataset/dataset-writer.ts';
+import { withDatasetLock } from './dataset/dataset-lock.ts';
 import { BuildError } from './build-error.ts';
 import { ident, lit, openBuildDuckDB, rows } from './build-duckdb.ts';
 import { DEFAULT_UTC_OFFSET } from '../contract/utc-offset.ts';
@@ -473,6 +474,10 @@ export async function indexStations(
   name = 'dataset',
   utcOffset?: string,
 ): Promise<StationsSection> {
+  return withDatasetLock(datasetDir, 'index', () => indexLocked(datasetDir, name, utcOffset));
+}
+
+async function indexLocked(datasetDir: string, name: string, utcOffset: string | undefined): Promise<StationsSection> {
   const indexed = await indexStationArchive(join(datasetDir, 'stations'), 'stations');
   let section = indexed;
   await updateCatalog(datasetDir, name, (c) => {

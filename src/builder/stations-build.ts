@@ -24,6 +24,7 @@ import { derivedDecimals, roundValueSql } from '../contract/station-type-info.ts
 import { deriveRulesInto, isComputedType, type DeriveRule } from '../contract/derive-rules.ts';
 import { TIME_SCALES, stationScaleSpec } from '../contract/time-scales.ts';
 import { readCatalogOrEmpty, swapInto, updateCatalog } from './dataset/dataset-writer.ts';
+import { withDatasetLock } from './dataset/dataset-lock.ts';
 import { parseUtcOffset, utcOffsetLabel } from '../contract/utc-offset.ts';
 import { planStationBuild, type StationInputs } from './station-plan.ts';
 import { BuildError } from './build-error.ts';
@@ -738,6 +739,16 @@ export async function buildStationsWithReport(
   outDir: string,
   name = 'dataset',
   options: StationBuildOptions = {},
+): Promise<{ section: StationsSection; report: StationBuildReport }> {
+  return withDatasetLock(outDir, 'build --stations', () => buildLocked(inputs, outDir, name, options));
+}
+
+/** {@link buildStationsWithReport}, holding the dataset's lock. */
+async function buildLocked(
+  inputs: StationInputs,
+  outDir: string,
+  name: string,
+  options: StationBuildOptions,
 ): Promise<{ section: StationsSection; report: StationBuildReport }> {
   const t0 = Date.now();
   // Refusals that need no file read come first (a file given twice, a zone the dataset does not keep).

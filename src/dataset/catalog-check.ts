@@ -11,6 +11,8 @@ import { STATION_TIME_SCALES } from '../contract/station-data-types.ts';
 import { isStoredUtcOffset } from '../contract/utc-offset.ts';
 import { truncate } from '../contract/quote.ts';
 import { isSha256Hex } from '../io/digest.ts';
+import { checkFileOwners } from './catalog-owners.ts';
+import { checkCatalogPaths } from './dataset-path.ts';
 import {
   CATALOG_VERSION,
   type Catalog,
@@ -22,6 +24,24 @@ import {
 
 /** Largest raster side the engine accepts: 1 M pixels (a 1 m grid of 1,000 km). */
 const MAX_SIDE = 1_000_000;
+
+/**
+ * Most pixels a layer's grid may claim: 2³¹, Africa at 0.0025° (≈ 1.1 × 10⁹) or the globe at 0.005°
+ * fit; a claim of 10⁶ × 10⁶ px is refused before any query plans over it (docs/reliability.md).
+ */
+export const MAX_LAYER_PIXELS = 2 ** 31;
+
+/**
+ * A catalog as every reader takes it, the engine and each build alike: its fields
+ * ({@link checkCatalog}), every path it lists (confined to the dataset, dataset-path.ts) and who
+ * owns each (one layer per file, none on the catalog or the station archive: catalog-owners.ts).
+ */
+export function checkDataset(value: unknown, where: string): Catalog {
+  const catalog = checkCatalog(value, where);
+  checkCatalogPaths(catalog, where);
+  checkFileOwners(catalog, where);
+  return catalog;
+}
 
 /** Checks a parsed catalog; returns it with older layer entries completed. Throws `dataset_unavailable` naming the first bad field. */
 export function checkCatalog(value: unknown, where: string): Catalog {
@@ -158,6 +178,19 @@ export function checkCatalog(value: unknown, where: string): Catalog {
         l[k],
         `must be a whole number from 1 to ${MAX_SIDE}`,
       );
+    check(
+      l.width * l.height <= MAX_LAYER_PIXELS,
+      `${at}.width × height`,
+      l.width * l.height,
+      `must be at most ${MAX_LAYER_PIXELS.toLocaleString('en')} pixels`,
+    );
+    // A lon/lat grid lies on the globe (longitudes to 360 for grids stored 0…360).
+    check(
+      l.crs !== 'EPSG:4326' || (l.bbox[0] >= -360 && l.bbox[2] <= 360 && l.bbox[1] >= -90 && l.bbox[3] <= 90),
+      `${at}.bbox`,
+      l.bbox,
+      'must lie within longitudes −360…360 and latitudes −90…90 for EPSG:4326',
+    );
     check(Number.isFinite(l.scale) && l.scale !== 0, `${at}.scale`, l.scale, 'must be a finite number other than 0');
     check(Number.isFinite(l.offset), `${at}.offset`, l.offset, 'must be a finite number');
     check(l.nodata === null || Number.isFinite(l.nodata), `${at}.nodata`, l.nodata, 'must be a number or null');

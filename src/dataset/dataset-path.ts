@@ -31,9 +31,42 @@ export function checkDatasetPath(path: unknown, catalogWhere: string): string {
   // URL parsers drop tabs and newlines and trim spaces, so such a path could name another file than it shows.
   if (/[\u0000-\u0020\u007f-\u009f]/.test(path)) throw bad('holds a control character or white space');
   const segments = path.split('/');
-  if (segments.some((s) => s === '..' || s === '.' || s === '' || /%2e%2e|%2f/i.test(s)))
+  if (segments.some((s) => s === '..' || s === '.' || s === ''))
     throw bad('climbs out with ".." or has an empty or "." segment');
+  // A host may decode percent escapes before it looks the file up, some more than once: `.%2E` is
+  // `..` there. A decoded separator is kept only between two named parts (a station id "a/b" is the
+  // file name `station_id=a%2Fb`), never beside a dot, an empty part or a control character.
+  for (const s of segments) {
+    const decoded = decodedSegment(s);
+    if (decoded === null) throw bad('holds a "%" that is not an escape of two hex digits');
+    const parts = decoded.flatMap((d) => d.split(/[/\\]/));
+    if (parts.some((d) => d === '.' || d === '..' || d === '' || /[\u0000-\u001f]/.test(d)))
+      throw bad('names ".", "..", an empty segment or a control character through percent escapes (%2E, %2F, %5C)');
+  }
   return path;
+}
+
+/**
+ * The forms a host may read segment `s` as: the text, once decoded, twice decoded; null when a `%`
+ * is not followed by two hex digits (hosts differ on what such a name is).
+ */
+function decodedSegment(s: string): string[] | null {
+  const forms = [s];
+  for (let text = s, i = 0; i < 2 && text.includes('%'); i++) {
+    if (/%(?![0-9a-f]{2})/i.test(text)) return i === 0 ? null : forms;
+    text = decodeURIComponentSafe(text);
+    forms.push(text);
+  }
+  return forms;
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    // Escapes that are not UTF-8: decoded byte by byte, as a host that does not check UTF-8 would.
+    return text.replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+  }
 }
 
 /**
@@ -54,7 +87,7 @@ export function encodeDatasetPath(path: string): string {
 
 /**
  * Checks every path a catalog lists: any string under a key named `path`,
- * `store`, `index` or `coverage`, or inside `parquet`, at any depth (walked without recursion, so
+ * `store`, `index`, `coverage` or `preview`, or inside `parquet`, at any depth (walked without recursion, so
  * the format's sections can change without changing this check).
  */
 export function checkCatalogPaths(catalog: unknown, catalogWhere: string): void {
@@ -67,7 +100,8 @@ export function checkCatalogPaths(catalog: unknown, catalogWhere: string): void 
       for (const v of value) if (typeof v === 'object' && v !== null) stack.push({ value: v, pathKey: false });
     } else if (typeof value === 'object' && value !== null) {
       for (const [k, v] of Object.entries(value)) {
-        const isPathKey = k === 'path' || k === 'store' || k === 'index' || k === 'coverage' || pathKey;
+        const isPathKey =
+          k === 'path' || k === 'store' || k === 'index' || k === 'coverage' || k === 'preview' || pathKey;
         if (typeof v === 'string' ? isPathKey : typeof v === 'object' && v !== null)
           stack.push({ value: v, pathKey: isPathKey || k === 'parquet' });
       }

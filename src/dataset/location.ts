@@ -22,7 +22,7 @@ import {
   type RetryPolicy,
 } from '../io/timed-fetch.ts';
 import type { Catalog } from './catalog.ts';
-import { checkCatalog } from './catalog-check.ts';
+import { checkDataset } from './catalog-check.ts';
 import { checkDatasetPath, datasetRoot, encodeDatasetPath } from './dataset-path.ts';
 
 /**
@@ -220,7 +220,7 @@ export function withOpener(
   };
 }
 
-/** Reads and checks catalog.json at the root of `location`. */
+/** Reads catalog.json at the root of `location` and checks it as every reader does (catalog-check.ts, checkDataset). */
 export async function loadCatalog(location: DatasetLocation, signal?: AbortSignal): Promise<Catalog> {
   const text = await location.readText('catalog.json', signal, "The dataset's catalog");
   let json: unknown;
@@ -236,5 +236,5 @@ export async function loadCatalog(location: DatasetLocation, signal?: AbortSigna
       { cause },
     );
   }
-  return checkCatalog(json, location.resolve('catalog.json'));
+  return checkDataset(json, location.resolve('catalog.json'));
 }

@@ -17,7 +17,6 @@ import { validateNearestStation, validatePoint, validatePolyAggregate, validateP
 import { checkRasterShape } from '../contract/raster-options.ts';
 import type { Catalog } from '../dataset/catalog.ts';
 import { loadCatalog, urlLocation, withOpener, type DatasetLocation } from '../dataset/location.ts';
-import { checkCatalogPaths } from '../dataset/dataset-path.ts';
 import { abortable } from '../io/abortable.ts';
 import { nearestStation } from '../stations/nearest-station.ts';
 import { polyAggregate } from '../stations/poly-aggregate.ts';
@@ -135,6 +134,11 @@ export interface ClimateEngine extends ClimateQueries, DatasetViews {
    * per request. A failure is left for the next query to report: nothing failed is kept.
    */
   warm(): Promise<void>;
+  /**
+   * Forgets the catalog and every file opened from it, so the next query reads the dataset as it is
+   * now (`serve` calls it when a build, merge or remove switched the catalog.json it serves).
+   */
+  reload(): void;
   /** Releases open files and caches. */
   close(): Promise<void>;
 }
@@ -161,16 +165,11 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     // A failed load is not cached: the next query tries again. (Only this load is forgotten: one
     // aborted by a dataset reload may fail after a newer load has started.)
     if (!catalogP) {
-      const load: Promise<Catalog> = loadCatalog(location, catalogLoad.signal)
-        .then((c) => {
-          // A catalog is data: refuse paths that leave the dataset root (docs/reliability.md: a catalog is data).
-          checkCatalogPaths(c, location.resolve('catalog.json'));
-          return c;
-        })
-        .catch((err: unknown) => {
-          if (catalogP === load) catalogP = undefined;
-          throw err;
-        });
+      // A catalog is data: its fields, paths and owners are checked as it loads (docs/reliability.md).
+      const load: Promise<Catalog> = loadCatalog(location, catalogLoad.signal).catch((err: unknown) => {
+        if (catalogP === load) catalogP = undefined;
+        throw err;
+      });
       catalogP = load;
     }
     return abortable(catalogP, signal);
@@ -355,6 +354,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
         throw toClimateQueryError(err);
       });
     },
+    reload: () => forgetDataset(generation),
     async close() {
       const a = archive;
       archive = undefined;

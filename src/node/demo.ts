@@ -19,6 +19,11 @@ export const DEMO_NOTICE =
 
 /** Builds the whole demo dataset into `out`, logging each step with its duration. */
 export async function buildDemo(out: string, log: (line: string) => void = () => {}): Promise<void> {
+  const { withDatasetLock } = await import('../builder/dataset/dataset-lock.ts');
+  return withDatasetLock(out, 'demo', () => buildDemoLocked(out, log));
+}
+
+async function buildDemoLocked(out: string, log: (line: string) => void): Promise<void> {
   // Imported here, not above: they need native DuckDB and gdal3.js, optional
   // packages that importing DEFAULT_DATASET must not require.
   const { writeDemoStationInputs } = await import('../builder/demo-stations.ts');

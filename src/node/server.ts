@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { ClimateEngine } from '../engine/engine.ts';
 import { MAX_BODY_BYTES, endpointOf } from '../engine/router.ts';
@@ -32,7 +33,15 @@ export interface ServerOptions {
   host?: string;
   /** Most sockets open at once (default {@link MAX_CONNECTIONS}). */
   maxConnections?: number;
+  /**
+   * The local catalog.json the engine answers from: when it changes (a build, merge or remove
+   * switched it), the engine reloads before the next request.
+   */
+  catalogFile?: string;
 }
+
+/** Sockets kept for other clients: one client (address) may hold all but these. */
+export const CONNECTIONS_KEPT_FOR_OTHERS = 32;
 
 /** Time a client has to send its request headers, and its whole request, ms. */
 export const HEADERS_TIMEOUT_MS = 20_000;
@@ -122,6 +131,22 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 /** Starts the server and resolves once it listens. */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const root = options.staticRoot ? resolve(options.staticRoot) : undefined;
+  // The catalog the engine read, by what identifies one write of it (a writer renames a new file in).
+  const catalogIdentity = async (): Promise<string> => {
+    if (!options.catalogFile) return '';
+    const s = await stat(options.catalogFile).catch(() => null);
+    return s ? `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}` : 'none';
+  };
+  let seenCatalog = await catalogIdentity();
+  /** Reloads the engine when catalog.json is another file than the one last seen: one stat per request. */
+  const followCatalog = async () => {
+    if (!options.catalogFile) return;
+    const now = await catalogIdentity();
+    if (now !== seenCatalog) {
+      seenCatalog = now;
+      options.engine.reload();
+    }
+  };
   // The description of the routes (GET /api/openapi.json), built on first ask.
   let openApi: Promise<Record<string, unknown>> | undefined;
   let stationFiles: { catalog: Catalog; paths: Promise<Set<string>> } | undefined;
@@ -165,6 +190,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           return;
         }
         const method = req.method ?? 'GET';
+        await followCatalog();
         if (method === 'OPTIONS') {
           res.writeHead(204, CORS_HEADERS);
           res.end();
@@ -222,6 +248,23 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   );
   server.on('clientError', answerClientError);
   server.maxConnections = options.maxConnections ?? MAX_CONNECTIONS;
+  // One client may not hold every socket: past its share, its new connections are closed at once.
+  const share = Math.max(1, server.maxConnections - CONNECTIONS_KEPT_FOR_OTHERS);
+  const perClient = new Map<string, number>();
+  server.on('connection', (socket) => {
+    const who = socket.remoteAddress ?? '?';
+    const n = (perClient.get(who) ?? 0) + 1;
+    if (n > share) {
+      socket.destroy();
+      return;
+    }
+    perClient.set(who, n);
+    socket.once('close', () => {
+      const left = (perClient.get(who) ?? 1) - 1;
+      if (left > 0) perClient.set(who, left);
+      else perClient.delete(who);
+    });
+  });
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(options.port ?? 8787, options.host ?? '127.0.0.1', () => ok());

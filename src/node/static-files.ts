@@ -6,7 +6,7 @@
 import { constants } from 'node:fs';
 import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { extname, join, normalize, sep } from 'node:path';
+import { extname, join, normalize, relative, sep } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream';
 import { ClimateQueryError } from '../contract/errors.ts';
@@ -144,7 +144,15 @@ export async function serveStatic(
     // FIFO placed in the folder must not block a libuv thread forever (it
     // is then refused as not a file); it changes nothing for regular files.
     const [realRoot, realFile] = await Promise.all([realpath(root), realpath(file)]);
-    if (!options.followLinks && !inside(realRoot, realFile)) return missing;
+    if (!options.followLinks) {
+      if (!inside(realRoot, realFile)) return missing;
+      // What is served is the file, not what the URL names: a link inside the folder to a dotfile
+      // (.env, .git/config) is refused as the dotfile is, and a dataset (`allowed`) serves no link at
+      // all, so a store cannot answer one key with another file's bytes.
+      const realRel = relative(realRoot, realFile).split(sep).join('/');
+      if (hiddenPath(realRel)) return missing;
+      if (options.allowed && realFile !== normalize(join(realRoot, rel)).replace(/(.)[\/]+$/, '$1')) return missing;
+    }
     handle = await open(realFile, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     return miss(err, res);

@@ -16,6 +16,7 @@ const CODES: Record<BuildErrorCode, number> = {
   unreadable_input: 2,
   conflict: 2,
   dataset_damaged: 1,
+  dataset_busy: 1,
   internal: 1,
 };
 
@@ -37,7 +38,8 @@ describe('exit statuses', () => {
 
   it('every error a build throws is its one BuildError (no plain Error in src/builder)', () => {
     const dir = join(import.meta.dirname, '../../src/builder');
-    const plain = readdirSync(dir)
+    // Every room of the builder (dataset/ included), read recursively.
+    const plain = readdirSync(dir, { recursive: true, encoding: 'utf8' })
       .filter((f) => f.endsWith('.ts'))
       .flatMap((f) =>
         readFileSync(join(dir, f), 'utf8')

@@ -14,12 +14,14 @@
 // CQ_HOSTS picks the hosts (comma list, or `all`); by default: vite-dev, vite-preview, nginx, s3,
 // serve, http-server, sirv, python (`npm run test:hosts` runs all). A host whose program is not
 // installed is reported as a skipped test naming it, never as passing.
+import { readFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
+import type { Catalog } from '../../src/dataset/catalog.ts';
 import { launchChromium } from '../helpers/browser.ts';
 import { buildSite, type BuiltSite } from '../helpers/built-site.ts';
 import { HOSTS, hostInstalled, isSkipped, selectedHosts, type HostResult, type RunningHost } from '../helpers/hosts.ts';
@@ -467,9 +469,9 @@ for (const name of names) {
       it(`${name}: e. Range is used (a .parquet or .tif answered 206)`, async () => {
         started();
         // The host itself, from Node: a ranged GET of a layer file.
-        const tif = join(built.dataset, 'rasters/gdd-grapes/years.tif');
+        const tif = join(built.dataset, grapesFile(built.dataset));
         const size = (await stat(tif)).size;
-        const p = await probe(new URL('data/demo/rasters/gdd-grapes/years.tif', host.url).href, {
+        const p = await probe(new URL(`data/demo/${grapesFile(built.dataset)}`, host.url).href, {
           Range: 'bytes=0-15',
         });
         expect(p).toMatchObject({ status: 206, range: `bytes 0-15/${size}`, bytes: 16 });
@@ -491,9 +493,9 @@ for (const name of names) {
     } else {
       it(`${name}: e. no Range on this host: the engine reads whole files and its answers are still right`, async () => {
         started();
-        const tif = join(built.dataset, 'rasters/gdd-grapes/years.tif');
+        const tif = join(built.dataset, grapesFile(built.dataset));
         const size = (await stat(tif)).size;
-        const p = await probe(new URL('data/demo/rasters/gdd-grapes/years.tif', host.url).href, {
+        const p = await probe(new URL(`data/demo/${grapesFile(built.dataset)}`, host.url).href, {
           Range: 'bytes=0-15',
         });
         // python's http.server ignores Range: 200 and the whole file.
@@ -547,6 +549,12 @@ for (const name of names) {
   });
 }
 
+/** The demo's gdd/grapes map file in `dataset`, by the name its build gave it (the group and the build's id). */
+function grapesFile(dataset: string): string {
+  const c = JSON.parse(readFileSync(join(dataset, 'catalog.json'), 'utf8')) as Catalog;
+  return c.rasters.find((l) => l.dataType === 'gdd' && l.subDataType === 'grapes')!.files[0]!.path;
+}
+
 /** Logs what the host answers for the app's key files (status, types, Vary, encoding, ranges). */
 async function report(name: string, host: RunningHost, site: BuiltSite): Promise<void> {
   const base = new URL('./', host.url).href;
@@ -572,7 +580,7 @@ async function report(name: string, host: RunningHost, site: BuiltSite): Promise
     ['catalog.json (gzip)', `${base}data/demo/catalog.json`, { 'Accept-Encoding': 'gzip' }],
     [`${station} Range`, `${base}${station}`, { Range: 'bytes=0-3' }],
     [`${encoded} Range`, `${base}${encoded}`, { Range: 'bytes=0-3' }],
-    ['years.tif suffix Range', `${base}data/demo/rasters/gdd-grapes/years.tif`, { Range: 'bytes=-16' }],
+    ['gdd/grapes map file suffix Range', `${base}data/demo/${grapesFile(site.dataset)}`, { Range: 'bytes=-16' }],
   ];
   const lines: string[] = [];
   for (const [label, url, headers] of targets) lines.push(`  ${label}: ${JSON.stringify(await probe(url, headers))}`);

@@ -85,6 +85,9 @@ describe('a layer grows a year at a time', () => {
     expect(fileGroup('rasters/temp-mean/2024-3f9a1c2e.zarr')).toBe('2024');
     expect(fileGroup('rasters/frost/2024.tif')).toBe('2024');
     expect(fileGroup('rasters/gdd-apples/years.tif')).toBe('years.tif');
+    // From this version on a map file carries its build's id too; it is of the same group.
+    expect(fileGroup('rasters/gdd-apples/years-3f9a1c2e.tif')).toBe('years.tif');
+    expect(fileGroup('rasters/frost/2024-3f9a1c2e.tif')).toBe('2024');
   });
 
   it('adds a year, keeps the others, and answers from both', async () => {

@@ -181,22 +181,26 @@ describe('raster build output', () => {
     expect(tmean).toMatchObject({ layout: 'zarr', zarr: { variable: 'temp_mean', chunk: 8, previewFactor: 1 } });
     expect(tmean.files[0]!.periods[0]).toBe('2023-01-01');
     expect(tmean.files[0]!.periods[364]).toBe('2023-12-31');
+    // A map file too is named by its group and its build's id: a rebuild writes a new file beside the old.
     expect(byName.get('temp/max')!.files.map((f) => [f.path, f.periods.length])).toEqual([
-      ['rasters/temp-max/2023.tif', 12],
-      ['rasters/temp-max/2024.tif', 10],
+      [expect.stringMatching(/^rasters\/temp-max\/2023-[0-9a-f]{8}\.tif$/), 12],
+      [expect.stringMatching(/^rasters\/temp-max\/2024-[0-9a-f]{8}\.tif$/), 10],
     ]);
     expect(byName.get('gdd/apples')!.files).toEqual([
-      { path: 'rasters/gdd-apples/years.tif', periods: ['2019', '2020', '2021', '2022', '2023', '2024'] },
+      {
+        path: expect.stringMatching(/^rasters\/gdd-apples\/years-[0-9a-f]{8}\.tif$/),
+        periods: ['2019', '2020', '2021', '2022', '2023', '2024'],
+      },
     ]);
     expect(byName.get('chill/dpcu')!.files[0]!.periods).toEqual(['2022', '2023', '2024']);
     expect(byName.get('rain/monthly_median')!).toMatchObject({
       timeScale: 'calendar_month',
       extent: 'sa',
-      files: [{ path: 'rasters/rain-monthly_median/months.tif' }],
+      files: [{ path: expect.stringMatching(/^rasters\/rain-monthly_median\/months-[0-9a-f]{8}\.tif$/) }],
     });
     expect(byName.get('windspeed/20')!).toMatchObject({
       timeScale: null,
-      files: [{ path: 'rasters/windspeed-20/layer.tif', periods: [''] }],
+      files: [{ path: expect.stringMatching(/^rasters\/windspeed-20\/layer-[0-9a-f]{8}\.tif$/), periods: [''] }],
     });
     for (const f of catalog.files) expect(existsSync(join(fx.dataset, f.path))).toBe(true);
     expect(catalog.files.filter((f) => f.role === 'raster')).toHaveLength(7);
@@ -236,8 +240,12 @@ describe('raster build output', () => {
     const added = (JSON.parse(await readFile(join(fx.dataset, 'catalog.json'), 'utf8')) as Catalog).rasters.find(
       (l) => l.dataType === 'temp' && l.subDataType === 'max',
     )!;
-    expect(added.files).toEqual(before.files);
-    expect(existsSync(join(fx.dataset, 'rasters/temp-max/2023.tif'))).toBe(true);
+    // 2023 as it was; 2024 in a new file of the same dates, the old one deleted once the catalog moved on.
+    expect(added.files[0]).toEqual(before.files[0]);
+    expect(added.files[1]!.periods).toEqual(before.files[1]!.periods);
+    expect(added.files[1]!.path).not.toBe(before.files[1]!.path);
+    expect(existsSync(join(fx.dataset, before.files[0]!.path))).toBe(true);
+    expect(existsSync(join(fx.dataset, before.files[1]!.path))).toBe(false);
     await buildRasterLayer({
       dir: fx.dataset,
       dataType: 'temp',
@@ -248,9 +256,11 @@ describe('raster build output', () => {
     const catalog = JSON.parse(await readFile(join(fx.dataset, 'catalog.json'), 'utf8')) as Catalog;
     const tmax = catalog.rasters.filter((l) => l.dataType === 'temp' && l.subDataType === 'max');
     expect(tmax).toHaveLength(1);
-    expect(tmax[0]!.files.map((f) => f.path)).toEqual(['rasters/temp-max/2024.tif']);
-    expect(existsSync(join(fx.dataset, 'rasters/temp-max/2023.tif'))).toBe(false);
-    expect(catalog.files.some((f) => f.path === 'rasters/temp-max/2023.tif')).toBe(false);
+    expect(tmax[0]!.files.map((f) => f.path)).toEqual([
+      expect.stringMatching(/^rasters\/temp-max\/2024-[0-9a-f]{8}\.tif$/),
+    ]);
+    expect(existsSync(join(fx.dataset, before.files[0]!.path))).toBe(false);
+    expect(catalog.files.some((f) => f.path === before.files[0]!.path)).toBe(false);
     expect(catalog.rasters).toHaveLength(7);
   });
 });

@@ -133,7 +133,10 @@ describe('raster engine: points', () => {
 
   it('reads dates from both files of a layer split by year', async () => {
     const layer = layerOf('temp', 'max');
-    expect(layer.files.map((f) => f.path.split('/').pop())).toEqual(['2023.tif', '2024.tif']);
+    expect(layer.files.map((f) => f.path.split('/').pop())).toEqual([
+      expect.stringMatching(/^2023-[0-9a-f]{8}\.tif$/),
+      expect.stringMatching(/^2024-[0-9a-f]{8}\.tif$/),
+    ]);
     const pts: Position[] = [
       [18.31, -33.41],
       [19.55, -33.97],

@@ -8,6 +8,7 @@
  * checked too, so the build cannot agree with itself by accident. The
  * ambiguous and mismatched builds are refused with what to pass.
  */
+import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -255,7 +256,7 @@ describe('building layers a dataset did not have', () => {
       /extent: +za \[15\.958333\d*, -35\.541666\d*, 33\.541666\d*, -21\.958333\d*\]$/m,
     );
     expect(built.elevation!.stdout).toMatch(/grid: +211 × 163 px/);
-    expect(built.elevation!.stdout).toMatch(/files: +1, [\d.]+ MB \(rasters\/elevation\/layer\.tif\)/);
+    expect(built.elevation!.stdout).toMatch(/files: +1, [\d.]+ MB \(rasters\/elevation\/layer-[0-9a-f]{8}\.tif\)/);
     expect(built.tmin!.code, built.tmin!.stderr).toBe(0);
     expect(built.tmin!.stdout).toMatch(/dates: +3: 2024-01-01, 2024-01-02, 2024-01-03$/m);
     expect(built.tmin!.stderr).toMatch(/reprojecting .*tmin_20240101\.tif to EPSG:4326/);
@@ -282,7 +283,9 @@ describe('building layers a dataset did not have', () => {
       crs: 'EPSG:4326',
     });
     expect(layerOf('elevation').extentBbox).toEqual(layerOf('elevation').bbox);
-    expect(layerOf('precip').files).toEqual([{ path: 'rasters/precip-annual/years.tif', periods: ['2016', '2017'] }]);
+    expect(layerOf('precip').files).toEqual([
+      { path: expect.stringMatching(/^rasters\/precip-annual\/years-[0-9a-f]{8}\.tif$/), periods: ['2016', '2017'] },
+    ]);
     expect(layerOf('precip').extentBbox).toEqual([16.4, -34.9, 32.95, -22.1]);
     expect(layerOf('et0').files[0]!.periods).toEqual([
       '2024-01-01',
@@ -694,16 +697,20 @@ describe('the build refuses what it cannot know or what does not fit', () => {
     await build(false);
     let after = JSON.parse(await readFile(join(dataset, 'catalog.json'), 'utf8')) as Catalog;
     expect(after.rasters.map((l) => l.dataType).sort()).toEqual(before);
-    expect(after.rasters.find((l) => l.dataType === 'et0')!.files.map((f) => f.path)).toEqual([
-      'rasters/et0/2023.tif',
-      'rasters/et0/2024.tif',
+    const grown = after.rasters.find((l) => l.dataType === 'et0')!.files.map((f) => f.path);
+    expect(grown).toEqual([
+      expect.stringMatching(/^rasters\/et0\/2023-[0-9a-f]{8}\.tif$/),
+      expect.stringMatching(/^rasters\/et0\/2024-[0-9a-f]{8}\.tif$/),
     ]);
     await build(true);
     after = JSON.parse(await readFile(join(dataset, 'catalog.json'), 'utf8')) as Catalog;
     expect(after.rasters.map((l) => l.dataType).sort()).toEqual(before);
-    expect(after.rasters.find((l) => l.dataType === 'et0')!.files.map((f) => f.path)).toEqual(['rasters/et0/2023.tif']);
+    expect(after.rasters.find((l) => l.dataType === 'et0')!.files.map((f) => f.path)).toEqual([
+      expect.stringMatching(/^rasters\/et0\/2023-[0-9a-f]{8}\.tif$/),
+    ]);
     expect(after.stations).toEqual(catalog.stations);
-    expect(after.files.some((f) => f.path === 'rasters/et0/2024.tif')).toBe(false);
+    expect(after.files.some((f) => f.path === grown[1])).toBe(false);
+    expect(existsSync(join(dataset, grown[1]!))).toBe(false);
   });
 
   it('lets a rebuilt layer redefine an extent only it declares, and holds other layers to it', async () => {

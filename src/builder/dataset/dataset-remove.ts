@@ -5,26 +5,29 @@
  * deleted, so a reader never finds a catalog entry without its file.
  */
 import { countOf } from '../../contract/quote.ts';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { STATION_TIME_SCALES } from '../../contract/station-data-types.ts';
 import type { Catalog, RasterLayerEntry } from '../../dataset/catalog.ts';
-import { placeInto, updateCatalog } from './dataset-writer.ts';
+import { placeInto, readCatalogOrEmpty, updateCatalog } from './dataset-writer.ts';
+import { withDatasetLock } from './dataset-lock.ts';
+import { layerPaths } from '../../dataset/catalog-owners.ts';
 import { BuildError } from '../build-error.ts';
 import { lit, openBuildDuckDB } from '../build-duckdb.ts';
 import { indexStations } from '../station-index-build.ts';
 
-/** Reads `dir/catalog.json`, or says there is no dataset there. */
+/** Reads `dir/catalog.json` through the engine's checks (a damaged one is refused), or says there is no dataset there. */
 async function readCatalog(dir: string): Promise<Catalog> {
   try {
-    return JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
-  } catch (err) {
+    await stat(join(dir, 'catalog.json'));
+  } catch {
     throw new BuildError(
       'invalid_input',
-      `No dataset at ${dir} (${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no catalog.json' : 'catalog.json is unreadable'}); pass --data DIR, the folder holding catalog.json.`,
+      `No dataset at ${dir} (no catalog.json); pass --data DIR, the folder holding catalog.json.`,
     );
   }
+  return readCatalogOrEmpty(dir, 'dataset');
 }
 
 /** `path` (relative to the dataset, from its catalog or index) inside `dir`, or null when it would leave it. */
@@ -50,11 +53,21 @@ export interface RemoveReport {
  * on several extents) from the dataset in `dir`: its catalog entry, then its files and preview
  * where no other layer uses them. Throws naming the layers there when none or several match.
  */
-export async function removeRasterLayer(
+export function removeRasterLayer(
   dir: string,
   dataType: string,
   subDataType = '-',
   extent?: string,
+): Promise<RemoveReport> {
+  const name = `${dataType}${subDataType === '-' ? '' : `/${subDataType}`}`;
+  return withDatasetLock(dir, `layers remove ${name}`, () => removeLayerLocked(dir, dataType, subDataType, extent));
+}
+
+async function removeLayerLocked(
+  dir: string,
+  dataType: string,
+  subDataType: string,
+  extent: string | undefined,
 ): Promise<RemoveReport> {
   const catalog = await readCatalog(dir);
   const same = catalog.rasters.filter((l) => l.dataType === dataType && l.subDataType === subDataType);
@@ -74,14 +87,9 @@ export async function removeRasterLayer(
     );
   }
   const layer = matches[0]!;
-  const others = new Set(
-    catalog.rasters
-      .filter((l) => l !== layer)
-      .flatMap((l) => [...l.files.map((f) => f.path), ...(l.preview ? [l.preview] : [])]),
-  );
-  const paths = [...layer.files.map((f) => f.path), ...(layer.preview ? [layer.preview] : [])].filter(
-    (p) => !others.has(p),
-  );
+  // Its own: the catalog was read through the owners check, so no other layer, the catalog or the
+  // station archive shares any of these paths.
+  const paths = layerPaths(layer);
   await updateCatalog(dir, catalog.name, (c) => {
     c.rasters = c.rasters.filter(
       (l) => !(l.dataType === layer.dataType && l.subDataType === layer.subDataType && l.extent === layer.extent),
@@ -114,7 +122,11 @@ async function removeEmptyParents(dir: string, folder: string): Promise<void> {
  * scale and their rows in stations.parquet), then re-indexes what stays; with `all`, the whole
  * station archive. Unknown ids are refused, naming them; nothing changes then.
  */
-export async function removeStations(dir: string, ids: readonly string[], all = false): Promise<RemoveReport> {
+export function removeStations(dir: string, ids: readonly string[], all = false): Promise<RemoveReport> {
+  return withDatasetLock(dir, 'stations remove', () => removeStationsLocked(dir, ids, all));
+}
+
+async function removeStationsLocked(dir: string, ids: readonly string[], all: boolean): Promise<RemoveReport> {
   const catalog = await readCatalog(dir);
   if (!catalog.stations) throw new BuildError('invalid_input', `The dataset at ${dir} has no stations.`);
   const archive = join(dir, 'stations');

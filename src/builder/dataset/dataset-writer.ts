@@ -16,11 +16,12 @@ import { cp, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/
 import { fromFile } from 'geotiff';
 import { basename, dirname, join } from 'node:path';
 import { CATALOG_VERSION, type Catalog, type CatalogFile } from '../../dataset/catalog.ts';
-import { checkCatalog } from '../../dataset/catalog-check.ts';
+import { checkDataset } from '../../dataset/catalog-check.ts';
 import { BuildError } from '../build-error.ts';
 
 /**
- * Reads the catalog in `dir` through the engine's own checks, or an empty one when there is none.
+ * Reads the catalog in `dir` through the engine's own checks (fields, paths, owners), or an empty
+ * one when there is none.
  * A catalog that cannot be read or fails the checks is refused, never taken for an empty one: the
  * build would otherwise write a catalog listing only its own part, and every other layer and the
  * stations would drop out of the dataset (their files still on disk).
@@ -35,7 +36,7 @@ export async function readCatalogOrEmpty(dir: string, name: string): Promise<Cat
     throw damaged(dir, (err as Error).message, err);
   }
   try {
-    return checkCatalog(JSON.parse(text), path);
+    return checkDataset(JSON.parse(text), path);
   } catch (err) {
     throw damaged(dir, err instanceof Error ? err.message : String(err), err);
   }

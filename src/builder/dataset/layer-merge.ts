@@ -25,12 +25,29 @@ export interface LayerMerge {
 
 /**
  * A file's group: the year of a year's file (`2024.tif`, `2024-3f9a1c2e.zarr` → `2024`), else its
- * name (`years.tif`, `months.tif`, `layer.tif`). Two files of one group hold the same period span.
+ * name without the build's id (`years.tif`, `years-3f9a1c2e.tif` → `years.tif`; `months.tif`,
+ * `layer.tif`). Two files of one group hold the same period span.
  */
 export function fileGroup(path: string): string {
   const name = path.slice(path.lastIndexOf('/') + 1);
   const year = /^(\d{4})(?:-[A-Za-z0-9]+)?\.(?:tif|zarr)$/.exec(name);
-  return year ? year[1]! : name;
+  if (year) return year[1]!;
+  const whole = /^(years|months|layer)-[A-Za-z0-9]+\.tif$/.exec(name);
+  return whole ? `${whole[1]}.tif` : name;
+}
+
+/**
+ * The name a build (or a merge) gives the file of `group` (`2024.tif`, `years.tif`): the group and
+ * the build's own id (`2024-3f9a1c2e.zarr`, `years-3f9a1c2e.tif`). A rebuilt file is a new file
+ * beside the old one, never written over a file a reader may be using, so a command killed at any
+ * moment leaves the catalog's files as they were (docs/reliability.md).
+ */
+export function builtFileName(group: string, buildId: string, layout: 'map' | 'zarr'): string {
+  const id = buildId
+    .split('/')
+    .pop()!
+    .replace(/[^A-Za-z0-9]/g, '');
+  return `${group.replace(/\.tif$/, '')}-${id}.${layout === 'zarr' ? 'zarr' : 'tif'}`;
 }
 
 const name = (l: RasterLayerEntry) => `${l.dataType}${l.subDataType === '-' ? '' : `/${l.subDataType}`}`;

@@ -1,5 +1,6 @@
 /** `climate-query serve`: the four routes (and a built site) over HTTP. */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { DEFAULT_DATASET } from '../demo.ts';
 import { createNodeEngine } from '../node-engine.ts';
 import { startServer } from '../server.ts';
@@ -71,6 +72,8 @@ async function run(args: string[]): Promise<number> {
     // The dataset folder serves what its catalog and index list, unless asked to serve it as it is.
     listedOnly: !values.static && !isUrl && values['all-files'] !== true,
     followLinks: values['follow-links'] === true,
+    // A folder's catalog is followed: a build, merge or remove into it is answered from at once.
+    ...(isUrl ? {} : { catalogFile: join(data, 'catalog.json') }),
   });
   const app = values.static && existsSync(`${values.static}/index.html`) ? `\n  open the app: ${running.url}` : '';
   process.stderr.write(`climate-query serving ${data} at ${running.url} (POST ${running.url}api/<endpoint>/)${app}\n`);
