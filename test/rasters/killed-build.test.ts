@@ -60,16 +60,26 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => rm(root, { recursive: true, force: true }));
 
-async function answer(dir: string): Promise<unknown> {
+const WKT = `POINT (${G.west + 50.5 * G.res} ${G.north - 30.5 * G.res})`;
+const ZARR_QUERY = {
+  wkts: WKT,
+  dataType: 'temp',
+  options: { subDataType: 'mean', timeScale: 'daily', dataExtent: 'tc' },
+  startDate: '2023-12-30',
+  endDate: '2024-01-02',
+};
+const MAP_QUERY = {
+  wkts: WKT,
+  dataType: 'gdd',
+  options: { subDataType: 'apples', timeScale: 'annual', dataExtent: 'tc' },
+  startDate: '2019',
+  endDate: '2020',
+};
+
+async function answer(dir: string, query: object = ZARR_QUERY): Promise<unknown> {
   const engine = createNodeEngine(dir);
   try {
-    return await engine.query('point', {
-      wkts: `POINT (${G.west + 50.5 * G.res} ${G.north - 30.5 * G.res})`,
-      dataType: 'temp',
-      options: { subDataType: 'mean', timeScale: 'daily', dataExtent: 'tc' },
-      startDate: '2023-12-30',
-      endDate: '2024-01-02',
-    });
+    return await engine.query('point', query);
   } finally {
     await engine.close();
   }
@@ -91,7 +101,7 @@ describe('a build killed at any moment', () => {
     const fresh = await answer(done);
     expect(fresh).not.toEqual(old);
     const seen = new Set<string>();
-    for (const ms of [200, 700, 1200, 1700, 2200, 2700, 3400, 4200, 5200]) {
+    for (const ms of [200, 700, 1200, 1700, 2200, 2700, 3000, 3400, 3800, 4200, 5200]) {
       const dir = join(root, `kill-${ms}`);
       await cp(base, dir, { recursive: true });
       const child = spawn(
@@ -117,6 +127,54 @@ describe('a build killed at any moment', () => {
       seen.add(which);
     }
     // The kills fell both before and after the build registered its work.
+    expect(seen.has('old')).toBe(true);
+  });
+
+  it('a map layer too: its rebuilt file is a new file, so the old one answers until the catalog switches', async () => {
+    // gdd/apples 2019–2020 in one map file, rebuilt with other values.
+    const gdd = (name: string, shift: number) =>
+      writeInputGeoTiff(join(root, name), {
+        width: G.width,
+        height: G.height,
+        geoTransform: [G.west, G.res, 0, G.north, 0, -G.res],
+        bands: 2,
+        descriptions: ['2019', '2020'],
+        fill: (b, out) => {
+          for (let r = 0; r < G.height; r++)
+            for (let c = 0; c < G.width; c++) out[r * G.width + c] = 1500 + shift + 3 * c + 2 * r + 100 * b;
+        },
+      });
+    await gdd('gdd_a.tif', 0);
+    await gdd('gdd_b.tif', 250);
+    const mapBase = join(root, 'map-base');
+    await cp(base, mapBase, { recursive: true });
+    const layer = { dataType: 'gdd', subDataType: 'apples', extent: 'tc' };
+    await buildRasterLayer({ dir: mapBase, ...layer, inputs: [join(root, 'gdd_a.tif')] });
+    const old = await answer(mapBase, MAP_QUERY);
+    const done = join(root, 'map-done');
+    await cp(mapBase, done, { recursive: true });
+    await buildRasterLayer({ dir: done, ...layer, inputs: [join(root, 'gdd_b.tif')] });
+    const fresh = await answer(done, MAP_QUERY);
+    expect(fresh).not.toEqual(old);
+    const seen = new Set<string>();
+    for (const ms of [200, 500, 800, 1100, 1400, 1700, 2000, 2400, 2800, 3400, 4200]) {
+      const dir = join(root, `map-kill-${ms}`);
+      await cp(mapBase, dir, { recursive: true });
+      const child = spawn(
+        process.execPath,
+        [BIN, 'build', '--out', dir, '--layer', 'gdd/apples', '--extent', 'tc', join(root, 'gdd_b.tif')],
+        { stdio: 'ignore' },
+      );
+      const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
+      setTimeout(() => child.kill('SIGKILL'), ms);
+      const code = await exited;
+      const got = JSON.stringify(await answer(dir, MAP_QUERY));
+      const which = got === JSON.stringify(old) ? 'old' : got === JSON.stringify(fresh) ? 'new' : 'other';
+      expect(which, `killed after ${ms} ms (exit ${code})`).not.toBe('other');
+      // The other layer is as it was, whatever the moment.
+      expect(await answer(dir), `killed after ${ms} ms`).toEqual(await answer(mapBase));
+      seen.add(which);
+    }
     expect(seen.has('old')).toBe(true);
   });
 });
