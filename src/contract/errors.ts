@@ -129,10 +129,11 @@ export const ERROR_PARAMS: Readonly<Partial<Record<ErrorCode, Readonly<Record<st
     max: 'With reason "empty": how many items the endpoint takes.',
   },
   limit_exceeded: {
-    of: 'What was counted: "points", "polygons", "vertices", "dataTypes" or "indices".',
+    of: 'What was counted: "points", "polygons", "vertices", "dataTypes", "indices", or "pixels" (a layer\'s pixels under one polygon).',
     min: 'The fewest allowed.',
     max: 'The most allowed.',
     got: 'How many were sent, when counted (a count stops past max).',
+    index: 'With "pixels": the item of wkts at fault, from 0.',
   },
   polygon_too_large: {
     index: 'The item of wkts at fault, from 0.',

@@ -328,7 +328,11 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     catalog: (o = {}) => catalog(o.signal),
     stations: async (o = {}) => (await stationArchive(o.signal)).stations(o.signal),
     async layerGrid(request, o = {}) {
-      return (await rasterEngine(o.signal)).grid(request, o.signal).catch((err: unknown) => {
+      // A preview is a query like the others: within the same time budget (and, while it waits its
+      // turn behind other previews, aborted when that runs out).
+      return withBudget(options.timeoutMs ?? DEFAULT_QUERY_BUDGET_MS, o.signal, location.base, async (signal) =>
+        (await rasterEngine(signal)).grid(request, signal),
+      ).catch((err: unknown) => {
         throw toClimateQueryError(err);
       });
     },

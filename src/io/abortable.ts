@@ -15,7 +15,8 @@ import { ClimateQueryError } from '../contract/errors.ts';
  */
 const waits = new WeakMap<AbortSignal, { fns: Set<() => void>; listener: () => void }>();
 
-function onAbort(signal: AbortSignal, fn: () => void): () => void {
+/** Calls `fn` once when `signal` aborts (one listener per signal however many wait on it); returns the undo. */
+export function onAbort(signal: AbortSignal, fn: () => void): () => void {
   let entry = waits.get(signal);
   if (!entry) {
     const fns = new Set<() => void>();

@@ -52,6 +52,41 @@ export const COVERAGE_EPSILON = 1e-9;
  * Self-overlapping input is clamped to full coverage rather than counted twice.
  */
 export function polygonCoverage(polygons: readonly PolygonCoords[], grid: GridSpec): CoveredPixel[] {
+  const w = coverageWindow(polygons, grid);
+  if (!w) return [];
+  const { c0, c1, r0, r1 } = w;
+  const acc = new Accumulator(c1 - c0, r1 - r0);
+  for (const rings of polygons) {
+    rings.forEach((ring, i) => {
+      const xs = new Float64Array(ring.length);
+      const ys = new Float64Array(ring.length);
+      for (let k = 0; k < ring.length; k++) {
+        // Window-local pixel coordinates keep the numbers small and exact-ish.
+        xs[k] = (ring[k]![0] - grid.west) / grid.resX - c0;
+        ys[k] = (grid.north - ring[k]![1]) / grid.resY - r0;
+      }
+      // ∮ x dy > 0 means this ring would subtract; flip it if it is a shell, keep it if it is a hole.
+      const wantsPositive = i === 0;
+      const sign = contourIntegral(xs, ys) > 0 === wantsPositive ? -1 : 1;
+      for (let k = 0; k + 1 < ring.length; k++) acc.addEdge(xs[k]!, ys[k]!, xs[k + 1]!, ys[k + 1]!, sign);
+    });
+  }
+  return acc.cells(c0, r0);
+}
+
+/**
+ * Most cells of a grid one polygon's coverage may work over (its bounding box on the grid): 2²²,
+ * a 2 km² field on a grid of 0.7 m pixels. Coverage holds 8 bytes a cell, so this bounds one
+ * polygon to 32 MiB whatever pixel size a catalog claims (docs/reliability.md); callers check it
+ * with {@link coverageWindow} before {@link polygonCoverage}.
+ */
+export const MAX_POLYGON_CELLS = 2 ** 22;
+
+/** The cells of `grid` under the bounding box of `polygons` ([c0, c1) × [r0, r1)), or null when it misses the grid. */
+export function coverageWindow(
+  polygons: readonly PolygonCoords[],
+  grid: GridSpec,
+): { c0: number; c1: number; r0: number; r1: number } | null {
   // Bounding box in pixel space (x to the east, y to the south).
   let minX = Infinity;
   let maxX = -Infinity;
@@ -71,25 +106,7 @@ export function polygonCoverage(polygons: readonly PolygonCoords[], grid: GridSp
   const c1 = Math.min(grid.width, Math.ceil(maxX));
   const r0 = Math.max(0, Math.floor(minY));
   const r1 = Math.min(grid.height, Math.ceil(maxY));
-  if (!(c0 < c1 && r0 < r1)) return [];
-
-  const acc = new Accumulator(c1 - c0, r1 - r0);
-  for (const rings of polygons) {
-    rings.forEach((ring, i) => {
-      const xs = new Float64Array(ring.length);
-      const ys = new Float64Array(ring.length);
-      for (let k = 0; k < ring.length; k++) {
-        // Window-local pixel coordinates keep the numbers small and exact-ish.
-        xs[k] = (ring[k]![0] - grid.west) / grid.resX - c0;
-        ys[k] = (grid.north - ring[k]![1]) / grid.resY - r0;
-      }
-      // ∮ x dy > 0 means this ring would subtract; flip it if it is a shell, keep it if it is a hole.
-      const wantsPositive = i === 0;
-      const sign = contourIntegral(xs, ys) > 0 === wantsPositive ? -1 : 1;
-      for (let k = 0; k + 1 < ring.length; k++) acc.addEdge(xs[k]!, ys[k]!, xs[k + 1]!, ys[k + 1]!, sign);
-    });
-  }
-  return acc.cells(c0, r0);
+  return c0 < c1 && r0 < r1 ? { c0, c1, r0, r1 } : null;
 }
 
 /** ∮ x dy over a closed ring (trapezoid rule is exact for straight edges). */

@@ -15,17 +15,20 @@
  * coverage.ts). Stored values are turned into units with scale and offset;
  * nodata and outside-the-grid give null.
  */
-import { ClimateQueryError, throwIfAborted } from '../contract/errors.ts';
+import { ClimateQueryError, fieldError, throwIfAborted } from '../contract/errors.ts';
 import type { RasterQuery, RasterResponse } from '../contract/types.ts';
 import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
 import type { BlockCacheOptions } from './cached-source.ts';
-import { polygonCoverage, type CoveredPixel, type GridSpec } from './coverage.ts';
+import { coverageWindow, MAX_POLYGON_CELLS, polygonCoverage, type CoveredPixel, type GridSpec } from './coverage.ts';
 import { findLayer, gridOf, planRead, type ReadPlan } from './layer-plan.ts';
 import { DEFLATE, openRasterFile, type RasterFile, type TileData, warmDecoder } from './raster-file.ts';
 import { ZonalStats } from './zonal.ts';
 import { ObjectCache, openZarrStore, readZarrPreview } from './zarr-file.ts';
-import { abortable } from '../io/abortable.ts';
+import { previewSize } from './zarr-layout.ts';
+import { abortable, onAbort } from '../io/abortable.ts';
+import { ByteGate } from '../io/byte-gate.ts';
+import { DEFAULT_MEMORY_BYTES } from '../io/memory-budget.ts';
 
 /** Options of {@link createRasterEngine}. */
 export interface RasterEngineOptions {
@@ -41,6 +44,12 @@ export interface RasterEngineOptions {
    */
   concurrency?: number;
 }
+
+/**
+ * Most pixels one map preview may hold: 2²² (4,194,304; 16 MiB of values). The own zarr layout's
+ * previews are at most 1,024² by construction; a `map` layer of the real-size grid (1,800 × 1,150) fits.
+ */
+export const MAX_PREVIEW_PIXELS = 2 ** 22;
 
 /** The raster half of the query engine. */
 export interface RasterEngine {
@@ -87,6 +96,9 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
   const concurrency = Math.max(1, options.concurrency ?? 32);
   // Chunks of every zarr store, read whole by key (no header, no index).
   const objects = new ObjectCache(options.dataset, options.cache?.maxBytes, lifetime.signal, options.cache?.budget);
+  // Previews being built hold at most half the memory budget at once; the others wait their turn.
+  const previews = new ByteGate((options.cache?.budget?.maxBytes ?? DEFAULT_MEMORY_BYTES) / 2);
+  const building = new Map<string, { work: Promise<LayerGrid>; controller: AbortController; callers: number }>();
 
   /**
    * Opens (once, shared by all queries) file `index` of `layer` and checks it
@@ -131,10 +143,21 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
     const grid = gridOf(layer);
 
     // Which pixels each geometry needs: one pixel for a point, covered pixels for a polygon.
-    const needs: CoveredPixel[][] = q.geometries.map((g) => {
+    const needs: CoveredPixel[][] = q.geometries.map((g, index) => {
       if (g.kind === 'point') {
         const px = pixelOf(grid, g.position[0], g.position[1]);
         return px ? [{ ...px, fraction: 1 }] : [];
+      }
+      // Bounded by the pixels the field covers, whatever pixel size the catalog claims.
+      const w = coverageWindow(g.polygons, grid);
+      const cells = w ? (w.c1 - w.c0) * (w.r1 - w.r0) : 0;
+      if (cells > MAX_POLYGON_CELLS) {
+        throw fieldError(
+          'limit_exceeded',
+          `/wkts/${index}`,
+          `Item ${index} of wkts spans ${cells.toLocaleString('en')} pixels of ${layer.dataType}${layer.subDataType === '-' ? '' : `/${layer.subDataType}`}, more than the ${MAX_POLYGON_CELLS.toLocaleString('en')} one polygon may; draw a smaller field, or ask a coarser layer.`,
+          { of: 'pixels', max: MAX_POLYGON_CELLS, got: cells, index },
+        );
       }
       return polygonCoverage(g.polygons, grid);
     });
@@ -225,6 +248,58 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
    * 1,800 × 1,150 px real-size grid).
    */
   async function grid(request: LayerGridRequest, signal?: AbortSignal): Promise<LayerGrid> {
+    const { layer, fileIndex, band, pixels } = previewOf(request);
+    // A preview holds its whole grid of values while it is built: bounded by the pixels a catalog may
+    // claim for one, and by the bytes all previews hold at once, which the caches make room for.
+    if (pixels > MAX_PREVIEW_PIXELS) {
+      throw new ClimateQueryError(
+        'dataset_unavailable',
+        `The map preview of ${layer.dataType}${layer.subDataType === '-' ? '' : `/${layer.subDataType}`} would hold ${pixels.toLocaleString('en')} pixels, more than the ${MAX_PREVIEW_PIXELS.toLocaleString('en')} one preview may; its points and fields still answer.`,
+      );
+    }
+    const bytes = pixels * Float32Array.BYTES_PER_ELEMENT;
+    // Callers asking for the same preview while it is built share it (its values are theirs to read,
+    // not to change): a thousand map views of one date build it once.
+    // It is built until every caller has gone (each aborts on its own query budget).
+    const key = `${options.catalog.rasters.indexOf(layer)}/${fileIndex}/${band}`;
+    let b = building.get(key);
+    if (!b) {
+      const controller = new AbortController();
+      const stop = onAbort(lifetime.signal, () => controller.abort(lifetime.signal.reason));
+      const work = previews.run(
+        bytes,
+        async () => {
+          options.cache?.budget?.charge(bytes);
+          try {
+            return await previewGrid(layer, fileIndex, band, controller.signal);
+          } finally {
+            options.cache?.budget?.release(bytes);
+          }
+        },
+        controller.signal,
+      );
+      const entry = { work, controller, callers: 0 };
+      const done = () => {
+        stop();
+        if (building.get(key) === entry) building.delete(key);
+      };
+      work.then(done, done);
+      building.set(key, entry);
+      b = entry;
+    }
+    b.callers++;
+    try {
+      return await abortable(b.work, signal);
+    } finally {
+      if (--b.callers === 0) {
+        b.controller.abort(new ClimateQueryError('aborted', 'Every caller of this preview has gone.'));
+        if (building.get(key) === b) building.delete(key);
+      }
+    }
+  }
+
+  /** The layer, file, band and preview size `request` asks for; throws naming what the layer lacks. */
+  function previewOf(request: LayerGridRequest) {
     const sameKind = options.catalog.rasters.find(
       (l) => l.dataType === request.dataType && l.subDataType === request.subDataType,
     );
@@ -238,6 +313,16 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
       );
     }
     const band = layer.files[fileIndex]!.periods.indexOf(request.period);
+    const reduced = layer.layout === 'zarr' ? previewSize(layer.width, layer.height, layer.zarr!.previewFactor) : layer;
+    return { layer, fileIndex, band, pixels: reduced.width * reduced.height };
+  }
+
+  async function previewGrid(
+    layer: RasterLayerEntry,
+    fileIndex: number,
+    band: number,
+    signal?: AbortSignal,
+  ): Promise<LayerGrid> {
     const decode = valueDecoder(layer);
     if (layer.layout === 'zarr') {
       return readZarrPreview(options.dataset, layer, fileIndex, band, objects, (v) => decode(v, false), signal);

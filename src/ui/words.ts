@@ -191,6 +191,8 @@ function contractWords(error: ErrorLike, kind: Kind): string | null {
     case 'limit_exceeded': {
       if (p.of === 'vertices')
         return `The drawn shapes have more than ${n(p.max)} corners in all; simplify them or draw fewer.`;
+      if (p.of === 'pixels')
+        return `The field covers ${n(p.got)} pixels of this layer, more than the ${n(p.max)} one field may; draw a smaller field.`;
       const range = p.min === p.max ? `exactly ${n(p.max)}` : `${n(p.min)} to ${n(p.max)}`;
       const what = p.of === 'dataTypes' ? 'data types' : String(p.of);
       const holder = p.of === 'dataTypes' ? 'The query asks for' : 'The drawn shapes hold';

@@ -79,9 +79,15 @@ describe('file URLs', () => {
     expect(at.resolve('stations/hourly/station_id=C=3/data_0.parquet')).toBe(
       'http://h.example/data/demo/stations/hourly/station_id=C=3/data_0.parquet',
     );
-    // Text that a URL parser would read as a climb, a scheme or another host is refused or stays a name.
-    expect(at.resolve('rasters/.%2e/secret.tif')).toBe('http://h.example/data/demo/rasters/.%252e/secret.tif');
+    // A percent-encoded name stays a name (its "%" sent as %25)…
+    expect(at.resolve('rasters/station_id=a%2Fb/x.tif')).toBe(
+      'http://h.example/data/demo/rasters/station_id=a%252Fb/x.tif',
+    );
+    // …but text that a URL parser, or a host decoding escapes, would read as a climb, a scheme or
+    // another host is refused.
     for (const bad of [
+      'rasters/.%2e/secret.tif',
+      'rasters/%252E%252E/secret.tif',
       '../x.tif',
       'a/../../x',
       '\thttp://evil/x.tif',

@@ -258,13 +258,17 @@ describe('a redeploy while the engine is in use', () => {
 
   it('a map file replaced but catalog.json not yet (a deploy under way): dataset_changed (409), never a mix', async () => {
     server.heal();
-    // temp/max is a map GeoTIFF per year, rewritten in place by a rebuild: its header tells the versions apart.
+    // temp/max is a map GeoTIFF per year. A build names each by its build's id; a host where B's file was
+    // copied over A's name (by hand, or a sync keyed by year) is told apart by its header.
     const half = join(work, 'half-map');
     await rm(half, { recursive: true, force: true });
     await cp(fx.dataset, half, { recursive: true });
     const layer = fx.catalog.rasters.find((l) => l.dataType === 'temp' && l.subDataType === 'max')!;
+    const layerB = (JSON.parse(await readFile(join(datasetB, 'catalog.json'), 'utf8')) as Catalog).rasters.find(
+      (l) => l.dataType === 'temp' && l.subDataType === 'max',
+    )!;
     const file = layer.files[0]!.path;
-    await cp(join(datasetB, file), join(half, file));
+    await cp(join(datasetB, layerB.files[0]!.path), join(half, file));
     server.root = half;
     const engine = httpEngine();
     const q = {
