@@ -190,7 +190,8 @@ async function ensureTwenty(built: string, dir: string): Promise<void> {
     const days: string[] = [];
     for (let t = Date.UTC(y, 0, 1); t < Date.UTC(y + 1, 0, 1); t += 86_400_000)
       days.push(new Date(t).toISOString().slice(0, 10));
-    files.push({ path, periods: days });
+    // The store's id goes with it: its chunk-digests are bound to it (docs/decisions/0004-chunk-digests.md).
+    files.push({ path, periods: days, ...(from.id ? { id: from.id } : {}) });
   }
   const twenty: Catalog = {
     ...catalog,

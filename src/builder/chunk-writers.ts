@@ -12,20 +12,25 @@
  * vitest and from the compiled package.
  */
 import { Worker } from 'node:worker_threads';
+import { DIGEST_BYTES } from '../rasters/chunk-digest.ts';
 
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { deflateSync } = require('node:zlib');
 const { writeFileSync } = require('node:fs');
+const { createHash } = require('node:crypto');
 parentPort.on('message', ({ id, level, jobs }) => {
   let bytes = 0;
+  const digests = [];
   try {
     for (const job of jobs) {
       const z = deflateSync(job.data, { level });
       writeFileSync(job.path, z);
       bytes += z.length;
+      // The object's digest as src/rasters/chunk-digest.ts defines it: SHA-256 of the prefix, then the stored bytes.
+      if (job.prefix) digests.push([job.slot, createHash('sha256').update(job.prefix).update(z).digest().subarray(0, 8)]);
     }
-    parentPort.postMessage({ id, objects: jobs.length, bytes });
+    parentPort.postMessage({ id, objects: jobs.length, bytes, digests });
   } catch (err) {
     parentPort.postMessage({ id, error: String(err && err.message || err) });
   }
@@ -36,7 +41,14 @@ interface Reply {
   id: number;
   objects?: number;
   bytes?: number;
+  digests?: Array<[number, Uint8Array]>;
   error?: string;
+}
+
+/** Where a written object's digest goes: its slot in the store's digests, and what the digest starts from. */
+export interface DigestJob {
+  slot: number;
+  prefix: Uint8Array;
 }
 
 /** A pool of chunk-writing threads. */
@@ -44,7 +56,7 @@ export class ChunkWriters {
   private readonly workers: Worker[];
   private readonly waiting = new Map<number, { resolve(): void; reject(err: Error): void }>();
   private readonly inFlight = new Set<Promise<void>>();
-  private batch: Array<{ path: string; data: Uint8Array }> = [];
+  private batch: Array<{ path: string; data: Uint8Array; slot?: number; prefix?: Uint8Array }> = [];
   private nextId = 0;
   private turn = 0;
   private failure: Error | null = null;
@@ -54,6 +66,8 @@ export class ChunkWriters {
   constructor(
     private readonly level: number,
     threads = 2,
+    /** The store's digests, filled at each object's slot ({@link DIGEST_BYTES} bytes a slot) as it is written. */
+    private readonly digests?: Uint8Array,
   ) {
     this.workers = Array.from({ length: Math.max(1, threads) }, () => {
       const w = new Worker(WORKER_SOURCE, { eval: true });
@@ -63,10 +77,13 @@ export class ChunkWriters {
     });
   }
 
-  /** Queues `data` to be compressed and written at `path`; the bytes are handed over (do not reuse them). */
-  add(path: string, data: Uint8Array): void {
+  /**
+   * Queues `data` to be compressed and written at `path`, and its digest recorded at `digest.slot`;
+   * the bytes are handed over (do not reuse them).
+   */
+  add(path: string, data: Uint8Array, digest?: DigestJob): void {
     if (this.failure) throw this.failure;
-    this.batch.push({ path, data });
+    this.batch.push(digest ? { path, data, slot: digest.slot, prefix: digest.prefix } : { path, data });
   }
 
   /**
@@ -115,6 +132,7 @@ export class ChunkWriters {
     }
     this.objects += r.objects ?? 0;
     this.bytes += r.bytes ?? 0;
+    for (const [slot, d] of r.digests ?? []) this.digests?.set(d, slot * DIGEST_BYTES);
     w?.resolve();
   }
 

@@ -133,6 +133,8 @@ export async function zarrGroupRanges(
 export async function writeZarrGroups(job: ZarrGroupsJob): Promise<Array<{ entry: RasterFileEntry; bytes: number }>> {
   const entries = await eachRawStack(job, async (name, bands, reader) => {
     const store = builtFileName(name, job.buildId, 'zarr');
+    // The store's own id: its name as built (a merge may rename the folder; the id stays in its entry).
+    const storeId = store.replace(/\.zarr$/, '');
     job.log(`writing ${job.layerDir}/${store} (${bands.length} dates)`);
     const started = Date.now();
     let shown = started;
@@ -148,6 +150,7 @@ export async function writeZarrGroups(job: ZarrGroupsJob): Promise<Array<{ entry
         description: job.description,
         ...(job.attribution ? { attribution: job.attribution } : {}),
         buildId: job.buildId,
+        id: storeId,
       },
       reader,
       transforms: bands.map(bandTransform),
@@ -163,7 +166,10 @@ export async function writeZarrGroups(job: ZarrGroupsJob): Promise<Array<{ entry
     job.log(
       `wrote ${job.layerDir}/${store} (${bands.length} dates, ${result.objects} objects, ${(result.bytes / 1e6).toFixed(1)} MB) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
-    return { entry: { path: `${job.layerDir}/${store}`, periods: bands.map((b) => b.key) }, bytes: result.bytes };
+    return {
+      entry: { path: `${job.layerDir}/${store}`, periods: bands.map((b) => b.key), id: storeId },
+      bytes: result.bytes,
+    };
   });
   return entries;
 }

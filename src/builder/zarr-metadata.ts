@@ -29,6 +29,8 @@ export interface ZarrStoreSpec {
   attribution?: string;
   /** The build's id (docs/reliability.md): in the root attributes, so the hashed `.zmetadata` differs per build. */
   buildId: string;
+  /** The store's own id (its catalog entry's `id`): every object's digest is bound to it (src/rasters/chunk-digest.ts). */
+  id: string;
 }
 
 /** Zarr's delta + zlib codec of the data and preview arrays. */

@@ -19,6 +19,15 @@ import {
   RANGE_CHUNK_KEY,
   ZARR_ZLIB_LEVEL,
 } from '../rasters/zarr-layout.ts';
+import {
+  DIGESTS_KEY,
+  type DigestSlot,
+  digestPrefix,
+  digestShape,
+  digestSlot,
+  digestsFileBytes,
+  objectDigest,
+} from '../rasters/chunk-digest.ts';
 import { BuildError } from './build-error.ts';
 import { ChunkWriters } from './chunk-writers.ts';
 import type { BandTransform } from './raster-build-vrt.ts';
@@ -70,7 +79,14 @@ export async function writeZarrStore(job: ZarrWriteJob): Promise<ZarrWriteResult
     await mkdir(join(storeDir, folder), { recursive: true });
   }
   for (const folder of ['lat', 'lon', 'time']) await mkdir(join(storeDir, 'preview', folder));
-  const writers = new ChunkWriters(ZARR_ZLIB_LEVEL);
+  // Each object's digest, bound to the store's id and the object's key, in one file (rasters/chunk-digest.ts).
+  const shape = digestShape(T, W, H, chunk);
+  const digests = new Uint8Array(digestsFileBytes(shape));
+  const digestOf = (key: string, slot: DigestSlot) => ({
+    slot: digestSlot(shape, slot),
+    prefix: digestPrefix(spec.id, key),
+  });
+  const writers = new ChunkWriters(ZARR_ZLIB_LEVEL, 2, digests);
   const previewScratch = join(job.workDir, `preview-${variable}-${process.pid}-${Date.now()}.i16`);
   const scratch = openSync(previewScratch, 'w+');
   try {
@@ -93,9 +109,11 @@ export async function writeZarrStore(job: ZarrWriteJob): Promise<ZarrWriteResult
         );
       }
       for (let cy = 0; cy * chunk < rows; cy++) {
-        cutChunkRow(q, { T, W, rows, rowInStrip: cy * chunk, chunk, nodata: spec.nodata }, (tx, data) =>
-          writers.add(join(storeDir, dataChunkKey(variable, tx, (y0 + cy * chunk) / chunk)), data),
-        );
+        const ty = (y0 + cy * chunk) / chunk;
+        cutChunkRow(q, { T, W, rows, rowInStrip: cy * chunk, chunk, nodata: spec.nodata }, (tx, data) => {
+          const key = dataChunkKey(variable, tx, ty);
+          writers.add(join(storeDir, key), data, digestOf(key, { kind: 'data', tx, ty }));
+        });
       }
       await writers.send();
       const pRows = Math.ceil(rows / f);
@@ -114,7 +132,8 @@ export async function writeZarrStore(job: ZarrWriteJob): Promise<ZarrWriteResult
         throw new BuildError('internal', 'The preview scratch file is short.');
       }
       deltaEncode(plane);
-      writers.add(join(storeDir, previewChunkKey(variable, t)), new Uint8Array(plane.buffer));
+      const key = previewChunkKey(variable, t);
+      writers.add(join(storeDir, key), new Uint8Array(plane.buffer), digestOf(key, { kind: 'preview', date: t }));
       if (t % 32 === 31) await writers.send();
     }
     await writers.finish();
@@ -134,6 +153,8 @@ export async function writeZarrStore(job: ZarrWriteJob): Promise<ZarrWriteResult
       out.push(has ? [range.lo[t]!, range.hi[t]!] : null);
     }
     put(RANGE_CHUNK_KEY, new Uint8Array(ranges.buffer));
+    digests.set(await objectDigest(spec.id, RANGE_CHUNK_KEY, new Uint8Array(ranges.buffer)), 0);
+    put(DIGESTS_KEY, digests);
     for (const [key, data] of Object.entries(zarrCoordinateChunks(spec))) put(key, data);
     // Metadata last: a store whose writing stopped part-way has no .zmetadata, so nothing lists it.
     const docs = zarrStoreMetadata(spec);

@@ -255,6 +255,12 @@ export function checkCatalog(value: unknown, where: string): Catalog {
         'must be a path',
       );
       check(
+        f.id === undefined || (typeof f.id === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(f.id)),
+        `${at}.files[${j}].id`,
+        f.id,
+        'must be a store id (1 to 64 letters, digits, ".", "_", ":" or "-")',
+      );
+      check(
         Array.isArray(f.periods) && f.periods.length > 0 && f.periods.every((p) => typeof p === 'string'),
         `${at}.files[${j}].periods`,
         f.periods,

@@ -111,6 +111,12 @@ export interface RasterFileEntry {
   path: string;
   /** Period keys (as in responses) of bands 1..n; one empty string for an undated layer. */
   periods: string[];
+  /**
+   * A `zarr` store's own id, which the digest of each of its objects is bound to (its
+   * `chunk-digests`: src/rasters/chunk-digest.ts). Absent for stores written before stores had
+   * digests: their objects are read unchecked (rebuild the layer to check them).
+   */
+  id?: string;
 }
 
 /**

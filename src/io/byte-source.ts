@@ -37,6 +37,23 @@ export interface ExpectedFile {
   sha256?: string;
 }
 
+/** Errors that refuse a file for what it is (a link out of the dataset), not for being absent. */
+const refusals = new WeakSet<object>();
+
+/**
+ * Marks `error` as a refusal of the file for what it is (a link leading out of the dataset): a
+ * reader reports it as it is, never as a dataset changed under it. Returns the error.
+ */
+export function refusal<E extends object>(error: E): E {
+  refusals.add(error);
+  return error;
+}
+
+/** Whether `error` refuses a file for what it is ({@link refusal}). */
+export function isRefusal(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && refusals.has(error);
+}
+
 /** Maps a failed read to `aborted` (the caller gave up) or `dataset_unavailable` (the file is not there). */
 export function asSourceError(err: unknown, url: string, signal?: AbortSignal): ClimateQueryError {
   if (err instanceof ClimateQueryError) return err;

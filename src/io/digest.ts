@@ -13,12 +13,17 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 
 /** Lower-case hex SHA-256 of `bytes`. */
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  return bytesToHex(await sha256Bytes(bytes));
+}
+
+/** SHA-256 of `bytes`, 32 bytes. */
+export async function sha256Bytes(bytes: Uint8Array): Promise<Uint8Array> {
   const subtle = globalThis.crypto?.subtle;
   if (subtle) {
     const copy = bytes.buffer instanceof ArrayBuffer ? (bytes as Uint8Array<ArrayBuffer>) : new Uint8Array(bytes);
-    return bytesToHex(new Uint8Array(await subtle.digest('SHA-256', copy)));
+    return new Uint8Array(await subtle.digest('SHA-256', copy));
   }
-  return bytesToHex(sha256(bytes));
+  return sha256(bytes);
 }
 
 /** True for a lower-case hex SHA-256 (64 characters), the form datasets record. */

@@ -6,7 +6,7 @@ import { open, realpath, type FileHandle } from 'node:fs/promises';
 import { relative, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ClimateQueryError } from '../contract/errors.ts';
-import { asSourceError, type ByteSource, type ExpectedFile } from './byte-source.ts';
+import { asSourceError, type ByteSource, type ExpectedFile, refusal } from './byte-source.ts';
 import { createHttpSource } from './http-source.ts';
 
 /** Options of {@link createFileSource}. */
@@ -26,9 +26,11 @@ export async function realPathWithin(path: string, realRoot: Promise<string> | s
   const [root, real] = await Promise.all([realRoot, realpath(path)]);
   const rel = relative(root, real);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
-    throw new ClimateQueryError(
-      'dataset_unavailable',
-      `${path} is a link to ${real}, outside the dataset folder ${root}; the engine reads only files inside it. Copy the file into the folder, or trust its links with --follow-links (fileLocation(dir, { followLinks: true })).`,
+    throw refusal(
+      new ClimateQueryError(
+        'dataset_unavailable',
+        `${path} is a link to ${real}, outside the dataset folder ${root}; the engine reads only files inside it. Copy the file into the folder, or trust its links with --follow-links (fileLocation(dir, { followLinks: true })).`,
+      ),
     );
   }
   return real;

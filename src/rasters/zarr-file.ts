@@ -3,15 +3,28 @@
  * grid of tiles (its chunks), each tile one object read whole by its key,
  * which is computed from the tile and the catalog: no store metadata and no
  * index are read first. Compressed chunks are kept in one byte-bounded cache
- * shared by every store of an engine, so a warm query reads nothing.
+ * shared by every store of an engine, so a warm query reads nothing. A store
+ * with digests (its entry's `id`) proves each object is its own before it is
+ * decoded or cached: the object's digest is read by range beside it, in the
+ * same round of requests (chunk-digest.ts).
  */
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
 import { abortable } from '../io/abortable.ts';
-import { asSourceError } from '../io/byte-source.ts';
+import { asSourceError, isRefusal } from '../io/byte-source.ts';
 import type { MemoryBudget } from '../io/memory-budget.ts';
 import { inflateExactly } from '../io/inflate.ts';
+import {
+  DIGEST_BYTES,
+  DIGESTS_KEY,
+  type DigestSlot,
+  digestShape,
+  digestSlot,
+  digestsFileBytes,
+  objectDigest,
+  sameDigest,
+} from './chunk-digest.ts';
 import { Lru } from '../io/lru.ts';
 import { isTransient } from '../io/timed-fetch.ts';
 import type { LayerGrid } from './raster-engine.ts';
@@ -25,6 +38,9 @@ import {
   RANGE_CHUNK_KEY,
   zlibBound,
 } from './zarr-layout.ts';
+
+/** Errors of objects whose bytes are not their digest's: read once more, like bytes that do not decode. */
+const notTheirs = new WeakSet<object>();
 
 /** Objects read whole, by dataset path: shared by every store of one engine. */
 export class ObjectCache {
@@ -44,11 +60,22 @@ export class ObjectCache {
     this.held = new Lru(maxBytes, undefined, budget);
   }
 
+  /** Whether the bytes of `path` are held (a read of it would send nothing). */
+  has(path: string): boolean {
+    return this.held.get(path) !== undefined;
+  }
+
   /**
    * The bytes of `path`, at most `bound` of them: an object longer than that is cut there (its
-   * decoding then fails), so one read never moves more than the reader can use.
+   * decoding then fails), so one read never moves more than the reader can use. `verify` checks
+   * the bytes before they are kept: bytes it refuses are never cached.
    */
-  read(path: string, bound: number, signal?: AbortSignal): Promise<Uint8Array> {
+  read(
+    path: string,
+    bound: number,
+    signal?: AbortSignal,
+    verify?: (bytes: Uint8Array) => Promise<void>,
+  ): Promise<Uint8Array> {
     const held = this.held.get(path);
     if (held) return Promise.resolve(held);
     let p = this.inFlight.get(path);
@@ -56,13 +83,17 @@ export class ObjectCache {
       const source = this.dataset.open(path);
       p = source
         .read(0, bound, this.lifetime)
-        .then((bytes) => {
+        .then(async (bytes) => {
           this.stats.reads++;
           this.stats.bytes += bytes.length;
+          await verify?.(bytes);
           this.held.set(path, bytes, bytes.length);
           return bytes;
         })
         .catch((err: unknown) => {
+          // Bytes that are not the store's own, or a file refused for what it is (a link out of the
+          // dataset): reported as they are (a redeploy never rewrites a store's object).
+          if (notTheirs.has(err as object) || isRefusal(err)) throw err;
           const error = asSourceError(err, this.dataset.resolve(path), this.lifetime);
           // An object the catalog implies that the host refuses for good (404, a page instead): a store
           // is never rewritten in place (its name carries its build's id), so this is a catalog that no
@@ -96,10 +127,64 @@ export class ObjectCache {
   }
 }
 
-/** Reads object `path` and inflates it to exactly `size` bytes; a damaged object is read once more, then refused. */
-async function readInflated(cache: ObjectCache, path: string, size: number, what: string, signal?: AbortSignal) {
+/** How an object of a store with digests proves it is the one its build wrote. */
+interface ObjectCheck {
+  /** The store's id and the object's key in it. */
+  id: string;
+  key: string;
+  /** Reads the object's digest (from the store's digests file). */
+  expected(signal?: AbortSignal): Promise<Uint8Array>;
+}
+
+/**
+ * Reads object `path` (at most `bound` bytes), checked against its digest when `check` is given:
+ * the digest's read starts with the object's (not when the object is held), and bytes that do not
+ * match are refused and never cached.
+ */
+function readChecked(
+  cache: ObjectCache,
+  path: string,
+  bound: number,
+  what: string,
+  check: ObjectCheck | undefined,
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
+  if (!check || cache.has(path)) return cache.read(path, bound, signal);
+  // Not tied to this caller: the object's read is shared with every query waiting on it.
+  const expected = check.expected();
+  expected.catch(() => undefined);
+  return cache.read(path, bound, signal, async (bytes) => {
+    const [got, want] = await Promise.all([objectDigest(check.id, check.key, bytes), expected]);
+    if (sameDigest(got, want)) return;
+    const error = new ClimateQueryError(
+      'dataset_unavailable',
+      `${what} is not the object its build wrote: its bytes do not match the digest its store records for it (another object's bytes, or rewritten). Nothing was answered from it; copy the dataset to the host again.`,
+    );
+    notTheirs.add(error);
+    throw error;
+  });
+}
+
+/**
+ * Reads object `path` and inflates it to exactly `size` bytes; a damaged object, or one that is
+ * not its store's, is read once more (a host's passing fault), then refused.
+ */
+async function readInflated(
+  cache: ObjectCache,
+  path: string,
+  size: number,
+  what: string,
+  signal?: AbortSignal,
+  check?: ObjectCheck,
+) {
   for (let attempt = 0; ; attempt++) {
-    const bytes = await cache.read(path, zlibBound(size), signal);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readChecked(cache, path, zlibBound(size), what, check, signal);
+    } catch (err) {
+      if (notTheirs.has(err as object) && attempt === 0 && !signal?.aborted) continue;
+      throw err;
+    }
     try {
       return await inflateExactly(bytes, size, what);
     } catch (err) {
@@ -108,6 +193,36 @@ async function readInflated(cache: ObjectCache, path: string, size: number, what
       if (attempt > 0 || signal?.aborted) throw err;
     }
   }
+}
+
+/**
+ * The check of object `key` of store `index` of `layer`, or undefined for a store written
+ * before stores had digests (its entry has no id). The digest is one ranged read of the store's
+ * digests file, whose size the store's shape fixes (a file of another size is another store's).
+ */
+function objectCheck(
+  dataset: DatasetLocation,
+  layer: RasterLayerEntry,
+  index: number,
+  key: string,
+  slot: DigestSlot,
+): ObjectCheck | undefined {
+  const entry = layer.files[index]!;
+  if (entry.id === undefined) return undefined;
+  const shape = digestShape(entry.periods.length, layer.width, layer.height, layer.zarr!.chunk);
+  const at = digestSlot(shape, slot) * DIGEST_BYTES;
+  return {
+    id: entry.id,
+    key,
+    async expected(signal) {
+      const source = dataset.open(`${entry.path}/${DIGESTS_KEY}`, { bytes: digestsFileBytes(shape) });
+      try {
+        return await source.read(at, DIGEST_BYTES, signal);
+      } finally {
+        await source.close?.().catch(() => undefined);
+      }
+    },
+  };
 }
 
 /** Opens file `index` of a `zarr` layer as a {@link RasterFile} of its chunks. Opening reads nothing. */
@@ -132,8 +247,9 @@ export function openZarrStore(
     bands: dates,
     stats: cache.stats,
     async readTile(tx, ty, bands, signal): Promise<TileData> {
-      const key = `${entry.path}/${dataChunkKey(variable, tx, ty)}`;
-      const raw = await readInflated(cache, key, size, `${url}/${dataChunkKey(variable, tx, ty)}`, signal);
+      const inStore = dataChunkKey(variable, tx, ty);
+      const check = objectCheck(dataset, layer, index, inStore, { kind: 'data', tx, ty });
+      const raw = await readInflated(cache, `${entry.path}/${inStore}`, size, `${url}/${inStore}`, signal, check);
       const values = new Int16Array(raw.buffer, raw.byteOffset, raw.byteLength / 2);
       deltaDecode(values);
       const x0 = tx * chunk;
@@ -179,8 +295,22 @@ export async function readZarrPreview(
   const url = dataset.resolve(entry.path);
   const planeKey = previewChunkKey(variable, band);
   const [plane, range] = await Promise.all([
-    readInflated(cache, `${entry.path}/${planeKey}`, p.width * p.height * 2, `${url}/${planeKey}`, signal),
-    cache.read(`${entry.path}/${RANGE_CHUNK_KEY}`, dates * 4, signal),
+    readInflated(
+      cache,
+      `${entry.path}/${planeKey}`,
+      p.width * p.height * 2,
+      `${url}/${planeKey}`,
+      signal,
+      objectCheck(dataset, layer, index, planeKey, { kind: 'preview', date: band }),
+    ),
+    readChecked(
+      cache,
+      `${entry.path}/${RANGE_CHUNK_KEY}`,
+      dates * 4,
+      `${url}/${RANGE_CHUNK_KEY}`,
+      objectCheck(dataset, layer, index, RANGE_CHUNK_KEY, { kind: 'range' }),
+      signal,
+    ),
   ]);
   if (range.length !== dates * 4) {
     throw new ClimateQueryError(

@@ -243,7 +243,7 @@ describe('demo rasters', () => {
     });
   });
 
-  it('10 points × 366 daily dates over HTTP: one chunk read per point, nothing before it', async () => {
+  it('10 points × 366 daily dates over HTTP: one chunk and its 8-byte digest per point, nothing before them', async () => {
     const server = await startRangeServer(dir);
     try {
       const layer = catalog.rasters.find((l) => l.dataType === 'temp' && l.subDataType === 'mean')!;
@@ -259,12 +259,15 @@ describe('demo rasters', () => {
       const t = performance.now();
       const res = await http.query(q('temp', 'mean', [`${DEMO_YEAR}-01-01`, `${DEMO_YEAR}-12-31`], ten));
       const ms = performance.now() - t;
-      // Every request is a chunk of the store (`<store>/<variable>/0.<row>.<col>`), at most one per point.
-      const chunk = new RegExp(
-        `^/${layer.files[0]!.path.replace(/[.]/g, '[.]')}/${layer.zarr!.variable}/0[.]\\d+[.]\\d+$`,
-      );
-      for (const e of server.log) expect(decodeURIComponent(e.path)).toMatch(chunk);
-      expect(server.requests).toBeLessThanOrEqual(10);
+      // Every request is a chunk of the store (`<store>/<variable>/0.<row>.<col>`), at most one per point,
+      // or that chunk's 8 bytes of the store's digests (docs/decisions/0004-chunk-digests.md).
+      const store = layer.files[0]!.path.replace(/[.]/g, '[.]');
+      const chunk = new RegExp(`^/${store}/${layer.zarr!.variable}/0[.]\\d+[.]\\d+$`);
+      const digests = server.log.filter((e) => decodeURIComponent(e.path) === `/${layer.files[0]!.path}/chunk-digests`);
+      for (const e of server.log) if (!digests.includes(e)) expect(decodeURIComponent(e.path)).toMatch(chunk);
+      expect(server.requests - digests.length).toBeLessThanOrEqual(10);
+      expect(digests.length).toBe(server.requests - digests.length);
+      for (const d of digests) expect(d.bytes).toBe(8);
       expect(Object.values(series(res, 0))).toHaveLength(366);
       // The same answer as from local files.
       expect(res).toEqual(await engine.query(q('temp', 'mean', [`${DEMO_YEAR}-01-01`, `${DEMO_YEAR}-12-31`], ten)));

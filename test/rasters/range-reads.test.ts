@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 describe('raster reads over HTTP Range', () => {
-  it('10 points × 365 daily dates: one chunk object per point, nothing read before it', async () => {
+  it('10 points × 365 daily dates: one chunk object per point and its 8-byte digest, nothing read before them', async () => {
     const g = FIXTURE_GRID;
     const layer = fx.catalog.rasters.find((l) => l.dataType === 'temp' && l.subDataType === 'mean')!;
     const file = layer.files[0]!;
@@ -69,14 +69,20 @@ describe('raster reads over HTTP Range', () => {
     const cold = [...server.log];
     for (const v of Object.values(res))
       expect(Object.values(v as object).every((x) => typeof x === 'number')).toBe(true);
-    // Exactly the chunks of the points, each read once and whole: no header, no index, no neighbour.
+    // Exactly the chunks of the points, each read once and whole: no header, no index, no neighbour;
+    // and beside each its 8 bytes of the store's digests (docs/decisions/0004-chunk-digests.md).
+    const digests = `/${file.path}/chunk-digests`;
     const want = tiles.map(([tx, ty]) => `/${file.path}/${layer.zarr!.variable}/0.${ty}.${tx}`).sort();
-    expect(cold.map((e) => decodeURIComponent(e.path)).sort()).toEqual(want);
-    for (const e of cold) {
+    const chunks = cold.filter((e) => decodeURIComponent(e.path) !== digests);
+    expect(chunks.map((e) => decodeURIComponent(e.path)).sort()).toEqual(want);
+    for (const e of chunks) {
       expect(e.status).toBe(206);
       const path = join(fx.dataset, decodeURIComponent(e.path));
       expect(e.bytes).toBe(statSync(path).size);
     }
+    const digestReads = cold.filter((e) => decodeURIComponent(e.path) === digests);
+    expect(digestReads).toHaveLength(10);
+    for (const e of digestReads) expect(e.bytes).toBe(8);
 
     server.reset();
     t = performance.now();
@@ -135,9 +141,9 @@ describe('raster reads over HTTP Range', () => {
       geometries: [{ kind: 'polygon', key: 'corner', index: 0, multi: false, polygons: [[corner]] }],
     });
     expect(Object.values(res.corner as object).every((v) => typeof v === 'number')).toBe(true);
-    // Four tiles; neighbours asked for in the same tick may share a request.
+    // Four tiles, each with its digest; neighbours asked for in the same tick may share a request.
     expect(server.requests).toBeGreaterThanOrEqual(1);
-    expect(server.requests).toBeLessThanOrEqual(4);
+    expect(server.requests).toBeLessThanOrEqual(8);
     console.log(
       `[raster reads] polygon on a corner of 4 tiles, header already read: ${server.requests} requests, ${(server.bytes / 1024).toFixed(0)} KiB`,
     );

@@ -96,6 +96,7 @@ describe('zarr layout, pure', () => {
       unit: '°C',
       description: 'Daily mean air temperature',
       buildId: '2026-11-28T00:00:00.000Z/abcdef12',
+      id: '2024-abcdef12',
     };
     const docs = zarrStoreMetadata(spec);
     expect(docs['temp_mean/.zarray']).toMatchObject({ shape: [3, 1150, 1800], chunks: [3, 8, 8], fill_value: -32768 });

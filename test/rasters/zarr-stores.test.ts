@@ -228,7 +228,7 @@ describe('daily layers as Zarr stores', () => {
     await engine.close();
   });
 
-  it('the map view of one date over HTTP reads two objects (its preview and the ranges), nothing else', async () => {
+  it('the map view of one date over HTTP reads two objects (its preview and the ranges) and their digests, nothing else', async () => {
     const server = await startRangeServer(join(root, 'dataset'));
     const engine = createRasterEngine({ catalog, dataset: urlLocation(server.url) });
     try {
@@ -237,6 +237,8 @@ describe('daily layers as Zarr stores', () => {
         [
           `/${layer.files[0]!.path}/preview/range/0.0`,
           `/${layer.files[0]!.path}/preview/${layer.zarr!.variable}/3.0.0`,
+          `/${layer.files[0]!.path}/chunk-digests`,
+          `/${layer.files[0]!.path}/chunk-digests`,
         ].sort(),
       );
     } finally {
