@@ -151,7 +151,7 @@ export async function serveStatic(
       // all, so a store cannot answer one key with another file's bytes.
       const realRel = relative(realRoot, realFile).split(sep).join('/');
       if (hiddenPath(realRel)) return missing;
-      if (options.allowed && realFile !== normalize(join(realRoot, rel)).replace(/(.)[\/]+$/, '$1')) return missing;
+      if (options.allowed && realFile !== normalize(join(realRoot, rel)).replace(/(.)\/+$/, '$1')) return missing;
     }
     handle = await open(realFile, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {

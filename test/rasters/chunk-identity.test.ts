@@ -181,7 +181,7 @@ describe('objects that are not their store’s', () => {
   });
 
   it('a chunk that is a link out of the dataset is refused by name, not taken for a dataset changed', async () => {
-    const dir = await tampered('linked-out', async (d, store) => {
+    const dir = await tampered('linked-out', async (_dir, store) => {
       const chunk = join(store, dataChunkKey(V, 0, 0));
       await cp(chunk, join(root, 'outside-chunk'));
       await rm(chunk);
