@@ -11,20 +11,14 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeInputGeoTiff } from '../../src/builder/raster-build-input.ts';
 import { buildRasterLayer } from '../../src/builder/raster-build.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { startServer } from '../../src/node/server.ts';
 import { BIN, cli } from '../helpers/cli.ts';
+import { daysOfYear, writeGridInput } from '../helpers/grid-inputs.ts';
 
 const G = { west: 18, north: -33, res: 0.02, width: 30, height: 20 };
-const days = (y: number) => {
-  const out: string[] = [];
-  for (let t = Date.UTC(y, 0, 1); t < Date.UTC(y + 1, 0, 1); t += 86_400_000)
-    out.push(new Date(t).toISOString().slice(0, 10));
-  return out;
-};
 let root: string;
 /** The dataset as the operator has it: gdd/apples 2019–2020 (map), chill/dpcu 2022–2023 (map), temp/mean 2023 (zarr). */
 let main: string;
@@ -32,18 +26,8 @@ let main: string;
 let source: string;
 const input = (name: string) => join(root, 'inputs', name);
 
-async function writeInput(name: string, periods: string[], value: (c: number, r: number, b: number) => number) {
-  await writeInputGeoTiff(input(name), {
-    width: G.width,
-    height: G.height,
-    geoTransform: [G.west, G.res, 0, G.north, 0, -G.res],
-    bands: periods.length,
-    descriptions: periods,
-    fill: (b, out) => {
-      for (let r = 0; r < G.height; r++) for (let c = 0; c < G.width; c++) out[r * G.width + c] = value(c, r, b);
-    },
-  });
-}
+const writeInput = (name: string, periods: string[], value: (c: number, r: number, b: number) => number) =>
+  writeGridInput(input(name), G, periods, value);
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'cq-operator-'));
@@ -51,10 +35,10 @@ beforeAll(async () => {
   await writeInput('gdd-a.tif', ['2019', '2020'], (c, r, b) => 2000 + 3 * c + 2 * r + 100 * b);
   await writeInput('gdd-b.tif', ['2019', '2020', '2021'], (c, r, b) => 2500 + 3 * c + 2 * r + 100 * b);
   await writeInput('chill.tif', ['2022', '2023'], (c, r, b) => 900 - 4 * c + r - 50 * b);
-  await writeInput('t2023.tif', days(2023), (c, r, b) => 12 + 0.1 * c - 0.05 * r + 6 * Math.sin(b / 58));
-  await writeInput('t2024.tif', days(2024), (c, r, b) => 13 + 0.1 * c - 0.05 * r + 6 * Math.sin(b / 58));
-  await writeInput('t2022.tif', days(2022), (c, r, b) => 11 + 0.1 * c - 0.05 * r + 6 * Math.sin(b / 58));
-  await writeInput('t2021.tif', days(2021), (c, r, b) => 10 + 0.1 * c - 0.05 * r + 6 * Math.sin(b / 58));
+  await writeInput('t2023.tif', daysOfYear(2023), (c, r, b) => 12 + 0.1 * c - 0.05 * r + 6 * Math.sin(b / 58));
+  await writeInput('t2024.tif', daysOfYear(2024), (c, r, b) => 13 + 0.1 * c - 0.05 * r + 6 * Math.sin(b / 58));
+  await writeInput('t2022.tif', daysOfYear(2022), (c, r, b) => 11 + 0.1 * c - 0.05 * r + 6 * Math.sin(b / 58));
+  await writeInput('t2021.tif', daysOfYear(2021), (c, r, b) => 10 + 0.1 * c - 0.05 * r + 6 * Math.sin(b / 58));
   main = join(root, 'main');
   source = join(root, 'source');
   const layer = (dir: string, dataType: string, subDataType: string, file: string) =>

@@ -13,21 +13,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync, inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeInputGeoTiff } from '../../src/builder/raster-build-input.ts';
 import { buildRasterLayer } from '../../src/builder/raster-build.ts';
 import type { Catalog, RasterLayerEntry } from '../../src/dataset/catalog.ts';
 import { createClimateEngine } from '../../src/engine/engine.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { DIGESTS_KEY } from '../../src/rasters/chunk-digest.ts';
+import { daysOfYear, writeGridInput } from '../helpers/grid-inputs.ts';
 import { dataChunkKey, previewChunkKey } from '../../src/rasters/zarr-layout.ts';
 
 const G = { west: 18, north: -33, res: 0.02, width: 40, height: 24 };
-const days = (y: number) => {
-  const out: string[] = [];
-  for (let t = Date.UTC(y, 0, 1); t < Date.UTC(y + 1, 0, 1); t += 86_400_000)
-    out.push(new Date(t).toISOString().slice(0, 10));
-  return out;
-};
 let root: string;
 let clean: string;
 let layer: RasterLayerEntry;
@@ -36,19 +30,12 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'cq-identity-'));
   clean = join(root, 'clean');
   for (const y of [2022, 2023, 2024]) {
-    const dates = days(y);
-    await writeInputGeoTiff(join(root, `t${y}.tif`), {
-      width: G.width,
-      height: G.height,
-      geoTransform: [G.west, G.res, 0, G.north, 0, -G.res],
-      bands: dates.length,
-      descriptions: dates,
-      fill: (b, out) => {
-        for (let r = 0; r < G.height; r++)
-          for (let c = 0; c < G.width; c++)
-            out[r * G.width + c] = y - 2020 + 0.3 * c - 0.2 * r + 6 * Math.sin(b / 58 + c / 7);
-      },
-    });
+    await writeGridInput(
+      join(root, `t${y}.tif`),
+      G,
+      daysOfYear(y),
+      (c, r, b) => y - 2020 + 0.3 * c - 0.2 * r + 6 * Math.sin(b / 58 + c / 7),
+    );
   }
   await buildRasterLayer({
     dir: clean,

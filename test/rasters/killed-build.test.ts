@@ -15,6 +15,7 @@ import { writeInputGeoTiff } from '../../src/builder/raster-build-input.ts';
 import { buildRasterLayer } from '../../src/builder/raster-build.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { BIN } from '../helpers/cli.ts';
+import { writeGridInput } from '../helpers/grid-inputs.ts';
 
 const G = { west: 18, north: -33, res: 0.01, width: 120, height: 80 };
 let root: string;
@@ -133,17 +134,7 @@ describe('a build killed at any moment', () => {
   it('a map layer too: its rebuilt file is a new file, so the old one answers until the catalog switches', async () => {
     // gdd/apples 2019–2020 in one map file, rebuilt with other values.
     const gdd = (name: string, shift: number) =>
-      writeInputGeoTiff(join(root, name), {
-        width: G.width,
-        height: G.height,
-        geoTransform: [G.west, G.res, 0, G.north, 0, -G.res],
-        bands: 2,
-        descriptions: ['2019', '2020'],
-        fill: (b, out) => {
-          for (let r = 0; r < G.height; r++)
-            for (let c = 0; c < G.width; c++) out[r * G.width + c] = 1500 + shift + 3 * c + 2 * r + 100 * b;
-        },
-      });
+      writeGridInput(join(root, name), G, ['2019', '2020'], (c, r, b) => 1500 + shift + 3 * c + 2 * r + 100 * b);
     await gdd('gdd_a.tif', 0);
     await gdd('gdd_b.tif', 250);
     const mapBase = join(root, 'map-base');
