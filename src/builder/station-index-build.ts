@@ -27,7 +27,8 @@ import {
 } from '../dataset/catalog.ts';
 import { parquetMetadata, type FileMetaData } from 'hyparquet';
 import { ordinalOfTime } from '../stations/time-keys.ts';
-import { placeInto, updateCatalog } from './dataset/dataset-writer.ts';
+import { placeInto, readCatalogOrEmpty, updateCatalog } from './dataset/dataset-writer.ts';
+import { stationArchiveFolder } from '../dataset/catalog-owners.ts';
 import { withDatasetLock } from './dataset/dataset-lock.ts';
 import { BuildError } from './build-error.ts';
 import { ident, lit, openBuildDuckDB, rows } from './build-duckdb.ts';
@@ -478,7 +479,10 @@ export async function indexStations(
 }
 
 async function indexLocked(datasetDir: string, name: string, utcOffset: string | undefined): Promise<StationsSection> {
-  const indexed = await indexStationArchive(join(datasetDir, 'stations'), 'stations');
+  // The archive the catalog names (a build may have written it as `stations-<build>`), else `stations`.
+  const before = await readCatalogOrEmpty(datasetDir, name);
+  const folder = before.stations ? stationArchiveFolder(before.stations) : 'stations';
+  const indexed = await indexStationArchive(join(datasetDir, folder), folder);
   let section = indexed;
   await updateCatalog(datasetDir, name, (c) => {
     section = { ...indexed, utcOffset: utcOffset ?? c.stations?.utcOffset ?? DEFAULT_UTC_OFFSET };

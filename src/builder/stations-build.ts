@@ -13,7 +13,8 @@
  * half-written archive.
  */
 import { countOf } from '../contract/quote.ts';
-import { copyFile, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -23,7 +24,8 @@ import { physicalBounds, plausibleBounds } from '../contract/station-bounds.ts';
 import { derivedDecimals, roundValueSql } from '../contract/station-type-info.ts';
 import { deriveRulesInto, isComputedType, type DeriveRule } from '../contract/derive-rules.ts';
 import { TIME_SCALES, stationScaleSpec } from '../contract/time-scales.ts';
-import { readCatalogOrEmpty, swapInto, updateCatalog } from './dataset/dataset-writer.ts';
+import { readCatalogOrEmpty, updateCatalog } from './dataset/dataset-writer.ts';
+import { stationArchiveFolder } from '../dataset/catalog-owners.ts';
 import { withDatasetLock } from './dataset/dataset-lock.ts';
 import { parseUtcOffset, utcOffsetLabel } from '../contract/utc-offset.ts';
 import { planStationBuild, type StationInputs } from './station-plan.ts';
@@ -605,9 +607,15 @@ FROM d`;
  * or derived (the file's {@link SOURCE_KEY} metadata). Fills temp table `old_given` with the
  * given ones, which a derivation never replaces.
  */
-async function readExisting(con: DuckDBConnection, outDir: string, replace: boolean): Promise<ExistingSeries[]> {
+async function readExisting(
+  con: DuckDBConnection,
+  outDir: string,
+  folder: string | null,
+  replace: boolean,
+): Promise<ExistingSeries[]> {
   await con.run(`CREATE TEMP TABLE old_given (scale VARCHAR, station_id VARCHAR)`);
-  const dir = join(outDir, 'stations');
+  if (folder === null) return [];
+  const dir = join(outDir, folder);
   const index = join(dir, 'index.parquet');
   const has = (p: string) =>
     stat(p).then(
@@ -752,7 +760,22 @@ async function buildLocked(
 ): Promise<{ section: StationsSection; report: StationBuildReport }> {
   const t0 = Date.now();
   // Refusals that need no file read come first (a file given twice, a zone the dataset does not keep).
-  const plan = planStationBuild(inputs, options, await readCatalogOrEmpty(outDir, name));
+  const before = await readCatalogOrEmpty(outDir, name);
+  const plan = planStationBuild(inputs, options, before);
+  // The archive the catalog names now (or, before any catalog lists one, a `stations` folder to index
+  // or replace), and the new one's folder: `stations` when it is free, else one named by this build,
+  // so the catalog switches from one whole archive to the other in one rename (docs/reliability.md).
+  const previous = before.stations
+    ? stationArchiveFolder(before.stations)
+    : existsSync(join(outDir, 'stations'))
+      ? 'stations'
+      : null;
+  const folder = existsSync(join(outDir, 'stations'))
+    ? `stations-${newBuildId()
+        .split('/')
+        .pop()!
+        .replace(/[^A-Za-z0-9]/g, '')}`
+    : 'stations';
   const temp = await mkdtemp(join(tmpdir(), 'climate-query-build-'));
   const duck = await openBuildDuckDB(temp);
   const { con } = duck;
@@ -762,7 +785,7 @@ async function buildLocked(
     await loadStations(con, inputs.stations);
     const inStationsFile = Number((await rows(con, `SELECT count(*) AS n FROM stations`))[0]!.n);
     const { zone } = plan;
-    const existing = await readExisting(con, outDir, plan.replace);
+    const existing = await readExisting(con, outDir, previous, plan.replace);
     const fileRows: Partial<Record<StationTimeScale, ScaleReport['files']>> = {};
     const flaggedBy: Partial<Record<StationTimeScale, ScaleReport['flagged']>> = {};
     const beyondBy: Partial<Record<StationTimeScale, ScaleReport['beyondPhysical']>> = {};
@@ -876,12 +899,14 @@ async function buildLocked(
     await mkdir(staging, { recursive: true });
     await writeArchive(con, staging, have, derived, kept);
     duck.close();
-    const section = { ...(await indexStationArchive(staging, 'stations')), utcOffset: zone };
-    // Publish: the old archive goes only once the new one is complete.
-    await swapInto(staging, join(outDir, 'stations'));
+    const section = { ...(await indexStationArchive(staging, folder)), utcOffset: zone };
+    // Publish: the new archive under its own name, the catalog switched to it by one rename, and only
+    // then the old archive removed. Killed anywhere, the catalog names one whole archive.
+    await rename(staging, join(outDir, folder));
     await updateCatalog(outDir, name, (c) => {
       c.stations = section;
     });
+    if (previous !== null && previous !== folder) await rm(join(outDir, previous), { recursive: true, force: true });
     const report: StationBuildReport = {
       ok: true,
       out: outDir,

@@ -9,7 +9,7 @@
  */
 import { ClimateQueryError } from '../contract/errors.ts';
 import { truncate } from '../contract/quote.ts';
-import type { Catalog, RasterLayerEntry } from './catalog.ts';
+import type { Catalog, RasterLayerEntry, StationsSection } from './catalog.ts';
 
 /** `dataType[/subDataType] (extent)`, for messages. */
 export function layerLabel(l: Pick<RasterLayerEntry, 'dataType' | 'subDataType' | 'extent'>): string {
@@ -26,14 +26,19 @@ export function pathsOverlap(a: string, b: string): boolean {
   return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
 }
 
+/** The folder of a station archive: where its index is (`stations`, or `stations-<build>`), holding every station file. */
+export function stationArchiveFolder(stations: Pick<StationsSection, 'index'>): string {
+  const i = stations.index.lastIndexOf('/');
+  return i > 0 ? stations.index.slice(0, i) : stations.index;
+}
+
 /** The paths a dataset keeps outside its layers: catalog.json and the station archive's folder. */
 export function reservedPaths(catalog: Pick<Catalog, 'stations'>): Array<{ path: string; what: string }> {
   const out = [{ path: 'catalog.json', what: 'the catalog' }];
   const s = catalog.stations;
   if (s) {
     // The archive's folder holds its index, coverage and every station file (docs/data.md).
-    const folder = s.index.includes('/') ? s.index.slice(0, s.index.lastIndexOf('/')) : s.index;
-    out.push({ path: folder, what: 'the station archive' });
+    out.push({ path: stationArchiveFolder(s), what: 'the station archive' });
     out.push({ path: s.coverage, what: 'the station coverage' });
   }
   return out;

@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { placeInto, swapInto, writeFileAtomic } from '../../src/builder/dataset/dataset-writer.ts';
+import { placeInto, writeFileAtomic } from '../../src/builder/dataset/dataset-writer.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -44,21 +44,6 @@ describe('the dataset writer', () => {
     await placeInto(join(dir, 'from'), join(dir, 'deep', 'er', 'to'), { copy: true });
     expect(await contents(join(dir, 'deep', 'er', 'to'))).toEqual({ f: 'kept' });
     expect(await contents(join(dir, 'from'))).toEqual({ f: 'kept' });
-  });
-
-  it('swaps a folder whole, and keeps the old one when the new one cannot go in', async () => {
-    await folder(join(dir, 'stations'), { old: '1' });
-    await folder(join(dir, 'next'), { new: '2' });
-    await swapInto(join(dir, 'next'), join(dir, 'stations'));
-    expect(await contents(join(dir, 'stations'))).toEqual({ new: '2' });
-    expect((await readdir(dir)).sort()).toEqual(['stations']);
-    await expect(swapInto(join(dir, 'missing'), join(dir, 'stations'))).rejects.toThrow();
-    expect(await contents(join(dir, 'stations'))).toEqual({ new: '2' });
-    expect((await readdir(dir)).sort()).toEqual(['stations']);
-    // No old folder at all: the new one simply goes in.
-    await folder(join(dir, 'first'), { a: '1' });
-    await swapInto(join(dir, 'first'), join(dir, 'fresh'));
-    expect(await contents(join(dir, 'fresh'))).toEqual({ a: '1' });
   });
 
   it('writes a file by temp file + rename, leaving no temp file', async () => {

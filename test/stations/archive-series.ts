@@ -1,4 +1,5 @@
 /** A built station archive read back with native DuckDB, and series compared value by value: for build tests. */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { expect } from 'vitest';
@@ -18,10 +19,19 @@ export async function sql(query: string): Promise<Record<string, unknown>[]> {
 }
 
 /** Every row of one scale in the archive, read with DuckDB from the station files, as a Series keyed like answers. */
+/**
+ * The station archive folder of dataset `out`, as its catalog names it: `stations`, or
+ * `stations-<build>` once a build has replaced an archive (docs/data.md).
+ */
+export function archiveDir(out: string): string {
+  const c = JSON.parse(readFileSync(join(out, 'catalog.json'), 'utf8')) as { stations: { index: string } | null };
+  return join(out, c.stations ? c.stations.index.slice(0, c.stations.index.lastIndexOf('/')) : 'stations');
+}
+
 export async function archiveSeries(out: string, scale: StationTimeScale): Promise<Series> {
   const fmt = { hourly: '%Y-%m-%dT%H:%M:%S', daily: '%Y-%m-%d', dekadal: '%Y-%m-%d', monthly: '%Y-%m-01' }[scale];
   const got = await sql(
-    `SELECT *, strftime(time, '${fmt}') AS __key FROM read_parquet('${join(out, 'stations', scale)}/**/*.parquet', union_by_name = true) ORDER BY station_id, time`,
+    `SELECT *, strftime(time, '${fmt}') AS __key FROM read_parquet('${join(archiveDir(out), scale)}/**/*.parquet', union_by_name = true) ORDER BY station_id, time`,
   );
   const series: Series = new Map();
   for (const r of got) {

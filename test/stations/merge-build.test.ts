@@ -15,7 +15,7 @@ import { mulberry32 } from '../../src/builder/prng.ts';
 import type { StationTimeScale } from '../../src/contract/station-data-types.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { allScales, dekadalFromDaily, monthlyFromDaily, readSeries, readStations, type Series } from './oracle.ts';
-import { archiveSeries, expectSameSeries, sql } from './archive-series.ts';
+import { archiveDir, archiveSeries, expectSameSeries, sql } from './archive-series.ts';
 import { cli } from '../helpers/cli.ts';
 
 let dir: string;
@@ -100,7 +100,7 @@ async function archiveDigest(
 ): Promise<Map<string, { n: number; h: string; first: string; last: string }>> {
   const got =
     await sql(`SELECT station_id, count(*) AS n, CAST(sum(hash(time, ${cols.join(', ')})) AS VARCHAR) AS h, CAST(min(time) AS VARCHAR) AS first, CAST(max(time) AS VARCHAR) AS last
-    FROM read_parquet('${join(out, 'stations', scale)}/**/*.parquet', union_by_name = true) GROUP BY 1 ORDER BY 1`);
+    FROM read_parquet('${join(archiveDir(out), scale)}/**/*.parquet', union_by_name = true) GROUP BY 1 ORDER BY 1`);
   return new Map(
     got.map((r) => [
       String(r.station_id),
@@ -368,7 +368,7 @@ describe('a build adds to the dataset it writes into (issue 19, 1)', () => {
     expectSameSeries(await archiveSeries(out, 'daily'), wantDaily, 'daily after build 2');
     expectSameSeries(await archiveSeries(out, 'monthly'), monthlyFromDaily(wantDaily), 'monthly after build 2');
     const names = await sql(
-      `SELECT station_id, name FROM read_parquet('${join(out, 'stations/stations.parquet')}') ORDER BY 1`,
+      `SELECT station_id, name FROM read_parquet('${join(archiveDir(out), 'stations.parquet')}') ORDER BY 1`,
     );
     expect(names.map((r) => r.station_id)).toEqual(['CERES', 'FRANS', 'MALM', 'PAARL', 'STELL', 'WELL']);
 
@@ -408,10 +408,10 @@ describe('a build adds to the dataset it writes into (issue 19, 1)', () => {
 
     // --replace: only this build's stations file and series remain.
     await buildStations({ stations: other, daily }, out, 'dataset', { replace: true });
-    expect(await sql(`SELECT count(*) AS n FROM glob('${join(out, 'stations/hourly')}/**')`)).toEqual([{ n: 0n }]);
+    expect(await sql(`SELECT count(*) AS n FROM glob('${join(archiveDir(out), 'hourly')}/**')`)).toEqual([{ n: 0n }]);
     expectSameSeries(await archiveSeries(out, 'daily'), readSeries(daily, 'daily'), 'daily after --replace');
     expect(
-      (await sql(`SELECT station_id FROM read_parquet('${join(out, 'stations/stations.parquet')}') ORDER BY 1`)).map(
+      (await sql(`SELECT station_id FROM read_parquet('${join(archiveDir(out), 'stations.parquet')}') ORDER BY 1`)).map(
         (r) => r.station_id,
       ),
     ).toEqual(['CERES', 'MALM']);

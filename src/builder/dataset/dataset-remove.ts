@@ -12,7 +12,7 @@ import { STATION_TIME_SCALES } from '../../contract/station-data-types.ts';
 import type { Catalog, RasterLayerEntry } from '../../dataset/catalog.ts';
 import { placeInto, readCatalogOrEmpty, updateCatalog } from './dataset-writer.ts';
 import { withDatasetLock } from './dataset-lock.ts';
-import { layerPaths } from '../../dataset/catalog-owners.ts';
+import { layerPaths, stationArchiveFolder } from '../../dataset/catalog-owners.ts';
 import { BuildError } from '../build-error.ts';
 import { lit, openBuildDuckDB } from '../build-duckdb.ts';
 import { indexStations } from '../station-index-build.ts';
@@ -129,14 +129,14 @@ export function removeStations(dir: string, ids: readonly string[], all = false)
 async function removeStationsLocked(dir: string, ids: readonly string[], all: boolean): Promise<RemoveReport> {
   const catalog = await readCatalog(dir);
   if (!catalog.stations) throw new BuildError('invalid_input', `The dataset at ${dir} has no stations.`);
-  const archive = join(dir, 'stations');
+  const archive = join(dir, stationArchiveFolder(catalog.stations));
   if (all) {
     const count = catalog.stations.count;
     await updateCatalog(dir, catalog.name, (c) => {
       c.stations = null;
     });
     await rm(archive, { recursive: true, force: true });
-    return { removed: `all ${countOf(count, 'station')}`, files: ['stations/'] };
+    return { removed: `all ${countOf(count, 'station')}`, files: [`${stationArchiveFolder(catalog.stations)}/`] };
   }
   if (!ids.length)
     throw new BuildError('invalid_input', 'Name the stations to remove (their station_id), or pass --all.');

@@ -7,14 +7,15 @@
  *   build owns one section and calls {@link updateCatalog} with its part,
  *   and the file list is recomputed from what is on disk;
  * - files and folders are staged elsewhere and moved into place
- *   ({@link placeInto}), or swapped whole with the old one set aside until
- *   the new one is there ({@link swapInto}).
+ *   ({@link placeInto}); what a reader may be using is never replaced in
+ *   place: builds write under new names and switch the catalog to them
+ *   (docs/reliability.md, "An operator's dataset").
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { cp, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { fromFile } from 'geotiff';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CATALOG_VERSION, type Catalog, type CatalogFile } from '../../dataset/catalog.ts';
 import { checkDataset } from '../../dataset/catalog-check.ts';
 import { BuildError } from '../build-error.ts';
@@ -108,27 +109,6 @@ export async function placeInto(from: string, to: string, { copy = false } = {})
   if (!staged) await cp(from, aside, { recursive: true });
   await rm(to, { recursive: true, force: true });
   await rename(aside, to);
-}
-
-/**
- * Replaces the folder `target` with the complete folder `staging`: the old
- * one is renamed aside, the new one renamed in, and only then is the old one
- * removed (a build stopped in between leaves both, never neither).
- */
-export async function swapInto(staging: string, target: string): Promise<void> {
-  const old = join(dirname(target), `.${basename(target)}-old-${process.pid}`);
-  await rm(old, { recursive: true, force: true });
-  await rename(target, old).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'ENOENT') throw err;
-  });
-  try {
-    await rename(staging, target);
-  } catch (err) {
-    // The new one could not go in: the old one goes back.
-    await rename(old, target).catch(() => undefined);
-    throw err;
-  }
-  await rm(old, { recursive: true, force: true });
 }
 
 /**

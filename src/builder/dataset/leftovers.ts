@@ -10,7 +10,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Catalog } from '../../dataset/catalog.ts';
-import { layerPaths } from '../../dataset/catalog-owners.ts';
+import { layerPaths, stationArchiveFolder } from '../../dataset/catalog-owners.ts';
 
 /** A name carrying the pid of the process that wrote it, as this project's writers name temporary files. */
 const PID_NAMED = [
@@ -58,8 +58,15 @@ export async function removeLeftovers(dir: string, catalog: Catalog | null): Pro
     await rm(join(dir, rel), { recursive: true, force: true });
     removed.push(rel);
   };
-  for (const e of await entries(dir)) if (deadWriter(e.name)) await drop(e.name);
-  for (const e of await entries(join(dir, 'stations'))) if (deadWriter(e.name)) await drop(`stations/${e.name}`);
+  // A station archive a killed build wrote under its build's name, which the catalog never named; or
+  // the archive a build had replaced, when it was killed after the catalog switch, before removing it.
+  const archive = catalog?.stations ? stationArchiveFolder(catalog.stations) : null;
+  const superseded = (name: string) =>
+    (/^stations-[A-Za-z0-9]+$/.test(name) && name !== archive) ||
+    (name === 'stations' && archive?.startsWith('stations-'));
+  for (const e of await entries(dir)) if (deadWriter(e.name) || superseded(e.name)) await drop(e.name);
+  const folder = archive ?? 'stations';
+  for (const e of await entries(join(dir, folder))) if (deadWriter(e.name)) await drop(`${folder}/${e.name}`);
   const listed = new Set((catalog?.rasters ?? []).flatMap(layerPaths));
   for (const layerDir of await entries(join(dir, 'rasters'))) {
     if (!layerDir.isDirectory()) continue;

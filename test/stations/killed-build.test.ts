@@ -1,0 +1,105 @@
+/**
+ * A station build killed at any moment leaves the dataset answering as before or as after: the new
+ * archive is written under a name the catalog does not use yet (`stations` when free, else
+ * `stations-<build>`), the catalog switches to it by one rename, and only then is the old archive
+ * removed. The next build ends where an uninterrupted one does and leaves no unlisted archive.
+ */
+import { spawn } from 'node:child_process';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Catalog } from '../../src/dataset/catalog.ts';
+import { createNodeEngine } from '../../src/node/node-engine.ts';
+import { BIN, cli } from '../helpers/cli.ts';
+
+const fx = inject('stationFixture');
+let root: string;
+let hourly: string;
+let query: object;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'cq-killed-stations-'));
+  // One station's hourly record again, 1.5 °C warmer: the build replaces that station's series.
+  const lines = (await readFile(fx.hourlyCsv, 'utf8')).trim().split('\n');
+  const header = lines[0]!.split(',');
+  const id = lines[1]!.split(',')[0]!;
+  const t = header.indexOf('temperature_mean');
+  const warmer = lines
+    .slice(1)
+    .filter((l) => l.startsWith(`${id},`))
+    .map((l) => {
+      const cells = l.split(',');
+      if (cells[t] !== '') cells[t] = (Number(cells[t]) + 1.5).toFixed(1);
+      return cells.join(',');
+    });
+  hourly = join(root, 'warmer.csv');
+  await writeFile(hourly, `${[lines[0], ...warmer].join('\n')}\n`);
+  const station = (await readFile(fx.stationsCsv, 'utf8'))
+    .split('\n')
+    .find((l) => l.startsWith(`${id},`))!
+    .split(',');
+  const day = warmer[30]!.split(',')[1]!.slice(0, 10);
+  query = {
+    wkts: `POINT (${station[3]} ${station[2]})`,
+    dataTypes: ['temperature_mean'],
+    options: { timeScale: 'daily' },
+    startDate: day,
+    endDate: day,
+  };
+}, 120_000);
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+async function answer(dir: string): Promise<string> {
+  const engine = createNodeEngine(dir);
+  try {
+    const r = await engine.handle({ method: 'POST', path: '/api/nearest-station/', body: JSON.stringify(query) });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return JSON.stringify(r.body);
+  } finally {
+    await engine.close();
+  }
+}
+
+const args = (dir: string) => ['build', '--out', dir, '--stations', fx.stationsCsv, '--hourly', hourly];
+
+/** The archives in `dir` that the catalog does not name. */
+async function unlistedArchives(dir: string): Promise<string[]> {
+  const c = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+  const listed = c.stations!.index.split('/')[0];
+  return (await readdir(dir)).filter((f) => /^\.?stations/.test(f) && f !== listed);
+}
+
+describe('a station build killed at any moment', () => {
+  it('leaves the old answer or the new, never an error; the next build finishes and leaves no other archive', async () => {
+    const old = await answer(fx.dataset);
+    const done = join(root, 'done');
+    await cp(fx.dataset, done, { recursive: true });
+    const built = await cli(args(done));
+    expect(built.code, built.stderr).toBe(0);
+    const fresh = await answer(done);
+    expect(fresh).not.toBe(old);
+    // The new archive has its own name; the old one is gone.
+    expect((await readdir(done)).filter((f) => f.startsWith('stations'))).toEqual([
+      expect.stringMatching(/^stations-[A-Za-z0-9]+$/),
+    ]);
+    const seen = new Set<string>();
+    for (const ms of [300, 600, 900, 1200, 1500, 1800, 2100, 2500, 3000, 3600, 4500]) {
+      const dir = join(root, `kill-${ms}`);
+      await cp(fx.dataset, dir, { recursive: true });
+      const child = spawn(process.execPath, [BIN, ...args(dir)], { stdio: 'ignore' });
+      const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
+      setTimeout(() => child.kill('SIGKILL'), ms);
+      const code = await exited;
+      const got = await answer(dir);
+      const which = got === old ? 'old' : got === fresh ? 'new' : 'other';
+      expect(which, `killed after ${ms} ms (exit ${code})`).not.toBe('other');
+      seen.add(which);
+      const again = await cli(args(dir));
+      expect(again.code, again.stderr).toBe(0);
+      expect(await answer(dir)).toBe(fresh);
+      expect(await unlistedArchives(dir), `killed after ${ms} ms`).toEqual([]);
+    }
+    expect(seen.has('old')).toBe(true);
+  }, 300_000);
+});
