@@ -63,6 +63,19 @@ describe('the dataset lock', () => {
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
   });
 
+  it('two commands at once in one process contend for it: the second is refused, not let in', async () => {
+    let release!: () => void;
+    const first = withDatasetLock(dir, 'layers merge /a', () => new Promise<void>((r) => (release = r)));
+    await new Promise((r) => setTimeout(r, 20));
+    await expect(withDatasetLock(dir, 'layers merge /b', async () => undefined)).rejects.toMatchObject({
+      code: 'dataset_busy',
+      message: expect.stringContaining('`climate-query layers merge /a`'),
+    });
+    release();
+    await first;
+    await expect(withDatasetLock(dir, 'layers merge /b', async () => 'ran')).resolves.toBe('ran');
+  });
+
   it('is taken again by a step of the command holding it (a remove that re-indexes)', async () => {
     await withDatasetLock(dir, 'stations remove', async () => {
       await withDatasetLock(dir, 'index', async () => undefined);

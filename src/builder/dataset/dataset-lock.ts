@@ -10,6 +10,7 @@
  * Readers (the engine, `serve`) never take it: they see the old catalog or
  * the new one whole (dataset-writer.ts).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
@@ -33,8 +34,12 @@ export interface DatasetLock {
   release(): Promise<void>;
 }
 
-/** Folders this process holds the lock of, with how many nested holds (a remove that re-indexes). */
-const heldHere = new Map<string, number>();
+/**
+ * The folders whose lock the running command holds, per async call chain: a step of that command
+ * (removeStations re-indexing) takes it again freely, while another command in the same process
+ * (two builds started at once from a library) contends for the file like any other writer.
+ */
+const heldHere = new AsyncLocalStorage<ReadonlySet<string>>();
 
 /** Whether process `pid` on this host still runs. */
 function alive(pid: number): boolean {
@@ -63,19 +68,6 @@ async function holderOf(path: string): Promise<LockHolder | null> {
  * folder when it is missing. Throws BuildError `dataset_busy` when another live process holds it.
  */
 export async function lockDataset(dir: string, command: string): Promise<DatasetLock> {
-  const key = resolve(dir);
-  const nested = heldHere.get(key);
-  if (nested !== undefined) {
-    // Held by this process already: a step of the command holding it (removeStations re-indexes).
-    heldHere.set(key, nested + 1);
-    let released = false;
-    return {
-      async release() {
-        if (!released) heldHere.set(key, (heldHere.get(key) ?? 1) - 1);
-        released = true;
-      },
-    };
-  }
   await mkdir(dir, { recursive: true });
   const path = join(dir, LOCK_FILE);
   const me: LockHolder = { pid: process.pid, host: hostname(), command, started: new Date().toISOString() };
@@ -87,8 +79,7 @@ export async function lockDataset(dir: string, command: string): Promise<Dataset
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         await link(draft, path);
-        heldHere.set(key, 1);
-        return held(key, path, me);
+        return held(path, me);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       }
@@ -117,13 +108,12 @@ export async function lockDataset(dir: string, command: string): Promise<Dataset
   }
 }
 
-function held(key: string, path: string, me: LockHolder): DatasetLock {
+function held(path: string, me: LockHolder): DatasetLock {
   let released = false;
   return {
     async release() {
       if (released) return;
       released = true;
-      heldHere.delete(key);
       // Only our own lock is removed (a lock taken over as stale is someone else's now).
       const h = await holderOf(path);
       if (h?.pid === me.pid && h.started === me.started) await unlink(path).catch(() => undefined);
@@ -148,14 +138,14 @@ function busy(dir: string, holder: LockHolder | null): BuildError {
  * for `fn` to report.
  */
 export async function withDatasetLock<T>(dir: string, command: string, fn: () => Promise<T>): Promise<T> {
-  const outer = !heldHere.has(resolve(dir));
+  const key = resolve(dir);
+  const holding = heldHere.getStore();
+  if (holding?.has(key)) return fn();
   const lock = await lockDataset(dir, command);
   try {
-    if (outer) {
-      const catalog = await readCatalogOrEmpty(dir, 'dataset').catch(() => undefined);
-      if (catalog) await removeLeftovers(dir, catalog);
-    }
-    return await fn();
+    const catalog = await readCatalogOrEmpty(dir, 'dataset').catch(() => undefined);
+    if (catalog) await removeLeftovers(dir, catalog);
+    return await heldHere.run(new Set([...(holding ?? []), key]), fn);
   } finally {
     await lock.release();
   }
