@@ -479,9 +479,20 @@ export async function indexStations(
 }
 
 async function indexLocked(datasetDir: string, name: string, utcOffset: string | undefined): Promise<StationsSection> {
-  // The archive the catalog names (a build may have written it as `stations-<build>`), else `stations`.
   const before = await readCatalogOrEmpty(datasetDir, name);
-  const folder = before.stations ? stationArchiveFolder(before.stations) : 'stations';
+  if (before.stations) {
+    // An archive the catalog lists is read by someone: re-indexed as a new archive, switched to whole.
+    const { republishArchive } = await import('./dataset/station-archive-publish.ts');
+    return republishArchive(
+      datasetDir,
+      name,
+      stationArchiveFolder(before.stations),
+      utcOffset ?? before.stations.utcOffset ?? DEFAULT_UTC_OFFSET,
+      async () => undefined,
+    );
+  }
+  // An archive no catalog lists yet (written by hand into `stations/`): no reader uses its index.
+  const folder = 'stations';
   const indexed = await indexStationArchive(join(datasetDir, folder), folder);
   let section = indexed;
   await updateCatalog(datasetDir, name, (c) => {

@@ -26,6 +26,7 @@ import { deriveRulesInto, isComputedType, type DeriveRule } from '../contract/de
 import { TIME_SCALES, stationScaleSpec } from '../contract/time-scales.ts';
 import { readCatalogOrEmpty, updateCatalog } from './dataset/dataset-writer.ts';
 import { stationArchiveFolder } from '../dataset/catalog-owners.ts';
+import { archiveStaging, newArchiveFolder } from './dataset/station-archive-publish.ts';
 import { withDatasetLock } from './dataset/dataset-lock.ts';
 import { parseUtcOffset, utcOffsetLabel } from '../contract/utc-offset.ts';
 import { planStationBuild, type StationInputs } from './station-plan.ts';
@@ -770,17 +771,12 @@ async function buildLocked(
     : existsSync(join(outDir, 'stations'))
       ? 'stations'
       : null;
-  const folder = existsSync(join(outDir, 'stations'))
-    ? `stations-${newBuildId()
-        .split('/')
-        .pop()!
-        .replace(/[^A-Za-z0-9]/g, '')}`
-    : 'stations';
+  const folder = newArchiveFolder(outDir);
   const temp = await mkdtemp(join(tmpdir(), 'climate-query-build-'));
   const duck = await openBuildDuckDB(temp);
   const { con } = duck;
   await mkdir(outDir, { recursive: true });
-  const staging = join(outDir, `.stations-building-${process.pid}`);
+  const staging = archiveStaging(outDir);
   try {
     await loadStations(con, inputs.stations);
     const inStationsFile = Number((await rows(con, `SELECT count(*) AS n FROM stations`))[0]!.n);

@@ -17,13 +17,15 @@ const fx = inject('stationFixture');
 let root: string;
 let hourly: string;
 let query: object;
+/** The station whose record the tests rebuild or remove. */
+let id: string;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'cq-killed-stations-'));
   // One station's hourly record again, 1.5 °C warmer: the build replaces that station's series.
   const lines = (await readFile(fx.hourlyCsv, 'utf8')).trim().split('\n');
   const header = lines[0]!.split(',');
-  const id = lines[1]!.split(',')[0]!;
+  id = lines[1]!.split(',')[0]!;
   const t = header.indexOf('temperature_mean');
   const warmer = lines
     .slice(1)
@@ -98,6 +100,36 @@ describe('a station build killed at any moment', () => {
       const again = await cli(args(dir));
       expect(again.code, again.stderr).toBe(0);
       expect(await answer(dir)).toBe(fresh);
+      expect(await unlistedArchives(dir), `killed after ${ms} ms`).toEqual([]);
+    }
+    expect(seen.has('old')).toBe(true);
+  }, 300_000);
+
+  it('so is `stations remove` (a new archive without the station, switched to whole) and `index`', async () => {
+    const old = await answer(fx.dataset);
+    const done = join(root, 'removed');
+    await cp(fx.dataset, done, { recursive: true });
+    const removed = await cli(['stations', 'remove', id, '--data', done]);
+    expect(removed.code, removed.stderr).toBe(0);
+    const fresh = await answer(done);
+    // The point's nearest station is another one now.
+    expect(fresh).not.toBe(old);
+    const seen = new Set<string>();
+    for (const ms of [300, 500, 700, 900, 1100, 1300, 1600, 2000, 2500, 3200]) {
+      const dir = join(root, `remove-kill-${ms}`);
+      await cp(fx.dataset, dir, { recursive: true });
+      const child = spawn(process.execPath, [BIN, 'stations', 'remove', id, '--data', dir], { stdio: 'ignore' });
+      const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
+      setTimeout(() => child.kill('SIGKILL'), ms);
+      const code = await exited;
+      const got = await answer(dir);
+      const which = got === old ? 'old' : got === fresh ? 'new' : 'other';
+      expect(which, `killed after ${ms} ms (exit ${code})`).not.toBe('other');
+      seen.add(which);
+      // Re-indexing (itself a new archive switched to whole) removes what the kill left, and answers alike.
+      const again = await cli(['index', dir]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(await answer(dir)).toBe(got);
       expect(await unlistedArchives(dir), `killed after ${ms} ms`).toEqual([]);
     }
     expect(seen.has('old')).toBe(true);

@@ -15,7 +15,7 @@ import { withDatasetLock } from './dataset-lock.ts';
 import { layerPaths, stationArchiveFolder } from '../../dataset/catalog-owners.ts';
 import { BuildError } from '../build-error.ts';
 import { lit, openBuildDuckDB } from '../build-duckdb.ts';
-import { indexStations } from '../station-index-build.ts';
+import { republishArchive } from './station-archive-publish.ts';
 
 /** Reads `dir/catalog.json` through the engine's checks (a damaged one is refused), or says there is no dataset there. */
 async function readCatalog(dir: string): Promise<Catalog> {
@@ -140,14 +140,16 @@ async function removeStationsLocked(dir: string, ids: readonly string[], all: bo
   }
   if (!ids.length)
     throw new BuildError('invalid_input', 'Name the stations to remove (their station_id), or pass --all.');
+  const current = stationArchiveFolder(catalog.stations);
   const temp = await mkdtemp(join(tmpdir(), 'climate-query-remove-'));
   const duck = await openBuildDuckDB(temp);
   try {
     const { con } = duck;
-    const index = join(archive, 'index.parquet');
     const idList = ids.map(lit).join(', ');
     const listed = (
-      await con.runAndReadAll(`SELECT * FROM read_parquet(${lit(index)}) WHERE station_id IN (${idList})`)
+      await con.runAndReadAll(
+        `SELECT * FROM read_parquet(${lit(join(archive, 'index.parquet'))}) WHERE station_id IN (${idList})`,
+      )
     ).getRowObjectsJS();
     const unknown = ids.filter((id) => !listed.some((r) => String(r.station_id) === id));
     if (unknown.length)
@@ -155,34 +157,31 @@ async function removeStationsLocked(dir: string, ids: readonly string[], all: bo
         'invalid_input',
         `The dataset at ${dir} has no station ${unknown.map((u) => `"${u}"`).join(', ')}; nothing was removed.`,
       );
-    // stations.parquet without them: written beside, then moved over the old one.
-    const stationsFile = join(archive, 'stations.parquet');
-    const next = join(archive, '.stations-next.parquet');
-    await con.run(
-      `COPY (SELECT * FROM read_parquet(${lit(stationsFile)}) WHERE station_id NOT IN (${idList}) ORDER BY station_id) TO ${lit(next)} (FORMAT parquet, COMPRESSION zstd)`,
-    );
-    duck.close();
-    await placeInto(next, stationsFile);
+    // A new archive without them (the others' files linked, not copied), switched to whole.
     const files: string[] = [];
-    for (const r of listed) {
-      for (const scale of STATION_TIME_SCALES) {
-        const p = r[`${scale}_path`];
-        if (typeof p !== 'string') continue;
-        const full = inside(dir, p);
-        if (!full) continue;
-        // The station's folder at this scale (station_id=<id>/), with every file in it.
-        await rm(dirname(full), { recursive: true, force: true });
-        files.push(`${dirname(p)}/`);
+    await republishArchive(dir, catalog.name, current, catalog.stations.utcOffset, async (staging) => {
+      const stationsFile = join(staging, 'stations.parquet');
+      const next = join(staging, '.stations-next.parquet');
+      await con.run(
+        `COPY (SELECT * FROM read_parquet(${lit(stationsFile)}) WHERE station_id NOT IN (${idList}) ORDER BY station_id) TO ${lit(next)} (FORMAT parquet, COMPRESSION zstd)`,
+      );
+      await placeInto(next, stationsFile);
+      for (const r of listed) {
+        for (const scale of STATION_TIME_SCALES) {
+          const p = r[`${scale}_path`];
+          if (typeof p !== 'string' || !p.startsWith(`${current}/`)) continue;
+          // The station's folder at this scale (station_id=<id>/), with every file in it.
+          const folder = dirname(p.slice(current.length + 1));
+          const full = inside(staging, folder);
+          if (!full) continue;
+          await rm(full, { recursive: true, force: true });
+          files.push(`${dirname(p)}/`);
+        }
       }
-    }
-    await indexStations(dir, catalog.name, catalog.stations.utcOffset);
+    });
     return { removed: `${listed.length} station(s): ${listed.map((r) => String(r.station_id)).join(', ')}`, files };
   } finally {
-    try {
-      duck.close();
-    } catch {
-      // Closed above.
-    }
+    duck.close();
     await rm(temp, { recursive: true, force: true });
   }
 }
