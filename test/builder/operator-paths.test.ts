@@ -5,7 +5,6 @@
  * build at once, and `serve` over a dataset that changes under it or holds links. Each must lose
  * nothing, answer nothing wrong and leak nothing; each refusal names what it refused.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -15,7 +14,7 @@ import { buildRasterLayer } from '../../src/builder/raster-build.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { startServer } from '../../src/node/server.ts';
-import { BIN, cli } from '../helpers/cli.ts';
+import { cli, cliKilledAfter } from '../helpers/cli.ts';
 import { daysOfYear, writeGridInput } from '../helpers/grid-inputs.ts';
 
 const G = { west: 18, north: -33, res: 0.02, width: 30, height: 20 };
@@ -222,14 +221,6 @@ describe('a catalog that shares a file is refused by every command that would ch
   });
 });
 
-/** Runs the CLI with `args` and kills it (SIGKILL) after `ms`; resolves with its exit code (null: killed). */
-function killedAfter(args: string[], ms: number): Promise<number | null> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: 'ignore' });
-  const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
-  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
-  return exited.finally(() => clearTimeout(timer));
-}
-
 describe('killed at any moment', () => {
   const KILLS = [150, 300, 450, 550, 650, 750, 850, 1000, 1200, 1500, 2000, 3000];
 
@@ -244,7 +235,7 @@ describe('killed at any moment', () => {
     for (const ms of KILLS) {
       const dir = join(root, `merge-kill-${ms}`);
       await cp(main, dir, { recursive: true });
-      const code = await killedAfter(['layers', 'merge', source, '--data', dir], ms);
+      const code = await cliKilledAfter(['layers', 'merge', source, '--data', dir], ms);
       const got = await answers(dir);
       const which = got === old ? 'old' : got === merged ? 'new' : 'other';
       expect(which, `killed after ${ms} ms (exit ${code}): ${got}`).not.toBe('other');
@@ -265,7 +256,7 @@ describe('killed at any moment', () => {
     for (const ms of KILLS.slice(0, 10)) {
       const dir = join(root, `remove-kill-${ms}`);
       await cp(main, dir, { recursive: true });
-      await killedAfter(['layers', 'remove', 'gdd/apples', '--data', dir], ms);
+      await cliKilledAfter(['layers', 'remove', 'gdd/apples', '--data', dir], ms);
       const got = JSON.parse(await answers(dir));
       expect(got.slice(1), `killed after ${ms} ms`).toEqual(old.slice(1));
       if (got[0].status === 200) expect(got[0]).toEqual(old[0]);

@@ -1,5 +1,5 @@
 /** Runs the `climate-query` CLI as a user does (`node bin/climate-query.js …`) and returns what it printed. */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 /** The CLI's entry point. */
@@ -30,4 +30,12 @@ export function cli(args: string[], input?: string): Promise<CliResult> {
     );
     child.stdin!.end(input ?? '');
   });
+}
+
+/** Runs the CLI with `args` and kills it (SIGKILL, no clean-up) after `ms`; resolves with its exit code (null: killed). */
+export function cliKilledAfter(args: string[], ms: number): Promise<number | null> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: 'ignore' });
+  const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
+  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+  return exited.finally(() => clearTimeout(timer));
 }

@@ -6,7 +6,6 @@
  * catalog.json is whole and every answer is the old one or, once the build
  * got far enough, the new one: never an error, never another number.
  */
-import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeInputGeoTiff } from '../../src/builder/raster-build-input.ts';
 import { buildRasterLayer } from '../../src/builder/raster-build.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
-import { BIN } from '../helpers/cli.ts';
+import { cliKilledAfter } from '../helpers/cli.ts';
 import { writeGridInput } from '../helpers/grid-inputs.ts';
 
 const G = { west: 18, north: -33, res: 0.01, width: 120, height: 80 };
@@ -105,16 +104,10 @@ describe('a build killed at any moment', () => {
     for (const ms of [200, 700, 1200, 1700, 2200, 2700, 3000, 3400, 3800, 4200, 5200]) {
       const dir = join(root, `kill-${ms}`);
       await cp(base, dir, { recursive: true });
-      const child = spawn(
-        process.execPath,
-        [BIN, 'build', '--out', dir, '--layer', 'temp/mean', '--extent', 'tc', join(root, 't_2024_v2.tif')],
-        {
-          stdio: 'ignore',
-        },
+      const code = await cliKilledAfter(
+        ['build', '--out', dir, '--layer', 'temp/mean', '--extent', 'tc', join(root, 't_2024_v2.tif')],
+        ms,
       );
-      const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
-      setTimeout(() => child.kill('SIGKILL'), ms);
-      const code = await exited;
       // Whole JSON, and an answer equal to one of the two versions.
       JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8'));
       const got = await answer(dir);
@@ -151,14 +144,10 @@ describe('a build killed at any moment', () => {
     for (const ms of [200, 500, 800, 1100, 1400, 1700, 2000, 2400, 2800, 3400, 4200]) {
       const dir = join(root, `map-kill-${ms}`);
       await cp(mapBase, dir, { recursive: true });
-      const child = spawn(
-        process.execPath,
-        [BIN, 'build', '--out', dir, '--layer', 'gdd/apples', '--extent', 'tc', join(root, 'gdd_b.tif')],
-        { stdio: 'ignore' },
+      const code = await cliKilledAfter(
+        ['build', '--out', dir, '--layer', 'gdd/apples', '--extent', 'tc', join(root, 'gdd_b.tif')],
+        ms,
       );
-      const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
-      setTimeout(() => child.kill('SIGKILL'), ms);
-      const code = await exited;
       const got = JSON.stringify(await answer(dir, MAP_QUERY));
       const which = got === JSON.stringify(old) ? 'old' : got === JSON.stringify(fresh) ? 'new' : 'other';
       expect(which, `killed after ${ms} ms (exit ${code})`).not.toBe('other');

@@ -4,14 +4,13 @@
  * `stations-<build>`), the catalog switches to it by one rename, and only then is the old archive
  * removed. The next build ends where an uninterrupted one does and leaves no unlisted archive.
  */
-import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
-import { BIN, cli } from '../helpers/cli.ts';
+import { cli, cliKilledAfter } from '../helpers/cli.ts';
 
 const fx = inject('stationFixture');
 let root: string;
@@ -89,10 +88,7 @@ describe('a station build killed at any moment', () => {
     for (const [i, ms] of [300, 600, 900, 1200, 1500, 1800, 2100, 2500, 3000, 3600, 4500].entries()) {
       const dir = join(root, `kill-${ms}`);
       await cp(fx.dataset, dir, { recursive: true });
-      const child = spawn(process.execPath, [BIN, ...args(dir)], { stdio: 'ignore' });
-      const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
-      setTimeout(() => child.kill('SIGKILL'), ms);
-      const code = await exited;
+      const code = await cliKilledAfter(args(dir), ms);
       const got = await answer(dir);
       const which = got === old ? 'old' : got === fresh ? 'new' : 'other';
       expect(which, `killed after ${ms} ms (exit ${code})`).not.toBe('other');
@@ -120,10 +116,7 @@ describe('a station build killed at any moment', () => {
     for (const [i, ms] of [300, 500, 700, 900, 1100, 1300, 1600, 2000, 2500, 3200].entries()) {
       const dir = join(root, `remove-kill-${ms}`);
       await cp(fx.dataset, dir, { recursive: true });
-      const child = spawn(process.execPath, [BIN, 'stations', 'remove', id, '--data', dir], { stdio: 'ignore' });
-      const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
-      setTimeout(() => child.kill('SIGKILL'), ms);
-      const code = await exited;
+      const code = await cliKilledAfter(['stations', 'remove', id, '--data', dir], ms);
       const got = await answer(dir);
       const which = got === old ? 'old' : got === fresh ? 'new' : 'other';
       expect(which, `killed after ${ms} ms (exit ${code})`).not.toBe('other');
