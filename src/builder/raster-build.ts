@@ -36,6 +36,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { fromFile } from 'geotiff';
 import { BuildError } from './build-error.ts';
+import { appendTileDigests } from './map-file-claims.ts';
 import { NO_SUB_TYPE, RASTER_FAMILIES, contractLayer, type RasterTimeScale } from '../contract/raster-layers.ts';
 import type { RasterLayerEntry } from '../dataset/catalog.ts';
 import { placeInto, readCatalogOrEmpty, updateCatalog } from './dataset/dataset-writer.ts';
@@ -316,6 +317,8 @@ async function buildLocked(options: RasterBuildOptions): Promise<RasterBuildResu
 
     // 4. Read back the exact grid and tiling from the written files (gdalinfo's JSON rounds doubles).
     const written = zarrGrid ?? (await checkWritten(stagingHost, fileEntries, tileSize));
+    // Each map file's tiles get their digests now, while nothing lists the file (src/rasters/tile-digests.ts).
+    if (layout === 'map') for (const f of fileEntries) await appendTileDigests(join(stagingHost, basename(f.path)));
 
     // 5. Move the new files in beside the layer's others (each has a new, build-named name), switch the
     //    catalog to them in one rename, then delete what it no longer lists.

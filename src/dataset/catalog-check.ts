@@ -16,7 +16,9 @@ import { checkCatalogPaths } from './dataset-path.ts';
 import {
   CATALOG_VERSION,
   type Catalog,
+  MAX_TILE_DIGEST_BYTES,
   type RasterLayerEntry,
+  OBJECT_DIGEST_BYTES,
   ZARR_MAX_CHUNK_EDGE,
   ZARR_MAX_DATES,
   ZARR_VARIABLE_NAME,
@@ -102,6 +104,28 @@ export function checkCatalog(value: unknown, where: string): Catalog {
         `must be a length between 8 and the file's ${String(f.bytes)} bytes`,
       );
       check(isSha256Hex(f.header.sha256), `${at}.header.sha256`, f.header.sha256, 'must be 64 lower-case hex digits');
+    }
+    if (f.tiles !== undefined) {
+      // The table is read whole when its file is opened: bounded before anything is sized by it.
+      check(
+        isObject(f.tiles) && isObject(f.header),
+        `${at}.tiles`,
+        f.tiles,
+        "must be an object, beside the file's header",
+      );
+      check(
+        isCount(f.tiles.bytes) && f.tiles.bytes % OBJECT_DIGEST_BYTES === 0 && f.tiles.bytes <= MAX_TILE_DIGEST_BYTES,
+        `${at}.tiles.bytes`,
+        f.tiles.bytes,
+        `must be a whole number of ${OBJECT_DIGEST_BYTES}-byte digests, at most ${MAX_TILE_DIGEST_BYTES}`,
+      );
+      check(
+        isCount(f.tiles.offset) && f.tiles.offset >= f.header!.bytes && f.tiles.offset + f.tiles.bytes <= f.bytes,
+        `${at}.tiles.offset`,
+        f.tiles.offset,
+        `must lie after the header and within the file's ${String(f.bytes)} bytes`,
+      );
+      check(isSha256Hex(f.tiles.sha256), `${at}.tiles.sha256`, f.tiles.sha256, 'must be 64 lower-case hex digits');
     }
   });
 

@@ -26,7 +26,19 @@ export interface CatalogFile {
    * them costs no request and catches a file rewritten at the same size (docs/reliability.md).
    */
   header?: { bytes: number; sha256: string };
+  /**
+   * Where a `map` GeoTIFF's tile digests lie (a table its build appended after the tiles) and the
+   * table's SHA-256: read beside the header, they let the reader check every tile before it is
+   * decoded (src/rasters/tile-digests.ts). Absent for files built before tiles had digests.
+   */
+  tiles?: { offset: number; bytes: number; sha256: string };
 }
+
+/** Bytes of one digest of a stored object, a store's chunk or a `map` file's tile: 64 bits, so a wrong object passes one in 1.8 × 10¹⁹. */
+export const OBJECT_DIGEST_BYTES = 8;
+
+/** Most bytes a catalog may say a file's tile table holds: 524,288 tiles (a build writes a few thousand). */
+export const MAX_TILE_DIGEST_BYTES = 4 * 1024 * 1024;
 
 /**
  * [first, last] of one run of consecutive periods that have a value, as

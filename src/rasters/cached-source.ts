@@ -54,6 +54,11 @@ export class BlockCachedSource {
   private readonly lifetime = new AbortController();
   /** Reads issued to the underlying source and bytes they returned, for diagnostics. */
   readonly stats = { reads: 0, bytes: 0 };
+  /**
+   * Checks a slice's bytes before they are handed on; a slice that fails has its blocks dropped
+   * (so no later read is served from them) and the check's error is thrown.
+   */
+  check: ((slice: Slice, bytes: Uint8Array) => Promise<void>) | null = null;
 
   constructor(
     readonly source: ByteSource,
@@ -97,7 +102,26 @@ export class BlockCachedSource {
         throw asSourceError(err, this.source.url, signal);
       }
     }
-    return slices.map((s) => this.assemble(s, got));
+    const out = slices.map((s) => this.assemble(s, got));
+    const check = this.check;
+    if (check) {
+      await Promise.all(
+        slices.map((s, i) =>
+          check(s, new Uint8Array(out[i]!)).catch((err: unknown) => {
+            this.dropRange(s);
+            throw err;
+          }),
+        ),
+      );
+    }
+    return out;
+  }
+
+  /** Drops the blocks that hold any byte of `slice`. */
+  dropRange({ offset, length }: Slice): void {
+    if (length <= 0) return;
+    const last = Math.floor((offset + length - 1) / this.blockSize);
+    for (let id = Math.floor(offset / this.blockSize); id <= last; id++) this.blocks.delete(id);
   }
 
   /**

@@ -11,13 +11,14 @@
  * first 8 bytes of SHA-256(id ‖ 0 ‖ key ‖ 0 ‖ the object's stored bytes). Free of node:* imports:
  * it is bundled for the browser.
  */
+import { OBJECT_DIGEST_BYTES } from '../dataset/catalog.ts';
 import { sha256Bytes } from '../io/digest.ts';
 
 /** The digests file's key at a store's root (a name zarr readers pass over: not `.z*`, no array). */
 export const DIGESTS_KEY = 'chunk-digests';
 
-/** Bytes of one digest: 64 bits, so a wrong object passes one in 1.8 × 10¹⁹. */
-export const DIGEST_BYTES = 8;
+/** Bytes of one digest (the catalog's bound counts them). */
+export const DIGEST_BYTES: number = OBJECT_DIGEST_BYTES;
 
 /** Where an object's digest sits in the file, counted in digests. */
 export type DigestSlot =

@@ -116,10 +116,10 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
     if (!p) {
       const known = listed.get(entry.path);
       const expected = known ? { bytes: known.bytes, ...(known.sha256 ? { sha256: known.sha256 } : {}) } : {};
-      p = openRasterFile(options.dataset.open(entry.path, expected), options.cache, lifetime.signal, known?.header, {
-        width: layer.width,
-        height: layer.height,
-        bands: entry.periods.length,
+      p = openRasterFile(options.dataset.open(entry.path, expected), options.cache, lifetime.signal, {
+        header: known?.header,
+        tiles: known?.tiles,
+        grid: { width: layer.width, height: layer.height, bands: entry.periods.length },
       }).then((f) => {
         if (f.width !== layer.width || f.height !== layer.height || f.bands < entry.periods.length) {
           throw new ClimateQueryError(

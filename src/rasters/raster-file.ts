@@ -9,7 +9,9 @@
 import { GeoTIFF, getDecoder, type TypedArray } from 'geotiff';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { ByteSource } from '../io/byte-source.ts';
-import { BlockCachedSource, type BlockCacheOptions } from './cached-source.ts';
+import { BlockCachedSource, type BlockCacheOptions, type Slice } from './cached-source.ts';
+import { DIGEST_BYTES, sameDigest } from './chunk-digest.ts';
+import { tileDigest } from './tile-digests.ts';
 import { asSourceError } from '../io/byte-source.ts';
 import { sha256Hex } from '../io/digest.ts';
 
@@ -42,30 +44,56 @@ export interface RasterFile {
   close(): Promise<void>;
 }
 
+/** What the catalog says of a file, checked as it is opened. */
+export interface RasterFileClaims {
+  /** Its leading bytes and their SHA-256 (catalog `files[].header`). */
+  header?: { bytes: number; sha256: string } | undefined;
+  /** Where its tile digests lie and their SHA-256 (catalog `files[].tiles`; src/rasters/tile-digests.ts). */
+  tiles?: { offset: number; bytes: number; sha256: string } | undefined;
+  /** Its grid and how many dates it holds at least (the layer's). */
+  grid?: { width: number; height: number; bands: number };
+}
+
 /**
- * Opens `source` as a tiled GeoTIFF and preloads its tile index. With
- * `header` (from the catalog), the file's leading bytes are checked first:
- * the same blocks geotiff.js reads next, so the check costs no request; with
- * `expected` (the catalog's grid and dates), its shape is, before its tile
+ * Opens `source` as a tiled GeoTIFF and preloads its tile index. With a
+ * `header` claim, the file's leading bytes are checked first: the same blocks
+ * geotiff.js reads next, so the check costs no request; with `tiles`, the
+ * table of tile digests is read in the same round and each tile is checked
+ * against it before it is decoded; with `grid`, its shape is, before its tile
  * index is loaded.
  */
 export async function openRasterFile(
   source: ByteSource,
   cache: BlockCacheOptions = {},
   signal?: AbortSignal,
-  header?: { bytes: number; sha256: string },
-  expected?: { width: number; height: number; bands: number },
+  claims: RasterFileClaims = {},
 ): Promise<RasterFile> {
+  const { header, tiles, grid: expected } = claims;
   const cached = new BlockCachedSource(source, cache);
   const url = source.url;
   try {
+    let table: Uint8Array | null = null;
     if (header) {
-      const [bytes] = await cached.fetch([{ offset: 0, length: header.bytes }], signal);
+      const [bytes, digests] = await cached.fetch(
+        [{ offset: 0, length: header.bytes }, ...(tiles ? [{ offset: tiles.offset, length: tiles.bytes }] : [])],
+        signal,
+      );
       if ((await sha256Hex(new Uint8Array(bytes!))) !== header.sha256) {
         throw new ClimateQueryError(
           'dataset_changed',
           `${url} is not the file the catalog records: the SHA-256 of its first ${header.bytes} bytes (header and tile index) differs, so it is another version. If a redeploy is under way, ask again in a moment; otherwise copy the dataset to the host again, whole.`,
         );
+      }
+      if (tiles) {
+        table = new Uint8Array(digests!);
+        if ((await sha256Hex(table)) !== tiles.sha256) {
+          // Its blocks may be the host's passing fault: not kept.
+          cached.dropRange({ offset: tiles.offset, length: tiles.bytes });
+          throw new ClimateQueryError(
+            'dataset_changed',
+            `${url} is not the file the catalog records: the SHA-256 of its tile digests differs. If a redeploy is under way, ask again in a moment; otherwise copy the dataset to the host again, whole.`,
+          );
+        }
       }
     }
     const tiff = await GeoTIFF.fromSource(cached as unknown as Parameters<typeof GeoTIFF.fromSource>[0], {}, signal);
@@ -100,7 +128,11 @@ export async function openRasterFile(
       );
     }
     // Load the whole tile index now, so no tile ever waits for its offset and size first.
-    await Promise.all([image.fileDirectory.loadValue('TileOffsets'), image.fileDirectory.loadValue('TileByteCounts')]);
+    const [offsets, counts] = (await Promise.all([
+      image.fileDirectory.loadValue('TileOffsets'),
+      image.fileDirectory.loadValue('TileByteCounts'),
+    ])) as [ArrayLike<number | bigint>, ArrayLike<number | bigint>];
+    if (table) cached.check = tileCheck(url, header!.sha256, table, offsets, counts);
     return {
       url,
       width,
@@ -123,25 +155,26 @@ export async function openRasterFile(
           })) as TypedArray;
         const aborted = (err: unknown) =>
           err instanceof ClimateQueryError || sig?.aborted || (err as { name?: unknown })?.name === 'AbortError';
-        let data: TypedArray;
-        try {
-          data = await decode();
-        } catch (err) {
-          if (aborted(err)) throw asSourceError(err, url, sig);
-          // Bytes that would not decode may be a host's fault (a cut or shifted answer): they must
-          // not stay cached, and a fresh read may heal. Once; a second failure is the file's own.
-          cached.dropBlocks();
+        let data: TypedArray | undefined;
+        for (let attempt = 0; data === undefined; attempt++) {
           try {
             data = await decode();
-          } catch (again) {
-            if (aborted(again)) throw asSourceError(again, url, sig);
+          } catch (err) {
+            if (sig?.aborted) throw asSourceError(err, url, sig);
+            // A tile that is not the build's had its blocks dropped as it failed: a fresh read may heal. Once.
+            if (notTheirs.has(err as object) && attempt === 0) continue;
+            if (aborted(err)) throw asSourceError(err, url, sig);
+            // Bytes that would not decode may be a host's fault (a cut or shifted answer): they must
+            // not stay cached, and a fresh read may heal. Once; a second failure is the file's own.
             cached.dropBlocks();
-            const detail = again instanceof Error ? again.message : String(again);
-            throw new ClimateQueryError(
-              'dataset_unavailable',
-              `${url}: tile ${tx},${ty} could not be decoded (${detail}); the file is damaged, or the host sends other bytes than asked for.`,
-              { cause: again },
-            );
+            if (attempt > 0) {
+              const detail = err instanceof Error ? err.message : String(err);
+              throw new ClimateQueryError(
+                'dataset_unavailable',
+                `${url}: tile ${tx},${ty} could not be decoded (${detail}); the file is damaged, or the host sends other bytes than asked for.`,
+                { cause: err },
+              );
+            }
           }
         }
         return { x0, y0, width: x1 - x0, height: y1 - y0, samples: bands.length, data };
@@ -157,6 +190,43 @@ export async function openRasterFile(
       cause: err,
     });
   }
+}
+
+/** Errors of tiles whose bytes are not their build's: read once more, then refused. */
+const notTheirs = new WeakSet<object>();
+
+/**
+ * The block cache's check of a file with a table of tile digests: a slice that is one of the
+ * file's tiles (its offset and byte count) must match its digest; anything else (the header, the
+ * table) was checked whole as the file was opened.
+ */
+function tileCheck(
+  url: string,
+  fileId: string,
+  table: Uint8Array,
+  offsets: ArrayLike<number | bigint>,
+  counts: ArrayLike<number | bigint>,
+): (slice: Slice, bytes: Uint8Array) => Promise<void> {
+  if (table.length !== offsets.length * DIGEST_BYTES) {
+    throw new ClimateQueryError(
+      'dataset_unavailable',
+      `${url} has ${offsets.length} tiles, but its table of tile digests holds ${table.length / DIGEST_BYTES}; the file is damaged or not one \`climate-query build\` wrote.`,
+    );
+  }
+  const tileAt = new Map<number, number>();
+  for (let k = 0; k < offsets.length; k++) if (Number(counts[k]) > 0) tileAt.set(Number(offsets[k]), k);
+  return async ({ offset, length }, bytes) => {
+    const k = tileAt.get(offset);
+    if (k === undefined || Number(counts[k]) !== length) return;
+    const want = table.subarray(k * DIGEST_BYTES, (k + 1) * DIGEST_BYTES);
+    if (sameDigest(await tileDigest(fileId, k, bytes), want)) return;
+    const error = new ClimateQueryError(
+      'dataset_unavailable',
+      `${url}: tile ${k} is not the tile its build wrote: its bytes do not match the digest the file records for it (another tile's bytes, or rewritten). Nothing was answered from it; copy the dataset to the host again.`,
+    );
+    notTheirs.add(error);
+    throw error;
+  };
 }
 
 /**

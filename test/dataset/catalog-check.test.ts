@@ -83,6 +83,29 @@ const CASES: Array<[string, (c: Json) => void, RegExp]> = [
     (c) => (c.files.find((f: Json) => f.header).header.bytes = 1e12),
     /files\[\d+\]\.header\.bytes is 1000000000000/,
   ],
+  [
+    'a tile table claiming 64 MiB (read whole as its file opens)',
+    (c) => (c.files.find((f: Json) => f.tiles).tiles.bytes = 64 * 1024 * 1024),
+    /files\[\d+\]\.tiles\.bytes is 67108864, which must be a whole number of 8-byte digests, at most 4194304/,
+  ],
+  [
+    'a tile table that is not whole digests',
+    (c) => (c.files.find((f: Json) => f.tiles).tiles.bytes += 3),
+    /files\[\d+\]\.tiles\.bytes is \d+, which must be a whole number of 8-byte digests/,
+  ],
+  [
+    'a tile table inside the header',
+    (c) => (c.files.find((f: Json) => f.tiles).tiles.offset = 0),
+    /files\[\d+\]\.tiles\.offset is 0, which must lie after the header/,
+  ],
+  [
+    'a tile table past the end of its file',
+    (c) => {
+      const f = c.files.find((x: Json) => x.tiles);
+      f.tiles.offset = f.bytes;
+    },
+    /files\[\d+\]\.tiles\.offset is \d+, which must lie after the header and within the file/,
+  ],
   ['an index size of 3', (c) => (c.stations.indexBytes = 3), /stations\.indexBytes is 3/],
   ['a negative coverage size', (c) => (c.stations.coverageBytes = -1), /stations\.coverageBytes is -1/],
   [

@@ -13,12 +13,12 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { cp, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { fromFile } from 'geotiff';
+import { cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CATALOG_VERSION, type Catalog, type CatalogFile } from '../../dataset/catalog.ts';
 import { checkDataset } from '../../dataset/catalog-check.ts';
 import { BuildError } from '../build-error.ts';
+import { mapFileClaims } from '../map-file-claims.ts';
 
 /**
  * Reads the catalog in `dir` through the engine's own checks (fields, paths, owners), or an empty
@@ -150,47 +150,12 @@ export async function updateCatalog(dir: string, name: string, change: (c: Catal
         { file: path, cause: err },
       );
     }
-    const header = role === 'raster' ? await rasterHeader(join(dir, path)) : null;
-    files.push({ path, role, bytes, sha256: await sha256OfFile(join(dir, path)), ...(header ? { header } : {}) });
+    const claims = role === 'raster' ? await mapFileClaims(join(dir, path), path) : {};
+    files.push({ path, role, bytes, sha256: await sha256OfFile(join(dir, path)), ...claims });
   }
   catalog.files = files;
   await writeFileAtomic(join(dir, 'catalog.json'), `${JSON.stringify(catalog)}\n`);
   return catalog;
-}
-
-/**
- * A raster file's leading bytes up to its first tile (TIFF header, IFDs, tile index, and the GDAL
- * metadata holding the build's id) with their SHA-256, when they come before the tiles, as GDAL
- * writes them; null for a file whose directory comes after its data (the reader then checks the
- * size only).
- */
-async function rasterHeader(path: string): Promise<{ bytes: number; sha256: string } | null> {
-  const tiff = await fromFile(path);
-  try {
-    let first = Infinity;
-    const count = await tiff.getImageCount();
-    for (let i = 0; i < count; i++) {
-      const image = await tiff.getImage(i);
-      const offsets = (await image.fileDirectory.loadValue(
-        image.isTiled ? 'TileOffsets' : 'StripOffsets',
-      )) as ArrayLike<number | bigint>;
-      for (let k = 0; k < offsets.length; k++) {
-        const o = Number(offsets[k]);
-        if (o > 0 && o < first) first = o;
-      }
-    }
-    if (!Number.isFinite(first) || tiff.firstIFDOffset >= first) return null;
-    const fh = await open(path, 'r');
-    try {
-      const head = Buffer.alloc(first);
-      await fh.read(head, 0, first, 0);
-      return { bytes: first, sha256: createHash('sha256').update(head).digest('hex') };
-    } finally {
-      await fh.close();
-    }
-  } finally {
-    tiff.close();
-  }
 }
 
 /** Hex SHA-256 of a file, streamed (station files can be large). */
