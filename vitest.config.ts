@@ -10,6 +10,11 @@ const bounds = {
   // busy, a four-build merge test took 119.6 s of the former 120 s limit.
   testTimeout: 300_000,
   hookTimeout: 300_000,
+  // These tiers start real servers, builds and Chromium on two cores, and some tests wait on the
+  // clock (a retry's back-off, a kill after a moment). A test that fails once and passes on its
+  // second run is reported by name with its first failure (.ci/run prints them); one that fails
+  // twice fails the run. Unit tests are pure and get no second run.
+  retry: 1,
 };
 
 export default defineConfig({
