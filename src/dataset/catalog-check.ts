@@ -16,7 +16,9 @@ import { checkCatalogPaths } from './dataset-path.ts';
 import {
   CATALOG_VERSION,
   type Catalog,
+  isRasterLayout,
   MAX_TILE_DIGEST_BYTES,
+  RASTER_LAYOUTS,
   type RasterLayerEntry,
   OBJECT_DIGEST_BYTES,
   ZARR_MAX_CHUNK_EDGE,
@@ -236,12 +238,14 @@ export function checkCatalog(value: unknown, where: string): Catalog {
       'must be two positive whole numbers',
     );
     check(
-      l.layout === undefined || l.layout === 'map' || l.layout === 'zarr',
+      l.layout === undefined || isRasterLayout(l.layout),
       `${at}.layout`,
       l.layout,
       (l.layout as unknown) === 'series'
         ? 'is "series", a layout this version no longer reads: rebuild the layer with `climate-query build` (it is written as "zarr" now)'
-        : 'must be "map" or "zarr"',
+        : `must be ${Object.keys(RASTER_LAYOUTS)
+            .map((k) => `"${k}"`)
+            .join(' or ')}`,
     );
     if (l.layout === 'zarr') {
       const z = l.zarr;

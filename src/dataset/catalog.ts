@@ -168,11 +168,51 @@ export interface RasterLayerEntry extends RasterLayerDeclaration {
    * How the files arrange pixels and dates (docs/layers.md, section 2):
    * `zarr` (each file a Zarr v2 store: chunks of 8 × 8 px × every date, a
    * preview per date; src/rasters/zarr-layout.ts) or `map` (a north-up tiled
-   * GeoTIFF, pixel-interleaved). Absent: `map`.
+   * GeoTIFF, pixel-interleaved). Absent: `map`. What each is on disk: {@link RASTER_LAYOUTS}.
    */
-  layout?: 'map' | 'zarr';
+  layout?: RasterLayout;
   /** A `zarr` layer's arrays: names, chunk edge and preview factor, so a reader reads no store metadata first. */
   zarr?: ZarrArrays;
+}
+
+/**
+ * The layouts a raster layer's files may have, and what each file entry is on disk: the one place
+ * a layout is described to the dataset's readers and writers (its reader is in
+ * src/rasters/layouts/registry.ts). A store that is a folder owns every path under its own; the
+ * catalog lists one object of it, whose size and hash stand for the store.
+ */
+export const RASTER_LAYOUTS = {
+  /** A north-up tiled GeoTIFF per file group, pixel-interleaved (docs/layers.md, section 2). */
+  map: { folder: false, suffix: 'tif', listed: null, role: 'raster' },
+  /** A Zarr v2 store per year: chunks of every date × a few pixels, a preview per date (section 2.1). */
+  zarr: { folder: true, suffix: 'zarr', listed: '.zmetadata', role: 'raster-store' },
+} as const satisfies Record<
+  string,
+  { folder: boolean; suffix: string; listed: string | null; role: 'raster' | 'raster-store' }
+>;
+
+/** A layout's name. */
+export type RasterLayout = keyof typeof RASTER_LAYOUTS;
+
+/** Whether `value` names a layout. */
+export function isRasterLayout(value: unknown): value is RasterLayout {
+  return typeof value === 'string' && Object.hasOwn(RASTER_LAYOUTS, value);
+}
+
+/** The layout of `layer` (absent: `map`). */
+export function layoutOf(layer: Pick<RasterLayerEntry, 'layout'>): RasterLayout {
+  return layer.layout ?? 'map';
+}
+
+/** The path and role under which the catalog's `files[]` lists file `path` of a layer of `layout`. */
+export function listedFile(layout: RasterLayout, path: string): [string, string] {
+  const d = RASTER_LAYOUTS[layout];
+  return [d.listed === null ? path : `${path}/${d.listed}`, d.role];
+}
+
+/** Whether dataset path `rel` is file `path` of a layer of `layout`, or inside it. */
+export function layoutOwns(layout: RasterLayout, path: string, rel: string): boolean {
+  return rel === path || (RASTER_LAYOUTS[layout].folder && rel.startsWith(`${path}/`));
 }
 
 /** Where a `zarr` layer's arrays are in each of its stores (src/rasters/zarr-layout.ts). */

@@ -13,7 +13,7 @@ import type { ClimateEngine } from '../engine/engine.ts';
 import { MAX_BODY_BYTES, endpointOf } from '../engine/router.ts';
 import { CORS_HEADERS, serveStatic } from './static-files.ts';
 import { openApiDocument } from '../engine/openapi.ts';
-import { type Catalog, stationsUtcOffset } from '../dataset/catalog.ts';
+import { type Catalog, layoutOf, layoutOwns, stationsUtcOffset } from '../dataset/catalog.ts';
 import { packageVersion } from './package-version.ts';
 
 /** Options of {@link startServer}. */
@@ -158,7 +158,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (c.files.some((f) => f.path === rel)) return true;
     for (const l of c.rasters) {
       if (l.preview === rel) return true;
-      for (const f of l.files) if (rel === f.path || (l.layout === 'zarr' && rel.startsWith(`${f.path}/`))) return true;
+      for (const f of l.files) if (layoutOwns(layoutOf(l), f.path, rel)) return true;
     }
     // The station archive: its index and coverage (listed above), and the station files its index lists
     // (any scale, at any depth: an archive another tool wrote keeps its own folders), read once per catalog.

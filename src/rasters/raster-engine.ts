@@ -22,13 +22,19 @@ import type { DatasetLocation } from '../dataset/location.ts';
 import type { BlockCacheOptions } from './cached-source.ts';
 import { coverageWindow, MAX_POLYGON_CELLS, polygonCoverage, type CoveredPixel, type GridSpec } from './coverage.ts';
 import { findLayer, gridOf, planRead, type ReadPlan } from './layer-plan.ts';
-import { DEFLATE, openRasterFile, type RasterFile, type TileData, warmDecoder } from './raster-file.ts';
+import { readerOf } from './layouts/registry.ts';
+import { DEFLATE, warmDecoder } from './raster-file.ts';
+import type { LayerGrid, RasterFile, ReaderContext, TileData } from './raster-reader.ts';
+import { valueDecoder } from './stored-values.ts';
 import { ZonalStats } from './zonal.ts';
-import { ObjectCache, openZarrStore, readZarrPreview } from './zarr-file.ts';
-import { previewSize } from './zarr-layout.ts';
+import { ObjectCache } from './zarr-file.ts';
 import { abortable, onAbort } from '../io/abortable.ts';
 import { ByteGate } from '../io/byte-gate.ts';
 import { DEFAULT_MEMORY_BYTES } from '../io/memory-budget.ts';
+import { runLimited } from '../io/run-limited.ts';
+
+/** One date of a layer, whole (raster-reader.ts); named here too, as the engine's callers know it. */
+export type { LayerGrid } from './raster-reader.ts';
 
 /** Options of {@link createRasterEngine}. */
 export interface RasterEngineOptions {
@@ -71,19 +77,6 @@ export interface LayerGridRequest {
   period: string;
 }
 
-/** One date of a layer, whole: row-major values in the layer's unit, NaN where there is no data. */
-export interface LayerGrid {
-  width: number;
-  height: number;
-  values: Float32Array;
-  /** [west, south, east, north] of the grid. */
-  bbox: [number, number, number, number];
-  /** Smallest and largest value (NaN when every pixel is empty). */
-  min: number;
-  max: number;
-  unit: string;
-}
-
 /** Creates a raster engine over `catalog`'s layers. */
 export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
   // Layers of a built dataset are DEFLATE: its decoder loads while the first file's header is read.
@@ -106,35 +99,26 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
    * is not cancelled by one of them.
    */
   function file(layer: RasterLayerEntry, index: number, signal?: AbortSignal): Promise<RasterFile> {
-    const entry = layer.files[index]!;
-    const url = options.dataset.resolve(entry.path);
+    const url = options.dataset.resolve(layer.files[index]!.path);
     let p = opened.get(url);
-    if (!p && layer.layout === 'zarr') {
-      p = Promise.resolve(openZarrStore(options.dataset, layer, index, objects));
-      opened.set(url, p);
-    }
     if (!p) {
-      const known = listed.get(entry.path);
-      const expected = known ? { bytes: known.bytes, ...(known.sha256 ? { sha256: known.sha256 } : {}) } : {};
-      p = openRasterFile(options.dataset.open(entry.path, expected), options.cache, lifetime.signal, {
-        header: known?.header,
-        tiles: known?.tiles,
-        grid: { width: layer.width, height: layer.height, bands: entry.periods.length },
-      }).then((f) => {
-        if (f.width !== layer.width || f.height !== layer.height || f.bands < entry.periods.length) {
-          throw new ClimateQueryError(
-            'dataset_unavailable',
-            `${entry.path} is ${f.width}×${f.height} with ${f.bands} bands, but catalog.json says ${layer.width}×${layer.height} with ${entry.periods.length}; rebuild the dataset.`,
-          );
-        }
-        return f;
-      });
-      opened.set(url, p);
+      const opening = readerOf(layer).open(ctx, layer, index);
+      opened.set(url, opening);
       // A failed open (network, abort) must not stick: forget it so the next query retries.
-      p.catch(() => opened.delete(url));
+      opening.catch(() => opened.delete(url));
+      p = opening;
     }
     return abortable(p, signal);
   }
+  const ctx: ReaderContext = {
+    dataset: options.dataset,
+    listed,
+    cache: options.cache,
+    objects,
+    lifetime: lifetime.signal,
+    concurrency,
+    file,
+  };
 
   async function query(q: RasterQuery, signal?: AbortSignal): Promise<RasterResponse> {
     throwIfAborted(signal);
@@ -313,53 +297,11 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
       );
     }
     const band = layer.files[fileIndex]!.periods.indexOf(request.period);
-    const reduced = layer.layout === 'zarr' ? previewSize(layer.width, layer.height, layer.zarr!.previewFactor) : layer;
-    return { layer, fileIndex, band, pixels: reduced.width * reduced.height };
+    return { layer, fileIndex, band, pixels: readerOf(layer).previewPixels(layer) };
   }
 
-  async function previewGrid(
-    layer: RasterLayerEntry,
-    fileIndex: number,
-    band: number,
-    signal?: AbortSignal,
-  ): Promise<LayerGrid> {
-    const decode = valueDecoder(layer);
-    if (layer.layout === 'zarr') {
-      return readZarrPreview(options.dataset, layer, fileIndex, band, objects, (v) => decode(v, false), signal);
-    }
-    const f = await file(layer, fileIndex, signal);
-    const values = new Float32Array(f.width * f.height).fill(Number.NaN);
-    const jobs: Array<() => Promise<void>> = [];
-    for (let ty = 0; ty * f.tileHeight < f.height; ty++) {
-      for (let tx = 0; tx * f.tileWidth < f.width; tx++) {
-        jobs.push(async () => {
-          const t = await f.readTile(tx, ty, [band], signal);
-          for (let r = 0; r < t.height; r++) {
-            for (let c = 0; c < t.width; c++) {
-              const v = t.data[r * t.width + c]!;
-              if (layer.nodata !== null && v === layer.nodata) continue;
-              values[(t.y0 + r) * f.width + t.x0 + c] = decode(v, false);
-            }
-          }
-        });
-      }
-    }
-    await runLimited(jobs, concurrency);
-    let min = Number.POSITIVE_INFINITY;
-    let max = Number.NEGATIVE_INFINITY;
-    for (const v of values) {
-      if (v < min) min = v;
-      if (v > max) max = v;
-    }
-    return {
-      width: f.width,
-      height: f.height,
-      values,
-      bbox: layer.bbox,
-      min: min > max ? Number.NaN : min,
-      max: min > max ? Number.NaN : max,
-      unit: layer.unit,
-    };
+  function previewGrid(layer: RasterLayerEntry, fileIndex: number, band: number, signal?: AbortSignal) {
+    return readerOf(layer).preview(ctx, layer, fileIndex, band, signal);
   }
 
   return {
@@ -392,44 +334,4 @@ export function pixelOf(grid: GridSpec, lon: number, lat: number): { col: number
   const row = Math.floor((grid.north - lat) / grid.resY);
   if (col < 0 || row < 0 || col >= grid.width || row >= grid.height) return null;
   return { col, row };
-}
-
-/**
- * Stored value → value in the layer's unit. Results are rounded to the
- * precision the storage has (e.g. 0.1 °C for scale 0.1) so JSON carries no
- * float noise like 12.300000000000001; means get three more decimals,
- * because an area-weighted mean is finer than one stored step.
- */
-function valueDecoder(layer: RasterLayerEntry): (raw: number, isMean: boolean) => number {
-  const digits = Math.min(10, Math.max(decimalsOf(layer.scale), decimalsOf(layer.offset)));
-  const plain = 10 ** digits;
-  const fine = 10 ** Math.min(12, digits + 3);
-  return (raw, isMean) => {
-    const v = raw * layer.scale + layer.offset;
-    const f = isMean ? fine : plain;
-    return Math.round(v * f) / f;
-  };
-}
-
-function decimalsOf(x: number): number {
-  for (let d = 0; d <= 10; d++) if (Math.abs(Math.round(x * 10 ** d) - x * 10 ** d) < 1e-9 * 10 ** d) return d;
-  return 10;
-}
-
-/** Runs `jobs` with at most `limit` in flight; the first failure rejects and no further job starts. */
-async function runLimited(jobs: Array<() => Promise<void>>, limit: number): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < jobs.length) {
-      const job = jobs[next++]!;
-      try {
-        await job();
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, worker));
 }

@@ -1,12 +1,13 @@
 /**
- * One opened GeoTIFF of a `map` raster layer, and the tile interface every
- * layout's reader gives the engine (a `zarr` store's is zarr-file.ts).
+ * One opened GeoTIFF of a `map` raster layer, seen through the tile interface
+ * every layout's reader gives the engine (raster-reader.ts).
  * Opening reads the header, the first IFD and the whole tile offset and
  * byte-count arrays once; after that a tile costs exactly one range read
  * (through the block cache) and is decoded by geotiff.js with every
  * requested band in it, pixel-interleaved.
  */
 import { GeoTIFF, getDecoder, type TypedArray } from 'geotiff';
+import type { RasterFile } from './raster-reader.ts';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { ByteSource } from '../io/byte-source.ts';
 import { BlockCachedSource, type BlockCacheOptions, type Slice } from './cached-source.ts';
@@ -14,35 +15,6 @@ import { DIGEST_BYTES, sameDigest } from './chunk-digest.ts';
 import { tileDigest } from './tile-digests.ts';
 import { asSourceError } from '../io/byte-source.ts';
 import { sha256Hex } from '../io/digest.ts';
-
-/** A decoded tile window: `data[(row * width + col) * samples + s]`, rows and cols relative to `x0`, `y0`. */
-export interface TileData {
-  x0: number;
-  y0: number;
-  width: number;
-  height: number;
-  /** How many bands are interleaved per pixel (the ones asked for, in that order). */
-  samples: number;
-  data: TypedArray;
-}
-
-/** An opened raster file, seen as a grid of tiles whatever its layout. */
-export interface RasterFile {
-  readonly url: string;
-  /** The grid, pixels. */
-  readonly width: number;
-  readonly height: number;
-  /** A tile's pixels on the grid (a `zarr` store's chunk). */
-  readonly tileWidth: number;
-  readonly tileHeight: number;
-  /** Dates (bands) the file holds. */
-  readonly bands: number;
-  /** Decodes tile (`tx`, `ty`) of the grid with the given 0-based bands interleaved in the given order. */
-  readTile(tx: number, ty: number, bands: number[], signal?: AbortSignal): Promise<TileData>;
-  /** The block cache's read counters (diagnostics, tests). */
-  readonly stats: { reads: number; bytes: number };
-  close(): Promise<void>;
-}
 
 /** What the catalog says of a file, checked as it is opened. */
 export interface RasterFileClaims {

@@ -27,8 +27,7 @@ import {
 } from './chunk-digest.ts';
 import { Lru } from '../io/lru.ts';
 import { isTransient } from '../io/timed-fetch.ts';
-import type { LayerGrid } from './raster-engine.ts';
-import type { RasterFile, TileData } from './raster-file.ts';
+import type { LayerGrid, RasterFile, TileData } from './raster-reader.ts';
 import {
   dataChunkBytes,
   dataChunkKey,

@@ -107,6 +107,7 @@ export async function tileBomb(demo: string, dir: string): Promise<string> {
       f.bytes = bytes;
       delete f.sha256;
       delete f.header;
+      delete f.tiles;
     }
   }
   await writeFile(join(dir, 'catalog.json'), JSON.stringify(catalog));

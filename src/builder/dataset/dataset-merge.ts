@@ -13,7 +13,7 @@
  */
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Catalog, RasterLayerEntry } from '../../dataset/catalog.ts';
+import { type Catalog, layoutOf, type RasterLayerEntry } from '../../dataset/catalog.ts';
 import { checkDataset } from '../../dataset/catalog-check.ts';
 import { layerLabel } from '../../dataset/catalog-owners.ts';
 import { BuildError } from '../build-error.ts';
@@ -59,7 +59,7 @@ async function mergeLocked(target: string, sources: string[], name: string): Pro
       const folder = rasterLayerDir(layer.dataType, layer.subDataType);
       const renamed = new Map<string, string>();
       for (const f of layer.files) {
-        const to = `${folder}/${builtFileName(fileGroup(f.path), id, layer.layout ?? 'map')}`;
+        const to = `${folder}/${builtFileName(fileGroup(f.path), id, layoutOf(layer))}`;
         if ([...renamed.values()].includes(to)) {
           throw new BuildError(
             'invalid_input',

@@ -10,7 +10,13 @@
  * keeps must share the new files' grid, storage and layout. Anything else is
  * refused with what to do, unless the caller asks to replace the layer whole.
  */
-import type { RasterFileEntry, RasterLayerEntry } from '../../dataset/catalog.ts';
+import {
+  layoutOf,
+  RASTER_LAYOUTS,
+  type RasterFileEntry,
+  type RasterLayerEntry,
+  type RasterLayout,
+} from '../../dataset/catalog.ts';
 import { BuildError } from '../build-error.ts';
 
 /** The plan: the layer to register, and the files of the old one it no longer lists. */
@@ -42,12 +48,12 @@ export function fileGroup(path: string): string {
  * beside the old one, never written over a file a reader may be using, so a command killed at any
  * moment leaves the catalog's files as they were (docs/reliability.md).
  */
-export function builtFileName(group: string, buildId: string, layout: 'map' | 'zarr'): string {
+export function builtFileName(group: string, buildId: string, layout: RasterLayout): string {
   const id = buildId
     .split('/')
     .pop()!
     .replace(/[^A-Za-z0-9]/g, '');
-  return `${group.replace(/\.tif$/, '')}-${id}.${layout === 'zarr' ? 'zarr' : 'tif'}`;
+  return `${group.replace(/\.tif$/, '')}-${id}.${RASTER_LAYOUTS[layout].suffix}`;
 }
 
 const name = (l: RasterLayerEntry) => `${l.dataType}${l.subDataType === '-' ? '' : `/${l.subDataType}`}`;
@@ -58,7 +64,7 @@ export function storageDifferences(a: RasterLayerEntry, b: RasterLayerEntry): st
   const near = (x: number, y: number) => Math.abs(x - y) <= 1e-9 * Math.max(1, Math.abs(x), Math.abs(y));
   if (a.timeScale !== b.timeScale) out.push(`time scale ${a.timeScale ?? 'none'} / ${b.timeScale ?? 'none'}`);
   if (a.unit !== b.unit) out.push(`unit ${a.unit} / ${b.unit}`);
-  if ((a.layout ?? 'map') !== (b.layout ?? 'map')) out.push(`layout ${a.layout ?? 'map'} / ${b.layout ?? 'map'}`);
+  if (layoutOf(a) !== layoutOf(b)) out.push(`layout ${layoutOf(a)} / ${layoutOf(b)}`);
   if (a.width !== b.width || a.height !== b.height)
     out.push(`grid ${a.width} × ${a.height} / ${b.width} × ${b.height} px`);
   const ra = a.resolution ?? [0, 0];
@@ -72,7 +78,7 @@ export function storageDifferences(a: RasterLayerEntry, b: RasterLayerEntry): st
     out.push(`storage step ${a.scale} + ${a.offset} / ${b.scale} + ${b.offset}`);
   if (a.nodata !== b.nodata) out.push(`nodata ${a.nodata} / ${b.nodata}`);
   if (JSON.stringify(a.zarr ?? null) !== JSON.stringify(b.zarr ?? null)) out.push('zarr arrays');
-  if ((a.layout ?? 'map') === 'map' && JSON.stringify(a.tileSize ?? null) !== JSON.stringify(b.tileSize ?? null)) {
+  if (layoutOf(a) === 'map' && JSON.stringify(a.tileSize ?? null) !== JSON.stringify(b.tileSize ?? null)) {
     out.push(`tiles ${a.tileSize?.join(' × ') ?? '?'} / ${b.tileSize?.join(' × ') ?? '?'} px`);
   }
   return out;

@@ -1,0 +1,19 @@
+/**
+ * Every raster layout the engine reads, by the name a catalog gives it (src/dataset/catalog.ts
+ * describes each one's files). The engine asks this registry, never a layout's name: a new layout
+ * is one entry here, its catalog description and checks, and its tests.
+ */
+import { layoutOf, type RasterLayerEntry, type RasterLayout } from '../../dataset/catalog.ts';
+import type { LayoutReader } from '../raster-reader.ts';
+import { mapReader } from './map-reader.ts';
+import { zarrReader } from './zarr-reader.ts';
+
+export const LAYOUT_READERS: Record<RasterLayout, LayoutReader> = {
+  map: mapReader,
+  zarr: zarrReader,
+};
+
+/** The reader of `layer`'s layout. */
+export function readerOf(layer: RasterLayerEntry): LayoutReader {
+  return LAYOUT_READERS[layoutOf(layer)];
+}

@@ -1,0 +1,89 @@
+/**
+ * What every layout's reader gives the engine (layouts/registry.ts): a layer's file or store
+ * opened as a grid of tiles, each tile decoded with the dates asked for, and one date of the layer
+ * whole for the map. The engine plans pixels, tiles and dates against these alone, whatever the
+ * bytes look like. Free of node:* imports: it is bundled for the browser.
+ */
+import type { TypedArray } from 'geotiff';
+import type { CatalogFile, RasterLayerEntry } from '../dataset/catalog.ts';
+import type { DatasetLocation } from '../dataset/location.ts';
+import type { BlockCacheOptions } from './cached-source.ts';
+import type { ObjectCache } from './zarr-file.ts';
+
+/** A decoded tile window: `data[(row * width + col) * samples + s]`, rows and cols relative to `x0`, `y0`. */
+export interface TileData {
+  x0: number;
+  y0: number;
+  width: number;
+  height: number;
+  /** How many bands are interleaved per pixel (the ones asked for, in that order). */
+  samples: number;
+  data: TypedArray;
+}
+
+/** An opened raster file, seen as a grid of tiles whatever its layout. */
+export interface RasterFile {
+  readonly url: string;
+  /** The grid, pixels. */
+  readonly width: number;
+  readonly height: number;
+  /** A tile's pixels on the grid (a `zarr` store's chunk). */
+  readonly tileWidth: number;
+  readonly tileHeight: number;
+  /** Dates (bands) the file holds. */
+  readonly bands: number;
+  /** Decodes tile (`tx`, `ty`) of the grid with the given 0-based bands interleaved in the given order. */
+  readTile(tx: number, ty: number, bands: number[], signal?: AbortSignal): Promise<TileData>;
+  /** The block cache's read counters (diagnostics, tests). */
+  readonly stats: { reads: number; bytes: number };
+  close(): Promise<void>;
+}
+
+/** One date of a layer, whole: row-major values in the layer's unit, NaN where there is no data. */
+export interface LayerGrid {
+  width: number;
+  height: number;
+  values: Float32Array;
+  /** [west, south, east, north] of the grid. */
+  bbox: [number, number, number, number];
+  /** Smallest and largest value (NaN when every pixel is empty). */
+  min: number;
+  max: number;
+  unit: string;
+}
+
+/** What a layout's reader is given: the engine's dataset, caches and its shared opener. */
+export interface ReaderContext {
+  dataset: DatasetLocation;
+  /** What the catalog says of each file, by path (size, hashes, header, tile digests). */
+  listed: ReadonlyMap<string, CatalogFile>;
+  /** Block cache options of files read through geotiff.js. */
+  cache: BlockCacheOptions | undefined;
+  /** Objects read whole by key, shared by every store of the engine. */
+  objects: ObjectCache;
+  /** Ends when the engine closes: opens and shared reads outlive the query that started them. */
+  lifetime: AbortSignal;
+  /** Most tile reads in flight at once. */
+  concurrency: number;
+  /** File `index` of `layer`, opened once and shared by every query (the engine's). */
+  file(layer: RasterLayerEntry, index: number, signal?: AbortSignal): Promise<RasterFile>;
+}
+
+/**
+ * One layout's reader: how a layer of that layout is opened, and its map preview. A layout is
+ * added here by one entry in layouts/registry.ts (and its catalog description, src/dataset/catalog.ts).
+ */
+export interface LayoutReader {
+  /** Opens file `index` of `layer` and checks it against the catalog. */
+  open(ctx: ReaderContext, layer: RasterLayerEntry, index: number): Promise<RasterFile>;
+  /** The pixels one date's preview holds: bounded before it is built. */
+  previewPixels(layer: RasterLayerEntry): number;
+  /** Band `band` of file `index`, whole, in the layer's unit, for the map. */
+  preview(
+    ctx: ReaderContext,
+    layer: RasterLayerEntry,
+    index: number,
+    band: number,
+    signal?: AbortSignal,
+  ): Promise<LayerGrid>;
+}
