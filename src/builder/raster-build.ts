@@ -221,7 +221,27 @@ async function buildLocked(options: RasterBuildOptions): Promise<RasterBuildResu
     if (layout === 'zarr' && plan.scale === null) {
       ranges.push(...(await zarrGroupRanges(zarrJob)));
     }
-    const scale = plan.scale ?? fittingScale(ranges, offset);
+    let scale = plan.scale ?? fittingScale(ranges, offset);
+    // A layer grows: when its own step (taken from the files it keeps) cannot hold these inputs and no
+    // --scale was asked for, the new files are stored at the finest step that holds them, and the
+    // layer's other files keep theirs (each file's step is in the catalog). Nothing is rebuilt or lost.
+    const stepFromLayer = options.scale === undefined && kept !== undefined && scale === kept.scale;
+    const ownStep = (why: string) => {
+      const own = fittingScale(ranges, offset);
+      log(
+        `${label}: ${why}, beyond what the layer's storage step ${scale} holds in Int16; these files are stored at step ${own}, the layer's other files keep theirs`,
+      );
+      return own;
+    };
+    if (stepFromLayer && ranges.some((r) => !fitsInt16(r, scale, offset))) {
+      const widest = ranges.reduce((a, r) =>
+        Math.max(Math.abs(r.lo - offset), Math.abs(r.hi - offset)) >
+        Math.max(Math.abs(a.lo - offset), Math.abs(a.hi - offset))
+          ? r
+          : a,
+      );
+      scale = ownStep(`${widest.where} spans ${widest.lo} to ${widest.hi}`);
+    }
     for (const r of ranges) {
       if ((r.lo - offset) / scale < -32767 || (r.hi - offset) / scale > 32767) {
         throw new BuildError(
@@ -283,22 +303,35 @@ async function buildLocked(options: RasterBuildOptions): Promise<RasterBuildResu
       ),
       { replace: options.replace ?? false, where: dir },
     );
-    const stores =
-      layout === 'zarr'
-        ? await writeZarrGroups({
-            ...zarrJob,
-            arrays,
-            scale,
-            offset,
-            nodata: STORED_NODATA,
-            unit: decl.unit,
-            description: decl.description,
-            ...(options.attribution ? { attribution: options.attribution } : {}),
-            buildId,
-            stagingDir: stagingHost,
-            layerDir,
-          })
-        : [];
+    const writeStores = () =>
+      writeZarrGroups({
+        ...zarrJob,
+        arrays,
+        scale,
+        offset,
+        nodata: STORED_NODATA,
+        unit: decl.unit,
+        description: decl.description,
+        ...(options.attribution ? { attribution: options.attribution } : {}),
+        buildId,
+        stagingDir: stagingHost,
+        layerDir,
+      });
+    let stores: Awaited<ReturnType<typeof writeZarrGroups>> = [];
+    if (layout === 'zarr') {
+      try {
+        stores = await writeStores();
+      } catch (err) {
+        // A store's ranges are only read when the step is chosen from the values (a second pass over
+        // the inputs): on a layer's own step, only a value it cannot hold costs that pass.
+        if (!(stepFromLayer && err instanceof BuildError && err.option === 'scale' && ranges.length === 0)) throw err;
+        ranges.push(...(await zarrGroupRanges(zarrJob)));
+        scale = ownStep('these inputs hold values');
+        await rm(stagingHost, { recursive: true, force: true });
+        await mkdir(stagingHost, { recursive: true });
+        stores = await writeStores();
+      }
+    }
     const fileEntries: RasterLayerEntry['files'] = stores.map((s) => s.entry);
     if (layout === 'map')
       fileEntries.push(
@@ -532,6 +565,10 @@ async function writeMaps(
  * The finest power-of-ten storage step (0.001 … 1000) at which every value
  * fits Int16 with `offset`; the build prints it, and --scale overrides it.
  */
+function fitsInt16(r: { lo: number; hi: number }, scale: number, offset: number): boolean {
+  return (r.lo - offset) / scale >= -32767 && (r.hi - offset) / scale <= 32767;
+}
+
 function fittingScale(ranges: ReadonlyArray<{ lo: number; hi: number }>, offset: number): number {
   const span = Math.max(0, ...ranges.map((r) => Math.max(Math.abs(r.lo - offset), Math.abs(r.hi - offset))));
   for (let k = -3; k <= 3; k++) {

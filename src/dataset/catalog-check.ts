@@ -283,6 +283,18 @@ export function checkCatalog(value: unknown, where: string): Catalog {
         'must be a path',
       );
       check(
+        f.scale === undefined || (typeof f.scale === 'number' && Number.isFinite(f.scale) && f.scale !== 0),
+        `${at}.files[${j}].scale`,
+        f.scale,
+        'must be a finite number other than 0',
+      );
+      check(
+        f.offset === undefined || (typeof f.offset === 'number' && Number.isFinite(f.offset)),
+        `${at}.files[${j}].offset`,
+        f.offset,
+        'must be a finite number',
+      );
+      check(
         f.id === undefined || (typeof f.id === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(f.id)),
         `${at}.files[${j}].id`,
         f.id,

@@ -129,6 +129,21 @@ export interface RasterFileEntry {
    * digests: their objects are read unchecked (rebuild the layer to check them).
    */
   id?: string;
+  /**
+   * The file's own storage step, where it is not the layer's: a year added whose values the
+   * layer's step could not hold (or stored at a `--scale` asked for then). value = stored × scale
+   * + offset, with the file's step where it has one ({@link fileStep}).
+   */
+  scale?: number;
+  offset?: number;
+}
+
+/** The storage step of a layer's file: its own where it has one, else the layer's. */
+export function fileStep(
+  layer: Pick<RasterLayerEntry, 'scale' | 'offset'>,
+  file: Pick<RasterFileEntry, 'scale' | 'offset'>,
+): { scale: number; offset: number } {
+  return { scale: file.scale ?? layer.scale, offset: file.offset ?? layer.offset };
 }
 
 /**

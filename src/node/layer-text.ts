@@ -4,7 +4,7 @@
  * dataset's catalog. Plain text, one fact per line, so it can be read and grepped.
  */
 import { NO_SUB_TYPE } from '../contract/raster-layers.ts';
-import { layerPeriods, type Catalog, type RasterLayerEntry } from '../dataset/catalog.ts';
+import { fileStep, layerPeriods, type Catalog, type RasterLayerEntry } from '../dataset/catalog.ts';
 
 const num = (x: number) => String(Number(x.toPrecision(10)));
 const box = (b: readonly number[]) => `[${b.map(num).join(', ')}]`;
@@ -43,6 +43,15 @@ export function layerText(l: RasterLayerEntry, files?: Array<{ path: string; byt
     `  grid:        ${l.width} × ${l.height} px of ${num(l.resolution?.[0] ?? (l.bbox[2] - l.bbox[0]) / l.width)}° × ${num(l.resolution?.[1] ?? (l.bbox[3] - l.bbox[1]) / l.height)}° (${l.crs}), bbox ${box(l.bbox)}`,
     `  storage:     Int16, value = stored × ${num(l.scale)} + ${num(l.offset)}, nodata ${l.nodata ?? 'none'}`,
   ];
+  // Files stored at a step of their own (a year the layer's step could not hold): named, with theirs.
+  const own = l.files.filter((f) => f.scale !== undefined || f.offset !== undefined);
+  if (own.length > 0) {
+    const steps = own.map((f) => {
+      const { scale, offset } = fileStep(l, f);
+      return `${f.periods[0] ?? f.path}… × ${num(scale)} + ${num(offset)}`;
+    });
+    lines.push(`  own steps:   ${steps.join('; ')}`);
+  }
   if (l.attribution) lines.push(`  attribution: ${l.attribution}`);
   if (files) {
     const total = files.reduce((n, f) => n + f.bytes, 0);

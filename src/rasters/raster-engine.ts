@@ -17,7 +17,7 @@
  */
 import { ClimateQueryError, fieldError, throwIfAborted } from '../contract/errors.ts';
 import type { RasterQuery, RasterResponse } from '../contract/types.ts';
-import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
+import { type Catalog, fileStep, type RasterLayerEntry } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
 import type { BlockCacheOptions } from './cached-source.ts';
 import { coverageWindow, MAX_POLYGON_CELLS, polygonCoverage, type CoveredPixel, type GridSpec } from './coverage.ts';
@@ -147,7 +147,8 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
     });
 
     const tiles = await readTiles(layer, plan, needs, signal);
-    const decode = valueDecoder(layer);
+    // Each file decodes at its own storage step (a year added at another step keeps its own).
+    const decoders = new Map(plan.files.map((fb) => [fb.file, valueDecoder(fileStep(layer, layer.files[fb.file]!))]));
     const method = q.endpoint === 'polygon' ? (q.aggregationMethod ?? 'mean') : null;
     const nodata = layer.nodata;
 
@@ -158,6 +159,7 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
       for (const fb of plan.files) {
         const ft = tiles.get(fb.file);
         if (!ft) continue;
+        const decode = decoders.get(fb.file)!;
         // Locate each pixel's value once; the bands then sit at consecutive positions.
         const located: Array<{ tile: TileData; at: number; fraction: number }> = [];
         for (const px of pixels) {

@@ -2,7 +2,6 @@
  * Stored values into the layer's unit (scale and offset), at the precision the storage has.
  * Free of node:* imports: it is bundled for the browser.
  */
-import type { RasterLayerEntry } from '../dataset/catalog.ts';
 
 /**
  * Stored value → value in the layer's unit. Results are rounded to the
@@ -10,7 +9,7 @@ import type { RasterLayerEntry } from '../dataset/catalog.ts';
  * float noise like 12.300000000000001; means get three more decimals,
  * because an area-weighted mean is finer than one stored step.
  */
-export function valueDecoder(layer: RasterLayerEntry): (raw: number, isMean: boolean) => number {
+export function valueDecoder(layer: { scale: number; offset: number }): (raw: number, isMean: boolean) => number {
   const digits = Math.min(10, Math.max(decimalsOf(layer.scale), decimalsOf(layer.offset)));
   const plain = 10 ** digits;
   const fine = 10 ** Math.min(12, digits + 3);

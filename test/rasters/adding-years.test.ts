@@ -128,12 +128,21 @@ describe('a layer grows a year at a time', () => {
     expect(await readFile(join(dir, 'catalog.json'), 'utf8')).toBe(catalog);
   });
 
-  it('takes the layer’s own grid and step for an added year; refuses another step; --replace starts over', async () => {
+  it('honours a --scale asked for an added year (its store keeps it, the others theirs); --replace starts over', async () => {
     const dir = join(root, 'grow');
-    await expect(build(dir, [input(2023)], { scale: 0.01 })).rejects.toMatchObject({
-      code: 'conflict',
-      message: expect.stringMatching(/storage step 0\.1 \+ 0 \/ 0\.01 \+ 0.*--replace/),
-    });
+    const kept = await at(dir, 9, 9, '2022-06-30');
+    await build(dir, [input(2023)], { scale: 0.01 });
+    const grown = await layerIn(dir);
+    // The layer shows the coarsest step; the finer 2023 store records its own.
+    expect(grown.scale).toBe(0.1);
+    expect(grown.files.map((f) => [f.periods[0], f.scale])).toEqual([
+      ['2021-01-01', undefined],
+      ['2022-01-01', undefined],
+      ['2023-01-01', 0.01],
+    ]);
+    expect(await at(dir, 9, 9, '2022-06-30')).toBe(kept);
+    const day = Math.round(Date.parse('2023-06-30') / 86_400_000);
+    expect(Math.abs((await at(dir, 9, 9, '2023-06-30'))! - value(9, 9, day))).toBeLessThanOrEqual(0.005 + 1e-9);
     await build(dir, [input(2023)], { scale: 0.01, replace: true });
     const l = await layerIn(dir);
     expect(l.scale).toBe(0.01);
@@ -157,12 +166,13 @@ describe('a layer grows a year at a time', () => {
     expect((await readdir(join(main, 'rasters/temp-mean'))).length).toBe(3);
     expect(await at(main, 9, 9, '2023-06-30')).not.toBeNull();
 
+    // A source whose year sits on another grid cannot join main's layer.
     const odd = join(root, 'machine-c');
-    await build(odd, [input(2023)], { scale: 0.05 });
+    await build(odd, [input(2023)], { grid: { bbox: [18, -33.48, 18.8, -33], resolution: 0.04 } });
     const catalog = await readFile(join(main, 'catalog.json'), 'utf8');
     const refused = await runCli(['layers', 'merge', odd, '--data', main]);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/machine-c.*storage step 0\.1 \+ 0 \/ 0\.05 \+ 0.*Nothing was merged/);
+    expect(refused.stderr).toMatch(/machine-c.*grid 40 × 24 \/ 20 × 12 px.*Nothing was merged/);
     expect(await readFile(join(main, 'catalog.json'), 'utf8')).toBe(catalog);
     await expect(mergeDatasets(main, [join(root, 'nothing-here')])).rejects.toMatchObject({ code: 'invalid_input' });
   });

@@ -11,6 +11,7 @@
  * refused with what to do, unless the caller asks to replace the layer whole.
  */
 import {
+  fileStep,
   layoutOf,
   RASTER_LAYOUTS,
   type RasterFileEntry,
@@ -74,8 +75,6 @@ export function storageDifferences(a: RasterLayerEntry, b: RasterLayerEntry): st
       `grid origin or pixel size [${a.bbox[0]}, ${a.bbox[3]}] ${ra.join(' × ')}° / [${b.bbox[0]}, ${b.bbox[3]}] ${rb.join(' × ')}°`,
     );
   }
-  if (a.scale !== b.scale || a.offset !== b.offset)
-    out.push(`storage step ${a.scale} + ${a.offset} / ${b.scale} + ${b.offset}`);
   if (a.nodata !== b.nodata) out.push(`nodata ${a.nodata} / ${b.nodata}`);
   if (JSON.stringify(a.zarr ?? null) !== JSON.stringify(b.zarr ?? null)) out.push('zarr arrays');
   if (layoutOf(a) === 'map' && JSON.stringify(a.tileSize ?? null) !== JSON.stringify(b.tileSize ?? null)) {
@@ -132,17 +131,44 @@ export function mergeLayer(
       );
     }
   }
-  const files = [...existing.files.filter((f) => !mine.has(fileGroup(f.path))), ...incoming.files].sort((a, b) =>
-    (a.periods[0] ?? '') < (b.periods[0] ?? '') ? -1 : 1,
+  const stepped = withSteps(
+    [
+      ...existing.files.filter((f) => !mine.has(fileGroup(f.path))).map((f) => ({ f, step: fileStep(existing, f) })),
+      ...incoming.files.map((f) => ({ f, step: fileStep(incoming, f) })),
+    ],
+    incoming,
   );
+  const files = stepped.files.sort((a, b) => ((a.periods[0] ?? '') < (b.periods[0] ?? '') ? -1 : 1));
   const dropped = existing.files
     .filter((f) => mine.has(fileGroup(f.path)) && !incoming.files.some((x) => x.path === f.path))
     .map((f) => f.path);
   return {
-    layer: { ...incoming, files },
+    layer: { ...incoming, ...stepped.step, files },
     dropped,
     replacedGroups: [...mine.keys()].filter((g) => theirs.has(g)),
     addedGroups: [...mine.keys()].filter((g) => !theirs.has(g)),
+  };
+}
+
+/**
+ * The files with their storage steps, and the layer's: the coarsest of them (the app shows values
+ * at the layer's step, and no file then holds coarser values than it shows). A file records its own
+ * step only where it is not the layer's.
+ */
+function withSteps(
+  files: Array<{ f: RasterFileEntry; step: { scale: number; offset: number } }>,
+  incoming: RasterLayerEntry,
+): { files: RasterFileEntry[]; step: { scale: number; offset: number } } {
+  const step = files.reduce((a, { step: b }) => (Math.abs(b.scale) > Math.abs(a.scale) ? b : a), {
+    scale: incoming.scale,
+    offset: incoming.offset,
+  });
+  return {
+    step,
+    files: files.map(({ f, step: own }) => {
+      const { scale: _scale, offset: _offset, ...rest } = f;
+      return own.scale === step.scale && own.offset === step.offset ? rest : { ...rest, ...own };
+    }),
   };
 }
 

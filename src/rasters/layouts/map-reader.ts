@@ -9,6 +9,7 @@ import { runLimited } from '../../io/run-limited.ts';
 import { openRasterFile } from '../raster-file.ts';
 import type { LayoutReader } from '../raster-reader.ts';
 import { valueDecoder } from '../stored-values.ts';
+import { fileStep } from '../../dataset/catalog.ts';
 
 export const mapReader: LayoutReader = {
   async open(ctx, layer, index) {
@@ -33,7 +34,7 @@ export const mapReader: LayoutReader = {
   previewPixels: (layer) => layer.width * layer.height,
 
   async preview(ctx, layer, index, band, signal) {
-    const decode = valueDecoder(layer);
+    const decode = valueDecoder(fileStep(layer, layer.files[index]!));
     const f = await ctx.file(layer, index, signal);
     const values = new Float32Array(f.width * f.height).fill(Number.NaN);
     const jobs: Array<() => Promise<void>> = [];

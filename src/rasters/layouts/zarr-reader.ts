@@ -7,6 +7,7 @@ import { previewSize } from '../zarr-layout.ts';
 import { openZarrStore, readZarrPreview } from '../zarr-file.ts';
 import type { LayoutReader } from '../raster-reader.ts';
 import { valueDecoder } from '../stored-values.ts';
+import { fileStep } from '../../dataset/catalog.ts';
 
 export const zarrReader: LayoutReader = {
   open: async (ctx, layer, index) => openZarrStore(ctx.dataset, layer, index, ctx.objects),
@@ -17,7 +18,7 @@ export const zarrReader: LayoutReader = {
   },
 
   preview(ctx, layer, index, band, signal) {
-    const decode = valueDecoder(layer);
+    const decode = valueDecoder(fileStep(layer, layer.files[index]!));
     return readZarrPreview(ctx.dataset, layer, index, band, ctx.objects, (v) => decode(v, false), signal);
   },
 };
