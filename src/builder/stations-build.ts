@@ -57,6 +57,8 @@ export interface StationBuildOptions {
    * files without a zone are taken as in it; hourly times with one are converted into it.
    */
   timeZone?: string;
+  /** A line for the catalog's attribution (an imported source's name, licence and citation), kept once. */
+  attribution?: string;
 }
 
 /** Key of the Parquet key-value metadata that says whether a station file was given or derived. */
@@ -901,6 +903,7 @@ async function buildLocked(
     await rename(staging, join(outDir, folder));
     await updateCatalog(outDir, name, (c) => {
       c.stations = section;
+      if (options.attribution && !c.attribution.includes(options.attribution)) c.attribution.push(options.attribution);
     });
     if (previous !== null && previous !== folder) await rm(join(outDir, previous), { recursive: true, force: true });
     const report: StationBuildReport = {

@@ -12,6 +12,7 @@ import { packageVersion } from './package-version.ts';
 import { buildCommand } from './cli/build.ts';
 import { type CliCommand, UsageExit } from './cli/command.ts';
 import { demoCommand } from './cli/demo.ts';
+import { importCommand } from './cli/import.ts';
 import { indexCommand } from './cli/index-command.ts';
 import { indicesCommand } from './cli/indices.ts';
 import { layersCommand } from './cli/layers.ts';
@@ -27,6 +28,7 @@ const COMMANDS: ReadonlyMap<string, CliCommand> = new Map(
     indicesCommand,
     sqlCommand,
     buildCommand,
+    importCommand,
     layersCommand,
     stationsCommand,
     indexCommand,
@@ -48,6 +50,8 @@ Usage:
   climate-query layers [--data DIR|URL]       (layers remove NAME[/SUB]: take one out; layers merge DIR...: add others' years)
   climate-query stations remove ID...|--all [--data DIR]
   climate-query build --out DIR (--stations FILE ... | --layer NAME[/SUB] --unit U --time-scale S FILE.tif...)
+  climate-query import ghcnd|gsod FILE... --out DIR [--stations LIST]
+      station archives as NOAA publishes them, converted and built (climate-query import --help).
   climate-query index DIR [--name NAME] [--time-zone ZONE]
   climate-query serve [--data DIR|URL] [--port 8787] [--host 127.0.0.1]
   climate-query demo [--out DIR] [--if-missing]

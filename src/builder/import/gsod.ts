@@ -1,0 +1,156 @@
+/**
+ * NOAA's Global Surface Summary of the Day as published since 2020 (one quoted CSV per station and
+ * year; NOAA's GSOD readme): `STATION,DATE,LATITUDE,LONGITUDE,ELEVATION,NAME,TEMP,TEMP_ATTRIBUTES,
+ * DEWP,…,MAX,MAX_ATTRIBUTES,MIN,MIN_ATTRIBUTES,PRCP,PRCP_ATTRIBUTES,SNDP,FRSHTT`.
+ *
+ * Units are °F, knots and inches; missing is 9999.9 (temperatures), 999.9 (wind) and 99.99
+ * (precipitation) — a reader that took 99.99 as a number would record 2.5 m of rain. A `*` beside MAX
+ * or MIN says the value was taken from the hourly reports: kept, counted as derived. PRCP's flag
+ * A–G says how many reports it sums (kept); H (a 0 with precipitation reported in the hours) and I
+ * (no report at all) are not totals: dropped, counted. The days are UTC days, which the catalog and
+ * answers say (station-formats.ts).
+ */
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { BuildError } from '../build-error.ts';
+import type { Imported } from './imported.ts';
+
+/** GSOD fields the contract has a daily type for: the type, the missing marker and the conversion. */
+export const GSOD_FIELDS: Readonly<
+  Record<string, { type: string; missing: number; convert: (v: number) => number; attributes?: string }>
+> = {
+  TEMP: { type: 'temperature_mean', missing: 9999.9, convert: fahrenheit, attributes: 'TEMP_ATTRIBUTES' },
+  MAX: { type: 'temperature_max', missing: 9999.9, convert: fahrenheit, attributes: 'MAX_ATTRIBUTES' },
+  MIN: { type: 'temperature_min', missing: 9999.9, convert: fahrenheit, attributes: 'MIN_ATTRIBUTES' },
+  DEWP: { type: 'dew_point_mean', missing: 9999.9, convert: fahrenheit, attributes: 'DEWP_ATTRIBUTES' },
+  PRCP: { type: 'rain_sum', missing: 99.99, convert: (v) => round(v * 25.4, 1), attributes: 'PRCP_ATTRIBUTES' },
+  WDSP: { type: 'wind_speed_mean', missing: 999.9, convert: knots, attributes: 'WDSP_ATTRIBUTES' },
+};
+
+/** Fields counted as read but with no contract type (their values are not imported). */
+const UNMAPPED = ['SLP', 'STP', 'VISIB', 'MXSPD', 'GUST', 'SNDP'];
+const UNMAPPED_MISSING: Record<string, number> = {
+  SLP: 9999.9,
+  STP: 9999.9,
+  VISIB: 999.9,
+  MXSPD: 999.9,
+  GUST: 999.9,
+  SNDP: 999.9,
+};
+
+function round(v: number, digits: number): number {
+  return Number(v.toFixed(digits));
+}
+function fahrenheit(f: number): number {
+  return round(((f - 32) * 5) / 9, 1);
+}
+function knots(k: number): number {
+  return round(k * 0.514444, 1);
+}
+
+/** The fields of one CSV line: quoted fields may hold commas and doubled quotes. */
+export function csvFields(line: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i <= line.length) {
+    if (line[i] === '"') {
+      let value = '';
+      i++;
+      for (;;) {
+        const q = line.indexOf('"', i);
+        if (q < 0) throw new Error('an unclosed quote');
+        value += line.slice(i, q);
+        if (line[q + 1] === '"') {
+          value += '"';
+          i = q + 2;
+        } else {
+          i = q + 1;
+          break;
+        }
+      }
+      out.push(value);
+      if (i < line.length && line[i] !== ',') throw new Error('text after a closing quote');
+      i++;
+    } else {
+      const c = line.indexOf(',', i);
+      const end = c < 0 ? line.length : c;
+      out.push(line.slice(i, end));
+      i = end + 1;
+    }
+  }
+  return out;
+}
+
+/** Reads one GSOD CSV file into `into` (stations from its own columns). */
+export async function readGsodFile(path: string, into: Imported): Promise<void> {
+  const text = await readFile(path, 'utf8');
+  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
+  const name = basename(path);
+  const fail = (row: number, why: string, column?: string) =>
+    new BuildError('invalid_input', `${name} line ${row}: ${why}`, {
+      file: path,
+      row,
+      ...(column ? { column } : {}),
+    });
+  if (lines.length === 0) throw fail(1, 'the file is empty; a GSOD CSV starts with its header line.');
+  const header = csvFields(lines[0]!).map((h) => h.trim());
+  const col = (h: string) => header.indexOf(h);
+  for (const need of ['STATION', 'DATE', 'LATITUDE', 'LONGITUDE', 'ELEVATION', 'NAME']) {
+    if (col(need) < 0)
+      throw fail(1, `no ${need} column; this is not a GSOD CSV (columns ${header.slice(0, 8).join(', ')}, …).`, need);
+  }
+  let rows = 0;
+  for (let i = 1; i < lines.length; i++) {
+    let f: string[];
+    try {
+      f = csvFields(lines[i]!);
+    } catch (err) {
+      throw fail(i + 1, `${(err as Error).message} in the line.`);
+    }
+    if (f.length !== header.length) throw fail(i + 1, `${f.length} fields where the header has ${header.length}.`);
+    const get = (h: string) => (f[col(h)] ?? '').trim();
+    // Ids are text: 11 characters (USAF + WBAN), leading zeros and letters kept.
+    const id = get('STATION');
+    const day = get('DATE');
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) throw fail(i + 1, `DATE ${JSON.stringify(day)} is not yyyy-mm-dd.`, 'DATE');
+    const lat = Number(get('LATITUDE'));
+    const lon = Number(get('LONGITUDE'));
+    const elevation = get('ELEVATION') === '' ? null : Number(get('ELEVATION'));
+    if (id === '' || !Number.isFinite(lat) || !Number.isFinite(lon) || get('LATITUDE') === '')
+      throw fail(i + 1, 'a station without STATION, LATITUDE or LONGITUDE.', 'STATION');
+    if (!into.stations.has(id)) {
+      into.stations.set(id, {
+        station_id: id,
+        name: get('NAME'),
+        lat,
+        lon,
+        elevation: elevation === null || !Number.isFinite(elevation) || elevation <= -999 ? null : elevation,
+      });
+    }
+    rows++;
+    for (const [field, spec] of Object.entries(GSOD_FIELDS)) {
+      if (col(field) < 0) continue;
+      const raw = get(field);
+      const value = Number(raw);
+      if (raw === '' || !Number.isFinite(value))
+        throw fail(i + 1, `${field} ${JSON.stringify(raw)} is not a number.`, field);
+      if (value === spec.missing) {
+        into.drop(id, spec.type, `sentinel ${spec.missing}`);
+        continue;
+      }
+      const flag = field === 'PRCP' ? get('PRCP_ATTRIBUTES') : '';
+      if (field === 'PRCP' && (flag === 'H' || flag === 'I')) {
+        into.drop(id, spec.type, `precipitation flag ${flag}`);
+        continue;
+      }
+      const c = into.keep(id, day, spec.type, spec.convert(value));
+      if ((field === 'MAX' || field === 'MIN') && get(spec.attributes!) === '*') c.derived++;
+    }
+    for (const field of UNMAPPED) {
+      if (col(field) < 0) continue;
+      const raw = get(field);
+      if (raw !== '' && Number(raw) !== UNMAPPED_MISSING[field]) into.skip(field);
+    }
+  }
+  into.files.push({ path, rows });
+}

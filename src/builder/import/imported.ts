@@ -1,0 +1,78 @@
+/**
+ * What an importer makes of a source's files before the station build sees them: stations, daily
+ * rows in the contract's types and units, and a count of every value read, by what became of it.
+ * Each format (one module beside this one, listed in station-formats.ts) fills one of these; the
+ * import (station-import.ts) writes it as the build's own input files and builds from them, so a
+ * source's values meet the same checks as anyone's files.
+ */
+
+/** One station as the source describes it. */
+export interface ImportedStation {
+  station_id: string;
+  name: string;
+  lat: number;
+  lon: number;
+  /** Metres above sea level; null when the source gives none. */
+  elevation: number | null;
+}
+
+/** What became of the values of one station and data type. */
+export interface TypeCounts {
+  /** Values the files hold for it (sentinels and flagged ones included). */
+  read: number;
+  /** Values kept (converted into the contract's unit). */
+  kept: number;
+  /** Values not kept, by reason: `sentinel` (the source's missing marker), `quality <code>`, … */
+  dropped: Record<string, number>;
+  /** Trace precipitation, kept as 0. */
+  trace: number;
+  /** Values the source derived itself (GSOD's `*`: a max or min taken from the hourly reports), kept. */
+  derived: number;
+}
+
+/** Everything one import read. */
+export class Imported {
+  readonly stations = new Map<string, ImportedStation>();
+  /** Daily values: station → day (`yyyy-mm-dd`) → data type → value in the contract's unit. */
+  readonly daily = new Map<string, Map<string, Record<string, number>>>();
+  /** Station → data type → counts. */
+  readonly counts = new Map<string, Map<string, TypeCounts>>();
+  /** Source fields with no contract data type, and how many values each held (not imported). */
+  readonly unmapped = new Map<string, number>();
+  /** Files read, with their rows. */
+  readonly files: Array<{ path: string; rows: number }> = [];
+
+  /** The counts of `type` at `station`, created empty. */
+  countsOf(station: string, type: string): TypeCounts {
+    let byType = this.counts.get(station);
+    if (!byType) this.counts.set(station, (byType = new Map()));
+    let c = byType.get(type);
+    if (!c) byType.set(type, (c = { read: 0, kept: 0, dropped: {}, trace: 0, derived: 0 }));
+    return c;
+  }
+
+  /** Records a value read and kept. */
+  keep(station: string, day: string, type: string, value: number): TypeCounts {
+    const c = this.countsOf(station, type);
+    c.read++;
+    c.kept++;
+    let days = this.daily.get(station);
+    if (!days) this.daily.set(station, (days = new Map()));
+    let row = days.get(day);
+    if (!row) days.set(day, (row = {}));
+    row[type] = value;
+    return c;
+  }
+
+  /** Records a value read and dropped for `reason`. */
+  drop(station: string, type: string, reason: string): void {
+    const c = this.countsOf(station, type);
+    c.read++;
+    c.dropped[reason] = (c.dropped[reason] ?? 0) + 1;
+  }
+
+  /** Records a value of a source field that no contract type takes. */
+  skip(field: string): void {
+    this.unmapped.set(field, (this.unmapped.get(field) ?? 0) + 1);
+  }
+}

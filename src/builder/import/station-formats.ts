@@ -1,0 +1,63 @@
+/**
+ * The station archives `climate-query import` reads, by the name the command takes: each one's
+ * reader, what it needs beside its files, and the source's name, licence and citation, which the
+ * catalog's attribution carries into the app. A new format is one module and one entry here.
+ */
+import { readFile } from 'node:fs/promises';
+import { BuildError } from '../build-error.ts';
+import { parseGhcndStations, readGhcndFile } from './ghcnd.ts';
+import { readGsodFile } from './gsod.ts';
+import { Imported } from './imported.ts';
+
+export interface StationFormat {
+  /** What the source is, in a sentence. */
+  title: string;
+  /** The catalog's attribution line: source, licence, citation. */
+  attribution: string;
+  /** Whether its days are UTC days rather than the station's local days. */
+  utcDays: boolean;
+  /** Whether it needs the source's station list (`--stations`) for positions and names. */
+  needsStationList: boolean;
+  read(files: readonly string[], stationList?: string): Promise<Imported>;
+}
+
+export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
+  ghcnd: {
+    title: 'GHCN-Daily .dly files (NOAA NCEI), with the archive’s ghcnd-stations.txt',
+    attribution:
+      'GHCN-Daily: Menne, M.J., et al. (2012), Global Historical Climatology Network - Daily, NOAA National Centers for Environmental Information; no restrictions on use',
+    utcDays: false,
+    needsStationList: true,
+    async read(files, stationList) {
+      const stations = parseGhcndStations(await readFile(stationList!, 'latin1'), stationList!);
+      const out = new Imported();
+      for (const f of files) await readGhcndFile(f, stations, out);
+      return out;
+    },
+  },
+  gsod: {
+    title: 'Global Surface Summary of the Day CSV files (NOAA NCEI), one per station and year',
+    attribution:
+      'GSOD: Global Surface Summary of the Day, NOAA National Centers for Environmental Information; public domain; its days are UTC days',
+    utcDays: true,
+    needsStationList: false,
+    async read(files) {
+      const out = new Imported();
+      for (const f of files) await readGsodFile(f, out);
+      return out;
+    },
+  },
+};
+
+/** The format named `name`, or a BuildError naming the ones there are. */
+export function stationFormat(name: string): StationFormat {
+  const f = Object.hasOwn(STATION_FORMATS, name) ? STATION_FORMATS[name] : undefined;
+  if (!f) {
+    throw new BuildError(
+      'invalid_option',
+      `"${name}" is not a station format this version imports; it imports ${Object.keys(STATION_FORMATS).join(', ')}.`,
+      { option: 'format' },
+    );
+  }
+  return f;
+}

@@ -1,0 +1,168 @@
+/**
+ * `climate-query import FORMAT FILE…`: a station archive as its source publishes it, read by its
+ * format's reader (station-formats.ts), written as the station build's own input files (stations
+ * and daily CSV, in the contract's types and units) and built from them with every check a build
+ * makes. The import report says, per station and data type, what was read and what became of it.
+ */
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BuildError } from '../build-error.ts';
+import { buildStationsWithReport, type StationBuildReport } from '../stations-build.ts';
+import type { Imported, TypeCounts } from './imported.ts';
+import { stationFormat } from './station-formats.ts';
+
+export interface StationImportOptions {
+  format: string;
+  files: readonly string[];
+  /** The dataset folder built into (additive, as `build`). */
+  out: string;
+  /** The source's station list, for formats whose files carry no positions (GHCN-Daily). */
+  stationList?: string;
+  name?: string;
+  replace?: boolean;
+  keepImplausible?: boolean;
+  timeZone?: string;
+}
+
+/** What an import read and did, per station and data type (written beside the build's report). */
+export interface ImportReport {
+  format: string;
+  source: string;
+  utcDays: boolean;
+  files: Array<{ path: string; rows: number }>;
+  stations: Array<{ station_id: string; name: string; types: Record<string, TypeCounts> }>;
+  /** Source fields no contract type takes, with the values they held: not imported. */
+  unmapped: Record<string, number>;
+  totals: { read: number; kept: number; dropped: number; trace: number; derived: number };
+}
+
+/** CSV field: quoted when it holds a comma, quote or line break. */
+function csv(v: string | number | null): string {
+  if (v === null) return '';
+  const s = String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** The report of `imported`. */
+export function importReport(format: string, imported: Imported): ImportReport {
+  const f = stationFormat(format);
+  const totals = { read: 0, kept: 0, dropped: 0, trace: 0, derived: 0 };
+  const stations = [...imported.counts.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([id, byType]) => {
+      const types = Object.fromEntries([...byType.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
+      for (const c of byType.values()) {
+        totals.read += c.read;
+        totals.kept += c.kept;
+        totals.trace += c.trace;
+        totals.derived += c.derived;
+        totals.dropped += Object.values(c.dropped).reduce((a, b) => a + b, 0);
+      }
+      return { station_id: id, name: imported.stations.get(id)?.name ?? '', types };
+    });
+  return {
+    format,
+    source: f.attribution,
+    utcDays: f.utcDays,
+    files: imported.files,
+    stations,
+    unmapped: Object.fromEntries(imported.unmapped),
+    totals,
+  };
+}
+
+/** The import report in words, a line per station and type. */
+export function importReportText(r: ImportReport): string {
+  const lines = [
+    `Imported ${r.format}: ${r.files.length} file(s), ${r.files.reduce((n, f) => n + f.rows, 0)} row(s); ${r.totals.read} value(s) read, ${r.totals.kept} kept, ${r.totals.dropped} dropped, ${r.totals.trace} trace as 0, ${r.totals.derived} derived by the source.`,
+  ];
+  if (r.utcDays) lines.push('  Its days are UTC days: the catalog says so; they are not the stations’ local days.');
+  for (const s of r.stations) {
+    lines.push(`  ${s.station_id}${s.name ? ` ${s.name}` : ''}:`);
+    for (const [type, c] of Object.entries(s.types)) {
+      const dropped = Object.entries(c.dropped)
+        .map(([why, n]) => `${n} ${why}`)
+        .join(', ');
+      lines.push(
+        `    ${type}: ${c.read} read, ${c.kept} kept${dropped ? `, dropped: ${dropped}` : ''}${c.trace ? `, ${c.trace} trace as 0` : ''}${c.derived ? `, ${c.derived} derived by the source` : ''}`,
+      );
+    }
+  }
+  const unmapped = Object.entries(r.unmapped);
+  if (unmapped.length > 0)
+    lines.push(
+      `  Not imported (no data type of the contract takes them): ${unmapped.map(([f, n]) => `${f} (${n} values)`).join(', ')}.`,
+    );
+  return `${lines.join('\n')}\n`;
+}
+
+/** Reads, converts and builds; returns the import's report and the build's. */
+export async function importStations(
+  o: StationImportOptions,
+): Promise<{ report: ImportReport; build: StationBuildReport }> {
+  const format = stationFormat(o.format);
+  if (o.files.length === 0)
+    throw new BuildError('invalid_option', `Name the ${o.format} files to import.`, { option: 'files' });
+  if (format.needsStationList && !o.stationList) {
+    throw new BuildError(
+      'invalid_option',
+      `${o.format} files hold no station positions: pass the source's station list with --stations (ghcnd-stations.txt).`,
+      { option: 'stations' },
+    );
+  }
+  let imported: Imported;
+  try {
+    imported = await format.read(o.files, o.stationList);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e?.code === 'ENOENT' || e?.code === 'EISDIR' || e?.code === 'EACCES') {
+      throw new BuildError('unreadable_input', `${e.path ?? 'an input'} could not be read (${e.code}).`, {
+        file: e.path ?? '',
+        cause: err,
+      });
+    }
+    throw err;
+  }
+  const report = importReport(o.format, imported);
+  if (imported.daily.size === 0) {
+    throw new BuildError(
+      'invalid_input',
+      `${o.files.length} ${o.format} file(s) held no value of a data type the contract has; nothing was built.\n${importReportText(report)}`,
+    );
+  }
+  const work = await mkdtemp(join(tmpdir(), 'climate-query-import-'));
+  try {
+    const stations = [...imported.stations.values()].filter((s) => imported.daily.has(s.station_id));
+    await writeFile(
+      join(work, 'stations.csv'),
+      `station_id,name,lat,lon,elevation\n${stations.map((s) => [s.station_id, s.name, s.lat, s.lon, s.elevation].map(csv).join(',')).join('\n')}\n`,
+    );
+    const types = [...new Set([...imported.counts.values()].flatMap((m) => [...m.keys()]))].sort();
+    const lines = [`station_id,time,${types.join(',')}`];
+    for (const [id, days] of [...imported.daily.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      for (const [day, row] of [...days.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        lines.push([csv(id), day, ...types.map((t) => (row[t] === undefined ? '' : String(row[t])))].join(','));
+      }
+    }
+    await writeFile(join(work, 'daily.csv'), `${lines.join('\n')}\n`);
+    const { report: build } = await buildStationsWithReport(
+      { stations: join(work, 'stations.csv'), daily: join(work, 'daily.csv') },
+      o.out,
+      o.name ?? 'dataset',
+      {
+        replace: o.replace ?? false,
+        keepImplausible: o.keepImplausible ?? false,
+        ...(o.timeZone !== undefined ? { timeZone: o.timeZone } : {}),
+        attribution: format.attribution,
+      },
+    );
+    // Beside the dataset's files, as the build wrote them (a temporary name, then one rename).
+    const path = join(o.out, `import-report-${o.format}.json`);
+    await writeFile(`${path}.${process.pid}.tmp`, `${JSON.stringify(report, null, 2)}\n`);
+    await rename(`${path}.${process.pid}.tmp`, path);
+    return { report, build };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,343 @@
+/**
+ * NOAA's station archives imported as published (src/builder/import/): GHCN-Daily `.dly` lines with
+ * the archive's station list, and GSOD's quoted CSV. The files are written here from each format's
+ * own documentation (column positions, units, sentinels, flags), and the expected values are
+ * converted here by the documented rules, not through the readers: every value the engine answers
+ * after the import equals that conversion, every sentinel and failed flag is missing (never a
+ * value), and the report's counts equal the ones tallied while writing.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importStations } from '../../src/builder/import/station-import.ts';
+import type { Catalog } from '../../src/dataset/catalog.ts';
+import { createNodeEngine } from '../../src/node/node-engine.ts';
+import { cli } from '../helpers/cli.ts';
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'cq-import-'));
+});
+afterAll(() => rm(root, { recursive: true, force: true }));
+
+/** A deterministic spread of small whole numbers. */
+const h = (...xs: number[]) => {
+  let v = 2166136261;
+  for (const x of xs) v = Math.imul(v ^ x, 16777619) >>> 0;
+  return v;
+};
+
+type Want = Map<string, Map<string, number | null>>; // "station\ttype" → day → value (null: missing)
+const put = (want: Want, station: string, type: string, day: string, v: number | null) => {
+  const k = `${station}\t${type}`;
+  if (!want.has(k)) want.set(k, new Map());
+  want.get(k)!.set(day, v);
+};
+
+async function answers(dir: string, lon: number, lat: number, types: string[], from: string, to: string) {
+  const engine = createNodeEngine(dir);
+  try {
+    const res = (await engine.query('nearest-station', {
+      wkts: `POINT (${lon} ${lat})`,
+      dataTypes: types,
+      options: { timeScale: 'daily' },
+      startDate: from,
+      endDate: to,
+    })) as unknown as Record<
+      string,
+      { metadata: Record<string, unknown>; data: Record<string, Record<string, number | null>> }
+    >;
+    // Period → data type → value; the stations' values by type and day, for the checks.
+    const one = Object.values(res)[0]!;
+    const byType: Record<string, Record<string, number | null>> = {};
+    for (const [day, values] of Object.entries(one.data))
+      for (const [type, v] of Object.entries(values)) (byType[type] ??= {})[day] = v;
+    return { metadata: one.metadata, data: byType };
+  } finally {
+    await engine.close();
+  }
+}
+
+describe('GHCN-Daily .dly with ghcnd-stations.txt', () => {
+  // Two stations of the Western Cape; ids as GHCN writes them.
+  const STATIONS = [
+    { id: 'SFM00068816', lat: -33.965, lon: 18.602, elev: 46.0, name: 'CAPE TOWN INTL' },
+    { id: 'SFM00068828', lat: -34.0, lon: 22.383, elev: -999.9, name: 'GEORGE' },
+  ];
+  const ELEMENTS: Record<string, string> = {
+    TMAX: 'temperature_max',
+    TMIN: 'temperature_min',
+    PRCP: 'rain_sum',
+  };
+  const want: Want = new Map();
+  const tally = new Map<string, { read: number; kept: number; sentinel: number; quality: number; trace: number }>();
+  let snowValues = 0;
+  let dir: string;
+
+  /** One `.dly` line, by the readme's columns: ID 1–11, YEAR 12–15, MONTH 16–17, ELEMENT 18–21, then 31 × (VALUE 5, MFLAG, QFLAG, SFLAG). */
+  const line = (id: string, y: number, m: number, el: string, days: Array<[number, string, string]>) =>
+    `${id.padEnd(11)}${y}${String(m).padStart(2, '0')}${el}${Array.from({ length: 31 }, (_, d) => {
+      const [v, mf, qf] = days[d] ?? [-9999, ' ', ' '];
+      return `${String(v).padStart(5)}${mf}${qf}S`;
+    }).join('')}`;
+
+  beforeAll(async () => {
+    const list = STATIONS.map(
+      (s) =>
+        `${s.id.padEnd(11)} ${s.lat.toFixed(4).padStart(8)} ${s.lon.toFixed(4).padStart(9)} ${s.elev.toFixed(1).padStart(6)}    ${s.name.padEnd(30)}`,
+    ).join('\n');
+    await writeFile(join(root, 'ghcnd-stations.txt'), `${list}\n`);
+    const files: string[] = [];
+    for (const s of STATIONS) {
+      const lines: string[] = [];
+      for (const m of [1, 2]) {
+        const n = m === 1 ? 31 : 29; // 2024 is a leap year
+        for (const el of ['TMAX', 'TMIN', 'PRCP', 'SNOW']) {
+          const days: Array<[number, string, string]> = [];
+          for (let d = 1; d <= n; d++) {
+            const k = h(s.id.length, m, d, el.charCodeAt(1), s.lat * 100);
+            const day = `2024-${String(m).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
+            let v =
+              el === 'TMAX'
+                ? 200 + (k % 150)
+                : el === 'TMIN'
+                  ? 50 + (k % 120)
+                  : el === 'PRCP'
+                    ? k % 7 === 0
+                      ? k % 400
+                      : 0
+                    : k % 30;
+            let mf = ' ';
+            let qf = ' ';
+            if (k % 13 === 0) v = -9999;
+            else if (k % 17 === 0) qf = k % 2 ? 'I' : 'D';
+            else if (el === 'PRCP' && v === 0 && k % 5 === 0) mf = 'T';
+            days.push([v, mf, qf]);
+            if (el === 'SNOW') {
+              if (v !== -9999) snowValues++;
+              continue;
+            }
+            const type = ELEMENTS[el]!;
+            const t = tally.get(`${s.id}\t${type}`) ?? { read: 0, kept: 0, sentinel: 0, quality: 0, trace: 0 };
+            tally.set(`${s.id}\t${type}`, t);
+            t.read++;
+            if (v === -9999) {
+              t.sentinel++;
+              put(want, s.id, type, day, null);
+            } else if (qf !== ' ') {
+              t.quality++;
+              put(want, s.id, type, day, null);
+            } else {
+              t.kept++;
+              if (mf === 'T') t.trace++;
+              // Tenths of °C and of mm: the documented unit.
+              put(want, s.id, type, day, Math.round(v) / 10);
+            }
+          }
+          lines.push(line(s.id, 2024, m, el, days));
+        }
+      }
+      const file = join(root, `${s.id}.dly`);
+      await writeFile(file, `${lines.join('\n')}\n`);
+      files.push(file);
+    }
+    dir = join(root, 'ghcnd');
+    const run = await cli(['import', 'ghcnd', ...files, '--stations', join(root, 'ghcnd-stations.txt'), '--out', dir]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/Imported ghcnd: 2 file\(s\), 16 row\(s\)/);
+  }, 300_000);
+
+  it('every value equals the documented conversion; sentinels and failed quality flags are missing', async () => {
+    for (const s of STATIONS) {
+      const got = await answers(dir, s.lon, s.lat, Object.values(ELEMENTS), '2024-01-01', '2024-02-29');
+      expect(got.metadata).toMatchObject({ station_lat: s.lat, station_lon: s.lon });
+      expect(got.metadata.station_elevation).toBe(s.elev < -999 ? null : s.elev);
+      let compared = 0;
+      for (const type of Object.values(ELEMENTS)) {
+        for (const [day, v] of want.get(`${s.id}\t${type}`)!) {
+          expect(got.data[type]![day] ?? null, `${s.id} ${type} ${day}`).toBe(v);
+          compared++;
+        }
+      }
+      expect(compared).toBe(3 * 60);
+    }
+  });
+
+  it('the report counts what the files hold, by what became of it; SNOW is named as not imported', async () => {
+    const report = JSON.parse(await readFile(join(dir, 'import-report-ghcnd.json'), 'utf8'));
+    for (const s of STATIONS) {
+      const byType = report.stations.find((x: { station_id: string }) => x.station_id === s.id).types;
+      for (const type of Object.values(ELEMENTS)) {
+        const t = tally.get(`${s.id}\t${type}`)!;
+        const c = byType[type];
+        expect(c.read).toBe(t.read);
+        expect(c.kept).toBe(t.kept);
+        expect(c.trace).toBe(t.trace);
+        expect(c.dropped['sentinel −9999'] ?? 0).toBe(t.sentinel);
+        expect((c.dropped['quality flag I'] ?? 0) + (c.dropped['quality flag D'] ?? 0)).toBe(t.quality);
+      }
+    }
+    expect(report.unmapped).toEqual({ SNOW: snowValues });
+    const catalog = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+    expect(catalog.attribution.join('\n')).toMatch(/GHCN-Daily.*NOAA National Centers for Environmental Information/);
+  });
+
+  it('refuses .dly files without their station list, and a station the list lacks, naming it', async () => {
+    const noList = await cli(['import', 'ghcnd', join(root, 'SFM00068816.dly'), '--out', join(root, 'x')]);
+    expect(noList.code).not.toBe(0);
+    expect(noList.stderr).toMatch(/hold no station positions: pass the source's station list with --stations/);
+    await writeFile(
+      join(root, 'one-station.txt'),
+      `${(await readFile(join(root, 'ghcnd-stations.txt'), 'utf8')).split('\n')[0]}\n`,
+    );
+    await expect(
+      importStations({
+        format: 'ghcnd',
+        files: [join(root, 'SFM00068828.dly')],
+        stationList: join(root, 'one-station.txt'),
+        out: join(root, 'y'),
+      }),
+    ).rejects.toMatchObject({
+      code: 'invalid_input',
+      message: expect.stringMatching(/station SFM00068828, which the station list does not hold/),
+    });
+    const unknown = await cli(['import', 'isd-full', 'x', '--out', join(root, 'z')]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/"isd-full" is not a format this version imports: ghcnd, gsod/);
+  });
+});
+
+describe('GSOD CSV', () => {
+  const HEADER =
+    '"STATION","DATE","LATITUDE","LONGITUDE","ELEVATION","NAME","TEMP","TEMP_ATTRIBUTES","DEWP","DEWP_ATTRIBUTES","SLP","SLP_ATTRIBUTES","STP","STP_ATTRIBUTES","VISIB","VISIB_ATTRIBUTES","WDSP","WDSP_ATTRIBUTES","MXSPD","GUST","MAX","MAX_ATTRIBUTES","MIN","MIN_ATTRIBUTES","PRCP","PRCP_ATTRIBUTES","SNDP","FRSHTT"';
+  // Ids are text: a leading zero, as some are.
+  const STATIONS = [
+    { id: '68816099999', lat: -33.9648, lon: 18.6017, elev: 46.0, name: 'CAPE TOWN INTERNATIONAL, SF' },
+    { id: '06890099999', lat: -34.0056, lon: 22.3789, elev: 197.5, name: 'GEORGE, SF' },
+  ];
+  const want: Want = new Map();
+  let derived = 0;
+  let rainSentinels = 0;
+  let rainFlagged = 0;
+  let dir: string;
+  const f1 = (x: number) => Number(x.toFixed(1));
+
+  beforeAll(async () => {
+    const files: string[] = [];
+    for (const s of STATIONS) {
+      const rows = [HEADER];
+      for (let d = 1; d <= 30; d++) {
+        const day = `2024-06-${String(d).padStart(2, '0')}`;
+        const k = h(d, s.id.charCodeAt(1), 7);
+        const temp = 50 + (k % 200) / 10;
+        const max = k % 11 === 0 ? 9999.9 : temp + 8.3;
+        const maxStar = max !== 9999.9 && k % 3 === 0 ? '*' : ' ';
+        const min = temp - 7.1;
+        const prcp = k % 9 === 0 ? 99.99 : (k % 40) / 100;
+        const pflag = prcp === 99.99 ? 'I' : k % 10 === 0 ? 'I' : 'G';
+        const wdsp = k % 8 === 0 ? 999.9 : (k % 120) / 10;
+        // Numbers space-padded inside quotes, as GSOD writes them.
+        const q = (v: number, w: number, dp: number) => `"${v.toFixed(dp).padStart(w)}"`;
+        rows.push(
+          [
+            `"${s.id}"`,
+            `"${day}"`,
+            `"${s.lat}"`,
+            `"${s.lon}"`,
+            `"${s.elev}"`,
+            `"${s.name}"`,
+            q(temp, 6, 1),
+            '" 24"',
+            q(40.1, 6, 1),
+            '" 24"',
+            q(9999.9, 6, 1),
+            '" 0"',
+            q(9999.9, 6, 1),
+            '" 0"',
+            q(999.9, 5, 1),
+            '" 0"',
+            q(wdsp, 5, 1),
+            '" 24"',
+            q(999.9, 5, 1),
+            q(999.9, 5, 1),
+            q(max, 6, 1),
+            `"${maxStar}"`,
+            q(min, 6, 1),
+            '" "',
+            q(prcp, 5, 2),
+            `"${pflag}"`,
+            q(999.9, 5, 1),
+            '"010000"',
+          ].join(','),
+        );
+        // The documented conversions: °F → °C, knots → m/s, inches → mm; one decimal.
+        put(want, s.id, 'temperature_mean', day, f1(((temp - 32) * 5) / 9));
+        put(want, s.id, 'temperature_max', day, max === 9999.9 ? null : f1(((max - 32) * 5) / 9));
+        put(want, s.id, 'temperature_min', day, f1(((min - 32) * 5) / 9));
+        put(want, s.id, 'dew_point_mean', day, f1(((40.1 - 32) * 5) / 9));
+        put(want, s.id, 'wind_speed_mean', day, wdsp === 999.9 ? null : f1(wdsp * 0.514444));
+        const rainMissing = prcp === 99.99 || pflag === 'I';
+        put(want, s.id, 'rain_sum', day, rainMissing ? null : f1(prcp * 25.4));
+        if (prcp === 99.99) rainSentinels++;
+        else if (pflag === 'I') rainFlagged++;
+        if (maxStar === '*') derived++;
+      }
+      const file = join(root, `${s.id}.csv`);
+      await writeFile(file, `${rows.join('\n')}\n`);
+      files.push(file);
+    }
+    dir = join(root, 'gsod');
+    await importStations({ format: 'gsod', files, out: dir });
+  }, 300_000);
+
+  it('every value equals the documented conversion; 99.99 and 9999.9 are missing, never rain or heat', async () => {
+    for (const s of STATIONS) {
+      const types = [
+        'temperature_mean',
+        'temperature_max',
+        'temperature_min',
+        'dew_point_mean',
+        'wind_speed_mean',
+        'rain_sum',
+      ];
+      // At most five types a request (the contract's limit).
+      const [a, b] = await Promise.all([
+        answers(dir, s.lon, s.lat, types.slice(0, 3), '2024-06-01', '2024-06-30'),
+        answers(dir, s.lon, s.lat, types.slice(3), '2024-06-01', '2024-06-30'),
+      ]);
+      const got = { metadata: a.metadata, data: { ...a.data, ...b.data } };
+      expect(got.metadata).toMatchObject({ station_lat: s.lat, station_lon: s.lon, station_elevation: s.elev });
+      for (const type of types) {
+        for (const [day, v] of want.get(`${s.id}\t${type}`)!) {
+          expect(got.data[type]![day] ?? null, `${s.id} ${type} ${day}`).toBe(v);
+        }
+      }
+      // 99.99 inches would be 2,540 mm of rain.
+      expect(Math.max(...Object.values(got.data.rain_sum!).map((v) => v ?? 0))).toBeLessThan(11);
+    }
+  });
+
+  it('the report counts sentinels, flagged totals and the maxima taken from hourly reports; the catalog says its days are UTC days', async () => {
+    const report = JSON.parse(await readFile(join(dir, 'import-report-gsod.json'), 'utf8'));
+    const sum = (
+      type: string,
+      key: (c: Record<string, any>) => number, // eslint-disable-line @typescript-eslint/no-explicit-any
+    ) =>
+      report.stations.reduce(
+        (n: number, s: { types: Record<string, Record<string, any>> }) => n + key(s.types[type]!),
+        0,
+      ); // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(sum('rain_sum', (c) => c.dropped['sentinel 99.99'] ?? 0)).toBe(rainSentinels);
+    expect(sum('rain_sum', (c) => c.dropped['precipitation flag I'] ?? 0)).toBe(rainFlagged);
+    expect(sum('temperature_max', (c) => c.derived)).toBe(derived);
+    expect(report.stations.map((s: { station_id: string }) => s.station_id).sort()).toEqual([
+      '06890099999',
+      '68816099999',
+    ]);
+    expect(report.utcDays).toBe(true);
+    const catalog = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+    expect(catalog.attribution.join('\n')).toMatch(/GSOD.*public domain; its days are UTC days/);
+    expect(report.unmapped).toEqual({});
+  });
+});
