@@ -8,6 +8,7 @@
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importStations } from '../../src/builder/import/station-import.ts';
@@ -35,13 +36,21 @@ const put = (want: Want, station: string, type: string, day: string, v: number |
   want.get(k)!.set(day, v);
 };
 
-async function answers(dir: string, lon: number, lat: number, types: string[], from: string, to: string) {
+async function answers(
+  dir: string,
+  lon: number,
+  lat: number,
+  types: string[],
+  from: string,
+  to: string,
+  timeScale = 'daily',
+) {
   const engine = createNodeEngine(dir);
   try {
     const res = (await engine.query('nearest-station', {
       wkts: `POINT (${lon} ${lat})`,
       dataTypes: types,
-      options: { timeScale: 'daily' },
+      options: { timeScale },
       startDate: from,
       endDate: to,
     })) as unknown as Record<
@@ -339,5 +348,83 @@ describe('GSOD CSV', () => {
     const catalog = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
     expect(catalog.attribution.join('\n')).toMatch(/GSOD.*public domain; its days are UTC days/);
     expect(report.unmapped).toEqual({});
+  });
+});
+
+describe('ISD-Lite hourly, gzipped, with isd-history.csv', () => {
+  const want: Want = new Map();
+  const counts = { traces: 0, sentinels: 0, sixHour: 0 };
+  let dir: string;
+  /** UTC hour k of 2024-01-01 as the dataset's local time (+02:00, the default zone). */
+  const local = (k: number) => new Date(Date.UTC(2024, 0, 1, k + 2)).toISOString().slice(0, 19);
+
+  beforeAll(async () => {
+    await writeFile(
+      join(root, 'isd-history.csv'),
+      `"USAF","WBAN","STATION NAME","CTRY","STATE","ICAO","LAT","LON","ELEV(M)","BEGIN","END"\n"688160","99999","CAPE TOWN INTL","SF","","FACT","-33.965","+018.602","+0046.0","19490101","20250827"\n`,
+    );
+    // The documented columns: year, month, day, hour (UTC), then 8 fields of width 6, −9999 missing.
+    const lines: string[] = [];
+    for (let k = 0; k < 48; k++) {
+      const t = new Date(Date.UTC(2024, 0, 1, k));
+      const q = h(k, 3);
+      const temp = k % 10 === 3 ? -9999 : 180 + (q % 90);
+      const rain1 = k % 7 === 2 ? -1 : q % 5 === 0 ? q % 40 : 0;
+      const rain6 = k % 6 === 0 ? 25 : -9999;
+      const fields = [
+        temp,
+        120 + (q % 30),
+        10132,
+        (q % 36) * 10,
+        q % 11 === 0 ? -9999 : 20 + (q % 80),
+        4,
+        rain1,
+        rain6,
+      ];
+      lines.push(
+        `${t.getUTCFullYear()} ${String(t.getUTCMonth() + 1).padStart(2, '0')} ${String(t.getUTCDate()).padStart(2, '0')} ${String(t.getUTCHours()).padStart(2, '0')}${fields.map((v) => String(v).padStart(6)).join('')}`,
+      );
+      put(want, '688160-99999', 'temperature_mean', local(k), temp === -9999 ? null : temp / 10);
+      put(want, '688160-99999', 'wind_speed', local(k), fields[4] === -9999 ? null : fields[4]! / 10);
+      put(want, '688160-99999', 'rain', local(k), rain1 === -1 ? 0 : rain1 / 10);
+      if (temp === -9999) counts.sentinels++;
+      if (rain1 === -1) counts.traces++;
+      if (rain6 !== -9999) counts.sixHour++;
+    }
+    await writeFile(join(root, '688160-99999-2024.gz'), gzipSync(`${lines.join('\n')}\n`));
+    dir = join(root, 'isd');
+    const run = await cli([
+      'import',
+      'isd-lite',
+      join(root, '688160-99999-2024.gz'),
+      '--stations',
+      join(root, 'isd-history.csv'),
+      '--out',
+      dir,
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+  }, 300_000);
+
+  it('UTC hours become the dataset’s local hours; values, traces and sentinels as documented; six-hour totals not spread', async () => {
+    const got = await answers(
+      dir,
+      18.602,
+      -33.965,
+      ['temperature_mean', 'wind_speed', 'rain'],
+      local(0),
+      local(47),
+      'hourly',
+    );
+    expect(got.metadata).toMatchObject({ station_lat: -33.965, station_lon: 18.602, station_elevation: 46 });
+    for (const type of ['temperature_mean', 'wind_speed', 'rain']) {
+      for (const [time, v] of want.get(`688160-99999\t${type}`)!)
+        expect(got.data[type]![time] ?? null, `${type} ${time}`).toBe(v);
+    }
+    const report = JSON.parse(await readFile(join(dir, 'import-report-isd-lite.json'), 'utf8'));
+    const types = report.stations[0].types;
+    expect(counts.traces).toBeGreaterThan(0);
+    expect(types.rain.trace).toBe(counts.traces);
+    expect(types.temperature_mean.dropped['sentinel −9999']).toBe(counts.sentinels);
+    expect(report.unmapped['PRECIP_6H (six-hour totals are not spread over hours)']).toBe(counts.sixHour);
   });
 });

@@ -30,11 +30,21 @@ export interface TypeCounts {
   derived: number;
 }
 
+/** The time scales a source's rows come at. */
+export type ImportScale = 'hourly' | 'daily';
+
 /** Everything one import read. */
 export class Imported {
   readonly stations = new Map<string, ImportedStation>();
-  /** Daily values: station → day (`yyyy-mm-dd`) → data type → value in the contract's unit. */
-  readonly daily = new Map<string, Map<string, Record<string, number>>>();
+  /**
+   * Values by scale: station → time → data type → value in the contract's unit. Daily times are days
+   * (`yyyy-mm-dd`); hourly times are UTC instants on the hour (`yyyy-mm-ddThh:00:00Z`), which the
+   * build converts into the dataset's zone.
+   */
+  readonly rows: Record<ImportScale, Map<string, Map<string, Record<string, number>>>> = {
+    hourly: new Map(),
+    daily: new Map(),
+  };
   /** Station → data type → counts. */
   readonly counts = new Map<string, Map<string, TypeCounts>>();
   /** Source fields with no contract data type, and how many values each held (not imported). */
@@ -51,17 +61,27 @@ export class Imported {
     return c;
   }
 
-  /** Records a value read and kept. */
+  /** Records a daily value read and kept. */
   keep(station: string, day: string, type: string, value: number): TypeCounts {
+    return this.keepAt('daily', station, day, type, value);
+  }
+
+  /** Records a value of `scale` read and kept at `time`. */
+  keepAt(scale: ImportScale, station: string, time: string, type: string, value: number): TypeCounts {
     const c = this.countsOf(station, type);
     c.read++;
     c.kept++;
-    let days = this.daily.get(station);
-    if (!days) this.daily.set(station, (days = new Map()));
-    let row = days.get(day);
-    if (!row) days.set(day, (row = {}));
+    let times = this.rows[scale].get(station);
+    if (!times) this.rows[scale].set(station, (times = new Map()));
+    let row = times.get(time);
+    if (!row) times.set(time, (row = {}));
     row[type] = value;
     return c;
+  }
+
+  /** Whether any value was kept for `station`, at any scale. */
+  holds(station: string): boolean {
+    return this.rows.hourly.has(station) || this.rows.daily.has(station);
   }
 
   /** Records a value read and dropped for `reason`. */

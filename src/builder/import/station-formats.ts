@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { BuildError } from '../build-error.ts';
 import { parseGhcndStations, readGhcndFile } from './ghcnd.ts';
 import { readGsodFile } from './gsod.ts';
+import { parseIsdHistory, readIsdLiteFile } from './isd-lite.ts';
 import { Imported } from './imported.ts';
 
 export interface StationFormat {
@@ -16,8 +17,8 @@ export interface StationFormat {
   attribution: string;
   /** Whether its days are UTC days rather than the station's local days. */
   utcDays: boolean;
-  /** Whether it needs the source's station list (`--stations`) for positions and names. */
-  needsStationList: boolean;
+  /** The source's station list it needs for positions and names (`--stations`), by its usual name; null when its files carry them. */
+  stationList: string | null;
   read(files: readonly string[], stationList?: string): Promise<Imported>;
 }
 
@@ -27,7 +28,7 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
     attribution:
       'GHCN-Daily: Menne, M.J., et al. (2012), Global Historical Climatology Network - Daily, NOAA National Centers for Environmental Information; no restrictions on use',
     utcDays: false,
-    needsStationList: true,
+    stationList: 'ghcnd-stations.txt',
     async read(files, stationList) {
       const stations = parseGhcndStations(await readFile(stationList!, 'latin1'), stationList!);
       const out = new Imported();
@@ -40,10 +41,23 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
     attribution:
       'GSOD: Global Surface Summary of the Day, NOAA National Centers for Environmental Information; public domain; its days are UTC days',
     utcDays: true,
-    needsStationList: false,
+    stationList: null,
     async read(files) {
       const out = new Imported();
       for (const f of files) await readGsodFile(f, out);
+      return out;
+    },
+  },
+  'isd-lite': {
+    title: 'ISD-Lite hourly files (NOAA NCEI), USAF-WBAN-YYYY(.gz), with the archive’s isd-history.csv',
+    attribution:
+      'ISD-Lite: Integrated Surface Database, NOAA National Centers for Environmental Information; public domain',
+    utcDays: false,
+    stationList: 'isd-history.csv',
+    async read(files, stationList) {
+      const stations = parseIsdHistory(await readFile(stationList!, 'latin1'), stationList!);
+      const out = new Imported();
+      for (const f of files) await readIsdLiteFile(f, stations, out);
       return out;
     },
   },

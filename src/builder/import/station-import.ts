@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BuildError } from '../build-error.ts';
 import { buildStationsWithReport, type StationBuildReport } from '../stations-build.ts';
-import type { Imported, TypeCounts } from './imported.ts';
+import type { Imported, ImportScale, TypeCounts } from './imported.ts';
 import { stationFormat } from './station-formats.ts';
 
 export interface StationImportOptions {
@@ -104,10 +104,10 @@ export async function importStations(
   const format = stationFormat(o.format);
   if (o.files.length === 0)
     throw new BuildError('invalid_option', `Name the ${o.format} files to import.`, { option: 'files' });
-  if (format.needsStationList && !o.stationList) {
+  if (format.stationList !== null && !o.stationList) {
     throw new BuildError(
       'invalid_option',
-      `${o.format} files hold no station positions: pass the source's station list with --stations (ghcnd-stations.txt).`,
+      `${o.format} files hold no station positions: pass the source's station list with --stations (${format.stationList}).`,
       { option: 'stations' },
     );
   }
@@ -125,7 +125,7 @@ export async function importStations(
     throw err;
   }
   const report = importReport(o.format, imported);
-  if (imported.daily.size === 0) {
+  if (imported.rows.daily.size === 0 && imported.rows.hourly.size === 0) {
     throw new BuildError(
       'invalid_input',
       `${o.files.length} ${o.format} file(s) held no value of a data type the contract has; nothing was built.\n${importReportText(report)}`,
@@ -133,21 +133,29 @@ export async function importStations(
   }
   const work = await mkdtemp(join(tmpdir(), 'climate-query-import-'));
   try {
-    const stations = [...imported.stations.values()].filter((s) => imported.daily.has(s.station_id));
+    const stations = [...imported.stations.values()].filter((s) => imported.holds(s.station_id));
     await writeFile(
       join(work, 'stations.csv'),
       `station_id,name,lat,lon,elevation\n${stations.map((s) => [s.station_id, s.name, s.lat, s.lon, s.elevation].map(csv).join(',')).join('\n')}\n`,
     );
-    const types = [...new Set([...imported.counts.values()].flatMap((m) => [...m.keys()]))].sort();
-    const lines = [`station_id,time,${types.join(',')}`];
-    for (const [id, days] of [...imported.daily.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      for (const [day, row] of [...days.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-        lines.push([csv(id), day, ...types.map((t) => (row[t] === undefined ? '' : String(row[t])))].join(','));
+    const scaleFiles: Partial<Record<ImportScale, string>> = {};
+    for (const scale of ['hourly', 'daily'] as const) {
+      const rows = imported.rows[scale];
+      if (rows.size === 0) continue;
+      const types = [
+        ...new Set([...rows.values()].flatMap((times) => [...times.values()].flatMap((r) => Object.keys(r)))),
+      ].sort();
+      const lines = [`station_id,time,${types.join(',')}`];
+      for (const [id, times] of [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        for (const [time, row] of [...times.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+          lines.push([csv(id), time, ...types.map((t) => (row[t] === undefined ? '' : String(row[t])))].join(','));
+        }
       }
+      scaleFiles[scale] = join(work, `${scale}.csv`);
+      await writeFile(scaleFiles[scale], `${lines.join('\n')}\n`);
     }
-    await writeFile(join(work, 'daily.csv'), `${lines.join('\n')}\n`);
     const { report: build } = await buildStationsWithReport(
-      { stations: join(work, 'stations.csv'), daily: join(work, 'daily.csv') },
+      { stations: join(work, 'stations.csv'), ...scaleFiles },
       o.out,
       o.name ?? 'dataset',
       {

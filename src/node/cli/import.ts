@@ -22,7 +22,10 @@ ${Object.entries(STATION_FORMATS)
 
 Options:
   --out DIR            the dataset folder to build into
-  --stations LIST      the source's station list (ghcnd: ghcnd-stations.txt)
+  --stations LIST      the source's station list (${Object.entries(STATION_FORMATS)
+    .filter(([, f]) => f.stationList !== null)
+    .map(([n, f]) => `${n}: ${f.stationList}`)
+    .join('; ')})
   --name NAME          the dataset's name, when DIR has no catalog yet (default: dataset)
   --time-zone ZONE     the dataset's zone, when DIR has no catalog yet (as build)
   --replace            drop the stations DIR holds: only these remain
