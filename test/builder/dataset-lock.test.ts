@@ -112,6 +112,7 @@ describe('what a killed command left', () => {
     };
     const made = [
       `catalog.json.${DEAD_PID}.1.tmp`,
+      `import-report-gsod.json.${DEAD_PID}.tmp`,
       `${LOCK_FILE}.${DEAD_PID}.7`,
       `.stations-building-${DEAD_PID}/x`,
       `stations/.index-${DEAD_PID}.parquet`,
@@ -132,6 +133,7 @@ describe('what a killed command left', () => {
         `${LOCK_FILE}.${DEAD_PID}.7`,
         `.stations-building-${DEAD_PID}`,
         `catalog.json.${DEAD_PID}.1.tmp`,
+        `import-report-gsod.json.${DEAD_PID}.tmp`,
         `rasters/tmax/2024-gone.zarr`,
         `rasters/tmax/2024.tif.${DEAD_PID}.partial`,
         `rasters/tmax/years-0a1b.tif`,

@@ -21,6 +21,7 @@ const PID_NAMED = [
   /^\.stations-(?:building|old)-(\d+)$/,
   /^\.(?:index|coverage)-(\d+)\.(?:parquet|jsonl)$/,
   /^\.stations-next\.parquet$/,
+  /^import-report-[a-z-]+\.json\.(\d+)\.tmp$/,
 ];
 
 /** A file or store a raster build names: its group, then (from this version on) the build's id. */
