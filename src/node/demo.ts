@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { heartbeat } from './heartbeat.ts';
 
 /** Where `npm start` expects the demo dataset (served by Vite from public/). */
 export const DEFAULT_DATASET = fileURLToPath(new URL('../../public/data/demo', import.meta.url));
@@ -24,6 +25,11 @@ export async function buildDemo(out: string, log: (line: string) => void = () =>
 }
 
 async function buildDemoLocked(out: string, log: (line: string) => void): Promise<void> {
+  // Nothing goes five seconds without a line: each step says what it does as it starts, and a beat
+  // says it goes on (the first step printed nothing for 74 s on a busy machine; npm start looked hung).
+  const beat = heartbeat(log, 'demo: ');
+  const say = beat.say;
+  say(`demo: building the demo dataset into ${out} (stations, then raster layers; a minute or two on two cores)`);
   // Imported here, not above: they need native DuckDB and gdal3.js, optional
   // packages that importing DEFAULT_DATASET must not require.
   const { writeDemoStationInputs } = await import('../builder/demo-stations.ts');
@@ -32,21 +38,12 @@ async function buildDemoLocked(out: string, log: (line: string) => void): Promis
   const inputs = await mkdtemp(join(tmpdir(), 'climate-query-demo-'));
   try {
     let t = Date.now();
+    beat.phase('writing synthetic hourly weather for 130 stations', true);
     const files = await writeDemoStationInputs(inputs);
-    log(`demo: station inputs written in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    say(`demo: station inputs written in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     t = Date.now();
-    // The station build prints nothing of its own while it works: say every few seconds that it goes on.
-    const started = t;
-    const beat = setInterval(
-      () =>
-        log(
-          `demo: building the stations (hourly, then daily and monthly derived), ${Math.round((Date.now() - started) / 1000)} s`,
-        ),
-      4000,
-    );
-    const s = await buildStations({ stations: files.stations, hourly: files.hourly }, out, 'demo').finally(() =>
-      clearInterval(beat),
-    );
+    beat.phase('building the stations (hourly, then daily and monthly derived)');
+    const s = await buildStations({ stations: files.stations, hourly: files.hourly }, out, 'demo');
     const { updateCatalog } = await import('../builder/dataset/dataset-writer.ts');
     await updateCatalog(out, 'demo', (c) => {
       c.notice = DEMO_NOTICE;
@@ -54,11 +51,13 @@ async function buildDemoLocked(out: string, log: (line: string) => void): Promis
         'Demo station records are synthetic weather at the positions and names of NOAA ISD stations (and invented valley stations), not measurements.';
       if (!c.attribution.includes(line)) c.attribution.unshift(line);
     });
-    log(`demo: ${countOf(s.count, 'station')} built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    say(`demo: ${countOf(s.count, 'station')} built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     t = Date.now();
-    await buildDemoRasters(out, { log: (line) => log(`demo: ${line}`) });
-    log(`demo: raster layers built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+    beat.phase('building the raster layers');
+    await buildDemoRasters(out, { log: (line) => say(`demo: ${line}`) });
+    say(`demo: raster layers built in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   } finally {
+    beat.stop();
     await rm(inputs, { recursive: true, force: true });
   }
 }
