@@ -83,6 +83,7 @@ describe('GHCN-Daily .dly with ghcnd-stations.txt', () => {
   const tally = new Map<string, { read: number; kept: number; sentinel: number; quality: number; trace: number }>();
   let snowValues = 0;
   let dir: string;
+  const byStation: string[] = [];
 
   /** One `.dly` line, by the readme's columns: ID 1–11, YEAR 12–15, MONTH 16–17, ELEMENT 18–21, then 31 × (VALUE 5, MFLAG, QFLAG, SFLAG). */
   const line = (id: string, y: number, m: number, el: string, days: Array<[number, string, string]>) =>
@@ -123,6 +124,11 @@ describe('GHCN-Daily .dly with ghcnd-stations.txt', () => {
             else if (k % 17 === 0) qf = k % 2 ? 'I' : 'D';
             else if (el === 'PRCP' && v === 0 && k % 5 === 0) mf = 'T';
             days.push([v, mf, qf]);
+            // The same value in NOAA's by_station form (readme-by_station.txt): ID,YYYYMMDD,ELEMENT,VALUE,M,Q,S,OBS-TIME.
+            if (s.id === STATIONS[0]!.id && m === 1)
+              byStation.push(
+                `${s.id},2024${String(m).padStart(2, '0')}${String(d).padStart(2, '0')},${el},${v},${mf.trim()},${qf.trim()},S,0700`,
+              );
             if (el === 'SNOW') {
               if (v !== -9999) snowValues++;
               continue;
@@ -190,6 +196,24 @@ describe('GHCN-Daily .dly with ghcnd-stations.txt', () => {
     expect(report.unmapped).toEqual({ SNOW: snowValues });
     const catalog = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
     expect(catalog.attribution.join('\n')).toMatch(/GHCN-Daily.*NOAA National Centers for Environmental Information/);
+  });
+
+  it('NOAA’s by_station CSV (gzipped) of the same values imports the same answers', async () => {
+    const file = join(root, 'SFM00068816.csv.gz');
+    await writeFile(file, gzipSync(`${byStation.join('\n')}\n`));
+    const other = join(root, 'ghcnd-by-station');
+    await importStations({ format: 'ghcnd', files: [file], stationList: join(root, 'ghcnd-stations.txt'), out: other });
+    const s = STATIONS[0]!;
+    const got = await answers(other, s.lon, s.lat, Object.values(ELEMENTS), '2024-01-01', '2024-01-31');
+    let compared = 0;
+    for (const type of Object.values(ELEMENTS)) {
+      for (const [day, v] of want.get(`${s.id}\t${type}`)!) {
+        if (day > '2024-01-31') continue;
+        expect(got.data[type]![day] ?? null, `${type} ${day}`).toBe(v);
+        compared++;
+      }
+    }
+    expect(compared).toBe(3 * 31);
   });
 
   it('refuses .dly files without their station list, and a station the list lacks, naming it', async () => {

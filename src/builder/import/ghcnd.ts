@@ -10,6 +10,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { BuildError } from '../build-error.ts';
 import type { Imported, ImportedStation } from './imported.ts';
 
@@ -57,12 +58,101 @@ function daysIn(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
-/** Reads one `.dly` file into `into`; stations must be in `stations` (the station list). */
+/** One value of an element on a day, with its flags, whichever file form it came in. */
+function takeValue(
+  into: Imported,
+  id: string,
+  day: string,
+  element: string,
+  value: number,
+  mflag: string,
+  qflag: string,
+): void {
+  const mapped = GHCND_ELEMENTS[element];
+  if (!mapped) {
+    if (value !== MISSING) into.skip(element);
+    return;
+  }
+  if (value === MISSING) {
+    into.drop(id, mapped.type, 'sentinel −9999');
+    return;
+  }
+  if (qflag !== ' ' && qflag !== '') {
+    into.drop(id, mapped.type, `quality flag ${qflag}`);
+    return;
+  }
+  // Tenths into units by decimal shifting, so 253 is 25.3, never 25.299999999999997.
+  const c = into.keep(id, day, mapped.type, Number((value * mapped.factor).toFixed(1)));
+  if (element === 'PRCP' && mflag === 'T') c.trace++;
+}
+
+/** The station `id` of `file` line `row`, from the station list, or a BuildError naming what to pass. */
+function listed(stations: ReadonlyMap<string, ImportedStation>, id: string, path: string, row: number) {
+  const station = stations.get(id);
+  if (!station) {
+    throw new BuildError(
+      'invalid_input',
+      `${basename(path)} line ${row} is station ${id}, which the station list does not hold: pass the ghcnd-stations.txt that lists it (--stations).`,
+      { file: path, row },
+    );
+  }
+  return station;
+}
+
+/**
+ * Reads one file of NOAA's `by_station` form (readme-by_station.txt; gzipped as published): no
+ * header, a line per value: ID, YYYYMMDD, ELEMENT, DATA VALUE, M-FLAG, Q-FLAG, S-FLAG, OBS-TIME, in
+ * the same units and flags as `.dly`.
+ */
+async function readGhcndCsv(path: string, stations: ReadonlyMap<string, ImportedStation>, into: Imported) {
+  let bytes = await readFile(path);
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
+  let rows = 0;
+  bytes
+    .toString('latin1')
+    .split(/\r?\n/)
+    .forEach((line, i) => {
+      if (line.trim() === '') return;
+      const f = line.split(',');
+      const [id = '', date = '', element = '', raw = '', mflag = '', qflag = ''] = f.map((x) => x.trim());
+      const value = Number(raw);
+      if (
+        f.length < 7 ||
+        !/^\d{8}$/.test(date) ||
+        !/^[A-Z0-9]{4}$/.test(element) ||
+        raw === '' ||
+        !Number.isInteger(value)
+      ) {
+        throw new BuildError(
+          'invalid_input',
+          `${basename(path)} line ${i + 1} is not a GHCN-Daily by_station line (ID,YYYYMMDD,ELEMENT,VALUE,M,Q,S,OBS-TIME): ${JSON.stringify(line.slice(0, 60))}.`,
+          { file: path, row: i + 1 },
+        );
+      }
+      const day = `${date.slice(0, 4)}-${date.slice(4, 6)}-${date.slice(6, 8)}`;
+      if (
+        Number.isNaN(Date.parse(`${day}T00:00:00Z`)) ||
+        new Date(`${day}T00:00:00Z`).toISOString().slice(0, 10) !== day
+      ) {
+        throw new BuildError('invalid_input', `${basename(path)} line ${i + 1}: ${date} names no day.`, {
+          file: path,
+          row: i + 1,
+        });
+      }
+      into.stations.set(id, listed(stations, id, path, i + 1));
+      rows++;
+      takeValue(into, id, day, element, value, mflag, qflag);
+    });
+  into.files.push({ path, rows });
+}
+
+/** Reads one `.dly` file (or a `by_station` CSV, by its name) into `into`; stations must be in `stations` (the station list). */
 export async function readGhcndFile(
   path: string,
   stations: ReadonlyMap<string, ImportedStation>,
   into: Imported,
 ): Promise<void> {
+  if (/\.csv(\.gz)?$/i.test(path)) return readGhcndCsv(path, stations, into);
   const text = await readFile(path, 'latin1');
   const lines = text.split(/\r?\n/);
   let rows = 0;
@@ -79,24 +169,14 @@ export async function readGhcndFile(
         { file: path, row: i + 1 },
       );
     }
-    const station = stations.get(id);
-    if (!station) {
-      throw new BuildError(
-        'invalid_input',
-        `${basename(path)} line ${i + 1} is station ${id}, which the station list does not hold: pass the ghcnd-stations.txt that lists it (--stations).`,
-        { file: path, row: i + 1 },
-      );
-    }
+    const station = listed(stations, id, path, i + 1);
     into.stations.set(id, station);
     rows++;
-    const mapped = GHCND_ELEMENTS[element];
     const days = daysIn(year, month);
     for (let d = 1; d <= days; d++) {
       const at = 21 + (d - 1) * 8;
       const raw = line.slice(at, at + 5);
       const value = Number(raw);
-      const mflag = line[at + 5] ?? ' ';
-      const qflag = line[at + 6] ?? ' ';
       if (raw.trim() === '' || !Number.isInteger(value)) {
         throw new BuildError(
           'invalid_input',
@@ -104,22 +184,8 @@ export async function readGhcndFile(
           { file: path, row: i + 1, column: element },
         );
       }
-      if (!mapped) {
-        if (value !== MISSING) into.skip(element);
-        continue;
-      }
-      if (value === MISSING) {
-        into.drop(id, mapped.type, 'sentinel −9999');
-        continue;
-      }
-      if (qflag !== ' ') {
-        into.drop(id, mapped.type, `quality flag ${qflag}`);
-        continue;
-      }
       const day = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
-      // Tenths into units by decimal shifting, so 253 is 25.3, never 25.299999999999997.
-      const c = into.keep(id, day, mapped.type, Number((value * mapped.factor).toFixed(1)));
-      if (element === 'PRCP' && mflag === 'T') c.trace++;
+      takeValue(into, id, day, element, value, line[at + 5] ?? ' ', line[at + 6] ?? ' ');
     }
   });
   into.files.push({ path, rows });
