@@ -149,7 +149,7 @@ const NUMERIC = /^(DOUBLE|FLOAT|REAL|DECIMAL.*|INTEGER|BIGINT|SMALLINT|TINYINT)$
 
 async function checkStationsFile(con: DuckDBConnection, path: string): Promise<void> {
   const cols = new Map(
-    (await rows(con, `DESCRIBE SELECT * FROM read_parquet(${lit(path)})`)).map((r) => [
+    (await rows(con, `DESCRIBE SELECT * FROM read_parquet(${lit(path)}, hive_partitioning = false)`)).map((r) => [
       String(r.column_name),
       String(r.column_type),
     ]),
@@ -162,7 +162,7 @@ async function checkStationsFile(con: DuckDBConnection, path: string): Promise<v
       );
   }
   await con.run(`CREATE OR REPLACE TEMP TABLE idx_stations AS SELECT CAST(station_id AS VARCHAR) AS station_id, CAST(name AS VARCHAR) AS name,
-    CAST(lat AS DOUBLE) AS lat, CAST(lon AS DOUBLE) AS lon, CAST(elevation AS DOUBLE) AS elevation, file_row_number + 1 AS row FROM read_parquet(${lit(path)}, file_row_number = true)`);
+    CAST(lat AS DOUBLE) AS lat, CAST(lon AS DOUBLE) AS lon, CAST(elevation AS DOUBLE) AS elevation, file_row_number + 1 AS row FROM read_parquet(${lit(path)}, file_row_number = true, hive_partitioning = false)`);
   const bad = await rows(
     con,
     `SELECT row, station_id FROM idx_stations WHERE station_id IS NULL OR station_id = '' OR lat IS NULL OR lon IS NULL
@@ -205,14 +205,20 @@ async function checkScale(
   files: string[],
 ): Promise<{ types: string[]; files: FileRow[] }> {
   const list = `[${files.map(lit).join(', ')}]`;
-  const src = `read_parquet(${list}, filename = true, file_row_number = true, union_by_name = true)`;
-  const described = await rows(con, `DESCRIBE SELECT * FROM read_parquet(${list}, union_by_name = true)`);
+  const src = `read_parquet(${list}, filename = true, file_row_number = true, union_by_name = true, hive_partitioning = false)`;
+  const described = await rows(
+    con,
+    `DESCRIBE SELECT * FROM read_parquet(${list}, union_by_name = true, hive_partitioning = false)`,
+  );
   const colType = new Map(described.map((r) => [String(r.column_name), String(r.column_type)]));
   const where = `${join(stationsDir, scale)}${sep}`;
   if (colType.get('station_id') !== 'VARCHAR')
     throw new BuildError(
       'invalid_input',
-      `${where}: column "station_id" must be text (VARCHAR); got ${colType.get('station_id') ?? 'none'}.`,
+      colType.has('station_id')
+        ? `${where}: column "station_id" must be text (VARCHAR); got ${colType.get('station_id')}.`
+        : // A folder name station_id=<id> is not read as a column: a digits-only id would become a number.
+          `${where}: the station files have no "station_id" column; write it into each file (DuckDB: PARTITION_BY (station_id), WRITE_PARTITION_COLUMNS true).`,
     );
   if (!periodSql(scale).archiveTime.test(colType.get('time') ?? '')) {
     throw new BuildError(

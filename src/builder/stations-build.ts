@@ -148,8 +148,9 @@ export function fileSegment(id: string): string {
 
 function reader(path: string): string {
   const ext = extname(path).toLowerCase();
-  if (ext === '.parquet') return `read_parquet(${lit(path)})`;
-  if (ext === '.csv' || ext === '.txt') return `read_csv(${lit(path)}, header = true, all_varchar = true)`;
+  if (ext === '.parquet') return `read_parquet(${lit(path)}, hive_partitioning = false)`;
+  if (ext === '.csv' || ext === '.txt')
+    return `read_csv(${lit(path)}, header = true, all_varchar = true, hive_partitioning = false)`;
   throw new BuildError('invalid_input', `${path}: unknown file type "${ext}"; use .csv or .parquet.`);
 }
 
@@ -633,7 +634,7 @@ async function readExisting(
       `${dir} holds a station archive without index.parquet, so this build cannot tell what to keep. Index it first (climate-query index ${outDir}), or pass --replace to drop it.`,
     );
   }
-  await con.run(`CREATE TEMP TABLE old_index AS SELECT * FROM read_parquet(${lit(index)})`);
+  await con.run(`CREATE TEMP TABLE old_index AS SELECT * FROM read_parquet(${lit(index)}, hive_partitioning = false)`);
   await con.run(`INSERT INTO stations SELECT CAST(station_id AS VARCHAR), CAST(name AS VARCHAR), CAST(lat AS DOUBLE), CAST(lon AS DOUBLE), CAST(elevation AS DOUBLE)
     FROM old_index WHERE station_id NOT IN (SELECT station_id FROM stations)`);
   const listed = await rows(

@@ -250,6 +250,7 @@ describe('GSOD CSV', () => {
     { id: '06890099999', lat: -34.0056, lon: 22.3789, elev: 197.5, name: 'GEORGE, SF' },
   ];
   const want: Want = new Map();
+  const opLines: string[] = [];
   let derived = 0;
   let rainSentinels = 0;
   let rainFlagged = 0;
@@ -272,6 +273,33 @@ describe('GSOD CSV', () => {
         const wdsp = k % 8 === 0 ? 999.9 : (k % 120) / 10;
         // Numbers space-padded inside quotes, as GSOD writes them.
         const q = (v: number, w: number, dp: number) => `"${v.toFixed(dp).padStart(w)}"`;
+        // The same day in the older fixed-width form, at GSOD_DESC.txt's columns (1-based, right-aligned).
+        if (s === STATIONS[0]) {
+          const op = Array.from({ length: 138 }, () => ' ');
+          const at = (first: number, last: number, text: string) => {
+            const t = text.padStart(last - first + 1);
+            for (let c = 0; c < t.length; c++) op[first - 1 + c] = t[c]!;
+          };
+          at(1, 6, s.id.slice(0, 6));
+          at(8, 12, s.id.slice(6));
+          at(15, 22, day.replace(/-/g, ''));
+          at(25, 30, temp.toFixed(1));
+          at(36, 41, '40.1');
+          at(47, 52, '9999.9');
+          at(58, 63, '9999.9');
+          at(69, 73, '999.9');
+          at(79, 83, wdsp.toFixed(1));
+          at(89, 93, '999.9');
+          at(96, 100, '999.9');
+          at(103, 108, max.toFixed(1));
+          at(109, 109, maxStar);
+          at(111, 116, min.toFixed(1));
+          at(119, 123, prcp.toFixed(2));
+          at(124, 124, pflag);
+          at(126, 130, '999.9');
+          at(133, 138, '010000');
+          opLines.push(op.join(''));
+        }
         rows.push(
           [
             `"${s.id}"`,
@@ -349,6 +377,37 @@ describe('GSOD CSV', () => {
       // 99.99 inches would be 2,540 mm of rain.
       expect(Math.max(...Object.values(got.data.rain_sum!).map((v) => v ?? 0))).toBeLessThan(11);
     }
+  });
+
+  it('the older fixed-width .op form (gzipped, with isd-history.csv) imports the same answers', async () => {
+    const s = STATIONS[0]!;
+    await writeFile(
+      join(root, 'gsod-history.csv'),
+      `"USAF","WBAN","STATION NAME","CTRY","STATE","ICAO","LAT","LON","ELEV(M)","BEGIN","END"\n"${s.id.slice(0, 6)}","${s.id.slice(6)}","CAPE TOWN INTL","SF","","FACT","${s.lat}","${s.lon}","${s.elev}","19490101","20250827"\n`,
+    );
+    const file = join(root, `${s.id.slice(0, 6)}-${s.id.slice(6)}-2024.op.gz`);
+    await writeFile(
+      file,
+      gzipSync(
+        `STN--- WBAN   YEARMODA    TEMP       DEWP      SLP        STP       VISIB      WDSP     MXSPD   GUST    MAX     MIN   PRCP   SNDP   FRSHTT\n${opLines.join('\n')}\n`,
+      ),
+    );
+    const other = join(root, 'gsod-op');
+    await importStations({ format: 'gsod', files: [file], stationList: join(root, 'gsod-history.csv'), out: other });
+    const types = ['temperature_max', 'temperature_min', 'rain_sum', 'wind_speed_mean'];
+    const got = await answers(other, s.lon, s.lat, types, '2024-06-01', '2024-06-30');
+    for (const type of types) {
+      for (const [day, v] of want.get(`${s.id}\t${type}`)!)
+        expect(got.data[type]![day] ?? null, `${type} ${day}`).toBe(v);
+    }
+    await expect(importStations({ format: 'gsod', files: [file], out: join(root, 'gsod-op-2') })).rejects.toMatchObject(
+      {
+        code: 'invalid_option',
+        message: expect.stringMatching(
+          /is a GSOD \.op file, which holds no station positions: pass NOAA's isd-history\.csv/,
+        ),
+      },
+    );
   });
 
   it('the report counts sentinels, flagged totals and the maxima taken from hourly reports; the catalog says its days are UTC days', async () => {

@@ -148,7 +148,7 @@ async function removeStationsLocked(dir: string, ids: readonly string[], all: bo
     const idList = ids.map(lit).join(', ');
     const listed = (
       await con.runAndReadAll(
-        `SELECT * FROM read_parquet(${lit(join(archive, 'index.parquet'))}) WHERE station_id IN (${idList})`,
+        `SELECT * FROM read_parquet(${lit(join(archive, 'index.parquet'))}, hive_partitioning = false) WHERE station_id IN (${idList})`,
       )
     ).getRowObjectsJS();
     const unknown = ids.filter((id) => !listed.some((r) => String(r.station_id) === id));
@@ -163,7 +163,7 @@ async function removeStationsLocked(dir: string, ids: readonly string[], all: bo
       const stationsFile = join(staging, 'stations.parquet');
       const next = join(staging, '.stations-next.parquet');
       await con.run(
-        `COPY (SELECT * FROM read_parquet(${lit(stationsFile)}) WHERE station_id NOT IN (${idList}) ORDER BY station_id) TO ${lit(next)} (FORMAT parquet, COMPRESSION zstd)`,
+        `COPY (SELECT * FROM read_parquet(${lit(stationsFile)}, hive_partitioning = false) WHERE station_id NOT IN (${idList}) ORDER BY station_id) TO ${lit(next)} (FORMAT parquet, COMPRESSION zstd)`,
       );
       await placeInto(next, stationsFile);
       for (const r of listed) {

@@ -12,8 +12,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { BuildError } from '../build-error.ts';
-import type { Imported } from './imported.ts';
+import type { Imported, ImportedStation } from './imported.ts';
 
 /** GSOD fields the contract has a daily type for: the type, the missing marker and the conversion. */
 export const GSOD_FIELDS: Readonly<
@@ -81,6 +82,120 @@ export function csvFields(line: string): string[] {
   return out;
 }
 
+/**
+ * One station-day's fields into `into`: `value(field)` is the field's text (undefined when the file
+ * has no such field), `flag(field)` the flag beside it (`*` on MAX/MIN, A–I on PRCP).
+ */
+function takeDay(
+  into: Imported,
+  id: string,
+  day: string,
+  value: (field: string) => string | undefined,
+  flag: (field: string) => string,
+  notANumber: (field: string, raw: string) => Error,
+): void {
+  for (const [field, spec] of Object.entries(GSOD_FIELDS)) {
+    const raw = value(field);
+    if (raw === undefined) continue;
+    const v = Number(raw);
+    if (raw === '' || !Number.isFinite(v)) throw notANumber(field, raw);
+    if (v === spec.missing) {
+      into.drop(id, spec.type, `sentinel ${spec.missing}`);
+      continue;
+    }
+    const f = flag(field).trim();
+    if (field === 'PRCP' && (f === 'H' || f === 'I')) {
+      into.drop(id, spec.type, `precipitation flag ${f}`);
+      continue;
+    }
+    const c = into.keep(id, day, spec.type, spec.convert(v));
+    if ((field === 'MAX' || field === 'MIN') && f === '*') c.derived++;
+  }
+  for (const field of UNMAPPED) {
+    const raw = value(field);
+    if (raw !== undefined && raw !== '' && Number(raw) !== UNMAPPED_MISSING[field]) into.skip(field);
+  }
+}
+
+/**
+ * GSOD's older fixed-width form (`STN-WBAN-YYYY.op`, gzipped as published; GSOD_DESC.txt): a header
+ * line, then a line per day with the same fields by column — STN 1–6, WBAN 8–12, YEARMODA 15–22,
+ * TEMP 25–30, DEWP 36–41, SLP 47–52, STP 58–63, VISIB 69–73, WDSP 79–83, MXSPD 89–93, GUST 96–100,
+ * MAX 103–108 and its flag 109, MIN 111–116 and its flag 117, PRCP 119–123 and its flag 124, SNDP
+ * 126–130. It carries no positions: stations come from NOAA's isd-history.csv, keyed USAF + WBAN as
+ * the CSV form names them (`68816099999`).
+ */
+export async function readGsodOpFile(
+  path: string,
+  stations: ReadonlyMap<string, ImportedStation>,
+  into: Imported,
+): Promise<void> {
+  let bytes = await readFile(path);
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
+  const name = basename(path);
+  const cols: Record<string, [number, number]> = {
+    TEMP: [24, 30],
+    DEWP: [35, 41],
+    SLP: [46, 52],
+    STP: [57, 63],
+    VISIB: [68, 73],
+    WDSP: [78, 83],
+    MXSPD: [88, 93],
+    GUST: [95, 100],
+    MAX: [102, 108],
+    MIN: [110, 116],
+    PRCP: [118, 123],
+    SNDP: [125, 130],
+  };
+  const flagAt: Record<string, number> = { MAX: 108, MIN: 116, PRCP: 123 };
+  let rows = 0;
+  bytes
+    .toString('latin1')
+    .split(/\r?\n/)
+    .forEach((line, i) => {
+      if (line.trim() === '' || line.startsWith('STN')) return;
+      const ymd = line.slice(14, 22);
+      const day = `${ymd.slice(0, 4)}-${ymd.slice(4, 6)}-${ymd.slice(6, 8)}`;
+      const t = Date.parse(`${day}T00:00:00Z`);
+      if (
+        !/^\d{8}$/.test(ymd) ||
+        line.length < 123 ||
+        Number.isNaN(t) ||
+        new Date(t).toISOString().slice(0, 10) !== day
+      ) {
+        throw new BuildError(
+          'invalid_input',
+          `${name} line ${i + 1} is not a GSOD .op line (STN, WBAN, YEARMODA, then the fields by column): ${JSON.stringify(line.slice(0, 40))}.`,
+          { file: path, row: i + 1 },
+        );
+      }
+      const id = `${line.slice(0, 6).trim()}${line.slice(7, 12).trim()}`;
+      const station = stations.get(id);
+      if (!station)
+        throw new BuildError(
+          'invalid_input',
+          `${name} line ${i + 1} is station ${id}, which the station list does not hold: pass NOAA's isd-history.csv that lists it (--stations).`,
+          { file: path, row: i + 1 },
+        );
+      into.stations.set(id, { ...station, station_id: id });
+      rows++;
+      takeDay(
+        into,
+        id,
+        day,
+        (field) => (cols[field] ? line.slice(cols[field][0], cols[field][1]).trim() : undefined),
+        (field) => (flagAt[field] === undefined ? '' : (line[flagAt[field]] ?? '')),
+        (field, raw) =>
+          new BuildError('invalid_input', `${name} line ${i + 1}: ${field} ${JSON.stringify(raw)} is not a number.`, {
+            file: path,
+            row: i + 1,
+            column: field,
+          }),
+      );
+    });
+  into.files.push({ path, rows });
+}
+
 /** Reads one GSOD CSV file into `into` (stations from its own columns). */
 export async function readGsodFile(path: string, into: Imported): Promise<void> {
   const text = await readFile(path, 'utf8');
@@ -128,29 +243,15 @@ export async function readGsodFile(path: string, into: Imported): Promise<void> 
       });
     }
     rows++;
-    for (const [field, spec] of Object.entries(GSOD_FIELDS)) {
-      if (col(field) < 0) continue;
-      const raw = get(field);
-      const value = Number(raw);
-      if (raw === '' || !Number.isFinite(value))
-        throw fail(i + 1, `${field} ${JSON.stringify(raw)} is not a number.`, field);
-      if (value === spec.missing) {
-        into.drop(id, spec.type, `sentinel ${spec.missing}`);
-        continue;
-      }
-      const flag = field === 'PRCP' ? get('PRCP_ATTRIBUTES') : '';
-      if (field === 'PRCP' && (flag === 'H' || flag === 'I')) {
-        into.drop(id, spec.type, `precipitation flag ${flag}`);
-        continue;
-      }
-      const c = into.keep(id, day, spec.type, spec.convert(value));
-      if ((field === 'MAX' || field === 'MIN') && get(spec.attributes!) === '*') c.derived++;
-    }
-    for (const field of UNMAPPED) {
-      if (col(field) < 0) continue;
-      const raw = get(field);
-      if (raw !== '' && Number(raw) !== UNMAPPED_MISSING[field]) into.skip(field);
-    }
+    takeDay(
+      into,
+      id,
+      day,
+      (field) => (col(field) < 0 ? undefined : get(field)),
+      (field) =>
+        field === 'PRCP' ? get('PRCP_ATTRIBUTES') : col(`${field}_ATTRIBUTES`) < 0 ? '' : get(`${field}_ATTRIBUTES`),
+      (field, raw) => fail(i + 1, `${field} ${JSON.stringify(raw)} is not a number.`, field),
+    );
   }
   into.files.push({ path, rows });
 }

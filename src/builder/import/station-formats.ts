@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { BuildError } from '../build-error.ts';
 import { parseGhcndStations, readGhcndFile } from './ghcnd.ts';
-import { readGsodFile } from './gsod.ts';
+import { readGsodFile, readGsodOpFile } from './gsod.ts';
 import { parseIsdHistory, readIsdLiteFile } from './isd-lite.ts';
 import { Imported } from './imported.ts';
 
@@ -37,14 +37,32 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
     },
   },
   gsod: {
-    title: 'Global Surface Summary of the Day CSV files (NOAA NCEI), one per station and year',
+    title: 'Global Surface Summary of the Day (NOAA NCEI): CSV files, or the older .op (with isd-history.csv)',
     attribution:
       'GSOD: Global Surface Summary of the Day, NOAA National Centers for Environmental Information; public domain; its days are UTC days',
     utcDays: true,
     stationList: null,
-    async read(files) {
+    async read(files, stationList) {
       const out = new Imported();
-      for (const f of files) await readGsodFile(f, out);
+      // The older fixed-width files carry no positions: NOAA's station list, keyed USAF + WBAN as the CSV names stations.
+      const op = files.filter((f) => /\.op(\.gz)?$/i.test(f));
+      if (op.length > 0 && !stationList) {
+        throw new BuildError(
+          'invalid_option',
+          `${op[0]} is a GSOD .op file, which holds no station positions: pass NOAA's isd-history.csv with --stations.`,
+          { option: 'stations' },
+        );
+      }
+      const stations =
+        op.length > 0
+          ? new Map(
+              [...parseIsdHistory(await readFile(stationList!, 'latin1'), stationList!)].map(([id, s]) => [
+                id.replace('-', ''),
+                s,
+              ]),
+            )
+          : new Map();
+      for (const f of files) await (op.includes(f) ? readGsodOpFile(f, stations, out) : readGsodFile(f, out));
       return out;
     },
   },
