@@ -14,6 +14,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { BuildError } from '../build-error.ts';
+import { splitFields } from './csv-fields.ts';
 import type { Imported, ImportedStation } from './imported.ts';
 
 /** GSOD fields the contract has a daily type for: the type, the missing marker and the conversion. */
@@ -47,39 +48,6 @@ function fahrenheit(f: number): number {
 }
 function knots(k: number): number {
   return round(k * 0.514444, 1);
-}
-
-/** The fields of one CSV line: quoted fields may hold commas and doubled quotes. */
-export function csvFields(line: string): string[] {
-  const out: string[] = [];
-  let i = 0;
-  while (i <= line.length) {
-    if (line[i] === '"') {
-      let value = '';
-      i++;
-      for (;;) {
-        const q = line.indexOf('"', i);
-        if (q < 0) throw new Error('an unclosed quote');
-        value += line.slice(i, q);
-        if (line[q + 1] === '"') {
-          value += '"';
-          i = q + 2;
-        } else {
-          i = q + 1;
-          break;
-        }
-      }
-      out.push(value);
-      if (i < line.length && line[i] !== ',') throw new Error('text after a closing quote');
-      i++;
-    } else {
-      const c = line.indexOf(',', i);
-      const end = c < 0 ? line.length : c;
-      out.push(line.slice(i, end));
-      i = end + 1;
-    }
-  }
-  return out;
 }
 
 /**
@@ -208,7 +176,7 @@ export async function readGsodFile(path: string, into: Imported): Promise<void> 
       ...(column ? { column } : {}),
     });
   if (lines.length === 0) throw fail(1, 'the file is empty; a GSOD CSV starts with its header line.');
-  const header = csvFields(lines[0]!).map((h) => h.trim());
+  const header = (splitFields(lines[0]!) ?? []).map((h) => h.trim());
   const col = (h: string) => header.indexOf(h);
   for (const need of ['STATION', 'DATE', 'LATITUDE', 'LONGITUDE', 'ELEVATION', 'NAME']) {
     if (col(need) < 0)
@@ -216,12 +184,8 @@ export async function readGsodFile(path: string, into: Imported): Promise<void> 
   }
   let rows = 0;
   for (let i = 1; i < lines.length; i++) {
-    let f: string[];
-    try {
-      f = csvFields(lines[i]!);
-    } catch (err) {
-      throw fail(i + 1, `${(err as Error).message} in the line.`);
-    }
+    const f = splitFields(lines[i]!);
+    if (!f) throw fail(i + 1, 'its quotes do not close, or text follows a closing quote.');
     if (f.length !== header.length) throw fail(i + 1, `${f.length} fields where the header has ${header.length}.`);
     const get = (h: string) => (f[col(h)] ?? '').trim();
     // Ids are text: 11 characters (USAF + WBAN), leading zeros and letters kept.

@@ -79,6 +79,15 @@ export class Imported {
     return c;
   }
 
+  /** Stores a value already counted (a value several readings made, for one hour). */
+  put(scale: ImportScale, station: string, time: string, type: string, value: number): void {
+    let times = this.rows[scale].get(station);
+    if (!times) this.rows[scale].set(station, (times = new Map()));
+    let row = times.get(time);
+    if (!row) times.set(time, (row = {}));
+    row[type] = value;
+  }
+
   /** Whether any value was kept for `station`, at any scale. */
   holds(station: string): boolean {
     return this.rows.hourly.has(station) || this.rows.daily.has(station);

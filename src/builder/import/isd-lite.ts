@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { BuildError } from '../build-error.ts';
-import { csvFields } from './gsod.ts';
+import { splitFields } from './csv-fields.ts';
 import type { Imported, ImportedStation } from './imported.ts';
 
 /** The columns after the time, in order: the contract's hourly type and the factor into its unit, or the field's name when none takes it. */
@@ -33,7 +33,7 @@ const COLUMNS: ReadonlyArray<{ type: string; factor: number } | { field: string 
 /** Reads `isd-history.csv` (USAF, WBAN, STATION NAME, …, LAT, LON, ELEV(M)): station `USAF-WBAN` → station. */
 export function parseIsdHistory(text: string, file: string): Map<string, ImportedStation> {
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  const header = csvFields(lines[0] ?? '').map((h) => h.trim());
+  const header = (splitFields(lines[0] ?? '') ?? []).map((h) => h.trim());
   const at = (h: string) => header.indexOf(h);
   for (const need of ['USAF', 'WBAN', 'STATION NAME', 'LAT', 'LON', 'ELEV(M)']) {
     if (at(need) < 0)
@@ -44,7 +44,8 @@ export function parseIsdHistory(text: string, file: string): Map<string, Importe
   }
   const out = new Map<string, ImportedStation>();
   for (const line of lines.slice(1)) {
-    const f = csvFields(line);
+    const f = splitFields(line);
+    if (!f) continue;
     const lat = Number(f[at('LAT')]);
     const lon = Number(f[at('LON')]);
     if (f[at('LAT')]?.trim() === '' || !Number.isFinite(lat) || !Number.isFinite(lon)) continue;

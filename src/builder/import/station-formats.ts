@@ -9,6 +9,8 @@ import { parseGhcndStations, readGhcndFile } from './ghcnd.ts';
 import { readGsodFile, readGsodOpFile } from './gsod.ts';
 import { parseIsdHistory, readIsdLiteFile } from './isd-lite.ts';
 import { Imported } from './imported.ts';
+import { readMappedCsv } from './mapped-csv.ts';
+import { parseMapping } from './mapping.ts';
 
 export interface StationFormat {
   /** What the source is, in a sentence. */
@@ -19,7 +21,12 @@ export interface StationFormat {
   utcDays: boolean;
   /** The source's station list it needs for positions and names (`--stations`), by its usual name; null when its files carry them. */
   stationList: string | null;
-  read(files: readonly string[], stationList?: string): Promise<Imported>;
+  /** Whether its files are read by a mapping file (`--mapping`): exports with their own columns. */
+  mapped?: boolean;
+  read(
+    files: readonly string[],
+    options: { stationList?: string; mapping?: string; report?: ImportExtras },
+  ): Promise<Imported>;
 }
 
 export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
@@ -29,7 +36,7 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
       'GHCN-Daily: Menne, M.J., et al. (2012), Global Historical Climatology Network - Daily, NOAA National Centers for Environmental Information; no restrictions on use',
     utcDays: false,
     stationList: 'ghcnd-stations.txt',
-    async read(files, stationList) {
+    async read(files, { stationList }) {
       const stations = parseGhcndStations(await readFile(stationList!, 'latin1'), stationList!);
       const out = new Imported();
       for (const f of files) await readGhcndFile(f, stations, out);
@@ -42,7 +49,7 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
       'GSOD: Global Surface Summary of the Day, NOAA National Centers for Environmental Information; public domain; its days are UTC days',
     utcDays: true,
     stationList: null,
-    async read(files, stationList) {
+    async read(files, { stationList }) {
       const out = new Imported();
       // The older fixed-width files carry no positions: NOAA's station list, keyed USAF + WBAN as the CSV names stations.
       const op = files.filter((f) => /\.op(\.gz)?$/i.test(f));
@@ -72,14 +79,35 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
       'ISD-Lite: Integrated Surface Database, NOAA National Centers for Environmental Information; public domain',
     utcDays: false,
     stationList: 'isd-history.csv',
-    async read(files, stationList) {
+    async read(files, { stationList }) {
       const stations = parseIsdHistory(await readFile(stationList!, 'latin1'), stationList!);
       const out = new Imported();
       for (const f of files) await readIsdLiteFile(f, stations, out);
       return out;
     },
   },
+  csv: {
+    title:
+      'a logger’s or a network’s CSV export, read by a mapping file (--mapping; without one, a mapping is proposed)',
+    attribution: '',
+    utcDays: false,
+    stationList: null,
+    mapped: true,
+    async read(files, { mapping, report }) {
+      const m = parseMapping(await readFile(mapping!, 'utf8'), mapping!);
+      const out = new Imported();
+      const readings = new Map<string, Map<number, number>>();
+      await readMappedCsv(files, m, out, readings);
+      if (report) report.readingsPerHour = readings;
+      return out;
+    },
+  },
 };
+
+/** What a format's reader reports beyond the counts: readings per hour of a mapped export (station → readings → hours). */
+export interface ImportExtras {
+  readingsPerHour?: Map<string, Map<number, number>>;
+}
 
 /** The format named `name`, or a BuildError naming the ones there are. */
 export function stationFormat(name: string): StationFormat {

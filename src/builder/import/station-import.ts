@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { BuildError } from '../build-error.ts';
 import { buildStationsWithReport, type StationBuildReport } from '../stations-build.ts';
 import type { Imported, ImportScale, TypeCounts } from './imported.ts';
-import { stationFormat } from './station-formats.ts';
+import { type ImportExtras, stationFormat } from './station-formats.ts';
 
 export interface StationImportOptions {
   format: string;
@@ -19,6 +19,8 @@ export interface StationImportOptions {
   out: string;
   /** The source's station list, for formats whose files carry no positions (GHCN-Daily). */
   stationList?: string;
+  /** The mapping file of a `csv` export (mapping.ts). */
+  mapping?: string;
   name?: string;
   replace?: boolean;
   keepImplausible?: boolean;
@@ -31,7 +33,13 @@ export interface ImportReport {
   source: string;
   utcDays: boolean;
   files: Array<{ path: string; rows: number }>;
-  stations: Array<{ station_id: string; name: string; types: Record<string, TypeCounts> }>;
+  stations: Array<{
+    station_id: string;
+    name: string;
+    types: Record<string, TypeCounts>;
+    /** A mapped export's hours by how many readings made them (`{"6": 720}`: 720 hours of six 10-minute readings). */
+    readingsPerHour?: Record<string, number>;
+  }>;
   /** Source fields no contract type takes, with the values they held: not imported. */
   unmapped: Record<string, number>;
   totals: { read: number; kept: number; dropped: number; trace: number; derived: number };
@@ -45,7 +53,7 @@ function csv(v: string | number | null): string {
 }
 
 /** The report of `imported`. */
-export function importReport(format: string, imported: Imported): ImportReport {
+export function importReport(format: string, imported: Imported, extras: ImportExtras = {}): ImportReport {
   const f = stationFormat(format);
   const totals = { read: 0, kept: 0, dropped: 0, trace: 0, derived: 0 };
   const stations = [...imported.counts.entries()]
@@ -59,7 +67,13 @@ export function importReport(format: string, imported: Imported): ImportReport {
         totals.derived += c.derived;
         totals.dropped += Object.values(c.dropped).reduce((a, b) => a + b, 0);
       }
-      return { station_id: id, name: imported.stations.get(id)?.name ?? '', types };
+      const per = extras.readingsPerHour?.get(id);
+      return {
+        station_id: id,
+        name: imported.stations.get(id)?.name ?? '',
+        types,
+        ...(per ? { readingsPerHour: Object.fromEntries([...per.entries()].sort(([a], [b]) => a - b)) } : {}),
+      };
     });
   return {
     format,
@@ -80,6 +94,12 @@ export function importReportText(r: ImportReport): string {
   if (r.utcDays) lines.push('  Its days are UTC days: the catalog says so; they are not the stations’ local days.');
   for (const s of r.stations) {
     lines.push(`  ${s.station_id}${s.name ? ` ${s.name}` : ''}:`);
+    if (s.readingsPerHour)
+      lines.push(
+        `    hours by readings in them: ${Object.entries(s.readingsPerHour)
+          .map(([n, hours]) => `${hours} of ${n}`)
+          .join(', ')}`,
+      );
     for (const [type, c] of Object.entries(s.types)) {
       const dropped = Object.entries(c.dropped)
         .map(([why, n]) => `${n} ${why}`)
@@ -111,9 +131,21 @@ export async function importStations(
       { option: 'stations' },
     );
   }
+  if (format.mapped && !o.mapping) {
+    throw new BuildError(
+      'invalid_option',
+      `a ${o.format} export is read by a mapping file (--mapping FILE); \`climate-query import ${o.format} FILE\` without one proposes it.`,
+      { option: 'mapping' },
+    );
+  }
   let imported: Imported;
+  const extras: ImportExtras = {};
   try {
-    imported = await format.read(o.files, o.stationList);
+    imported = await format.read(o.files, {
+      ...(o.stationList ? { stationList: o.stationList } : {}),
+      ...(o.mapping ? { mapping: o.mapping } : {}),
+      report: extras,
+    });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e?.code === 'ENOENT' || e?.code === 'EISDIR' || e?.code === 'EACCES') {
@@ -124,7 +156,7 @@ export async function importStations(
     }
     throw err;
   }
-  const report = importReport(o.format, imported);
+  const report = importReport(o.format, imported, extras);
   if (imported.rows.daily.size === 0 && imported.rows.hourly.size === 0) {
     throw new BuildError(
       'invalid_input',
@@ -162,7 +194,7 @@ export async function importStations(
         replace: o.replace ?? false,
         keepImplausible: o.keepImplausible ?? false,
         ...(o.timeZone !== undefined ? { timeZone: o.timeZone } : {}),
-        attribution: format.attribution,
+        ...(format.attribution ? { attribution: format.attribution } : {}),
       },
     );
     // Beside the dataset's files, as the build wrote them (a temporary name, then one rename).

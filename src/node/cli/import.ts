@@ -7,6 +7,8 @@ const HELP: Help = {
   name: 'import',
   usage: `Usage: climate-query import FORMAT FILE... --out DIR [--stations LIST] [--name NAME]
                              [--time-zone ZONE] [--replace] [--keep-implausible] [--report FILE]
+       climate-query import csv FILE... --mapping MAP.json --out DIR
+       climate-query import csv FILE          (proposes FILE.mapping.json; builds nothing)
 
   Imports a station archive as its source publishes it: converts its values into the
   contract's data types and units, drops its missing markers and the values its quality
@@ -22,6 +24,7 @@ ${Object.entries(STATION_FORMATS)
 
 Options:
   --out DIR            the dataset folder to build into
+  --mapping FILE       csv: how the export's columns become data types (docs/data.md 1c)
   --stations LIST      the source's station list (${Object.entries(STATION_FORMATS)
     .filter(([, f]) => f.stationList !== null)
     .map(([n, f]) => `${n}: ${f.stationList}`)
@@ -36,7 +39,7 @@ Options:
 Exit codes:
   0  imported
   1  a file could not be read or built (named, with the line)
-  2  bad arguments
+  2  bad arguments; or a csv export without --mapping (a mapping was proposed, nothing imported)
 `,
 };
 
@@ -44,6 +47,7 @@ async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(HELP, args, {
     out: { type: 'string' },
     stations: { type: 'string' },
+    mapping: { type: 'string' },
     name: { type: 'string' },
     'time-zone': { type: 'string' },
     replace: { type: 'boolean' },
@@ -55,6 +59,17 @@ async function run(args: string[]): Promise<number> {
   if (!Object.hasOwn(STATION_FORMATS, format))
     usageError(HELP, `"${format}" is not a format this version imports: ${Object.keys(STATION_FORMATS).join(', ')}.`);
   if (files.length === 0) usageError(HELP, `name the ${format} files to import.`);
+  if (STATION_FORMATS[format]!.mapped && values.mapping === undefined) {
+    // Never built from a guess: the proposal is written for a person to check and pass back.
+    const { writeProposal } = await import('../../builder/import/mapping-proposal.ts');
+    const out = `${files[0]}.mapping.json`;
+    const { text, notes } = await writeProposal(files[0]!, out);
+    process.stdout.write(text);
+    process.stderr.write(
+      `A proposed mapping of ${files[0]} is written to ${out} (above). Nothing was imported. Check it — ${notes.join(' ')} — then run:\n  climate-query import ${format} ${files.join(' ')} --mapping ${out} --out DIR\n`,
+    );
+    return 2;
+  }
   if (!values.out) usageError(HELP, 'needs --out DIR, the dataset folder to build into.');
   const { importStations, importReportText } = await import('../../builder/import/station-import.ts');
   const { reportText } = await import('../../builder/stations-build.ts');
@@ -64,6 +79,7 @@ async function run(args: string[]): Promise<number> {
     files,
     out: values.out,
     ...(values.stations !== undefined ? { stationList: values.stations } : {}),
+    ...(values.mapping !== undefined ? { mapping: values.mapping } : {}),
     ...(values.name !== undefined ? { name: values.name } : {}),
     ...(values['time-zone'] !== undefined ? { timeZone: values['time-zone'] } : {}),
     replace: values.replace ?? false,
