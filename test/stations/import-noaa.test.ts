@@ -432,6 +432,24 @@ describe('GSOD CSV', () => {
     expect(catalog.attribution.join('\n')).toMatch(/GSOD.*public domain; its days are UTC days/);
     expect(report.unmapped).toEqual({});
   });
+
+  it('a later file of a station adds its days and keeps the ones the dataset holds (a series is not replaced whole)', async () => {
+    const s = STATIONS[0]!;
+    const july = join(root, `${s.id}-july.csv`);
+    await writeFile(
+      july,
+      `${HEADER}\n"${s.id}","2024-07-01","${s.lat}","${s.lon}","${s.elev}","${s.name}","  59.0"," 24","  40.1"," 24","9999.9"," 0","9999.9"," 0","999.9"," 0","  5.0"," 24","999.9","999.9","  66.2"," ","  51.8"," ","  0.10","G","999.9","010000"\n`,
+    );
+    await importStations({ format: 'gsod', files: [july], out: dir });
+    const report = JSON.parse(await readFile(join(dir, 'import-report-gsod.json'), 'utf8'));
+    expect(report.stations[0].keptFromDataset).toEqual({ daily: 30 });
+    const got = await answers(dir, s.lon, s.lat, ['temperature_mean', 'rain_sum'], '2024-06-01', '2024-07-01');
+    for (const type of ['temperature_mean', 'rain_sum'])
+      for (const [day, v] of want.get(`${s.id}\t${type}`)!)
+        expect(got.data[type]![day] ?? null, `${type} ${day}`).toBe(v);
+    expect(got.data.temperature_mean!['2024-07-01']).toBe(15);
+    expect(got.data.rain_sum!['2024-07-01']).toBe(2.5);
+  });
 });
 
 describe('ISD-Lite hourly, gzipped, with isd-history.csv', () => {

@@ -8,8 +8,10 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BuildError } from '../build-error.ts';
+import { readCatalogOrEmpty } from '../dataset/dataset-writer.ts';
 import { buildStationsWithReport, type StationBuildReport } from '../stations-build.ts';
 import type { Imported, ImportScale, TypeCounts } from './imported.ts';
+import { keepDatasetRows } from './kept-rows.ts';
 import { type ImportExtras, stationFormat } from './station-formats.ts';
 
 export interface StationImportOptions {
@@ -39,6 +41,8 @@ export interface ImportReport {
     types: Record<string, TypeCounts>;
     /** A mapped export's hours by how many readings made them (`{"6": 720}`: 720 hours of six 10-minute readings). */
     readingsPerHour?: Record<string, number>;
+    /** Rows of this station the dataset held at periods the import did not give, kept, by scale. */
+    keptFromDataset?: Partial<Record<'hourly' | 'daily', number>>;
   }>;
   /** Source fields no contract type takes, with the values they held: not imported. */
   unmapped: Record<string, number>;
@@ -94,6 +98,12 @@ export function importReportText(r: ImportReport): string {
   if (r.utcDays) lines.push('  Its days are UTC days: the catalog says so; they are not the stations’ local days.');
   for (const s of r.stations) {
     lines.push(`  ${s.station_id}${s.name ? ` ${s.name}` : ''}:`);
+    if (s.keptFromDataset)
+      lines.push(
+        `    kept from the dataset (periods this import does not give): ${Object.entries(s.keptFromDataset)
+          .map(([scale, n]) => `${n} ${scale} rows`)
+          .join(', ')}`,
+      );
     if (s.readingsPerHour)
       lines.push(
         `    hours by readings in them: ${Object.entries(s.readingsPerHour)
@@ -165,6 +175,19 @@ export async function importStations(
   }
   const work = await mkdtemp(join(tmpdir(), 'climate-query-import-'));
   try {
+    // A year added to a station keeps the years the dataset holds (a build replaces a series whole).
+    const kept = await keepDatasetRows(
+      o.out,
+      await readCatalogOrEmpty(o.out, o.name ?? 'dataset'),
+      imported,
+      o.timeZone,
+      o.replace ?? false,
+      work,
+    );
+    for (const s of report.stations) {
+      const k = kept.get(s.station_id);
+      if (k) s.keptFromDataset = k;
+    }
     const stations = [...imported.stations.values()].filter((s) => imported.holds(s.station_id));
     await writeFile(
       join(work, 'stations.csv'),
