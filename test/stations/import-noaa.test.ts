@@ -529,3 +529,132 @@ describe('ISD-Lite hourly, gzipped, with isd-history.csv', () => {
     expect(report.unmapped['PRECIP_6H (six-hour totals are not spread over hours)']).toBe(counts.sixHour);
   });
 });
+
+describe('GHCNh hourly PSV', () => {
+  const VARS = [
+    'temperature',
+    'dew_point_temperature',
+    'station_level_pressure',
+    'sea_level_pressure',
+    'wind_direction',
+    'wind_speed',
+    'wind_gust',
+    'precipitation',
+    'relative_humidity',
+  ];
+  const SUFFIXES = ['', '_Measurement_Code', '_Quality_Code', '_Report_Type', '_Source_Code', '_Source_Station_ID'];
+  const HEADER = [
+    'STATION',
+    'Station_name',
+    'DATE',
+    'Year',
+    'Month',
+    'Day',
+    'Hour',
+    'Minute',
+    'LATITUDE',
+    'LONGITUDE',
+    'ELEVATION',
+    ...VARS.flatMap((v) => SUFFIXES.map((x) => `${v}${x}`)),
+  ];
+  type Report = {
+    utc: number;
+    temp: string;
+    tq: string;
+    rain: string;
+    rm: string;
+    dir: string;
+    dm: string;
+    wind: string;
+  };
+  const reports: Report[] = [];
+  let dir: string;
+
+  beforeAll(async () => {
+    const lines = [HEADER.join('|')];
+    // 2024-01-01 UTC, routine reports at :00 and :30, and a special at :45 carrying the rain since :30.
+    for (let hr = 0; hr < 24; hr++) {
+      for (const min of [0, 30, 45]) {
+        const utc = Date.UTC(2024, 0, 1, hr, min);
+        const q = h(hr, min, 11);
+        const r: Report = {
+          utc,
+          temp: (18 + (q % 90) / 10).toFixed(1),
+          tq: q % 13 === 0 ? '3' : q % 17 === 0 ? 'l' : q % 5 === 0 ? '1' : '',
+          rain: min === 0 ? '' : hr % 4 === 1 ? (min === 30 ? '0.3' : '0.8') : hr % 7 === 3 ? '0' : '',
+          rm: hr % 7 === 3 ? 'T' : '',
+          dir: q % 9 === 0 ? '999' : String((q % 36) * 10),
+          dm: q % 11 === 0 ? 'C-Calm' : 'N-Normal',
+          wind: ((q % 80) / 10).toFixed(1),
+        };
+        reports.push(r);
+        const d = new Date(utc);
+        const row: Record<string, string> = {
+          STATION: 'SFM00068816',
+          Station_name: 'CAPE TOWN INTL',
+          DATE: d.toISOString().slice(0, 19),
+          Year: String(d.getUTCFullYear()),
+          Month: String(d.getUTCMonth() + 1),
+          Day: String(d.getUTCDate()),
+          Hour: String(d.getUTCHours()),
+          Minute: String(d.getUTCMinutes()),
+          LATITUDE: '-33.9648',
+          LONGITUDE: '18.6017',
+          ELEVATION: '46.0',
+          temperature: r.temp,
+          temperature_Quality_Code: r.tq,
+          temperature_Report_Type: min === 45 ? 'FM-16' : 'FM-15',
+          sea_level_pressure: '1013.2',
+          wind_direction: r.dir,
+          wind_direction_Measurement_Code: r.dm,
+          wind_speed: r.wind,
+          precipitation: r.rain,
+          precipitation_Measurement_Code: r.rm,
+        };
+        lines.push(HEADER.map((c) => row[c] ?? '').join('|'));
+      }
+    }
+    // A repeated header line, as some files carry.
+    lines.splice(20, 0, HEADER.join('|'));
+    await writeFile(join(root, 'GHCNh_SFM00068816_2024.psv'), `${lines.join('\n')}\n`);
+    dir = join(root, 'ghcnh');
+    const run = await cli(['import', 'ghcnh', join(root, 'GHCNh_SFM00068816_2024.psv'), '--out', dir]);
+    expect(run.code, run.stderr).toBe(0);
+  }, 300_000);
+
+  it('reports go into the hour they end in, failed quality codes are dropped, rain is the hour’s largest report', async () => {
+    const hourOf = (utc: number) => Math.ceil(utc / 3_600_000) * 3_600_000;
+    const byHour = new Map<number, Report[]>();
+    for (const r of reports) byHour.set(hourOf(r.utc), [...(byHour.get(hourOf(r.utc)) ?? []), r]);
+    const got = await answers(
+      dir,
+      18.6017,
+      -33.9648,
+      ['temperature_mean', 'rain', 'wind_speed'],
+      '2024-01-01T03:00:00',
+      '2024-01-02T01:00:00',
+      'hourly',
+    );
+    let hours = 0;
+    for (const [hour, rs] of byHour) {
+      const key = new Date(hour + 2 * 3_600_000).toISOString().slice(0, 19);
+      if (!(key in got.data.temperature_mean!)) continue;
+      hours++;
+      const temps = rs.filter((r) => !['3', 'l'].includes(r.tq)).map((r) => Number(r.temp));
+      const rains = rs.filter((r) => r.rain !== '').map((r) => (r.rm === 'T' ? 0 : Number(r.rain)));
+      const wantT = temps.length ? temps.reduce((a, b) => a + b, 0) / temps.length : null;
+      if (wantT === null) expect(got.data.temperature_mean![key] ?? null).toBeNull();
+      else expect(got.data.temperature_mean![key], key).toBeCloseTo(wantT, 5);
+      expect(got.data.rain![key] ?? null, key).toBe(rains.length ? Math.max(...rains) : null);
+      expect(got.data.wind_speed![key], key).toBeCloseTo(rs.reduce((a, r) => a + Number(r.wind), 0) / rs.length, 5);
+    }
+    expect(hours).toBe(23);
+    const report = JSON.parse(await readFile(join(dir, 'import-report-ghcnh.json'), 'utf8'));
+    const types = report.stations[0].types;
+    expect(types.temperature_mean.dropped['quality code 3'] ?? 0).toBe(reports.filter((r) => r.tq === '3').length);
+    expect(types.temperature_mean.dropped['quality code l'] ?? 0).toBe(reports.filter((r) => r.tq === 'l').length);
+    expect(types.rain.trace).toBe(reports.filter((r) => r.rm === 'T' && r.rain !== '').length);
+    expect(types.wind_direction.dropped['direction 999'] ?? 0).toBe(reports.filter((r) => r.dir === '999').length);
+    expect(report.unmapped).toEqual({ sea_level_pressure: reports.length });
+  });
+});

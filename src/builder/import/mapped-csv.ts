@@ -24,7 +24,7 @@ function zoneMinutes(zone: string): number {
 }
 
 /** How several readings of one hour become its value, by the type's name. */
-function combine(type: string, values: number[]): number {
+export function combine(type: string, values: number[]): number {
   if (/^(rain|evaporation|sunshine_duration)/.test(type)) return values.reduce((a, b) => a + b, 0);
   if (/_max$/.test(type)) return Math.max(...values);
   if (/_min$/.test(type)) return Math.min(...values);

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { BuildError } from '../build-error.ts';
 import { parseGhcndStations, readGhcndFile } from './ghcnd.ts';
+import { readGhcnhFile } from './ghcnh.ts';
 import { readGsodFile, readGsodOpFile } from './gsod.ts';
 import { parseIsdHistory, readIsdLiteFile } from './isd-lite.ts';
 import { Imported } from './imported.ts';
@@ -40,6 +41,18 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
       const stations = parseGhcndStations(await readFile(stationList!, 'latin1'), stationList!);
       const out = new Imported();
       for (const f of files) await readGhcndFile(f, stations, out);
+      return out;
+    },
+  },
+  ghcnh: {
+    title: 'GHCNh hourly PSV files (NOAA NCEI, the successor of ISD), GHCNh_<id>_<year>.psv',
+    attribution:
+      'GHCNh: Global Historical Climatology Network hourly, NOAA National Centers for Environmental Information; public domain',
+    utcDays: false,
+    stationList: null,
+    async read(files) {
+      const out = new Imported();
+      for (const f of files) await readGhcnhFile(f, out);
       return out;
     },
   },

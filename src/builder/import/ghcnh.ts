@@ -1,0 +1,179 @@
+/**
+ * GHCNh, NOAA's hourly archive since ISD stopped (2025-08-27): pipe-separated `GHCNh_<id>_<year>.psv`
+ * files, a line per report, columns looked up by their header names (the header changed between
+ * releases: `STATION` or `Station_ID`, `LATITUDE` or `Latitude`, …; a repeated header line inside a
+ * file is passed over). Each variable has its value (metric units, an empty field when missing) and
+ * `_Measurement_Code`, `_Quality_Code`, `_Report_Type`, `_Source_Code`, `_Source_Station_ID` columns.
+ *
+ * - Times (`DATE`, UTC) are at any minute; a report belongs to the hour it ends in (10:51 → 11:00,
+ *   the project's convention) and an hour's reports become one value by the type's rule (the mean
+ *   of temperatures, the direction of the mean wind vector); rain is the largest report of the hour,
+ *   as special reports carry running totals since the routine one, never a sum of them.
+ * - A value whose quality code says it failed is dropped and counted by code: the legacy ISD codes
+ *   2, 3, 6, 7 (suspect, erroneous) and GHCNh's own checks, a lower-case letter.
+ * - A trace of precipitation (measurement code `T`) is 0, counted; a calm (`C`) or variable (`V`)
+ *   wind, or direction 999, has no direction; multi-hour precipitation columns are not spread.
+ */
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { BuildError } from '../build-error.ts';
+import type { Imported } from './imported.ts';
+import { combine } from './mapped-csv.ts';
+
+/** GHCNh variables the contract has an hourly type for. */
+export const GHCNH_VARIABLES: Readonly<Record<string, string>> = {
+  temperature: 'temperature_mean',
+  dew_point_temperature: 'dew_point',
+  relative_humidity: 'humidity',
+  wind_speed: 'wind_speed',
+  wind_gust: 'wind_speed_max',
+  wind_direction: 'wind_direction',
+  precipitation: 'rain',
+};
+
+/** Variables read but not imported (named in the report with their values' count). */
+const UNMAPPED = [
+  'station_level_pressure',
+  'sea_level_pressure',
+  'wet_bulb_temperature',
+  'snow_depth',
+  'visibility',
+  'altimeter',
+  'precipitation_3_hour',
+  'precipitation_6_hour',
+  'precipitation_9_hour',
+  'precipitation_12_hour',
+  'precipitation_15_hour',
+  'precipitation_18_hour',
+  'precipitation_21_hour',
+  'precipitation_24_hour',
+];
+
+/** Quality codes that mean a value failed: the legacy ISD suspect and erroneous codes, and GHCNh's own checks. */
+function failed(code: string): boolean {
+  return /^[2367]$/.test(code) || /^[a-z]$/.test(code);
+}
+
+/** Reads one GHCNh PSV file (gzipped or not) into `into`; hourly values, by the hour they end in. */
+export async function readGhcnhFile(path: string, into: Imported): Promise<void> {
+  const name = basename(path);
+  let bytes = await readFile(path);
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
+  const lines = bytes.toString('utf8').split(/\r?\n/);
+  const header = (lines[0] ?? '').split('|').map((h) => h.trim());
+  const at = (...names: string[]) => names.map((n) => header.indexOf(n)).find((k) => k >= 0) ?? -1;
+  const cols = {
+    id: at('STATION', 'Station_ID'),
+    name: at('Station_name', 'STATION_NAME'),
+    date: at('DATE'),
+    lat: at('LATITUDE', 'Latitude'),
+    lon: at('LONGITUDE', 'Longitude'),
+    elev: at('ELEVATION', 'Elevation'),
+  };
+  for (const [k, v] of Object.entries(cols)) {
+    if (v < 0 && k !== 'name')
+      throw new BuildError(
+        'invalid_input',
+        `${name} has no ${k === 'id' ? 'STATION' : k === 'date' ? 'DATE' : k.toUpperCase()} column: it is not a GHCNh PSV file (its header starts ${JSON.stringify(header.slice(0, 4).join('|'))}).`,
+        { file: path, row: 1 },
+      );
+  }
+  // Station → hour → type → the reports' values.
+  const pending = new Map<string, Map<string, Map<string, number[]>>>();
+  let rows = 0;
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '' || line === lines[0]) continue;
+    const f = line.split('|');
+    if (f[cols.id]?.trim() === header[cols.id]) continue;
+    const id = (f[cols.id] ?? '').trim();
+    const date = (f[cols.date] ?? '').trim();
+    const t = Date.parse(`${date}Z`);
+    if (id === '' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(date) || Number.isNaN(t)) {
+      throw new BuildError(
+        'invalid_input',
+        `${name} line ${i + 1}: station ${JSON.stringify(id)} at ${JSON.stringify(date)} is not a GHCNh report (STATION and DATE yyyy-mm-ddThh:mm:ss).`,
+        { file: path, row: i + 1 },
+      );
+    }
+    if (!into.stations.has(id)) {
+      const lat = Number(f[cols.lat]);
+      const lon = Number(f[cols.lon]);
+      const elev = (f[cols.elev] ?? '').trim();
+      if (!Number.isFinite(lat) || !Number.isFinite(lon) || (f[cols.lat] ?? '').trim() === '')
+        throw new BuildError('invalid_input', `${name} line ${i + 1}: station ${id} has no position.`, {
+          file: path,
+          row: i + 1,
+        });
+      into.stations.set(id, {
+        station_id: id,
+        name: cols.name >= 0 ? (f[cols.name] ?? '').trim() : id,
+        lat,
+        lon,
+        elevation: elev === '' || Number(elev) <= -999 || Number(elev) >= 9999 ? null : Number(elev),
+      });
+    }
+    rows++;
+    const hour = `${new Date(Math.ceil(t / 3_600_000) * 3_600_000).toISOString().slice(0, 19)}Z`;
+    for (const [variable, type] of Object.entries(GHCNH_VARIABLES)) {
+      const k = header.indexOf(variable);
+      if (k < 0) continue;
+      const raw = (f[k] ?? '').trim();
+      if (raw === '') continue;
+      const value = Number(raw);
+      const code = (f[header.indexOf(`${variable}_Quality_Code`)] ?? '').trim();
+      const measurement = (f[header.indexOf(`${variable}_Measurement_Code`)] ?? '').trim();
+      if (!Number.isFinite(value)) {
+        throw new BuildError(
+          'invalid_input',
+          `${name} line ${i + 1}: ${variable} ${JSON.stringify(raw)} is not a number.`,
+          {
+            file: path,
+            row: i + 1,
+            column: variable,
+          },
+        );
+      }
+      const counts = into.countsOf(id, type);
+      if (failed(code)) {
+        into.drop(id, type, `quality code ${code}`);
+        continue;
+      }
+      if (variable === 'wind_direction' && (value === 999 || /^[CV]/.test(measurement))) {
+        into.drop(
+          id,
+          type,
+          value === 999 ? 'direction 999' : `no direction (${measurement.startsWith('C') ? 'calm' : 'variable'})`,
+        );
+        continue;
+      }
+      let v = value;
+      if (variable === 'precipitation' && /^T/.test(measurement)) {
+        v = 0;
+        counts.trace++;
+      }
+      counts.read++;
+      counts.kept++;
+      let hours = pending.get(id);
+      if (!hours) pending.set(id, (hours = new Map()));
+      let types = hours.get(hour);
+      if (!types) hours.set(hour, (types = new Map()));
+      types.set(type, [...(types.get(type) ?? []), v]);
+    }
+    for (const variable of UNMAPPED) {
+      const k = header.indexOf(variable);
+      if (k >= 0 && (f[k] ?? '').trim() !== '') into.skip(variable);
+    }
+  }
+  for (const [id, hours] of pending) {
+    for (const [hour, types] of hours) {
+      for (const [type, values] of types) {
+        // Rain: the largest report of the hour (special reports carry running totals), never their sum.
+        const v = type === 'rain' ? Math.max(...values) : combine(type, values);
+        into.put('hourly', id, hour, type, Number(v.toFixed(6)));
+      }
+    }
+  }
+  into.files.push({ path, rows });
+}
