@@ -415,6 +415,8 @@ export function resultsPanel(ctx: PanelContext): Panel {
       `climate-query export, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
       `Dataset: ${catalog().name ?? 'unnamed'} (${st().dataset!.url})${catalog().notice ? `. ${catalog().notice}` : ''}`,
       `Query: POST ${new URL(`.${req.path}`, location.href).href} ${JSON.stringify(body)}`,
+      // Station records carry their sources' names, licences and citations (an import writes them).
+      ...(station && catalog().attribution.length > 0 ? [`Sources: ${catalog().attribution.join(' ')}`] : []),
       ...wkts.map((w, i) => `${geometryLabel(i)}${geometries[i]?.name ? ` (${geometries[i]!.name})` : ''}: ${w}`),
       ...(req.endpoint === 'polygon'
         ? [

@@ -63,6 +63,8 @@ describe('CSV export', () => {
       .split('\n');
     const about = lines.filter((l) => l.startsWith('# ')).join('\n');
     expect(about).toContain(`Dataset: ${index.name} (${app.url}data/demo/)`);
+    // The records' sources (the catalog's attribution) travel with them.
+    expect(about).toMatch(/^# Sources: Demo station records are synthetic weather/m);
     expect(about).toContain(`Query: POST ${app.url}api/nearest-station/ ${JSON.stringify(body)}`);
     expect(about).toContain(`G1: ${wkt}`);
     expect(about).toContain(
