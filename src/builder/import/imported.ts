@@ -88,6 +88,23 @@ export class Imported {
     row[type] = value;
   }
 
+  /** Takes `part`'s stations, counts, unmapped fields and files (not its rows, which were written). */
+  absorb(part: Imported): void {
+    for (const [id, s] of part.stations) this.stations.set(id, s);
+    for (const [id, byType] of part.counts) {
+      for (const [type, c] of byType) {
+        const t = this.countsOf(id, type);
+        t.read += c.read;
+        t.kept += c.kept;
+        t.trace += c.trace;
+        t.derived += c.derived;
+        for (const [why, n] of Object.entries(c.dropped)) t.dropped[why] = (t.dropped[why] ?? 0) + n;
+      }
+    }
+    for (const [field, n] of part.unmapped) this.unmapped.set(field, (this.unmapped.get(field) ?? 0) + n);
+    this.files.push(...part.files);
+  }
+
   /** Whether any value was kept for `station`, at any scale. */
   holds(station: string): boolean {
     return this.rows.hourly.has(station) || this.rows.daily.has(station);

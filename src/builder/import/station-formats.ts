@@ -4,6 +4,7 @@
  * catalog's attribution carries into the app. A new format is one module and one entry here.
  */
 import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { BuildError } from '../build-error.ts';
 import { parseGhcndStations, readGhcndFile } from './ghcnd.ts';
 import { readGhcnhFile } from './ghcnh.ts';
@@ -22,6 +23,8 @@ export interface StationFormat {
   utcDays: boolean;
   /** The source's station list it needs for positions and names (`--stations`), by its usual name; null when its files carry them. */
   stationList: string | null;
+  /** The station a file holds by the source's naming, or null when its name does not say (files are read a station at a time). */
+  stationOfFile?(path: string): string | null;
   /** Whether its files are read by a mapping file (`--mapping`): exports with their own columns. */
   mapped?: boolean;
   read(
@@ -37,6 +40,7 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
       'GHCN-Daily: Menne, M.J., et al. (2012), Global Historical Climatology Network - Daily, NOAA National Centers for Environmental Information; no restrictions on use',
     utcDays: false,
     stationList: 'ghcnd-stations.txt',
+    stationOfFile: (path) => /^(\w{11})\.(dly|csv|csv\.gz)$/i.exec(basename(path))?.[1] ?? null,
     async read(files, { stationList }) {
       const stations = parseGhcndStations(await readFile(stationList!, 'latin1'), stationList!);
       const out = new Imported();
@@ -50,6 +54,7 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
       'GHCNh: Global Historical Climatology Network hourly, NOAA National Centers for Environmental Information; public domain',
     utcDays: false,
     stationList: null,
+    stationOfFile: (path) => /^GHCNh_(\w+?)_(\d{4}|por)\.psv(\.gz)?$/i.exec(basename(path))?.[1] ?? null,
     async read(files) {
       const out = new Imported();
       for (const f of files) await readGhcnhFile(f, out);
@@ -62,6 +67,11 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
       'GSOD: Global Surface Summary of the Day, NOAA National Centers for Environmental Information; public domain; its days are UTC days',
     utcDays: true,
     stationList: null,
+    stationOfFile(path) {
+      const name = basename(path);
+      const op = /^(\w{6})-(\w{5})-\d{4}\.op(\.gz)?$/i.exec(name);
+      return op ? `${op[1]}${op[2]}` : (/^(\w{11})\.csv$/i.exec(name)?.[1] ?? null);
+    },
     async read(files, { stationList }) {
       const out = new Imported();
       // The older fixed-width files carry no positions: NOAA's station list, keyed USAF + WBAN as the CSV names stations.
@@ -92,6 +102,10 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
       'ISD-Lite: Integrated Surface Database, NOAA National Centers for Environmental Information; public domain',
     utcDays: false,
     stationList: 'isd-history.csv',
+    stationOfFile: (path) => {
+      const m = /^(\w{6})-(\w{5})-\d{4}(\.gz)?$/.exec(basename(path));
+      return m ? `${m[1]}-${m[2]}` : null;
+    },
     async read(files, { stationList }) {
       const stations = parseIsdHistory(await readFile(stationList!, 'latin1'), stationList!);
       const out = new Imported();

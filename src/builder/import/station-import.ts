@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BuildError } from '../build-error.ts';
 import { readCatalogOrEmpty } from '../dataset/dataset-writer.ts';
+import { openBuildDuckDB } from '../build-duckdb.ts';
 import { buildStationsWithReport, type StationBuildReport } from '../stations-build.ts';
-import type { Imported, ImportScale, TypeCounts } from './imported.ts';
-import { keepDatasetRows } from './kept-rows.ts';
-import { type ImportExtras, stationFormat } from './station-formats.ts';
+import { Imported, type ImportScale, type TypeCounts } from './imported.ts';
+import { importOffset, keepDatasetRows } from './kept-rows.ts';
+import { type ImportExtras, type StationFormat, stationFormat } from './station-formats.ts';
 
 export interface StationImportOptions {
   format: string;
@@ -127,6 +128,41 @@ export function importReportText(r: ImportReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The files grouped by the station their names give (the source's naming), in the order given; files whose names say nothing form one group. */
+function groupByStation(files: readonly string[], format: StationFormat): string[][] {
+  const groups = new Map<string, string[]>();
+  for (const f of files) {
+    const key = format.stationOfFile?.(f) ?? '';
+    groups.set(key, [...(groups.get(key) ?? []), f]);
+  }
+  return [...groups.values()];
+}
+
+/** One group's files read by the format, with a missing or unreadable file named. */
+async function readPart(
+  format: StationFormat,
+  files: readonly string[],
+  o: StationImportOptions,
+  extras: ImportExtras,
+): Promise<Imported> {
+  try {
+    return await format.read(files, {
+      ...(o.stationList ? { stationList: o.stationList } : {}),
+      ...(o.mapping ? { mapping: o.mapping } : {}),
+      report: extras,
+    });
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e?.code === 'ENOENT' || e?.code === 'EISDIR' || e?.code === 'EACCES') {
+      throw new BuildError('unreadable_input', `${e.path ?? 'an input'} could not be read (${e.code}).`, {
+        file: e.path ?? '',
+        cause: err,
+      });
+    }
+    throw err;
+  }
+}
+
 /** Reads, converts and builds; returns the import's report and the build's. */
 export async function importStations(
   o: StationImportOptions,
@@ -148,69 +184,83 @@ export async function importStations(
       { option: 'mapping' },
     );
   }
-  let imported: Imported;
+  // A station at a time (files grouped by the station their name gives), so memory holds one
+  // station's records, not the archive's: 600 stations × 10 hourly years stream through.
+  const total = new Imported();
   const extras: ImportExtras = {};
-  try {
-    imported = await format.read(o.files, {
-      ...(o.stationList ? { stationList: o.stationList } : {}),
-      ...(o.mapping ? { mapping: o.mapping } : {}),
-      report: extras,
-    });
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e?.code === 'ENOENT' || e?.code === 'EISDIR' || e?.code === 'EACCES') {
-      throw new BuildError('unreadable_input', `${e.path ?? 'an input'} could not be read (${e.code}).`, {
-        file: e.path ?? '',
-        cause: err,
-      });
-    }
-    throw err;
-  }
-  const report = importReport(o.format, imported, extras);
-  if (imported.rows.daily.size === 0 && imported.rows.hourly.size === 0) {
-    throw new BuildError(
-      'invalid_input',
-      `${o.files.length} ${o.format} file(s) held no value of a data type the contract has; nothing was built.\n${importReportText(report)}`,
-    );
-  }
   const work = await mkdtemp(join(tmpdir(), 'climate-query-import-'));
   try {
-    // A year added to a station keeps the years the dataset holds (a build replaces a series whole).
-    const kept = await keepDatasetRows(
-      o.out,
-      await readCatalogOrEmpty(o.out, o.name ?? 'dataset'),
-      imported,
-      o.timeZone,
-      o.replace ?? false,
-      work,
-    );
+    const catalog = await readCatalogOrEmpty(o.out, o.name ?? 'dataset');
+    const offset = importOffset(catalog, o.timeZone, o.replace ?? false);
+    const duck = await openBuildDuckDB(work);
+    const scaleFiles: Record<ImportScale, string[]> = { hourly: [], daily: [] };
+    const kept = new Map<string, Partial<Record<ImportScale, number>>>();
+    /** Station → the files it came from, to refuse one station in two groups (their rows would not merge). */
+    const whence = new Map<string, string>();
+    try {
+      let g = 0;
+      for (const files of groupByStation(o.files, format)) {
+        g++;
+        const part = await readPart(format, files, o, extras);
+        for (const scale of ['hourly', 'daily'] as const) {
+          for (const id of part.rows[scale].keys()) {
+            const before = whence.get(id);
+            if (before !== undefined && before !== files[0]) {
+              throw new BuildError(
+                'invalid_input',
+                `station ${id} is in ${before} and in ${files[0]}, whose names do not say it is one station: import its files named as the source names them (by station), or in one file.`,
+                { file: files[0]! },
+              );
+            }
+            whence.set(id, files[0]!);
+          }
+        }
+        // A year added to a station keeps the years the dataset holds (a build replaces a series whole).
+        for (const [id, k] of await keepDatasetRows(o.out, catalog, part, offset, o.replace ?? false, duck.con))
+          kept.set(id, { ...kept.get(id), ...k });
+        for (const scale of ['hourly', 'daily'] as const) {
+          const rows = part.rows[scale];
+          if (rows.size === 0) continue;
+          const types = [
+            ...new Set([...rows.values()].flatMap((times) => [...times.values()].flatMap((r) => Object.keys(r)))),
+          ].sort();
+          const lines = [`station_id,time,${types.join(',')}`];
+          for (const [id, times] of [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+            for (const [time, row] of [...times.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+              lines.push([csv(id), time, ...types.map((t) => (row[t] === undefined ? '' : String(row[t])))].join(','));
+            }
+            total.rows[scale].set(id, new Map());
+          }
+          const file = join(work, `${scale}-${g}.csv`);
+          await writeFile(file, `${lines.join('\n')}\n`);
+          scaleFiles[scale].push(file);
+        }
+        total.absorb(part);
+      }
+    } finally {
+      duck.close();
+    }
+    const report = importReport(o.format, total, extras);
     for (const s of report.stations) {
       const k = kept.get(s.station_id);
       if (k) s.keptFromDataset = k;
     }
-    const stations = [...imported.stations.values()].filter((s) => imported.holds(s.station_id));
+    if (scaleFiles.hourly.length === 0 && scaleFiles.daily.length === 0) {
+      throw new BuildError(
+        'invalid_input',
+        `${o.files.length} ${o.format} file(s) held no value of a data type the contract has; nothing was built.\n${importReportText(report)}`,
+      );
+    }
+    const stations = [...total.stations.values()].filter((s) => total.holds(s.station_id));
     await writeFile(
       join(work, 'stations.csv'),
       `station_id,name,lat,lon,elevation\n${stations.map((s) => [s.station_id, s.name, s.lat, s.lon, s.elevation].map(csv).join(',')).join('\n')}\n`,
     );
-    const scaleFiles: Partial<Record<ImportScale, string>> = {};
-    for (const scale of ['hourly', 'daily'] as const) {
-      const rows = imported.rows[scale];
-      if (rows.size === 0) continue;
-      const types = [
-        ...new Set([...rows.values()].flatMap((times) => [...times.values()].flatMap((r) => Object.keys(r)))),
-      ].sort();
-      const lines = [`station_id,time,${types.join(',')}`];
-      for (const [id, times] of [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-        for (const [time, row] of [...times.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-          lines.push([csv(id), time, ...types.map((t) => (row[t] === undefined ? '' : String(row[t])))].join(','));
-        }
-      }
-      scaleFiles[scale] = join(work, `${scale}.csv`);
-      await writeFile(scaleFiles[scale], `${lines.join('\n')}\n`);
-    }
+    const given = Object.fromEntries(
+      (['hourly', 'daily'] as const).filter((sc) => scaleFiles[sc].length > 0).map((sc) => [sc, scaleFiles[sc]]),
+    );
     const { report: build } = await buildStationsWithReport(
-      { stations: join(work, 'stations.csv'), ...scaleFiles },
+      { stations: join(work, 'stations.csv'), ...given },
       o.out,
       o.name ?? 'dataset',
       {
