@@ -18,5 +18,12 @@ export { buildDemo, DEFAULT_DATASET } from './demo.ts';
 export { indexStations } from '../builder/station-index-build.ts';
 export { buildRasterLayer, type RasterBuildOptions, type RasterBuildResult } from '../builder/raster-build.ts';
 export { removeRasterLayer, removeStations, type RemoveReport } from '../builder/dataset/dataset-remove.ts';
+export {
+  importStations,
+  importReportText,
+  type ImportReport,
+  type StationImportOptions,
+} from '../builder/import/station-import.ts';
+export { STATION_FORMATS } from '../builder/import/station-formats.ts';
 export * from '../index.ts';
 export { createNativeSqlRunner, type NativeSqlOptions } from './native-sql-runner.ts';
