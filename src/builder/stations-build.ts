@@ -94,6 +94,11 @@ export interface ScaleReport {
    * above 100 %, to 105 %): kept as measured; per column, how many and the first one named.
    */
   beyondPhysical: { column: string; values: number; first: string }[];
+  /**
+   * Types of this scale the build would derive for a quantity it holds but could not, their source
+   * column being empty (hourly humidity without humidity_min: no daily humidity_min). Absent when none.
+   */
+  notDerived?: Array<{ type: string; from: string }>;
   /** Rows this build wrote (given and derived series). */
   rowsWritten: number;
   /** First and last period this build wrote, as answers key them; null when it wrote none. */
@@ -819,12 +824,23 @@ async function buildLocked(
         STATION_TIME_SCALES.map(async (sc) => [sc, have.has(sc) ? await idsOf(con, sc) : new Set<string>()]),
       ),
     ) as Record<StationTimeScale, Set<string>>;
+    const notDerivedBy: Partial<Record<StationTimeScale, Array<{ type: string; from: string }>>> = {};
     // Daily from hourly for every station with hourly rows, monthly from daily for every station with
     // daily rows (given or derived), except where the station's own series of that scale is given:
     // the given rows win for that station (docs/data.md, "Given and derived"), and so does a given
     // series already in the dataset.
     // Finest first, as planned, so a scale derived from a derived one sees its rows.
     for (const { to, from } of plan.derives) {
+      // Types of a quantity the source holds that still cannot be derived: their own source column is
+      // empty (hourly humidity alone gives a daily humidity_mean, not humidity_min/_max). Named in the report.
+      const rules = deriveRulesInto(to);
+      const held = new Set<string>();
+      for (const r of rules)
+        if (Number((await rows(con, `SELECT count(${ident(r.src)}) AS n FROM ${from}`))[0]!.n) > 0) held.add(r.out);
+      const stem = (t: string) => t.replace(/_(mean|min|max|median|sum)$/, '');
+      const heldStems = new Set([...held].map(stem));
+      const missing = rules.filter((r) => !held.has(r.out) && heldStems.has(stem(r.out)));
+      if (missing.length > 0) notDerivedBy[to] = missing.map((r) => ({ type: r.out, from: r.src }));
       if (!have.has(to)) await createScaleTable(con, to, false);
       await derive(
         con,
@@ -888,6 +904,7 @@ async function buildLocked(
         refused: [],
         flagged: flaggedBy[sc] ?? [],
         beyondPhysical: beyondBy[sc] ?? [],
+        ...(notDerivedBy[sc] ? { notDerived: notDerivedBy[sc] } : {}),
         rowsWritten: Number(span.n),
         first: span.first === null ? null : String(span.first),
         last: span.last === null ? null : String(span.last),
@@ -964,6 +981,11 @@ export function reportText(r: StationBuildReport): string {
       );
     if (s.givenOverDerived.length)
       lines.push(`  given series used, not derived ones, for: ${s.givenOverDerived.join(', ')}`);
+    const finer = stationScaleSpec(sc).derivedFrom;
+    if (s.notDerived?.length)
+      lines.push(
+        `  not derived, their ${finer} source holding no values: ${s.notDerived.map((n) => `${n.type} (from ${finer} ${n.from})`).join(', ')}`,
+      );
     for (const f of s.flagged)
       lines.push(`  kept ${f.values} implausible value(s) of ${f.column} (--keep-implausible); first: ${f.first}`);
     for (const f of s.beyondPhysical ?? [])

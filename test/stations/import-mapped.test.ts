@@ -93,6 +93,10 @@ describe('a logger export', () => {
       dir,
     ]);
     expect(run.code, run.stderr).toBe(0);
+    // Hourly humidity alone makes a daily mean, not a daily lowest or highest: the report says so.
+    expect(run.stderr).toMatch(
+      /^daily: .*\n(?: {2}.*\n)*? {2}not derived, their hourly source holding no values: .*humidity_min \(from hourly humidity_min\)/m,
+    );
 
     // The rules, applied here to the readings: the hour a reading ends in; mean, sum; km/h ÷ 3.6.
     const num = (s: string) => Number(s.replace(',', '.'));

@@ -237,7 +237,9 @@ describe('GHCN-Daily .dly with ghcnd-stations.txt', () => {
     });
     const unknown = await cli(['import', 'isd-full', 'x', '--out', join(root, 'z')]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/"isd-full" is not a format this version imports: ghcnd, ghcnh, gsod, isd-lite, csv/);
+    expect(unknown.stderr).toMatch(
+      /"isd-full" is not a format this version imports: ghcnd, ghcnh, gsod, isd-lite, csv/,
+    );
   });
 });
 
@@ -521,6 +523,14 @@ describe('ISD-Lite hourly, gzipped, with isd-history.csv', () => {
       for (const [time, v] of want.get(`688160-99999\t${type}`)!)
         expect(got.data[type]![time] ?? null, `${type} ${time}`).toBe(v);
     }
+    // A day's highest and lowest are its readings' (the hour's one reading is its extremes), in local days.
+    const day = await answers(dir, 18.602, -33.965, ['temperature_max', 'temperature_min'], '2024-01-02', '2024-01-02');
+    const ofDay = [...want.get('688160-99999\ttemperature_mean')!]
+      .filter(([t, v]) => t.startsWith('2024-01-02') && v !== null)
+      .map(([, v]) => v!);
+    expect(ofDay.length).toBe(21);
+    expect(day.data.temperature_max!['2024-01-02']).toBe(Math.max(...ofDay));
+    expect(day.data.temperature_min!['2024-01-02']).toBe(Math.min(...ofDay));
     const report = JSON.parse(await readFile(join(dir, 'import-report-isd-lite.json'), 'utf8'));
     const types = report.stations[0].types;
     expect(counts.traces).toBeGreaterThan(0);

@@ -8,7 +8,9 @@
  * - Times (`DATE`, UTC) are at any minute; a report belongs to the hour it ends in (10:51 → 11:00,
  *   the project's convention) and an hour's reports become one value by the type's rule (the mean
  *   of temperatures, the direction of the mean wind vector); rain is the largest report of the hour,
- *   as special reports carry running totals since the routine one, never a sum of them.
+ *   as special reports carry running totals since the routine one, never a sum of them. The hour's
+ *   lowest and highest temperature report are its `temperature_min` and `_max`, so a day's extremes
+ *   are its lowest and highest report (as NOAA derives GSOD's from the hourly reports).
  * - A value whose quality code says it failed is dropped and counted by code: the legacy ISD codes
  *   2, 3, 6, 7 (suspect, erroneous) and GHCNh's own checks, a lower-case letter.
  * - A trace of precipitation (measurement code `T`) is 0, counted; a calm (`C`) or variable (`V`)
@@ -160,6 +162,9 @@ export async function readGhcnhFile(path: string, into: Imported): Promise<void>
       let types = hours.get(hour);
       if (!types) hours.set(hour, (types = new Map()));
       types.set(type, [...(types.get(type) ?? []), v]);
+      // The hour's lowest and highest temperature report, so the build derives a day's extremes from its reports.
+      if (type === 'temperature_mean')
+        for (const t of ['temperature_min', 'temperature_max']) types.set(t, [...(types.get(t) ?? []), v]);
     }
     for (const variable of UNMAPPED) {
       const k = header.indexOf(variable);

@@ -9,7 +9,9 @@
  * Times are UTC: they are written with their zone and the build converts them into the dataset's.
  * A reading at hour H is the hour ending at H (the project's hourly convention, docs/data.md). The
  * six-hour totals are not spread over hours (nothing says how the rain fell): not imported, named.
- * Wind is as ISD measures it (at about 10 m), not converted to another height.
+ * Wind is as ISD measures it (at about 10 m), not converted to another height. The hour's air
+ * temperature is also its lowest and highest (`temperature_min`, `_max`), so the build derives a
+ * day's extremes from the day's readings, as NOAA does for GSOD.
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -121,7 +123,14 @@ export async function readIsdLiteFile(
         into.keepAt('hourly', id, time, col.type, 0).trace++;
         return;
       }
-      into.keepAt('hourly', id, time, col.type, col.factor === 1 ? v : Number((v * col.factor).toFixed(1)));
+      const value = col.factor === 1 ? v : Number((v * col.factor).toFixed(1));
+      into.keepAt('hourly', id, time, col.type, value);
+      // The hour's one reading is its lowest and highest too, so a day's extremes are its lowest and
+      // highest reading, as NOAA derives GSOD's from the hourly reports.
+      if (col.type === 'temperature_mean') {
+        into.put('hourly', id, time, 'temperature_min', value);
+        into.put('hourly', id, time, 'temperature_max', value);
+      }
     });
   });
   into.files.push({ path, rows });
