@@ -399,7 +399,9 @@ export function toCsv(t: ResultTable, periodHeader = 'Period', about: readonly s
   const head = [periodHeader, ...t.series.map(seriesHeading)].map(q).join(',');
   const dec = t.series.map(seriesDecimals);
   const lines = t.rows.map((r, i) => [q(r), ...t.series.map((s, k) => formatValue(s.values[i], dec[k]!))].join(','));
-  return `${[...pre, head, ...lines].join('\n')}\n`;
+  // The headings first and the notes after the data: a spreadsheet takes the first row as the
+  // headings and the table as one block; pandas still reads past the notes (comment='#').
+  return `${[head, ...lines, ...pre].join('\n')}\n`;
 }
 
 /**

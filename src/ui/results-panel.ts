@@ -384,7 +384,7 @@ export function resultsPanel(ctx: PanelContext): Panel {
     box.replaceChildren(ul);
   }
 
-  /** The CSV of the answer on screen: a file name from place, data and dates, and a header block saying what it holds. */
+  /** The CSV of the answer on screen: a file name from place, data and dates, and notes after the data saying what it holds. */
   function answerCsv(): { name: string; text: string } | null {
     const shown = st().shown;
     if (!shown) return null;

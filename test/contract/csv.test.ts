@@ -57,6 +57,9 @@ describe('CSV a spreadsheet opens as data', () => {
     expect(comments).toHaveLength(HOSTILE.length);
     const data = rows.filter((r) => !r[0]!.startsWith('#'));
     expect(data).toHaveLength(3);
+    // The headings are the first row and the notes come after the data, so a spreadsheet sees one table.
+    expect(rows[0]).toEqual(data[0]);
+    expect(rows.findIndex((r) => r[0]!.startsWith('#'))).toBe(data.length);
     for (const r of data) expect(r).toHaveLength(5);
     for (const r of rows) for (const cell of r) expect(isFormula(cell), JSON.stringify(cell)).toBe(false);
     // Numbers stay numbers; the headings keep their words.

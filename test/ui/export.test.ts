@@ -1,6 +1,6 @@
 // A CSV a person can file, and numbers at the data's precision, in
 // Chromium on Vite's dev server: the file is named from the place, the data
-// and the dates; its header block says which station (name, position,
+// and the dates; its notes (after the data) say which station (name, position,
 // elevation, distance), which shape (WKT), which time zone, which dataset
 // and which query; its headings are words with units; and every value is
 // the engine's (Node, asked independently) at the type's own step, as the
@@ -23,7 +23,7 @@ type Meta = {
 };
 
 describe('CSV export', () => {
-  it("nearest-station daily: named file, header block, headings in words, values at each type's step", async () => {
+  it("nearest-station daily: named file, headings first, notes after the data, values at each type's step", async () => {
     const page = await openAppPage(app.browser, `${app.url}index.html`);
     await zoomTo(page, [18.8668, -33.9346], 11);
     await page.fill('#startDate', '2024-06-01');
@@ -61,6 +61,9 @@ describe('CSV export', () => {
       .replace(/^\uFEFF/, '')
       .trimEnd()
       .split('\n');
+    // The headings are the first line; the notes follow the data.
+    expect(lines[0]).toMatch(/^Period \(UTC\+02:00\),/);
+    expect(lines.findIndex((l) => l.startsWith('# '))).toBe(lines.filter((l) => !l.startsWith('# ')).length);
     const about = lines.filter((l) => l.startsWith('# ')).join('\n');
     expect(about).toContain(`Dataset: ${index.name} (${app.url}data/demo/)`);
     // The records' sources (the catalog's attribution) travel with them.

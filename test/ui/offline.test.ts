@@ -280,7 +280,7 @@ describe('offline after the first visit', () => {
       page.waitForEvent('download', { timeout: 10_000 }),
       page.click('#download-csv'),
     ]);
-    // The header block ("# …") says what the file holds; then headings in words with the unit.
+    // Headings in words with the unit first; the notes ("# …") after the data say what the file holds.
     const csv = (await readFile((await csvDownload.path())!, 'utf8'))
       .trim()
       .split('\n')
