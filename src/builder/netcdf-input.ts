@@ -175,7 +175,7 @@ function unitConversion(from: string, to: string): { a: number; b: number } | nu
   return null;
 }
 
-function periodKey(d: CalendarDate, scale: RasterTimeScale | null): string {
+export function periodKey(d: CalendarDate, scale: RasterTimeScale | null): string {
   if (scale === null) return '';
   // The period holding the date, on the scale's calendar (contract/calendars.ts): mid-month CF times fall in
   // their month. A 360-day calendar's 30 February is in February's last dekad, not in March (daily layers refuse it above).

@@ -12,7 +12,7 @@
 import { CALENDARS } from '../contract/calendars.ts';
 import type { TimeScale } from '../contract/periods.ts';
 import { TIME_SCALES } from '../contract/time-scales.ts';
-import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
+import { type Catalog, layoutOf, RASTER_LAYOUTS, type RasterLayerEntry } from '../dataset/catalog.ts';
 import type { GridSpec } from '../rasters/coverage.ts';
 import { gridOf } from '../rasters/layer-plan.ts';
 import { ZARR_CHUNK } from '../rasters/zarr-layout.ts';
@@ -184,8 +184,8 @@ export function planRasterLayer(
   // Long daily stacks are Zarr stores (a point reads 8 × 8 px × its dates), the rest maps (raster-tiling.ts).
   const layout =
     options.layout ??
-    (kept
-      ? (kept.layout ?? 'map')
+    (kept && RASTER_LAYOUTS[layoutOf(kept)].built
+      ? ((kept.layout as 'map' | 'zarr' | undefined) ?? 'map')
       : options.tileSize !== undefined || timeScale === null
         ? 'map'
         : chooseLayout(maxBands));

@@ -16,6 +16,10 @@ import { checkCatalogPaths } from './dataset-path.ts';
 import {
   CATALOG_VERSION,
   type Catalog,
+  STORE_COMPRESSORS,
+  STORE_DTYPE,
+  STORE_FILTERS,
+  STORE_MAX_CHUNK_BYTES,
   isRasterLayout,
   MAX_TILE_DIGEST_BYTES,
   RASTER_LAYOUTS,
@@ -273,6 +277,7 @@ export function checkCatalog(value: unknown, where: string): Catalog {
       );
       check(l.timeScale !== null, `${at}.timeScale`, l.timeScale, 'must be a time scale: a zarr layer is dated');
     }
+    if (l.layout === 'zarr-store') checkStoreArray(l, at, check);
     check(l.preview === undefined || typeof l.preview === 'string', `${at}.preview`, l.preview, 'must be a path');
     check(Array.isArray(l.files) && l.files.length > 0, `${at}.files`, l.files, 'must list at least one file');
     l.files.forEach((f, j) => {
@@ -367,4 +372,84 @@ function describe(value: unknown): string {
       : `a list of ${value.length}`;
   if (typeof value === 'object' && value !== null) return 'an object';
   return String(value);
+}
+
+/** A published store's array as the catalog copies it: bounded before a reader sizes anything by it. */
+function checkStoreArray(
+  l: RasterLayerEntry,
+  at: string,
+  check: (ok: boolean, field: string, value: unknown, why: string) => void,
+): void {
+  const a = l.storeArray;
+  check(isObject(a), `${at}.storeArray`, a, "must describe the store's array");
+  if (!isObject(a)) return;
+  check(
+    typeof a.variable === 'string' && /^[A-Za-z_][A-Za-z0-9_.-]{0,127}$/.test(a.variable) && !a.variable.includes('..'),
+    `${at}.storeArray.variable`,
+    a.variable,
+    'must name the array (letters, digits, "_", "." and "-")',
+  );
+  const m = typeof a.dtype === 'string' ? STORE_DTYPE.exec(a.dtype) : null;
+  check(
+    m !== null && !(m[1] === 'f' && Number(m[2]) < 4),
+    `${at}.storeArray.dtype`,
+    a.dtype,
+    'must be an int, uint or float dtype (e.g. "<f4")',
+  );
+  const dims = (v: unknown) => Array.isArray(v) && v.length === 3 && v.every((n) => isCount(n) && n >= 1);
+  check(dims(a.shape), `${at}.storeArray.shape`, a.shape, 'must be three sizes (time, lat, lon)');
+  check(dims(a.chunks), `${at}.storeArray.chunks`, a.chunks, 'must be three chunk sizes (time, lat, lon)');
+  if (dims(a.shape)) {
+    check(
+      a.shape[1] === l.height && a.shape[2] === l.width,
+      `${at}.storeArray.shape`,
+      a.shape,
+      `must match the layer's ${l.height} × ${l.width} grid`,
+    );
+    check(
+      l.files.length === 1 && l.files[0]!.periods.length === a.shape[0],
+      `${at}.files`,
+      l.files.length,
+      'must be the one store, with one period per time step',
+    );
+  }
+  if (dims(a.chunks) && m) {
+    const bytes = a.chunks[0] * a.chunks[1] * a.chunks[2] * Number(m[2]);
+    check(
+      bytes <= STORE_MAX_CHUNK_BYTES,
+      `${at}.storeArray.chunks`,
+      a.chunks,
+      `must hold at most ${STORE_MAX_CHUNK_BYTES} bytes decoded (these hold ${bytes})`,
+    );
+  }
+  check(a.separator === '.' || a.separator === '/', `${at}.storeArray.separator`, a.separator, 'must be "." or "/"');
+  check(
+    a.compressor === null ||
+      (isObject(a.compressor) && (STORE_COMPRESSORS as readonly unknown[]).includes(a.compressor.id)),
+    `${at}.storeArray.compressor`,
+    a.compressor,
+    `must be null or one of ${STORE_COMPRESSORS.join(', ')}`,
+  );
+  check(
+    a.filters === null ||
+      (Array.isArray(a.filters) &&
+        a.filters.every((f) => isObject(f) && (STORE_FILTERS as readonly unknown[]).includes(f.id))),
+    `${at}.storeArray.filters`,
+    a.filters,
+    `must be null or a list of ${STORE_FILTERS.join(', ')}`,
+  );
+  check(
+    Array.isArray(a.missing) && a.missing.length <= 8 && a.missing.every((v) => v === null || Number.isFinite(v)),
+    `${at}.storeArray.missing`,
+    a.missing,
+    'must be a short list of numbers (null for NaN)',
+  );
+  check(
+    Number.isFinite(a.scaleFactor) && a.scaleFactor !== 0,
+    `${at}.storeArray.scaleFactor`,
+    a.scaleFactor,
+    'must be a finite number other than 0',
+  );
+  check(Number.isFinite(a.addOffset), `${at}.storeArray.addOffset`, a.addOffset, 'must be a finite number');
+  check(typeof a.latAscending === 'boolean', `${at}.storeArray.latAscending`, a.latAscending, 'must be true or false');
 }

@@ -188,6 +188,8 @@ export interface RasterLayerEntry extends RasterLayerDeclaration {
   layout?: RasterLayout;
   /** A `zarr` layer's arrays: names, chunk edge and preview factor, so a reader reads no store metadata first. */
   zarr?: ZarrArrays;
+  /** A `zarr-store` layer's array, as its store describes it. */
+  storeArray?: StoreArray;
 }
 
 /**
@@ -198,13 +200,64 @@ export interface RasterLayerEntry extends RasterLayerDeclaration {
  */
 export const RASTER_LAYOUTS = {
   /** A north-up tiled GeoTIFF per file group, pixel-interleaved (docs/layers.md, section 2). */
-  map: { folder: false, suffix: 'tif', listed: null, role: 'raster' },
+  map: { folder: false, suffix: 'tif', listed: null, role: 'raster', built: true },
   /** A Zarr v2 store per year: chunks of every date × a few pixels, a preview per date (section 2.1). */
-  zarr: { folder: true, suffix: 'zarr', listed: '.zmetadata', role: 'raster-store' },
+  zarr: { folder: true, suffix: 'zarr', listed: '.zmetadata', role: 'raster-store', built: true },
+  /**
+   * A Zarr v2 store as another tool published it (xarray, zarr-python), referenced in place by
+   * `climate-query layers add` and read by its own metadata, which the catalog copies
+   * ({@link StoreArray}). Not the build's: removing the layer leaves its files alone.
+   */
+  'zarr-store': { folder: true, suffix: 'zarr', listed: 'array', role: 'raster-store', built: false },
 } as const satisfies Record<
   string,
-  { folder: boolean; suffix: string; listed: string | null; role: 'raster' | 'raster-store' }
+  {
+    folder: boolean;
+    suffix: string;
+    /** What of the file the catalog lists: itself (null), an object in it, or its array's metadata ('array'). */
+    listed: string | null;
+    role: 'raster' | 'raster-store';
+    /** Whether the build wrote its files (and a remove may delete them). */
+    built: boolean;
+  }
 >;
+
+/** Compressors a published store's array may have (numcodecs ids; src/rasters/zarr-codecs.ts decodes them). */
+export const STORE_COMPRESSORS = ['zlib', 'gzip', 'blosc', 'zstd', 'lz4'] as const;
+/** Filters a published store's array may have. */
+export const STORE_FILTERS = ['delta', 'fixedscaleoffset'] as const;
+/** dtypes a published store's array may have: numpy's kind and size in bytes, any byte order (no 1- or 2-byte floats). */
+export const STORE_DTYPE = /^[<>|]([iuf])([1248])$/;
+/** Most bytes one chunk of a published store may hold decoded: 64 MiB. */
+export const STORE_MAX_CHUNK_BYTES = 64 * 1024 * 1024;
+
+/**
+ * One array of a published Zarr v2 store, as its `.zarray` and `.zattrs` say (copied into the
+ * catalog so a point reads its chunk first, nothing before it). Dimensions are (time, lat, lon).
+ */
+export interface StoreArray {
+  /** The array's path in the store (`tas`). */
+  variable: string;
+  /** numpy's type string: `<f4`, `>i2`, `|u1`, … */
+  dtype: string;
+  shape: [number, number, number];
+  chunks: [number, number, number];
+  /** `.` or `/` between a chunk key's indexes. */
+  separator: '.' | '/';
+  /** The compressor's config (`{"id": "blosc", "cname": "lz4", …}`), or null. */
+  compressor: { id: string; [k: string]: unknown } | null;
+  /** Filters, applied on writing in this order, or null. */
+  filters: Array<{ id: string; [k: string]: unknown }> | null;
+  /** Stored values that mean no value: fill_value, CF `_FillValue` and `missing_value`; `NaN` as null. */
+  missing: Array<number | null>;
+  /** CF `valid_range`: values outside are no value. */
+  validRange?: [number, number];
+  /** CF packing: value = stored × scaleFactor + addOffset (before the layer's own step). */
+  scaleFactor: number;
+  addOffset: number;
+  /** Whether the store's first latitude row is the southernmost (the engine's grids run north to south). */
+  latAscending: boolean;
+}
 
 /** A layout's name. */
 export type RasterLayout = keyof typeof RASTER_LAYOUTS;
@@ -219,10 +272,11 @@ export function layoutOf(layer: Pick<RasterLayerEntry, 'layout'>): RasterLayout 
   return layer.layout ?? 'map';
 }
 
-/** The path and role under which the catalog's `files[]` lists file `path` of a layer of `layout`. */
-export function listedFile(layout: RasterLayout, path: string): [string, string] {
-  const d = RASTER_LAYOUTS[layout];
-  return [d.listed === null ? path : `${path}/${d.listed}`, d.role];
+/** The path and role under which the catalog's `files[]` lists file `path` of `layer`. */
+export function listedFile(layer: Pick<RasterLayerEntry, 'layout' | 'storeArray'>, path: string): [string, string] {
+  const d = RASTER_LAYOUTS[layoutOf(layer)];
+  if (d.listed === null) return [path, d.role];
+  return [`${path}/${d.listed === 'array' ? `${layer.storeArray!.variable}/.zarray` : d.listed}`, d.role];
 }
 
 /** Whether dataset path `rel` is file `path` of a layer of `layout`, or inside it. */

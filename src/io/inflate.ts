@@ -12,7 +12,12 @@ import { ClimateQueryError } from '../contract/errors.ts';
  * `dataset_unavailable` naming `what` when the stream is damaged, or ends
  * before or after `size` bytes.
  */
-export async function inflateExactly(data: Uint8Array, size: number, what: string): Promise<Uint8Array> {
+export async function inflateExactly(
+  data: Uint8Array,
+  size: number,
+  what: string,
+  format: 'deflate' | 'gzip' = 'deflate',
+): Promise<Uint8Array> {
   const out = new Uint8Array(size);
   let at = 0;
   const damaged = (why: string, cause?: unknown) =>
@@ -21,7 +26,7 @@ export async function inflateExactly(data: Uint8Array, size: number, what: strin
     });
   const reader = new Blob([data as Uint8Array<ArrayBuffer>])
     .stream()
-    .pipeThrough(new DecompressionStream('deflate'))
+    .pipeThrough(new DecompressionStream(format))
     .getReader();
   try {
     for (;;) {

@@ -25,6 +25,9 @@ export const WORKER_DEPENDENCIES = [
   'hyparquet',
   'hyparquet-compressors',
   'fzstd',
+  // Codecs of published Zarr stores (src/rasters/zarr-codecs.ts), loaded when a store needs them.
+  'numcodecs/blosc',
+  'numcodecs/lz4',
   'hyparquet/src/column.js',
   'hyparquet/src/datapage.js',
   'hyparquet/src/plain.js',

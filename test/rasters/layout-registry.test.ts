@@ -23,8 +23,11 @@ describe('the layout registry', () => {
   });
 
   it('says what each layout’s file is on disk: what the catalog lists of it, and what it owns', () => {
-    expect(listedFile('map', 'rasters/frost/months-1a2b.tif')).toEqual(['rasters/frost/months-1a2b.tif', 'raster']);
-    expect(listedFile('zarr', 'rasters/t/2024-1a2b.zarr')).toEqual([
+    expect(listedFile({ layout: 'map' }, 'rasters/frost/months-1a2b.tif')).toEqual([
+      'rasters/frost/months-1a2b.tif',
+      'raster',
+    ]);
+    expect(listedFile({ layout: 'zarr' }, 'rasters/t/2024-1a2b.zarr')).toEqual([
       'rasters/t/2024-1a2b.zarr/.zmetadata',
       'raster-store',
     ]);

@@ -9,7 +9,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { STATION_TIME_SCALES } from '../../contract/station-data-types.ts';
-import type { Catalog, RasterLayerEntry } from '../../dataset/catalog.ts';
+import { type Catalog, layoutOf, RASTER_LAYOUTS, type RasterLayerEntry } from '../../dataset/catalog.ts';
 import { placeInto, readCatalogOrEmpty, updateCatalog } from './dataset-writer.ts';
 import { withDatasetLock } from './dataset-lock.ts';
 import { layerPaths, stationArchiveFolder } from '../../dataset/catalog-owners.ts';
@@ -89,7 +89,8 @@ async function removeLayerLocked(
   const layer = matches[0]!;
   // Its own: the catalog was read through the owners check, so no other layer, the catalog or the
   // station archive shares any of these paths.
-  const paths = layerPaths(layer);
+  // A store referenced in place (`layers add`) is not the dataset's: only its entry goes.
+  const paths = RASTER_LAYOUTS[layoutOf(layer)].built ? layerPaths(layer) : [];
   await updateCatalog(dir, catalog.name, (c) => {
     c.rasters = c.rasters.filter(
       (l) => !(l.dataType === layer.dataType && l.subDataType === layer.subDataType && l.extent === layer.extent),

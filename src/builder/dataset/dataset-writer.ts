@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { CATALOG_VERSION, type Catalog, type CatalogFile, layoutOf, listedFile } from '../../dataset/catalog.ts';
+import { CATALOG_VERSION, type Catalog, type CatalogFile, listedFile } from '../../dataset/catalog.ts';
 import { checkDataset } from '../../dataset/catalog-check.ts';
 import { BuildError } from '../build-error.ts';
 import { mapFileClaims } from '../map-file-claims.ts';
@@ -129,7 +129,7 @@ export async function updateCatalog(dir: string, name: string, change: (c: Catal
   }
   for (const layer of catalog.rasters) {
     // A store that is a folder is listed by the one object that stands for it (a zarr store's consolidated metadata).
-    for (const f of layer.files) referenced.push(listedFile(layoutOf(layer), f.path));
+    for (const f of layer.files) referenced.push(listedFile(layer, f.path));
     if (layer.preview) referenced.push([layer.preview, 'raster-preview']);
   }
   const files: CatalogFile[] = [];

@@ -96,9 +96,11 @@ export function mergeLayer(
   const groups = (l: RasterLayerEntry) => new Map(l.files.map((f) => [fileGroup(f.path), f]));
   const mine = groups(incoming);
   if (!existing || options.replace) {
-    const dropped = existing
-      ? existing.files.map((f) => f.path).filter((p) => !incoming.files.some((f) => f.path === p))
-      : [];
+    // A store referenced in place is not the dataset's to delete: its entry alone is replaced.
+    const dropped =
+      existing && RASTER_LAYOUTS[layoutOf(existing)].built
+        ? existing.files.map((f) => f.path).filter((p) => !incoming.files.some((f) => f.path === p))
+        : [];
     const old = existing ? groups(existing) : new Map<string, RasterFileEntry>();
     return {
       layer: incoming,
@@ -106,6 +108,13 @@ export function mergeLayer(
       replacedGroups: [...mine.keys()].filter((g) => old.has(g)),
       addedGroups: [...mine.keys()].filter((g) => !old.has(g)),
     };
+  }
+  if (!RASTER_LAYOUTS[layoutOf(existing)].built || !RASTER_LAYOUTS[layoutOf(incoming)].built) {
+    throw new BuildError(
+      'conflict',
+      `${name(existing)} in ${options.where} is a store referenced in place (\`climate-query layers add\`), whose years are its own: a build or a merge cannot add files beside it. Build under another name, or replace the entry whole (--replace).`,
+      { option: 'replace' },
+    );
   }
   const theirs = groups(existing);
   // Storage matters only where old files stay beside the new ones.

@@ -10,6 +10,8 @@ const HELP: Help = {
   usage: `Usage: climate-query layers [--data DIR|URL]
        climate-query layers remove NAME[/SUB] [--extent E] [--data DIR]
        climate-query layers merge SOURCE_DIR... [--data DIR]
+       climate-query layers add STORE --layer NAME[/SUB] --data DIR [--time-scale S] [--unit U]
+                                [--variable V] [--step X] [--crs EPSG:4326] [--extent E] [--replace]
 
   Lists the dataset's raster layers (dataType, subDataType, dataExtent,
   timeScale, dates, unit) and how to ask for each with query point|polygon.
@@ -21,10 +23,22 @@ const HELP: Help = {
   already is replaced only by one holding at least the same dates; layers
   stored differently (grid, step, layout) are refused, and then nothing
   changes. Stations are not merged (the message says whose were left).
+  "add" references a Zarr v2 store another tool wrote (xarray's to_zarr, zarr-python)
+  in place, inside the dataset folder, as a layer: nothing is copied. Its array
+  (time, lat, lon), codecs, grid, CF time and packing are read from its own
+  metadata and checked; what it does not say (CRS, unit, time scale) must be
+  passed (docs/layers.md, "Published stores").
 
 Options:
   --data DIR|URL   dataset (default: the demo dataset, ${DEFAULT_DATASET})
-  --extent E       with remove: the layer's extent (tc, sa, …)
+  --extent E       with remove: the layer's extent (tc, sa, …); with add: the extent's name
+  --layer N[/S]    with add: the layer's name and sub-type
+  --time-scale S   with add: daily, monthly, … (a family's own when the name is one)
+  --unit U         with add: the values' unit (default: the array's "units")
+  --variable V     with add: the array, when the store holds several
+  --step X         with add: the step answers are given at (default: the CF packing step; 0.001 for floats)
+  --crs EPSG:4326  with add: when the store states no CRS (never guessed)
+  --replace        with add: replace a layer of the same name and extent
   -h, --help       this help
 
 Exit codes:
@@ -38,6 +52,13 @@ async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(HELP, args, {
     data: { type: 'string' },
     extent: { type: 'string' },
+    layer: { type: 'string' },
+    'time-scale': { type: 'string' },
+    unit: { type: 'string' },
+    variable: { type: 'string' },
+    step: { type: 'string' },
+    crs: { type: 'string' },
+    replace: { type: 'boolean' },
   });
   const data = values.data ?? DEFAULT_DATASET;
   if (positionals[0] === 'remove') {
@@ -53,6 +74,36 @@ async function run(args: string[]): Promise<number> {
     process.stderr.write(
       `Removed layer ${r.removed} from ${data}: ${r.files.length} file(s) deleted${r.files.length ? ` (${r.files.join(', ')})` : ''}.\n`,
     );
+    return 0;
+  }
+  if (positionals[0] === 'add') {
+    const [, source, ...extra] = positionals;
+    if (!source || extra.length)
+      usageError(HELP, `add takes one store${extra.length ? `; unexpected "${extra[0]}"` : ''}.`);
+    if (!values.layer) usageError(HELP, 'add needs --layer NAME[/SUB].');
+    if (values.data === undefined) usageError(HELP, 'add needs --data DIR, the dataset folder the store is in.');
+    const [dataType, subDataType, more] = values.layer.split('/');
+    if (!dataType || more !== undefined) usageError(HELP, `"${values.layer}" is not NAME or NAME/SUB.`);
+    const step = values.step === undefined ? undefined : Number(values.step);
+    if (step !== undefined && !(step > 0)) usageError(HELP, `--step must be a number > 0; got "${values.step}".`);
+    const { parseTimeScale } = await import('../../builder/raster-build-declare.ts');
+    const timeScale = values['time-scale'] === undefined ? undefined : parseTimeScale(values['time-scale']);
+    const { addStoreLayer } = await import('../../builder/dataset/layer-add.ts');
+    const layer = await addStoreLayer({
+      dir: data,
+      source,
+      dataType,
+      ...(subDataType !== undefined ? { subDataType } : {}),
+      ...(values.unit !== undefined ? { unit: values.unit } : {}),
+      ...(timeScale ? { timeScale } : {}),
+      ...(values.variable !== undefined ? { variable: values.variable } : {}),
+      ...(step !== undefined ? { step } : {}),
+      ...(values.crs !== undefined ? { crs: values.crs } : {}),
+      ...(values.extent !== undefined ? { extent: values.extent } : {}),
+      replace: values.replace ?? false,
+    });
+    const { layerText } = await import('../layer-text.ts');
+    process.stderr.write(`Added ${layer.files[0]!.path} as a layer, read in place:\n${layerText(layer)}`);
     return 0;
   }
   if (positionals[0] === 'merge') {
@@ -71,7 +122,7 @@ async function run(args: string[]): Promise<number> {
       process.stderr.write(`${s}: its stations were not merged (merge adds raster layers).\n`);
     return 0;
   }
-  if (values.extent !== undefined) usageError(HELP, '--extent goes with remove.');
+  if (values.extent !== undefined) usageError(HELP, '--extent goes with remove or add.');
   if (positionals.length > 0) usageError(HELP, `unexpected argument "${positionals[0]}".`);
   if (!/^https?:\/\//i.test(data) && !existsSync(`${data}/catalog.json`)) {
     process.stderr.write(`No dataset at ${data}. Run \`climate-query demo\` first, or pass --data DIR|URL.\n`);

@@ -7,10 +7,12 @@ import { layoutOf, type RasterLayerEntry, type RasterLayout } from '../../datase
 import type { LayoutReader } from '../raster-reader.ts';
 import { mapReader } from './map-reader.ts';
 import { zarrReader } from './zarr-reader.ts';
+import { zarrStoreReader } from './zarr-store-reader.ts';
 
 export const LAYOUT_READERS: Record<RasterLayout, LayoutReader> = {
   map: mapReader,
   zarr: zarrReader,
+  'zarr-store': zarrStoreReader,
 };
 
 /** The reader of `layer`'s layout. */

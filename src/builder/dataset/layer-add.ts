@@ -1,0 +1,352 @@
+/**
+ * `climate-query layers add`: a Zarr v2 store another tool wrote (xarray, zarr-python) becomes a
+ * layer where it is, nothing copied. Its own metadata is read — consolidated `.zmetadata` or each
+ * array's `.zarray` and `.zattrs` — and checked as the engine would read it: the data array's
+ * dimensions (time, lat, lon), dtype, codecs and chunks; its coordinates (a regular lat/lon grid,
+ * north-up or south-up); its CF time (`<unit> since <date>`, standard calendars) and packing
+ * (`scale_factor`, `add_offset`, `_FillValue`, `missing_value`, `valid_range`). What the store does
+ * not say (a CRS, a unit, the time scale) is asked for, never guessed. The catalog entry copies what
+ * a reader needs, so a point reads its chunk with nothing before it.
+ */
+import { existsSync } from 'node:fs';
+import { readdir, readFile, realpath } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { RasterTimeScale } from '../../contract/raster-layers.ts';
+import type { Catalog, RasterLayerEntry, StoreArray } from '../../dataset/catalog.ts';
+import { checkDataset } from '../../dataset/catalog-check.ts';
+import {
+  decompress,
+  dtypeBytes,
+  elements,
+  storedDtype,
+  unfilter,
+  ZARR_COMPRESSORS,
+  ZARR_DTYPE,
+  ZARR_FILTERS,
+} from '../../rasters/zarr-codecs.ts';
+import { BuildError } from '../build-error.ts';
+import { parseCfTime, isRealDate, isoDate } from '../cf-time.ts';
+import { periodKey } from '../netcdf-input.ts';
+import { normalisePeriod } from '../raster-build-dates.ts';
+import { declareLayer, knownExtents, settleExtent } from '../raster-build-declare.ts';
+import { withDatasetLock } from './dataset-lock.ts';
+import { readCatalogOrEmpty, updateCatalog } from './dataset-writer.ts';
+
+export interface LayerAddOptions {
+  /** The dataset folder. */
+  dir: string;
+  /** The store: a folder inside the dataset folder. */
+  source: string;
+  dataType: string;
+  subDataType?: string;
+  unit?: string;
+  timeScale?: RasterTimeScale;
+  /** The data array, when the store holds more than one (time, lat, lon) array. */
+  variable?: string;
+  /** The step values are answered at (default: the CF packing step, 1 for other integers, 0.001 for floats). */
+  step?: number;
+  description?: string;
+  extent?: string;
+  /** The CRS, when the store states none: only EPSG:4326 (WGS 84 longitude/latitude). */
+  crs?: string;
+  /** Replace a layer of the same name, sub-type and extent. */
+  replace?: boolean;
+  name?: string;
+}
+
+type Attrs = Record<string, unknown>;
+interface ZArray {
+  zarr_format: number;
+  shape: number[];
+  chunks: number[];
+  dtype: string;
+  compressor: { id: string; [k: string]: unknown } | null;
+  filters: Array<{ id: string; [k: string]: unknown }> | null;
+  fill_value: unknown;
+  order: string;
+  dimension_separator?: string;
+}
+
+const TIME = /^(time|t|date|valid_time)$/i;
+const LAT = /^(lat|latitude|y)$/i;
+const LON = /^(lon|long|longitude|x)$/i;
+
+/** Most bytes a coordinate array may hold when read whole (a million values). */
+const MAX_COORDINATE_BYTES = 8 * 1024 * 1024;
+
+/** Adds the store as a layer; returns its entry. */
+export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntry> {
+  const label = `${o.dataType}${o.subDataType ? `/${o.subDataType}` : ''}`;
+  const bad = (why: string, option = 'source') =>
+    new BuildError('invalid_input', `${o.source}: ${why}`, { file: o.source, option });
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(o.source)) {
+    throw new BuildError(
+      'invalid_option',
+      `${o.source} is a URL; this version references stores inside the dataset folder only (copy or sync the store into ${o.dir}, then add it by its path there).`,
+      { option: 'source' },
+    );
+  }
+  // In place, inside the dataset: the catalog names it by its path relative to the dataset's root.
+  const root = await realpath(o.dir).catch(() => {
+    throw new BuildError('unreadable_input', `${o.dir} is not a dataset folder here.`, { file: o.dir });
+  });
+  const store = await realpath(isAbsolute(o.source) ? o.source : resolve(o.source)).catch(() => {
+    throw new BuildError('unreadable_input', `${o.source} is not there.`, { file: o.source });
+  });
+  const rel = relative(root, store);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
+    throw new BuildError(
+      'invalid_option',
+      `${o.source} is not inside the dataset folder ${o.dir}: a store is referenced where the dataset is published, so put it (or a copy) inside it.`,
+      { option: 'source' },
+    );
+  }
+  const path = rel.split(sep).join('/');
+
+  // The store's metadata: consolidated, or array by array.
+  const consolidated = existsSync(join(store, '.zmetadata'))
+    ? ((JSON.parse(await readFile(join(store, '.zmetadata'), 'utf8')) as { metadata?: Record<string, unknown> })
+        .metadata ?? {})
+    : null;
+  const meta = async <T>(key: string): Promise<T | undefined> => {
+    if (consolidated) return consolidated[key] as T | undefined;
+    const file = join(store, key);
+    return existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as T) : undefined;
+  };
+  const arrays: string[] = consolidated
+    ? Object.keys(consolidated)
+        .filter((k) => k.endsWith('/.zarray'))
+        .map((k) => k.slice(0, -'/.zarray'.length))
+    : (await readdir(store, { withFileTypes: true }))
+        .filter((e) => e.isDirectory() && existsSync(join(store, e.name, '.zarray')))
+        .map((e) => e.name);
+  if (arrays.length === 0 && (await meta<ZArray>('.zarray')))
+    throw bad('is a single array; add the group (folder) that holds it with its coordinates.');
+  if (arrays.length === 0)
+    throw bad('holds no Zarr v2 arrays (no .zmetadata, no <array>/.zarray): is it a Zarr v2 store?');
+  const dimsOf = async (a: string) =>
+    ((await meta<Attrs>(`${a}/.zattrs`))?._ARRAY_DIMENSIONS as string[] | undefined) ?? [];
+  const candidates: string[] = [];
+  for (const a of arrays) {
+    const d = await dimsOf(a);
+    if (d.length === 3 && TIME.test(d[0]!) && LAT.test(d[1]!) && LON.test(d[2]!)) candidates.push(a);
+  }
+  const variable = o.variable ?? (candidates.length === 1 ? candidates[0] : undefined);
+  if (!variable) {
+    throw bad(
+      candidates.length === 0
+        ? `holds no array with dimensions (time, lat, lon) (its arrays: ${arrays.join(', ')}); name it with --variable, in that dimension order.`
+        : `holds ${candidates.length} (time, lat, lon) arrays (${candidates.join(', ')}): name one with --variable.`,
+      'variable',
+    );
+  }
+  if (!arrays.includes(variable))
+    throw bad(`has no array "${variable}" (its arrays: ${arrays.join(', ')}).`, 'variable');
+  const z = (await meta<ZArray>(`${variable}/.zarray`))!;
+  const attrs = (await meta<Attrs>(`${variable}/.zattrs`)) ?? {};
+  const dims = await dimsOf(variable);
+  if (!(dims.length === 3 && TIME.test(dims[0]!) && LAT.test(dims[1]!) && LON.test(dims[2]!)))
+    throw bad(
+      `array ${variable} has dimensions (${dims.join(', ')}); this reads (time, lat, lon) in that order (xarray: ds.transpose("time", "lat", "lon")).`,
+    );
+  checkArray(z, variable, bad);
+
+  // Coordinates, read whole (small): a regular grid, its rows north to south or south to north.
+  const coord = async (name: string): Promise<Float64Array> => {
+    const c = await meta<ZArray>(`${name}/.zarray`);
+    if (!c) throw bad(`has no coordinate array "${name}" for dimension ${name}.`);
+    checkArray(c, name, bad);
+    if (c.shape.length !== 1)
+      throw bad(`coordinate ${name} has ${c.shape.length} dimensions; curvilinear grids must be regridded first.`);
+    const n = c.shape[0]!;
+    const out = new Float64Array(n);
+    const dt = storedDtype(c.dtype, c.filters);
+    if (n * dtypeBytes(dt) > MAX_COORDINATE_BYTES)
+      throw bad(`coordinate ${name} holds ${n} values, more than this reads.`);
+    for (let k = 0; k * c.chunks[0]! < n; k++) {
+      // A 1-D array's chunk key is its index alone, whatever the separator.
+      const raw = new Uint8Array(await readFile(join(store, name, String(k))));
+      const bytes = await decompress(c.compressor, raw, c.chunks[0]! * dtypeBytes(dt), `${o.source}/${name}/${k}`);
+      const v = elements(bytes, dt);
+      unfilter(v, c.filters);
+      out.set(v.subarray(0, Math.min(c.chunks[0]!, n - k * c.chunks[0]!)), k * c.chunks[0]!);
+    }
+    return out;
+  };
+  const [tName, yName, xName] = dims as [string, string, string];
+  const [lat, lon, time] = await Promise.all([coord(yName), coord(xName), coord(tName)]);
+  const regular = (v: Float64Array, name: string) => {
+    if (v.length < 2) throw bad(`coordinate ${name} holds ${v.length} value; a grid needs two at least.`);
+    const d = v[1]! - v[0]!;
+    for (let i = 2; i < v.length; i++)
+      if (Math.abs(v[i]! - v[i - 1]! - d) > Math.abs(d) * 1e-6 + 1e-9)
+        throw bad(
+          `coordinate ${name} is not evenly spaced (step ${d} at the start, ${v[i]! - v[i - 1]!} at ${i}); regrid it first.`,
+        );
+    return d;
+  };
+  const dy = regular(lat, yName);
+  const dx = regular(lon, xName);
+  if (dx <= 0) throw bad(`longitudes run east to west; flip them first (xarray: ds.sortby("${xName}")).`);
+  if (lon[0]! < -180 - 1e-9 || lon.at(-1)! > 180 + 1e-9)
+    throw bad(
+      `longitudes run ${lon[0]} … ${lon.at(-1)}; this reads −180 … 180 (xarray: ds.assign_coords(${xName}=((ds.${xName} + 180) % 360) - 180).sortby("${xName}")).`,
+    );
+  // The CRS: stated by the store (CF grid_mapping of latitude_longitude, or CF degree units), or by the user.
+  const gm = typeof attrs.grid_mapping === 'string' ? await meta<Attrs>(`${attrs.grid_mapping}/.zattrs`) : undefined;
+  const latUnits = String((await meta<Attrs>(`${yName}/.zattrs`))?.units ?? '');
+  const lonUnits = String((await meta<Attrs>(`${xName}/.zattrs`))?.units ?? '');
+  if (gm && gm.grid_mapping_name !== 'latitude_longitude')
+    throw bad(
+      `its grid mapping is ${String(gm.grid_mapping_name)}; this reads longitude/latitude grids (WGS 84): reproject it first, or build from it.`,
+    );
+  const cfDegrees = /^degrees?_?n(orth)?$/i.test(latUnits) && /^degrees?_?e(ast)?$/i.test(lonUnits);
+  if (o.crs !== undefined && !/^EPSG:4326$/i.test(o.crs))
+    throw new BuildError(
+      'invalid_option',
+      `--crs ${o.crs}: a store is referenced on its own grid, which must be EPSG:4326 (longitude/latitude); reproject it, or build from it.`,
+      { option: 'crs' },
+    );
+  if (!gm && !cfDegrees && o.crs === undefined)
+    throw bad(
+      'states no CRS (no grid_mapping, no degrees_north/degrees_east units on its coordinates): pass --crs EPSG:4326 if its coordinates are WGS 84 longitude/latitude; it is never guessed.',
+      'crs',
+    );
+
+  // Dates: CF time, the layer's time scale.
+  const decl = declareLayer({
+    dataType: o.dataType,
+    ...(o.subDataType !== undefined ? { subDataType: o.subDataType } : {}),
+    ...(o.unit !== undefined ? { unit: o.unit } : typeof attrs.units === 'string' ? { unit: attrs.units } : {}),
+    ...(o.timeScale !== undefined ? { timeScale: o.timeScale } : {}),
+    ...(o.description !== undefined
+      ? { description: o.description }
+      : typeof attrs.long_name === 'string'
+        ? { description: attrs.long_name }
+        : {}),
+    ...(o.extent !== undefined ? { extent: o.extent } : {}),
+  });
+  if (decl.timeScale === null) throw bad('a store is dated: pass --time-scale daily, monthly, …', 'timeScale');
+  const tAttrs = (await meta<Attrs>(`${tName}/.zattrs`)) ?? {};
+  if (typeof tAttrs.units !== 'string' || !/\ssince\s/.test(tAttrs.units))
+    throw bad(`its time coordinate ${tName} has no "<unit> since <date>" units.`);
+  const axis = parseCfTime(
+    tAttrs.units,
+    typeof tAttrs.calendar === 'string' ? tAttrs.calendar : undefined,
+    `${o.source} ${tName}`,
+  );
+  const periods = Array.from(time, (t, i) => {
+    const d = axis.dateOf(t);
+    if (!isRealDate(d))
+      throw bad(`time step ${i} is ${isoDate(d)} in its ${axis.calendar} calendar, a day real calendars have not.`);
+    return normalisePeriod(decl.timeScale!, periodKey(d, decl.timeScale), `${o.source} ${tName}[${i}]`);
+  });
+  const seen = new Map<string, number>();
+  periods.forEach((p, i) => {
+    const j = seen.get(p);
+    if (j !== undefined)
+      throw bad(
+        `time steps ${j} and ${i} are the same ${decl.timeScale} period ${p}: the store is finer than the layer's time scale; aggregate it first (xarray: resample).`,
+      );
+    seen.set(p, i);
+  });
+
+  // CF packing and missing values.
+  const num = (v: unknown) =>
+    typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : undefined;
+  const missing: Array<number | null> = [];
+  for (const m of [z.fill_value, attrs._FillValue, attrs.missing_value].flat()) {
+    if (m === 'NaN' || (typeof m === 'number' && Number.isNaN(m))) missing.push(null);
+    else if (num(m) !== undefined && Number.isFinite(num(m))) missing.push(num(m)!);
+  }
+  const scaleFactor = num(attrs.scale_factor) ?? 1;
+  const addOffset = num(attrs.add_offset) ?? 0;
+  const validRange = Array.isArray(attrs.valid_range) ? (attrs.valid_range.map(Number) as [number, number]) : undefined;
+  const float = /f/.test(z.dtype);
+  const step = o.step ?? (!float && attrs.scale_factor !== undefined ? Math.abs(scaleFactor) : float ? 0.001 : 1);
+  if (!(step > 0 && Number.isFinite(step)))
+    throw new BuildError('invalid_option', `--step must be > 0; got ${step}.`, { option: 'step' });
+
+  const [T, H, W] = z.shape as [number, number, number];
+  const resX = Math.abs(dx);
+  const resY = Math.abs(dy);
+  const north = Math.max(lat[0]!, lat.at(-1)!) + resY / 2;
+  const west = lon[0]! - resX / 2;
+  const grid = { west, north, resX, resY, width: W, height: H };
+  const before = await readCatalogOrEmpty(o.dir, o.name ?? 'dataset');
+  const others = before.rasters.filter((l) => !(l.dataType === decl.dataType && l.subDataType === decl.subDataType));
+  const { extent, extentBbox } = settleExtent(decl.extent, grid, knownExtents(others), label);
+  const storeArray: StoreArray = {
+    variable,
+    dtype: z.dtype,
+    shape: [T, H, W],
+    chunks: z.chunks as [number, number, number],
+    separator: z.dimension_separator === '/' ? '/' : '.',
+    compressor: z.compressor,
+    filters: z.filters,
+    missing,
+    ...(validRange && validRange.length === 2 && validRange.every(Number.isFinite) ? { validRange } : {}),
+    scaleFactor,
+    addOffset,
+    latAscending: dy > 0,
+  };
+  const layer: RasterLayerEntry = {
+    dataType: decl.dataType,
+    subDataType: decl.subDataType,
+    ...(decl.isDefault ? { isDefault: true } : {}),
+    extent,
+    extentBbox,
+    timeScale: decl.timeScale,
+    unit: decl.unit,
+    description: decl.description,
+    crs: 'EPSG:4326',
+    bbox: [west, north - H * resY, west + W * resX, north],
+    width: W,
+    height: H,
+    resolution: [resX, resY],
+    scale: step,
+    offset: 0,
+    nodata: null,
+    files: [{ path, periods }],
+    layout: 'zarr-store',
+    storeArray,
+    tileSize: [z.chunks[2]!, z.chunks[1]!],
+  };
+  return withDatasetLock(o.dir, `layers add ${label}`, async () => {
+    const now = await readCatalogOrEmpty(o.dir, o.name ?? 'dataset');
+    const same = (l: RasterLayerEntry) =>
+      l.dataType === layer.dataType && l.subDataType === layer.subDataType && l.extent === layer.extent;
+    if (now.rasters.some(same) && !o.replace) {
+      throw new BuildError(
+        'conflict',
+        `${o.dir} has a layer ${label} (${extent}) already: take it out first (climate-query layers remove ${label}), or pass --replace.`,
+        { option: 'replace' },
+      );
+    }
+    const next: Catalog = { ...now, rasters: [...now.rasters.filter((l) => !same(l)), layer] };
+    // Checked as every reader will check it, before it is written.
+    checkDataset(next, `${o.dir}/catalog.json`);
+    await updateCatalog(o.dir, o.name ?? 'dataset', (c) => {
+      c.rasters = [...c.rasters.filter((l) => !same(l)), layer].sort((a, b) =>
+        (a.dataType + a.subDataType).localeCompare(b.dataType + b.subDataType),
+      );
+    });
+    return layer;
+  });
+}
+
+/** Refuses an array this version cannot read, naming what. */
+function checkArray(z: ZArray, name: string, bad: (why: string, option?: string) => BuildError): void {
+  if (z.zarr_format !== 2) throw bad(`array ${name} is Zarr format ${z.zarr_format}; this reads version 2.`);
+  if (z.order !== 'C')
+    throw bad(`array ${name} is in ${z.order} order; this reads C order (rewrite it with order="C").`);
+  if (!ZARR_DTYPE.test(z.dtype) || /f[12]$/.test(z.dtype))
+    throw bad(`array ${name} has dtype ${z.dtype}; this reads ints, uints (1–8 bytes) and floats (4, 8).`);
+  if (z.compressor !== null && !(ZARR_COMPRESSORS as readonly string[]).includes(z.compressor.id))
+    throw bad(`array ${name} is compressed with "${z.compressor.id}"; this reads ${ZARR_COMPRESSORS.join(', ')}.`);
+  for (const f of z.filters ?? [])
+    if (!(ZARR_FILTERS as readonly string[]).includes(f.id))
+      throw bad(`array ${name} has a filter "${f.id}"; this reads ${ZARR_FILTERS.join(', ')}.`);
+  if (z.shape.length !== z.chunks.length || z.chunks.some((c) => !(Number.isInteger(c) && c >= 1)))
+    throw bad(`array ${name} has chunks ${JSON.stringify(z.chunks)} for shape ${JSON.stringify(z.shape)}.`);
+}

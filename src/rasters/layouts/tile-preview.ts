@@ -1,0 +1,46 @@
+/**
+ * A date of a layer, whole, read tile by tile through its file's {@link RasterFile}: the preview of
+ * a layout without a reduced plane of its own (`map` files, published stores). Every tile of the
+ * grid is read with that one band; values are decoded at the file's storage step.
+ */
+import { fileStep } from '../../dataset/catalog.ts';
+import { runLimited } from '../../io/run-limited.ts';
+import type { LayoutReader } from '../raster-reader.ts';
+import { valueDecoder } from '../stored-values.ts';
+
+export const tilePreview: LayoutReader['preview'] = async (ctx, layer, index, band, signal) => {
+  const decode = valueDecoder(fileStep(layer, layer.files[index]!));
+  const f = await ctx.file(layer, index, signal);
+  const values = new Float32Array(f.width * f.height).fill(Number.NaN);
+  const jobs: Array<() => Promise<void>> = [];
+  for (let ty = 0; ty * f.tileHeight < f.height; ty++) {
+    for (let tx = 0; tx * f.tileWidth < f.width; tx++) {
+      jobs.push(async () => {
+        const t = await f.readTile(tx, ty, [band], signal);
+        for (let r = 0; r < t.height; r++) {
+          for (let c = 0; c < t.width; c++) {
+            const v = t.data[r * t.width + c]!;
+            if ((layer.nodata !== null && v === layer.nodata) || Number.isNaN(v)) continue;
+            values[(t.y0 + r) * f.width + t.x0 + c] = decode(v, false);
+          }
+        }
+      });
+    }
+  }
+  await runLimited(jobs, ctx.concurrency);
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const v of values) {
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  return {
+    width: f.width,
+    height: f.height,
+    values,
+    bbox: layer.bbox,
+    min: min > max ? Number.NaN : min,
+    max: min > max ? Number.NaN : max,
+    unit: layer.unit,
+  };
+};

@@ -1,0 +1,121 @@
+/**
+ * A published Zarr v2 array (its catalog {@link StoreArray}: dims time × lat × lon) seen as the
+ * engine's grid of tiles: a tile is one chunk's lat × lon window, north up. Its chunk keys come
+ * from the catalog, so a point reads the chunks that hold its pixel for the dates asked, nothing
+ * before them; chunks are kept in the engine's object cache. Values come out in the layer's
+ * stored units (CF packing undone, then divided by the layer's step, which the engine multiplies
+ * back), NaN where the store says no value.
+ */
+import { ClimateQueryError } from '../contract/errors.ts';
+import type { RasterLayerEntry, StoreArray } from '../dataset/catalog.ts';
+import type { DatasetLocation } from '../dataset/location.ts';
+import type { RasterFile } from './raster-reader.ts';
+import { decompress, dtypeBytes, elements, storedDtype, unfilter } from './zarr-codecs.ts';
+import type { ObjectCache } from './zarr-file.ts';
+
+/** Most bytes one query may decode from a store's chunks for one tile: past it the store's chunking does not suit the query. */
+export const MAX_STORE_READ_BYTES = 256 * 1024 * 1024;
+
+/** The chunk key of chunk (t, y, x) of `a`. */
+export function storeChunkKey(a: StoreArray, t: number, y: number, x: number): string {
+  return `${a.variable}/${[t, y, x].join(a.separator)}`;
+}
+
+/** Opens file `index` (the store) of a `zarr-store` layer. Opening reads nothing. */
+export function openStoreArray(
+  dataset: DatasetLocation,
+  layer: RasterLayerEntry,
+  index: number,
+  cache: ObjectCache,
+): RasterFile {
+  const a = layer.storeArray!;
+  const entry = layer.files[index]!;
+  const url = dataset.resolve(entry.path);
+  const [T, H, W] = a.shape;
+  const [ct, ch, cw] = a.chunks;
+  const chunkBytes = ct * ch * cw * dtypeBytes(storedDtype(a.dtype, a.filters));
+  const missing = a.missing.filter((m): m is number => m !== null);
+  const nanMissing = a.missing.includes(null);
+  const [lo, hi] = a.validRange ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
+  const step = layer.scale;
+  const base = layer.offset;
+
+  /** Chunk (t, y, x) decoded into values in the layer's stored units, NaN for no value. */
+  async function chunk(t: number, y: number, x: number, signal?: AbortSignal): Promise<Float64Array> {
+    const key = storeChunkKey(a, t, y, x);
+    const what = `${url}/${key}`;
+    // A compressed chunk is never much larger than its values; a host answering more is cut there.
+    const raw = await cache.read(`${entry.path}/${key}`, chunkBytes + 1024 + Math.ceil(chunkBytes / 16), signal);
+    let bytes: Uint8Array;
+    try {
+      bytes = await decompress(a.compressor, raw, chunkBytes, what);
+    } catch (err) {
+      cache.drop(`${entry.path}/${key}`);
+      throw err;
+    }
+    const v = elements(bytes, storedDtype(a.dtype, a.filters));
+    unfilter(v, a.filters);
+    for (let i = 0; i < v.length; i++) {
+      const s = v[i]!;
+      if (Number.isNaN(s) || (nanMissing && Number.isNaN(s)) || missing.includes(s) || s < lo || s > hi)
+        v[i] = Number.NaN;
+      else v[i] = (s * a.scaleFactor + a.addOffset - base) / step;
+    }
+    return v;
+  }
+
+  return {
+    url,
+    width: W,
+    height: H,
+    tileWidth: cw,
+    tileHeight: ch,
+    bands: T,
+    stats: cache.stats,
+    async readTile(tx, ty, bands, signal) {
+      const x0 = tx * cw;
+      const y0 = ty * ch;
+      const width = Math.min(cw, W - x0);
+      const height = Math.min(ch, H - y0);
+      // North-up rows y0 … y0+height−1 are the store's rows as they are, or counted from its end.
+      const storeRow = (r: number) => (a.latAscending ? H - 1 - r : r);
+      const rowsNeeded = [storeRow(y0), storeRow(y0 + height - 1)].sort((p, q) => p - q) as [number, number];
+      const ys: number[] = [];
+      for (let yc = Math.floor(rowsNeeded[0] / ch); yc <= Math.floor(rowsNeeded[1] / ch); yc++) ys.push(yc);
+      for (const b of bands) {
+        if (!(b >= 0 && b < T))
+          throw new ClimateQueryError('dataset_unavailable', `${url} has no date ${b + 1}; it holds ${T}.`);
+      }
+      const ts = [...new Set(bands.map((b) => Math.floor(b / ct)))];
+      const planned = ts.length * ys.length * chunkBytes;
+      if (planned > MAX_STORE_READ_BYTES) {
+        throw new ClimateQueryError(
+          'dataset_unavailable',
+          `${url}: this query would decode ${ts.length * ys.length} chunks of ${chunkBytes.toLocaleString('en')} bytes (${Math.round(planned / 2 ** 20).toLocaleString('en')} MiB) for one tile, more than the ${MAX_STORE_READ_BYTES / 2 ** 20} MiB a query may; the store's chunking does not suit it. Build the layer from the store (climate-query build), or rechunk it with xarray (more dates, fewer pixels per chunk).`,
+        );
+      }
+      const chunks = new Map<string, Float64Array>();
+      await Promise.all(
+        ts.flatMap((t) => ys.map(async (yc) => chunks.set(`${t}/${yc}`, await chunk(t, yc, tx, signal)))),
+      );
+      const samples = bands.length;
+      const data = new Float64Array(width * height * samples);
+      for (let r = 0; r < height; r++) {
+        const sr = storeRow(y0 + r);
+        const yc = Math.floor(sr / ch);
+        const yIn = sr - yc * ch;
+        for (let s = 0; s < samples; s++) {
+          const b = bands[s]!;
+          const t = Math.floor(b / ct);
+          const tIn = b - t * ct;
+          const values = chunks.get(`${t}/${yc}`)!;
+          // Chunk order C: (time, lat, lon).
+          const rowAt = (tIn * ch + yIn) * cw;
+          for (let c = 0; c < width; c++) data[(r * width + c) * samples + s] = values[rowAt + c]!;
+        }
+      }
+      return { x0, y0, width, height, samples, data };
+    },
+    close: async () => undefined,
+  };
+}
