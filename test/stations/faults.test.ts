@@ -167,13 +167,6 @@ for (const [host, engineFor, serverOf] of [
             await quiet(server);
             server.heal();
             expect(await run(engine)).toEqual(requests.map((r) => r.clean));
-            // The multipart host's variant does read station files several ranges at a time.
-            if (server === partsServer)
-              expect(
-                server.multipartAnswers
-                  .slice(answeredBefore)
-                  .filter((p) => p.endsWith('.parquet') && !p.endsWith('stations/index.parquet')).length,
-              ).toBeGreaterThan(0);
           } finally {
             server.heal();
             await engine.close();
@@ -182,3 +175,28 @@ for (const [host, engineFor, serverOf] of [
       }
     }
   });
+
+describe('the several-ranges host', () => {
+  // Whether a faulted query's reads went as parts depends on what its cache held and when the probe
+  // answered; that the variant reads station files several ranges at a time is checked once, cleanly.
+  it('is read several ranges a request once its probe has answered', async () => {
+    partsServer.heal();
+    const answeredBefore = partsServer.multipartAnswers.length;
+    const engine = partsEngine();
+    try {
+      await engine.stations();
+      for (let i = 0; i < 500; i++) {
+        if (partsServer.multipartAnswers.slice(answeredBefore).some((p) => p.endsWith('stations/index.parquet'))) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(await run(engine)).toEqual(requests.map((r) => r.clean));
+      expect(
+        partsServer.multipartAnswers
+          .slice(answeredBefore)
+          .filter((p) => p.endsWith('.parquet') && !p.endsWith('stations/index.parquet')).length,
+      ).toBeGreaterThan(0);
+    } finally {
+      await engine.close();
+    }
+  });
+});
