@@ -61,6 +61,10 @@ print(json.dumps(out))
 }, 300_000);
 afterAll(() => rm(root, { recursive: true, force: true }));
 
+/** `climate-query layers add` of store `name` (in the dataset's stores/) as a daily layer. */
+const add = (name: string, layer: string, extent: string, ...extra: string[]) =>
+  cli(['layers', 'add', join(dir, 'stores', name), '--layer', layer, '--time-scale', 'daily', '--extent', extent, ...extra, '--data', dir]);
+
 async function pointSeries(layer: string, lon: number, lat: number) {
   const engine = createNodeEngine(dir);
   try {
@@ -84,37 +88,11 @@ async function pointSeries(layer: string, lon: number, lat: number) {
 
 describe('a store xarray wrote with its defaults (Blosc lz4, one chunk, north to south)', () => {
   it('is refused until its CRS is stated, then answers what xarray reads, at 0.001', async () => {
-    const refused = await cli([
-      'layers',
-      'add',
-      join(dir, 'stores/a.zarr'),
-      '--layer',
-      'tas',
-      '--time-scale',
-      'daily',
-      '--extent',
-      'wc-a',
-      '--data',
-      dir,
-    ]);
+    const refused = await add('a.zarr', 'tas', 'wc-a');
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/states no CRS .* pass --crs EPSG:4326/);
     expect(existsSync(join(dir, 'catalog.json'))).toBe(false);
-    const added = await cli([
-      'layers',
-      'add',
-      join(dir, 'stores/a.zarr'),
-      '--layer',
-      'tas',
-      '--time-scale',
-      'daily',
-      '--extent',
-      'wc-a',
-      '--crs',
-      'EPSG:4326',
-      '--data',
-      dir,
-    ]);
+    const added = await add('a.zarr', 'tas', 'wc-a', '--crs', 'EPSG:4326');
     expect(added.code, added.stderr).toBe(0);
     expect(added.stderr).toMatch(
       /a Zarr v2 store read in place \(stores\/a\.zarr: array tas, <f4, chunks 60 × 25 × 30, blosc\)/,
@@ -137,19 +115,7 @@ describe('a store xarray wrote with its defaults (Blosc lz4, one chunk, north to
 
 describe('a CF-packed store (int16 × 0.01 + 10, _FillValue, zlib, 20 × 8 × 8 chunks, south to north)', () => {
   it('is taken with its CF degree units as its CRS and answers xarray’s decoded values, at the packing step', async () => {
-    const added = await cli([
-      'layers',
-      'add',
-      join(dir, 'stores/b.zarr'),
-      '--layer',
-      'pr',
-      '--time-scale',
-      'daily',
-      '--extent',
-      'wc-b',
-      '--data',
-      dir,
-    ]);
+    const added = await add('b.zarr', 'pr', 'wc-b');
     expect(added.code, added.stderr).toBe(0);
     const layer = (JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog).rasters.find(
       (l) => l.dataType === 'pr',
