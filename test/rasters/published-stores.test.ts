@@ -63,7 +63,20 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 
 /** `climate-query layers add` of store `name` (in the dataset's stores/) as a daily layer. */
 const add = (name: string, layer: string, extent: string, ...extra: string[]) =>
-  cli(['layers', 'add', join(dir, 'stores', name), '--layer', layer, '--time-scale', 'daily', '--extent', extent, ...extra, '--data', dir]);
+  cli([
+    'layers',
+    'add',
+    join(dir, 'stores', name),
+    '--layer',
+    layer,
+    '--time-scale',
+    'daily',
+    '--extent',
+    extent,
+    ...extra,
+    '--data',
+    dir,
+  ]);
 
 async function pointSeries(layer: string, lon: number, lat: number) {
   const engine = createNodeEngine(dir);

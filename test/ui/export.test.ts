@@ -127,7 +127,8 @@ describe('CSV export', () => {
     expect(dl.suggestedFilename()).toBe('field_temp-max_2024-01-01_2024-01-05.csv');
     const text = await readFile((await dl.path())!, 'utf8');
     expect(text).toContain('# Pixels of each field combined by max');
-    expect(text).toMatch(/\nPeriod,"G1 Daily air temperature, daily maximum, max over the field \(°C\)"\n/);
+    // The headings are the file's first row (after the byte-order mark Excel reads UTF-8 by).
+    expect(text).toMatch(/^\uFEFF?Period,"G1 Daily air temperature, daily maximum, max over the field \(°C\)"\n/);
     expect(await page.locator('#chart .u-legend').textContent()).toContain('max over the field');
     // Temperatures at 0.1 °C in every cell.
     for (const row of text
