@@ -28,6 +28,13 @@ function damaged(what: string, why: string, cause?: unknown): ClimateQueryError 
   });
 }
 
+/** Refuses a frame whose header (a little-endian u32 at `at`, in its first `header` bytes) claims other than `size` bytes. */
+function claimedSize(bytes: Uint8Array, at: number, header: number, size: number, codec: string, what: string): void {
+  if (bytes.length < header) throw damaged(what, `its ${codec} header is cut`);
+  const n = new DataView(bytes.buffer, bytes.byteOffset, header).getUint32(at, true);
+  if (n !== size) throw damaged(what, `its ${codec} header says ${n} bytes, not the ${size} of its chunk`);
+}
+
 /** The `size` bytes a chunk stored with `compressor` holds. */
 export async function decompress(
   compressor: { id: string; [k: string]: unknown } | null,
@@ -47,24 +54,21 @@ export async function decompress(
       case 'gzip':
         return await inflateExactly(bytes, size, what, 'gzip');
       case 'zstd': {
+        // Into a buffer of the chunk's size: a frame claiming more fails rather than allocating it.
         const { decompress: unzstd } = await import('fzstd');
-        out = unzstd(bytes);
+        out = unzstd(bytes, new Uint8Array(size));
         break;
       }
       case 'blosc': {
         // The header says what the frame decodes to (bytes 4–7): bounded before anything is allocated.
-        if (bytes.length < 16) throw damaged(what, 'its Blosc header is cut');
-        const nbytes = new DataView(bytes.buffer, bytes.byteOffset, 16).getUint32(4, true);
-        if (nbytes !== size) throw damaged(what, `its Blosc header says ${nbytes} bytes, not the ${size} of its chunk`);
+        claimedSize(bytes, 4, 16, size, 'Blosc', what);
         const { default: Blosc } = await import('numcodecs/blosc');
         out = await Blosc.fromConfig({ id: 'blosc' }).decode(bytes);
         break;
       }
       case 'lz4': {
-        // numcodecs' LZ4 frames start with the decoded size (little-endian u32).
-        if (bytes.length < 4) throw damaged(what, 'its LZ4 header is cut');
-        const n = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
-        if (n !== size) throw damaged(what, `its LZ4 header says ${n} bytes, not the ${size} of its chunk`);
+        // numcodecs' LZ4 frames start with the decoded size.
+        claimedSize(bytes, 0, 4, size, 'LZ4', what);
         const { default: LZ4 } = await import('numcodecs/lz4');
         out = await LZ4.fromConfig({ id: 'lz4' }).decode(bytes);
         break;

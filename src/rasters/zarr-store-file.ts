@@ -35,7 +35,6 @@ export function openStoreArray(
   const [ct, ch, cw] = a.chunks;
   const chunkBytes = ct * ch * cw * dtypeBytes(storedDtype(a.dtype, a.filters));
   const missing = a.missing.filter((m): m is number => m !== null);
-  const nanMissing = a.missing.includes(null);
   const [lo, hi] = a.validRange ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
   const step = layer.scale;
   const base = layer.offset;
@@ -57,8 +56,8 @@ export function openStoreArray(
     unfilter(v, a.filters);
     for (let i = 0; i < v.length; i++) {
       const s = v[i]!;
-      if (Number.isNaN(s) || (nanMissing && Number.isNaN(s)) || missing.includes(s) || s < lo || s > hi)
-        v[i] = Number.NaN;
+      // NaN is no value whether or not the store names it (xarray's float fill_value is NaN).
+      if (Number.isNaN(s) || missing.includes(s) || s < lo || s > hi) v[i] = Number.NaN;
       else v[i] = (s * a.scaleFactor + a.addOffset - base) / step;
     }
     return v;
