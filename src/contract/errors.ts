@@ -59,6 +59,11 @@ export type ErrorCode =
   | 'invalid_sql'
   /** A station SQL query returns more rows than the request's cap. */
   | 'result_too_large'
+  /**
+   * A raster query would read more bytes than the engine allows (a published store whose chunks do
+   * not suit the query); planned from the chunk shapes before any data is read.
+   */
+  | 'query_too_costly'
   /** No SQL engine is available here (DuckDB-WASM not given to the app, @duckdb/node-api not installed). */
   | 'sql_unavailable'
   /** A bug: the engine failed in a way it did not expect. */
@@ -89,6 +94,7 @@ const STATUS: Record<ErrorCode, number> = {
   upstream_timeout: 504,
   invalid_sql: 400,
   result_too_large: 400,
+  query_too_costly: 422,
   sql_unavailable: 501,
   internal: 500,
 };
@@ -168,6 +174,11 @@ export const ERROR_PARAMS: Readonly<Partial<Record<ErrorCode, Readonly<Record<st
     url: 'The address that was read.',
   },
   upstream_timeout: { reason: '"timeout".', url: 'The address that was read.' },
+  query_too_costly: {
+    estimateBytes: "The bytes the query would decode, planned from the layer's chunk shapes.",
+    maxBytes: 'The most one query may decode (an engine option).',
+    chunks: 'How many chunks that is.',
+  },
 };
 
 /** The JSON body of every error response. */

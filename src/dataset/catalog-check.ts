@@ -214,12 +214,19 @@ export function checkCatalog(value: unknown, where: string): Catalog {
       l.width * l.height,
       `must be at most ${MAX_LAYER_PIXELS.toLocaleString('en')} pixels`,
     );
-    // A lon/lat grid lies on the globe (longitudes to 360 for grids stored 0…360).
+    // A lon/lat grid lies on the globe (longitudes to 360 for grids stored 0…360); a grid whose
+    // pixel centres lie on the poles (ERA5's) reaches half a pixel past them.
+    const halfRow = (l.bbox[3] - l.bbox[1]) / l.height / 2;
     check(
-      l.crs !== 'EPSG:4326' || (l.bbox[0] >= -360 && l.bbox[2] <= 360 && l.bbox[1] >= -90 && l.bbox[3] <= 90),
+      l.crs !== 'EPSG:4326' ||
+        (l.bbox[0] >= -360 &&
+          l.bbox[2] <= 360 &&
+          halfRow <= 5 &&
+          l.bbox[1] >= -90 - halfRow &&
+          l.bbox[3] <= 90 + halfRow),
       `${at}.bbox`,
       l.bbox,
-      'must lie within longitudes −360…360 and latitudes −90…90 for EPSG:4326',
+      'must lie within longitudes −360…360 and latitudes −90…90 (and half a pixel) for EPSG:4326',
     );
     check(Number.isFinite(l.scale) && l.scale !== 0, `${at}.scale`, l.scale, 'must be a finite number other than 0');
     check(Number.isFinite(l.offset), `${at}.offset`, l.offset, 'must be a finite number');

@@ -53,6 +53,12 @@ export interface ClimateEngineOptions {
    */
   memoryBytes?: number;
   /**
+   * Most bytes one raster query or map preview may decode from a published store's chunks,
+   * planned before any is read (default 256 MiB, src/rasters/read-cost.ts); past it the query fails
+   * with `query_too_costly`.
+   */
+  maxReadBytes?: number;
+  /**
    * Starts the DuckDB that {@link ClimateEngine.sql} runs on, the first time it is
    * used (native DuckDB in Node: `climate-query/node`; DuckDB-WASM in a page:
    * `climate-query/sql-wasm`). Without it, `sql` fails with `sql_unavailable`.
@@ -197,7 +203,12 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     code.catch(() => undefined);
     const c = await catalog(signal);
     const { createRasterEngine } = await abortable(code, signal);
-    rasters ??= createRasterEngine({ catalog: c, dataset: location, cache: { budget: memory } });
+    rasters ??= createRasterEngine({
+      catalog: c,
+      dataset: location,
+      cache: { budget: memory },
+      ...(options.maxReadBytes !== undefined ? { maxReadBytes: options.maxReadBytes } : {}),
+    });
     return rasters;
   };
 

@@ -54,6 +54,27 @@ export function isRefusal(error: unknown): boolean {
   return typeof error === 'object' && error !== null && refusals.has(error);
 }
 
+/** Errors of a file that is not there at all (a 404, ENOENT), as opposed to one that failed to be read. */
+const absences = new WeakSet<object>();
+
+/**
+ * Marks `error` as saying the file does not exist (HTTP 404, ENOENT). A Zarr store may leave a
+ * chunk out (its fill value then stands for it); every other reader treats it as any failure.
+ */
+export function absence<E extends object>(error: E): E {
+  absences.add(error);
+  return error;
+}
+
+/** Whether `error`, or an error it wraps, says the file does not exist ({@link absence}). */
+export function isAbsence(error: unknown): boolean {
+  for (let e = error, depth = 0; typeof e === 'object' && e !== null && depth < 4; depth++) {
+    if (absences.has(e)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Maps a failed read to `aborted` (the caller gave up) or `dataset_unavailable` (the file is not there). */
 export function asSourceError(err: unknown, url: string, signal?: AbortSignal): ClimateQueryError {
   if (err instanceof ClimateQueryError) return err;
@@ -62,5 +83,6 @@ export function asSourceError(err: unknown, url: string, signal?: AbortSignal): 
     return new ClimateQueryError('aborted', 'The request was aborted.', { cause: err });
   }
   const detail = err instanceof Error ? err.message : String(err);
-  return new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: ${detail}`, { cause: err });
+  const error = new ClimateQueryError('dataset_unavailable', `Reading ${url} failed: ${detail}`, { cause: err });
+  return (err as { code?: unknown } | null)?.code === 'ENOENT' ? absence(error) : error;
 }

@@ -4,7 +4,7 @@
  * imports: it is bundled for the browser.
  */
 import { ClimateQueryError } from '../contract/errors.ts';
-import { asSourceError, type ByteSource, type ExpectedFile } from './byte-source.ts';
+import { absence, asSourceError, type ByteSource, type ExpectedFile } from './byte-source.ts';
 import { byteRangesBoundary, parseByteRanges, rangesHeader, type BytePart } from './byte-ranges.ts';
 import { sha256Hex } from './digest.ts';
 import { describeHostAnswer, isPageAnswer, looksLikePage, PAGE_INSTEAD_OF_FILE } from './host-answer.ts';
@@ -268,7 +268,8 @@ export function createHttpSource(url: string, options: HttpSourceOptions = {}): 
       `The dataset file ${url} could not be read: ${describeHostAnswer(response)}.`,
     );
     // 5xx and 429 pass; 404 and 403 do not.
-    throw response.status >= 500 || response.status === 429 ? markTransient(error) : error;
+    if (response.status >= 500 || response.status === 429) throw markTransient(error);
+    throw response.status === 404 ? absence(error) : error;
   }
 
   /**

@@ -3,6 +3,7 @@
  * catalog layer and maps every requested period to a (file, band) pair, or
  * says which dates the layer does hold.
  */
+import type { PolygonCoords } from '../contract/wkt.ts';
 import { CALENDARS } from '../contract/calendars.ts';
 import { ClimateQueryError } from '../contract/errors.ts';
 import { TIME_SCALES } from '../contract/time-scales.ts';
@@ -154,4 +155,19 @@ export function gridOf(layer: RasterLayerEntry): GridSpec {
     width: layer.width,
     height: layer.height,
   };
+}
+
+/**
+ * A longitude as a grid counts it: a grid on 0 … 360 (as ERA5 and many CF stores publish) holds
+ * western longitudes at +360; any other grid takes them as they are.
+ */
+export function gridLongitude(grid: GridSpec, lon: number): number {
+  return lon < grid.west && grid.west + grid.resX * grid.width > 180 ? lon + 360 : lon;
+}
+
+/** Polygon rings moved onto a 0 … 360 grid when they lie west of it (a field never spans the antimeridian here). */
+export function ringsOnGrid(grid: GridSpec, polygons: PolygonCoords[]): PolygonCoords[] {
+  const west = Math.min(...polygons.flatMap((rings) => rings[0]!.map((p) => p[0])));
+  if (gridLongitude(grid, west) === west) return polygons;
+  return polygons.map((rings) => rings.map((ring) => ring.map(([x, y]) => [x + 360, y] as [number, number])));
 }

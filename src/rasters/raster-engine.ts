@@ -21,11 +21,12 @@ import { type Catalog, fileStep, type RasterLayerEntry } from '../dataset/catalo
 import type { DatasetLocation } from '../dataset/location.ts';
 import type { BlockCacheOptions } from './cached-source.ts';
 import { coverageWindow, MAX_POLYGON_CELLS, polygonCoverage, type CoveredPixel, type GridSpec } from './coverage.ts';
-import { findLayer, gridOf, planRead, type ReadPlan } from './layer-plan.ts';
+import { findLayer, gridLongitude, gridOf, planRead, ringsOnGrid, type ReadPlan } from './layer-plan.ts';
 import { readerOf } from './layouts/registry.ts';
 import { DEFLATE, warmDecoder } from './raster-file.ts';
-import type { LayerGrid, RasterFile, ReaderContext, TileData } from './raster-reader.ts';
+import { type LayerGrid, type RasterFile, type ReaderContext, type TileData, tileRowOf } from './raster-reader.ts';
 import { valueDecoder } from './stored-values.ts';
+import { checkReadCost, DEFAULT_MAX_READ_BYTES, tilesCost } from './read-cost.ts';
 import { ZonalStats } from './zonal.ts';
 import { ObjectCache } from './zarr-file.ts';
 import { abortable, onAbort } from '../io/abortable.ts';
@@ -49,6 +50,8 @@ export interface RasterEngineOptions {
    * 20 years (20 chunk objects) went out in four waves even where the host had room for all.
    */
   concurrency?: number;
+  /** Most bytes one query or map preview may decode from a published store's chunks (default 256 MiB, read-cost.ts). */
+  maxReadBytes?: number;
 }
 
 /**
@@ -115,6 +118,7 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
     listed,
     cache: options.cache,
     objects,
+    maxReadBytes: options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES,
     lifetime: lifetime.signal,
     concurrency,
     file,
@@ -129,11 +133,12 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
     // Which pixels each geometry needs: one pixel for a point, covered pixels for a polygon.
     const needs: CoveredPixel[][] = q.geometries.map((g, index) => {
       if (g.kind === 'point') {
-        const px = pixelOf(grid, g.position[0], g.position[1]);
+        const px = pixelOf(grid, gridLongitude(grid, g.position[0]), g.position[1]);
         return px ? [{ ...px, fraction: 1 }] : [];
       }
       // Bounded by the pixels the field covers, whatever pixel size the catalog claims.
-      const w = coverageWindow(g.polygons, grid);
+      const polygons = ringsOnGrid(grid, g.polygons);
+      const w = coverageWindow(polygons, grid);
       const cells = w ? (w.c1 - w.c0) * (w.r1 - w.r0) : 0;
       if (cells > MAX_POLYGON_CELLS) {
         throw fieldError(
@@ -143,7 +148,7 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
           { of: 'pixels', max: MAX_POLYGON_CELLS, got: cells, index },
         );
       }
-      return polygonCoverage(g.polygons, grid);
+      return polygonCoverage(polygons, grid);
     });
 
     const tiles = await readTiles(layer, plan, needs, signal);
@@ -163,7 +168,7 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
         // Locate each pixel's value once; the bands then sit at consecutive positions.
         const located: Array<{ tile: TileData; at: number; fraction: number }> = [];
         for (const px of pixels) {
-          const tile = ft.tiles.get(tileKey(Math.floor(px.col / ft.tileWidth), Math.floor(px.row / ft.tileHeight)));
+          const tile = ft.tiles.get(tileKey(Math.floor(px.col / ft.file.tileWidth), tileRowOf(ft.file, px.row)));
           if (tile)
             located.push({
               tile,
@@ -204,25 +209,31 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
     const jobs: Array<() => Promise<void>> = [];
     // Open every file of the plan at once (headers in parallel), then queue their tiles.
     const files = await Promise.all(plan.files.map((fb) => file(layer, fb.file, signal)));
+    const cost = { chunks: 0, bytes: 0 };
     for (const [i, fb] of plan.files.entries()) {
       const f = files[i]!;
-      const ft: FileTiles = { tileWidth: f.tileWidth, tileHeight: f.tileHeight, tiles: new Map() };
+      const ft: FileTiles = { file: f, tiles: new Map() };
       out.set(fb.file, ft);
-      const wanted = new Set<string>();
+      const wanted = new Map<string, [number, number]>();
       for (const pixels of needs) {
         for (const px of pixels) {
           const tx = Math.floor(px.col / f.tileWidth);
-          const ty = Math.floor(px.row / f.tileHeight);
+          const ty = tileRowOf(f, px.row);
           const key = tileKey(tx, ty);
           if (wanted.has(key)) continue;
-          wanted.add(key);
+          wanted.set(key, [tx, ty]);
           jobs.push(async () => {
             throwIfAborted(signal);
             ft.tiles.set(key, await f.readTile(tx, ty, fb.bands, signal));
           });
         }
       }
+      const c = tilesCost(f, wanted.values(), fb.bands);
+      cost.chunks += c.chunks;
+      cost.bytes += c.bytes;
     }
+    // The whole query's reads are planned before the first: a chunking that does not suit it is refused unread.
+    checkReadCost(cost, ctx.maxReadBytes, `This query of ${layerLabel(layer)}`);
     await runLimited(jobs, concurrency);
     return out;
   }
@@ -321,9 +332,12 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
 
 /** The decoded tiles of one file, keyed by {@link tileKey}. */
 interface FileTiles {
-  tileWidth: number;
-  tileHeight: number;
+  file: RasterFile;
   tiles: Map<string, TileData>;
+}
+
+function layerLabel(layer: RasterLayerEntry): string {
+  return `${layer.dataType}${layer.subDataType === '-' ? '' : `/${layer.subDataType}`}`;
 }
 
 function tileKey(tx: number, ty: number): string {

@@ -30,13 +30,39 @@ export interface RasterFile {
   /** A tile's pixels on the grid (a `zarr` store's chunk). */
   readonly tileWidth: number;
   readonly tileHeight: number;
+  /**
+   * Rows the tile grid starts above the raster (0 unless said): tile row `ty` holds rows
+   * `ty·tileHeight − rowOffset` on. A store written south to north has its chunks counted from its
+   * southern edge, so its north-up tiles match its chunks only when shifted by this much.
+   */
+  readonly rowOffset?: number;
   /** Dates (bands) the file holds. */
   readonly bands: number;
   /** Decodes tile (`tx`, `ty`) of the grid with the given 0-based bands interleaved in the given order. */
   readTile(tx: number, ty: number, bands: number[], signal?: AbortSignal): Promise<TileData>;
+  /**
+   * What reading tile (`tx`, `ty`) with `bands` would decode, for files whose chunking a query may
+   * not suit (read-cost.ts); absent where a tile's read is bounded by construction (own layouts).
+   */
+  readCost?(tx: number, ty: number, bands: number[]): { chunks: number; bytes: number };
   /** The block cache's read counters (diagnostics, tests). */
   readonly stats: { reads: number; bytes: number };
   close(): Promise<void>;
+}
+
+/** The tile row of `file` that holds raster row `row`. */
+export function tileRowOf(file: Pick<RasterFile, 'tileHeight' | 'rowOffset'>, row: number): number {
+  return Math.floor((row + (file.rowOffset ?? 0)) / file.tileHeight);
+}
+
+/** Every tile (tx, ty) of `file`'s grid. */
+export function everyTile(file: RasterFile): Array<[number, number]> {
+  const tiles: Array<[number, number]> = [];
+  const rows = tileRowOf(file, file.height - 1) + 1;
+  for (let ty = 0; ty < rows; ty++) {
+    for (let tx = 0; tx * file.tileWidth < file.width; tx++) tiles.push([tx, ty]);
+  }
+  return tiles;
 }
 
 /** One date of a layer, whole: row-major values in the layer's unit, NaN where there is no data. */
@@ -63,6 +89,8 @@ export interface ReaderContext {
   objects: ObjectCache;
   /** Ends when the engine closes: opens and shared reads outlive the query that started them. */
   lifetime: AbortSignal;
+  /** Most bytes one query or preview may decode from chunks that state a cost (read-cost.ts). */
+  maxReadBytes: number;
   /** Most tile reads in flight at once. */
   concurrency: number;
   /** File `index` of `layer`, opened once and shared by every query (the engine's). */

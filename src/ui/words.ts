@@ -254,6 +254,8 @@ const FAULT_WORDS: Record<string, (online: boolean, params: ErrorParams | undefi
       : params?.reason === 'unreachable'
         ? 'The climate data could not be reached: the data server did not answer. Check the connection and try again in a moment.'
         : 'The climate data could not be read: the published dataset is incomplete or damaged. Tell whoever publishes it (the detail is under "For developers").',
+  query_too_costly: (_online, params) =>
+    `This layer is stored in a way that makes the question too large to answer here${typeof params?.estimateBytes === 'number' ? ` (it would read ${Math.round(params.estimateBytes / 2 ** 20).toLocaleString('en')} MB)` : ''}. Ask for fewer days or a smaller field; whoever publishes the layer can make it answer quickly (the detail is under "For developers").`,
   upstream_timeout: (online) =>
     online
       ? 'The data server was too slow to answer. Try again in a moment, or ask for fewer days or shapes.'

@@ -188,9 +188,10 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
   const dy = regular(lat, yName);
   const dx = regular(lon, xName);
   if (dx <= 0) throw bad(`longitudes run east to west; flip them first (xarray: ds.sortby("${xName}")).`);
-  if (lon[0]! < -180 - 1e-9 || lon.at(-1)! > 180 + 1e-9)
+  // −180 … 180, or 0 … 360 as ERA5 and many CF stores publish (the engine counts western longitudes at +360).
+  if (lon[0]! < -180 - 1e-9 || lon.at(-1)! > 360 + 1e-9 || (lon[0]! < 0 && lon.at(-1)! > 180 + 1e-9))
     throw bad(
-      `longitudes run ${lon[0]} … ${lon.at(-1)}; this reads −180 … 180 (xarray: ds.assign_coords(${xName}=((ds.${xName} + 180) % 360) - 180).sortby("${xName}")).`,
+      `longitudes run ${lon[0]} … ${lon.at(-1)}; this reads −180 … 180 or 0 … 360 (xarray: ds.assign_coords(${xName}=((ds.${xName} + 180) % 360) - 180).sortby("${xName}")).`,
     );
   // The CRS: stated by the store (CF grid_mapping of latitude_longitude, or CF degree units), or by the user.
   const gm = typeof attrs.grid_mapping === 'string' ? await meta<Attrs>(`${attrs.grid_mapping}/.zattrs`) : undefined;

@@ -5,28 +5,27 @@
  */
 import { fileStep } from '../../dataset/catalog.ts';
 import { runLimited } from '../../io/run-limited.ts';
-import type { LayoutReader } from '../raster-reader.ts';
+import { everyTile, type LayoutReader } from '../raster-reader.ts';
+import { checkReadCost, tilesCost } from '../read-cost.ts';
 import { valueDecoder } from '../stored-values.ts';
 
 export const tilePreview: LayoutReader['preview'] = async (ctx, layer, index, band, signal) => {
   const decode = valueDecoder(fileStep(layer, layer.files[index]!));
   const f = await ctx.file(layer, index, signal);
   const values = new Float32Array(f.width * f.height).fill(Number.NaN);
-  const jobs: Array<() => Promise<void>> = [];
-  for (let ty = 0; ty * f.tileHeight < f.height; ty++) {
-    for (let tx = 0; tx * f.tileWidth < f.width; tx++) {
-      jobs.push(async () => {
-        const t = await f.readTile(tx, ty, [band], signal);
-        for (let r = 0; r < t.height; r++) {
-          for (let c = 0; c < t.width; c++) {
-            const v = t.data[r * t.width + c]!;
-            if ((layer.nodata !== null && v === layer.nodata) || Number.isNaN(v)) continue;
-            values[(t.y0 + r) * f.width + t.x0 + c] = decode(v, false);
-          }
-        }
-      });
+  const tiles = everyTile(f);
+  // A store chunked for series (thousands of dates per chunk) would decode them all for one date's map.
+  checkReadCost(tilesCost(f, tiles, [band]), ctx.maxReadBytes, `The map preview of ${layer.dataType}`);
+  const jobs = tiles.map(([tx, ty]) => async () => {
+    const t = await f.readTile(tx, ty, [band], signal);
+    for (let r = 0; r < t.height; r++) {
+      for (let c = 0; c < t.width; c++) {
+        const v = t.data[r * t.width + c]!;
+        if ((layer.nodata !== null && v === layer.nodata) || Number.isNaN(v)) continue;
+        values[(t.y0 + r) * f.width + t.x0 + c] = decode(v, false);
+      }
     }
-  }
+  });
   await runLimited(jobs, ctx.concurrency);
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
