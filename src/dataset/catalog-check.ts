@@ -20,6 +20,8 @@ import {
   STORE_DTYPE,
   STORE_FILTERS,
   STORE_MAX_CHUNK_BYTES,
+  STORE_MAX_SHARD_CHUNKS,
+  STORE_MAX_SHARDS,
   isRasterLayout,
   MAX_TILE_DIGEST_BYTES,
   RASTER_LAYOUTS,
@@ -420,12 +422,70 @@ function checkStoreArray(
       'must be the one store, with one period per time step',
     );
   }
-  if (dims(a.chunks) && m) {
-    const bytes = a.chunks[0] * a.chunks[1] * a.chunks[2] * Number(m[2]);
+  check(
+    a.zarrFormat === undefined || a.zarrFormat === 3,
+    `${at}.storeArray.zarrFormat`,
+    a.zarrFormat,
+    'must be 3 or absent',
+  );
+  check(
+    a.keyPrefix === undefined || ['', 'c/', 'c.'].includes(a.keyPrefix),
+    `${at}.storeArray.keyPrefix`,
+    a.keyPrefix,
+    'must be "c/", "c." or absent',
+  );
+  check(
+    a.checksum === undefined || typeof a.checksum === 'boolean',
+    `${at}.storeArray.checksum`,
+    a.checksum,
+    'must be true or false',
+  );
+  const sh = a.shard;
+  check(sh === undefined || isObject(sh), `${at}.storeArray.shard`, sh, 'must describe the shards');
+  if (isObject(sh) && dims(a.chunks) && dims(a.shape)) {
+    check(
+      dims(sh.chunks) && sh.chunks.every((c, k) => a.chunks[k]! % c === 0),
+      `${at}.storeArray.shard.chunks`,
+      sh.chunks,
+      "must be three inner chunk sizes that divide the shard's",
+    );
+    check(
+      sh.indexAt === 'start' || sh.indexAt === 'end',
+      `${at}.storeArray.shard.indexAt`,
+      sh.indexAt,
+      'must be "start" or "end"',
+    );
+    check(
+      typeof sh.indexChecksum === 'boolean',
+      `${at}.storeArray.shard.indexChecksum`,
+      sh.indexChecksum,
+      'must be true or false',
+    );
+    const shards = a.shape.reduce((n, d, k) => n * Math.ceil(d / a.chunks[k]!), 1);
+    const inner = dims(sh.chunks) ? a.chunks.reduce((n, c, k) => n * (c / sh.chunks[k]!), 1) : 0;
+    check(
+      inner <= STORE_MAX_SHARD_CHUNKS,
+      `${at}.storeArray.shard.chunks`,
+      sh.chunks,
+      `must make at most ${STORE_MAX_SHARD_CHUNKS} chunks a shard (its index is read whole)`,
+    );
+    check(
+      Array.isArray(sh.sizes) &&
+        shards <= STORE_MAX_SHARDS &&
+        sh.sizes.length === shards &&
+        sh.sizes.every((n) => n === null || (isCount(n) && n >= inner * 16)),
+      `${at}.storeArray.shard.sizes`,
+      Array.isArray(sh.sizes) ? `${sh.sizes.length} sizes` : sh.sizes,
+      `must give each of the ${shards} shards' bytes (at most ${STORE_MAX_SHARDS}), or null`,
+    );
+  }
+  const chunk = isObject(sh) && dims(sh.chunks) ? sh.chunks : a.chunks;
+  if (dims(chunk) && m) {
+    const bytes = chunk[0] * chunk[1] * chunk[2] * Number(m[2]);
     check(
       bytes <= STORE_MAX_CHUNK_BYTES,
       `${at}.storeArray.chunks`,
-      a.chunks,
+      chunk,
       `must hold at most ${STORE_MAX_CHUNK_BYTES} bytes decoded (these hold ${bytes})`,
     );
   }

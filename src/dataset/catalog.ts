@@ -231,11 +231,44 @@ export const STORE_DTYPE = /^[<>|]([iuf])([1248])$/;
 /** Most bytes one chunk of a published store may hold decoded: 64 MiB. */
 export const STORE_MAX_CHUNK_BYTES = 64 * 1024 * 1024;
 
+/** Most inner chunks one shard may hold: its index (16 bytes a chunk) is read whole, at most 1 MiB. */
+export const STORE_MAX_SHARD_CHUNKS = 65_536;
+/** Most shards of a sharded array the catalog lists the sizes of. */
+export const STORE_MAX_SHARDS = 20_000;
+
 /**
- * One array of a published Zarr v2 store, as its `.zarray` and `.zattrs` say (copied into the
- * catalog so a point reads its chunk first, nothing before it). Dimensions are (time, lat, lon).
+ * How a Zarr v3 array's chunks sit inside its shards (`sharding_indexed`): the array's `chunks`
+ * are then its shards' shape, and each shard file holds these inner chunks, found by its index.
+ */
+export interface StoreShard {
+  /** An inner chunk's shape (time, lat, lon); divides the shard's. */
+  chunks: [number, number, number];
+  /** Where the index is: after the chunks (the default) or before them. */
+  indexAt: 'start' | 'end';
+  /** Whether the index ends with its CRC-32C. */
+  indexChecksum: boolean;
+  /**
+   * Each shard's size in bytes, in C order over the grid of shards, null where the store has none
+   * (every chunk its fill value). An index at the end is read by its offset from these, in one
+   * request; a shard of another size has been rewritten since the layer was added.
+   */
+  sizes: Array<number | null>;
+}
+
+/**
+ * One array of a published Zarr store (v2, or v3 with or without sharding), as its metadata says
+ * (copied into the catalog so a point reads its chunk first, nothing before it). Dimensions are
+ * (time, lat, lon).
  */
 export interface StoreArray {
+  /** 3 for a Zarr v3 array (metadata in `zarr.json`); absent for v2. */
+  zarrFormat?: 3;
+  /** What a chunk's key starts with after the array's path: `c/` for v3's default encoding; absent (none) for v2's. */
+  keyPrefix?: string;
+  /** Whether each stored chunk ends with its CRC-32C (a v3 `crc32c` codec). */
+  checksum?: boolean;
+  /** A v3 array's shards (`sharding_indexed`); absent when each chunk is its own object. */
+  shard?: StoreShard;
   /** The array's path in the store (`tas`). */
   variable: string;
   /** numpy's type string: `<f4`, `>i2`, `|u1`, … */
@@ -276,7 +309,11 @@ export function layoutOf(layer: Pick<RasterLayerEntry, 'layout'>): RasterLayout 
 export function listedFile(layer: Pick<RasterLayerEntry, 'layout' | 'storeArray'>, path: string): [string, string] {
   const d = RASTER_LAYOUTS[layoutOf(layer)];
   if (d.listed === null) return [path, d.role];
-  return [`${path}/${d.listed === 'array' ? `${layer.storeArray!.variable}/.zarray` : d.listed}`, d.role];
+  if (d.listed === 'array') {
+    const a = layer.storeArray!;
+    return [`${path}/${a.variable}/${a.zarrFormat === 3 ? 'zarr.json' : '.zarray'}`, d.role];
+  }
+  return [`${path}/${d.listed}`, d.role];
 }
 
 /** Whether dataset path `rel` is file `path` of a layer of `layout`, or inside it. */

@@ -75,18 +75,38 @@ export class ObjectCache {
     signal?: AbortSignal,
     verify?: (bytes: Uint8Array) => Promise<void>,
   ): Promise<Uint8Array> {
-    const held = this.held.get(path);
+    return this.readAt(path, path, 0, bound, undefined, signal, verify);
+  }
+
+  /**
+   * Bytes `offset` … `offset + length` of `path` (a shard's index or one of its chunks), kept under
+   * their own key; `size` is the file's size as the catalog records it (another means it changed).
+   */
+  readRange(path: string, offset: number, length: number, size: number, signal?: AbortSignal): Promise<Uint8Array> {
+    return this.readAt(`${path}@${offset}+${length}`, path, offset, length, size, signal);
+  }
+
+  private readAt(
+    key: string,
+    path: string,
+    offset: number,
+    length: number,
+    size: number | undefined,
+    signal?: AbortSignal,
+    verify?: (bytes: Uint8Array) => Promise<void>,
+  ): Promise<Uint8Array> {
+    const held = this.held.get(key);
     if (held) return Promise.resolve(held);
-    let p = this.inFlight.get(path);
+    let p = this.inFlight.get(key);
     if (!p) {
-      const source = this.dataset.open(path);
+      const source = this.dataset.open(path, size === undefined ? undefined : { bytes: size });
       p = source
-        .read(0, bound, this.lifetime)
+        .read(offset, length, this.lifetime)
         .then(async (bytes) => {
           this.stats.reads++;
           this.stats.bytes += bytes.length;
           await verify?.(bytes);
-          this.held.set(path, bytes, bytes.length);
+          this.held.set(key, bytes, bytes.length);
           return bytes;
         })
         .catch((err: unknown) => {
@@ -107,10 +127,10 @@ export class ObjectCache {
           throw error;
         })
         .finally(() => {
-          this.inFlight.delete(path);
+          this.inFlight.delete(key);
           source.close?.().catch(() => undefined);
         });
-      this.inFlight.set(path, p);
+      this.inFlight.set(key, p);
       p.catch(() => undefined);
     }
     return abortable(p, signal);

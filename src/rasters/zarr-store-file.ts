@@ -1,6 +1,7 @@
 /**
- * A published Zarr v2 array (its catalog {@link StoreArray}: dims time × lat × lon) seen as the
- * engine's grid of tiles: a tile is one chunk's lat × lon window, north up. Its chunk keys come
+ * A published Zarr array (v2, or v3 with or without shards; its catalog {@link StoreArray}: dims
+ * time × lat × lon) seen as the engine's grid of tiles: a tile is one chunk's lat × lon window,
+ * north up (an inner chunk's, in a sharded array; zarr-shard.ts finds it in its shard). Its chunk keys come
  * from the catalog, so a point reads the chunks that hold its pixel for the dates asked, nothing
  * before them; chunks are kept in the engine's object cache. Values come out in the layer's
  * stored units (CF packing undone, then divided by the layer's step, which the engine multiplies
@@ -13,10 +14,12 @@ import type { DatasetLocation } from '../dataset/location.ts';
 import type { RasterFile } from './raster-reader.ts';
 import { decompress, dtypeBytes, elements, storedDtype, unfilter } from './zarr-codecs.ts';
 import type { ObjectCache } from './zarr-file.ts';
+import { readShardChunk, shardPlace } from './zarr-shard.ts';
+import { endsWithCrc32c } from '../io/crc32c.ts';
 
-/** The chunk key of chunk (t, y, x) of `a`. */
+/** The key of chunk (t, y, x) of `a`'s chunk grid (its shards', for a sharded array). */
 export function storeChunkKey(a: StoreArray, t: number, y: number, x: number): string {
-  return `${a.variable}/${[t, y, x].join(a.separator)}`;
+  return `${a.variable}/${a.keyPrefix ?? ''}${[t, y, x].join(a.separator)}`;
 }
 
 /** Opens file `index` (the store) of a `zarr-store` layer. Opening reads nothing. */
@@ -30,8 +33,39 @@ export function openStoreArray(
   const entry = layer.files[index]!;
   const url = dataset.resolve(entry.path);
   const [T, H, W] = a.shape;
-  const [ct, ch, cw] = a.chunks;
+  const [ct, ch, cw] = a.shard?.chunks ?? a.chunks;
   const chunkBytes = ct * ch * cw * dtypeBytes(storedDtype(a.dtype, a.filters));
+  // A compressed chunk is never much larger than its values; a host answering more is cut there.
+  const maxStored = chunkBytes + 1024 + Math.ceil(chunkBytes / 16) + (a.checksum ? 4 : 0);
+
+  /** The stored bytes of chunk (t, y, x), or null where the store left it out (its fill value throughout). */
+  async function stored(t: number, y: number, x: number, signal?: AbortSignal) {
+    if (a.shard) {
+      const place = shardPlace({ ...a, shard: a.shard }, t, y, x);
+      const key = storeChunkKey(a, ...place.shard);
+      const path = `${entry.path}/${key}`;
+      const got = await readShardChunk(
+        { ...a, shard: a.shard },
+        cache,
+        path,
+        `${url}/${key}`,
+        place,
+        maxStored,
+        signal,
+      );
+      return got && { ...got, what: `${url}/${key} chunk ${place.inner}` };
+    }
+    const key = storeChunkKey(a, t, y, x);
+    try {
+      const bytes = await cache.read(`${entry.path}/${key}`, maxStored, signal);
+      return { bytes, key: `${entry.path}/${key}`, what: `${url}/${key}` };
+    } catch (err) {
+      // A chunk the store left out is its fill value throughout (Zarr's rule; zarr-python leaves out
+      // chunks of fill only, the ocean's): no value, as xarray reads it. A host that fails is an error.
+      if (isAbsence(err)) return null;
+      throw err;
+    }
+  }
   const missing = a.missing.filter((m): m is number => m !== null);
   const [lo, hi] = a.validRange ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
   const step = layer.scale;
@@ -39,23 +73,22 @@ export function openStoreArray(
 
   /** Chunk (t, y, x) decoded into values in the layer's stored units, NaN for no value. */
   async function chunk(t: number, y: number, x: number, signal?: AbortSignal): Promise<Float64Array> {
-    const key = storeChunkKey(a, t, y, x);
-    const what = `${url}/${key}`;
-    // A compressed chunk is never much larger than its values; a host answering more is cut there.
-    let raw: Uint8Array;
-    try {
-      raw = await cache.read(`${entry.path}/${key}`, chunkBytes + 1024 + Math.ceil(chunkBytes / 16), signal);
-    } catch (err) {
-      // A chunk the store left out is its fill value throughout (Zarr's rule; zarr-python leaves out
-      // chunks of fill only, the ocean's): no value, as xarray reads it. A host that fails is an error.
-      if (isAbsence(err)) return new Float64Array(ct * ch * cw).fill(Number.NaN);
-      throw err;
-    }
+    const got = await stored(t, y, x, signal);
+    if (got === null) return new Float64Array(ct * ch * cw).fill(Number.NaN);
     let bytes: Uint8Array;
     try {
-      bytes = await decompress(a.compressor, raw, chunkBytes, what);
+      let raw = got.bytes;
+      if (a.checksum) {
+        if (!endsWithCrc32c(raw))
+          throw new ClimateQueryError(
+            'dataset_unavailable',
+            `${got.what} fails its CRC-32C; copy the store to the host again.`,
+          );
+        raw = raw.subarray(0, raw.length - 4);
+      }
+      bytes = await decompress(a.compressor, raw, chunkBytes, got.what);
     } catch (err) {
-      cache.drop(`${entry.path}/${key}`);
+      cache.drop(got.key);
       throw err;
     }
     const v = elements(bytes, storedDtype(a.dtype, a.filters));

@@ -9,10 +9,11 @@
  * a reader needs, so a point reads its chunk with nothing before it.
  */
 import { existsSync } from 'node:fs';
-import { readdir, readFile, realpath } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { RasterTimeScale } from '../../contract/raster-layers.ts';
-import type { Catalog, RasterLayerEntry, StoreArray } from '../../dataset/catalog.ts';
+import { type Catalog, type RasterLayerEntry, STORE_MAX_SHARDS, type StoreArray } from '../../dataset/catalog.ts';
+import { endsWithCrc32c } from '../../io/crc32c.ts';
 import { checkDataset } from '../../dataset/catalog-check.ts';
 import {
   decompress,
@@ -31,6 +32,7 @@ import { normalisePeriod } from '../raster-build-dates.ts';
 import { declareLayer, knownExtents, settleExtent } from '../raster-build-declare.ts';
 import { withDatasetLock } from './dataset-lock.ts';
 import { readCatalogOrEmpty, updateCatalog } from './dataset-writer.ts';
+import { type ArrayMeta, readStoreMeta } from './store-metadata.ts';
 
 export interface LayerAddOptions {
   /** The dataset folder. */
@@ -52,19 +54,6 @@ export interface LayerAddOptions {
   /** Replace a layer of the same name, sub-type and extent. */
   replace?: boolean;
   name?: string;
-}
-
-type Attrs = Record<string, unknown>;
-interface ZArray {
-  zarr_format: number;
-  shape: number[];
-  chunks: number[];
-  dtype: string;
-  compressor: { id: string; [k: string]: unknown } | null;
-  filters: Array<{ id: string; [k: string]: unknown }> | null;
-  fill_value: unknown;
-  order: string;
-  dimension_separator?: string;
 }
 
 const TIME = /^(time|t|date|valid_time)$/i;
@@ -103,29 +92,20 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
   }
   const path = rel.split(sep).join('/');
 
-  // The store's metadata: consolidated, or array by array.
-  const consolidated = existsSync(join(store, '.zmetadata'))
-    ? ((JSON.parse(await readFile(join(store, '.zmetadata'), 'utf8')) as { metadata?: Record<string, unknown> })
-        .metadata ?? {})
-    : null;
-  const meta = async <T>(key: string): Promise<T | undefined> => {
-    if (consolidated) return consolidated[key] as T | undefined;
-    const file = join(store, key);
-    return existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as T) : undefined;
+  // The store's metadata: v2 or v3, consolidated or array by array.
+  const store3 = await readStoreMeta(store, bad);
+  const arrays = store3.arrays;
+  const meta = {
+    array: (name: string) => store3.array(name),
+    attrs: (name: string) => store3.attrs(name),
   };
-  const arrays: string[] = consolidated
-    ? Object.keys(consolidated)
-        .filter((k) => k.endsWith('/.zarray'))
-        .map((k) => k.slice(0, -'/.zarray'.length))
-    : (await readdir(store, { withFileTypes: true }))
-        .filter((e) => e.isDirectory() && existsSync(join(store, e.name, '.zarray')))
-        .map((e) => e.name);
-  if (arrays.length === 0 && (await meta<ZArray>('.zarray')))
+  if (arrays.length === 0 && (existsSync(join(store, '.zarray')) || (await store3.array('.'))))
     throw bad('is a single array; add the group (folder) that holds it with its coordinates.');
   if (arrays.length === 0)
-    throw bad('holds no Zarr v2 arrays (no .zmetadata, no <array>/.zarray): is it a Zarr v2 store?');
-  const dimsOf = async (a: string) =>
-    ((await meta<Attrs>(`${a}/.zattrs`))?._ARRAY_DIMENSIONS as string[] | undefined) ?? [];
+    throw bad(
+      'holds no Zarr arrays (no .zmetadata or zarr.json, no <array>/.zarray or <array>/zarr.json): is it a Zarr store?',
+    );
+  const dimsOf = async (a: string) => ((await meta.attrs(a))?._ARRAY_DIMENSIONS as string[] | undefined) ?? [];
   const candidates: string[] = [];
   for (const a of arrays) {
     const d = await dimsOf(a);
@@ -142,8 +122,8 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
   }
   if (!arrays.includes(variable))
     throw bad(`has no array "${variable}" (its arrays: ${arrays.join(', ')}).`, 'variable');
-  const z = (await meta<ZArray>(`${variable}/.zarray`))!;
-  const attrs = (await meta<Attrs>(`${variable}/.zattrs`)) ?? {};
+  const z = (await meta.array(variable))!;
+  const attrs = (await meta.attrs(variable)) ?? {};
   const dims = await dimsOf(variable);
   if (!(dims.length === 3 && TIME.test(dims[0]!) && LAT.test(dims[1]!) && LON.test(dims[2]!)))
     throw bad(
@@ -153,20 +133,25 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
 
   // Coordinates, read whole (small): a regular grid, its rows north to south or south to north.
   const coord = async (name: string): Promise<Float64Array> => {
-    const c = await meta<ZArray>(`${name}/.zarray`);
+    const c = await meta.array(name);
     if (!c) throw bad(`has no coordinate array "${name}" for dimension ${name}.`);
     checkArray(c, name, bad);
     if (c.shape.length !== 1)
       throw bad(`coordinate ${name} has ${c.shape.length} dimensions; curvilinear grids must be regridded first.`);
+    if (c.shard) throw bad(`coordinate ${name} is sharded; this reads coordinates stored as plain chunks.`);
     const n = c.shape[0]!;
     const out = new Float64Array(n);
     const dt = storedDtype(c.dtype, c.filters);
     if (n * dtypeBytes(dt) > MAX_COORDINATE_BYTES)
       throw bad(`coordinate ${name} holds ${n} values, more than this reads.`);
     for (let k = 0; k * c.chunks[0]! < n; k++) {
-      // A 1-D array's chunk key is its index alone, whatever the separator.
-      const raw = new Uint8Array(await readFile(join(store, name, String(k))));
-      const bytes = await decompress(c.compressor, raw, c.chunks[0]! * dtypeBytes(dt), `${o.source}/${name}/${k}`);
+      const key = store3.chunkKey(name, c, [k]);
+      let raw = new Uint8Array(await readFile(join(store, key)));
+      if (c.checksum) {
+        if (!endsWithCrc32c(raw)) throw bad(`coordinate chunk ${key} fails its CRC-32C.`);
+        raw = raw.subarray(0, raw.length - 4);
+      }
+      const bytes = await decompress(c.compressor, raw, c.chunks[0]! * dtypeBytes(dt), `${o.source}/${key}`);
       const v = elements(bytes, dt);
       unfilter(v, c.filters);
       out.set(v.subarray(0, Math.min(c.chunks[0]!, n - k * c.chunks[0]!)), k * c.chunks[0]!);
@@ -194,9 +179,9 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
       `longitudes run ${lon[0]} … ${lon.at(-1)}; this reads −180 … 180 or 0 … 360 (xarray: ds.assign_coords(${xName}=((ds.${xName} + 180) % 360) - 180).sortby("${xName}")).`,
     );
   // The CRS: stated by the store (CF grid_mapping of latitude_longitude, or CF degree units), or by the user.
-  const gm = typeof attrs.grid_mapping === 'string' ? await meta<Attrs>(`${attrs.grid_mapping}/.zattrs`) : undefined;
-  const latUnits = String((await meta<Attrs>(`${yName}/.zattrs`))?.units ?? '');
-  const lonUnits = String((await meta<Attrs>(`${xName}/.zattrs`))?.units ?? '');
+  const gm = typeof attrs.grid_mapping === 'string' ? await meta.attrs(attrs.grid_mapping) : undefined;
+  const latUnits = String((await meta.attrs(yName))?.units ?? '');
+  const lonUnits = String((await meta.attrs(xName))?.units ?? '');
   if (gm && gm.grid_mapping_name !== 'latitude_longitude')
     throw bad(
       `its grid mapping is ${String(gm.grid_mapping_name)}; this reads longitude/latitude grids (WGS 84): reproject it first, or build from it.`,
@@ -228,7 +213,7 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
     ...(o.extent !== undefined ? { extent: o.extent } : {}),
   });
   if (decl.timeScale === null) throw bad('a store is dated: pass --time-scale daily, monthly, …', 'timeScale');
-  const tAttrs = (await meta<Attrs>(`${tName}/.zattrs`)) ?? {};
+  const tAttrs = (await meta.attrs(tName)) ?? {};
   if (typeof tAttrs.units !== 'string' || !/\ssince\s/.test(tAttrs.units))
     throw bad(`its time coordinate ${tName} has no "<unit> since <date>" units.`);
   const axis = parseCfTime(
@@ -277,7 +262,18 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
   const before = await readCatalogOrEmpty(o.dir, o.name ?? 'dataset');
   const others = before.rasters.filter((l) => !(l.dataType === decl.dataType && l.subDataType === decl.subDataType));
   const { extent, extentBbox } = settleExtent(decl.extent, grid, knownExtents(others), label);
+  const shard = z.shard
+    ? {
+        chunks: z.shard.chunks as [number, number, number],
+        indexAt: z.shard.indexAt,
+        indexChecksum: z.shard.indexChecksum,
+        sizes: await shardSizes(store, z, (idx) => store3.chunkKey(variable, z, idx), bad),
+      }
+    : undefined;
   const storeArray: StoreArray = {
+    ...(z.zarr_format === 3 ? { zarrFormat: 3 as const, keyPrefix: z.keyPrefix ?? '' } : {}),
+    ...(z.checksum ? { checksum: true } : {}),
+    ...(shard ? { shard } : {}),
     variable,
     dtype: z.dtype,
     shape: [T, H, W],
@@ -311,7 +307,7 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
     files: [{ path, periods }],
     layout: 'zarr-store',
     storeArray,
-    tileSize: [z.chunks[2]!, z.chunks[1]!],
+    tileSize: [(z.shard?.chunks ?? z.chunks)[2]!, (z.shard?.chunks ?? z.chunks)[1]!],
   };
   return withDatasetLock(o.dir, `layers add ${label}`, async () => {
     const now = await readCatalogOrEmpty(o.dir, o.name ?? 'dataset');
@@ -337,8 +333,9 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
 }
 
 /** Refuses an array this version cannot read, naming what. */
-function checkArray(z: ZArray, name: string, bad: (why: string, option?: string) => BuildError): void {
-  if (z.zarr_format !== 2) throw bad(`array ${name} is Zarr format ${z.zarr_format}; this reads version 2.`);
+function checkArray(z: ArrayMeta, name: string, bad: (why: string, option?: string) => BuildError): void {
+  if (z.zarr_format !== 2 && z.zarr_format !== 3)
+    throw bad(`array ${name} is Zarr format ${z.zarr_format}; this reads versions 2 and 3.`);
   if (z.order !== 'C')
     throw bad(`array ${name} is in ${z.order} order; this reads C order (rewrite it with order="C").`);
   if (!ZARR_DTYPE.test(z.dtype) || /f[12]$/.test(z.dtype))
@@ -350,4 +347,28 @@ function checkArray(z: ZArray, name: string, bad: (why: string, option?: string)
       throw bad(`array ${name} has a filter "${f.id}"; this reads ${ZARR_FILTERS.join(', ')}.`);
   if (z.shape.length !== z.chunks.length || z.chunks.some((c) => !(Number.isInteger(c) && c >= 1)))
     throw bad(`array ${name} has chunks ${JSON.stringify(z.chunks)} for shape ${JSON.stringify(z.shape)}.`);
+}
+
+/** Each shard's size in C order over the grid of shards (null: the store has none). */
+async function shardSizes(
+  store: string,
+  z: ArrayMeta,
+  key: (indexes: number[]) => string,
+  bad: (why: string, option?: string) => BuildError,
+): Promise<Array<number | null>> {
+  const grid = z.shape.map((d, k) => Math.ceil(d / z.chunks[k]!));
+  const count = grid.reduce((n, g) => n * g, 1);
+  if (count > STORE_MAX_SHARDS)
+    throw bad(`has ${count} shards, more than the ${STORE_MAX_SHARDS} a layer lists; rechunk it into larger shards.`);
+  const sizes: Array<number | null> = [];
+  for (let i = 0; i < count; i++) {
+    const idx = [Math.floor(i / (grid[1]! * grid[2]!)), Math.floor(i / grid[2]!) % grid[1]!, i % grid[2]!];
+    sizes.push(
+      await stat(join(store, key(idx))).then(
+        (st) => (st.isFile() ? st.size : null),
+        () => null,
+      ),
+    );
+  }
+  return sizes;
 }
