@@ -50,7 +50,7 @@ Usage:
   climate-query layers [--data DIR|URL]       (layers remove NAME[/SUB]: take one out; layers merge DIR...: add others' years)
   climate-query stations remove ID...|--all [--data DIR]
   climate-query build --out DIR (--stations FILE ... | --layer NAME[/SUB] --unit U --time-scale S FILE.tif...)
-  climate-query import ghcnd|ghcnh|gsod|isd-lite|csv FILE... --out DIR [--stations LIST] [--mapping MAP]
+  climate-query import ghcnd|ghcnh|gsod|isd-lite|meteostat|csv FILE... --out DIR [--stations LIST] [--mapping MAP]
       station archives as NOAA publishes them, and exports by a mapping file, converted and built.
   climate-query index DIR [--name NAME] [--time-zone ZONE]
   climate-query serve [--data DIR|URL] [--port 8787] [--host 127.0.0.1]

@@ -238,7 +238,7 @@ describe('GHCN-Daily .dly with ghcnd-stations.txt', () => {
     const unknown = await cli(['import', 'isd-full', 'x', '--out', join(root, 'z')]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(
-      /"isd-full" is not a format this version imports: ghcnd, ghcnh, gsod, isd-lite, csv/,
+      /"isd-full" is not a format this version imports: ghcnd, ghcnh, gsod, isd-lite, meteostat, csv/,
     );
   });
 });

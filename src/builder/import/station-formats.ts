@@ -13,6 +13,7 @@ import { parseIsdHistory, readIsdLiteFile } from './isd-lite.ts';
 import { Imported } from './imported.ts';
 import { readMappedCsv } from './mapped-csv.ts';
 import { parseMapping } from './mapping.ts';
+import { meteostatStationOfFile, parseMeteostatStations, readMeteostatFile } from './meteostat.ts';
 
 export interface StationFormat {
   /** What the source is, in a sentence. */
@@ -110,6 +111,20 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
       const stations = parseIsdHistory(await readFile(stationList!, 'latin1'), stationList!);
       const out = new Imported();
       for (const f of files) await readIsdLiteFile(f, stations, out);
+      return out;
+    },
+  },
+  meteostat: {
+    title: 'Meteostat bulk CSV files (hourly or daily, <station>.csv.gz), with Meteostat’s stations/lite.json.gz',
+    attribution:
+      'Meteostat: meteostat.net bulk data, from national weather services, NOAA and others; licence CC BY-NC 4.0 (non-commercial use only); gap-filling model values not imported; its daily values are its own aggregates, their days as Meteostat defines them',
+    utcDays: false,
+    stationList: 'lite.json.gz',
+    stationOfFile: meteostatStationOfFile,
+    async read(files, { stationList }) {
+      const stations = parseMeteostatStations(await readFile(stationList!), stationList!);
+      const out = new Imported();
+      for (const f of files) await readMeteostatFile(f, stations, out);
       return out;
     },
   },
