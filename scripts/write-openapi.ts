@@ -1,5 +1,5 @@
 // Writes docs/openapi.json from src/engine/openapi.ts (`npm run openapi`).
-// test/contract/openapi.test.ts fails when the committed copy is stale.
+// test/contract/openapi.int.test.ts fails when the committed copy is stale.
 import { writeFileSync } from 'node:fs';
 import { openApiDocument } from '../src/engine/openapi.ts';
 import { packageVersion } from '../src/node/package-version.ts';

@@ -3,7 +3,7 @@
  * constants the validators use (endpoints, data-type tables, layer families,
  * limits, error codes), so the document cannot list a name, a limit or a
  * code the validators do not. Its error examples are made by running the
- * validators on bad requests, and test/contract/openapi.test.ts runs every
+ * validators on bad requests, and test/contract/openapi.int.test.ts runs every
  * example through the validators and the schemas. Served at
  * `GET /api/openapi.json` by `climate-query serve`; a copy is committed as
  * docs/openapi.json (`npm run openapi` rewrites it, a test compares).

@@ -11,7 +11,7 @@
  * of the engine Worker's time. So such columns are decoded page by page
  * with hyparquet's own page functions (headers, decompression, levels,
  * encodings) straight into a Float64Array; any other column goes through
- * `parquetRead`, the same values either way (test/stations/column-decoder.test.ts).
+ * `parquetRead`, the same values either way (test/stations/column-decoder.int.test.ts).
  */
 import { parquetRead, parquetSchema, type AsyncBuffer, type FileMetaData, type ParquetParsers } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';

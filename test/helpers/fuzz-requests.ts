@@ -1,4 +1,4 @@
-// Seeded mutations of valid requests, for the fuzz tests (issue 11): wrong
+// Seeded mutations of valid requests, for the fuzz tests: wrong
 // types, deep nesting, huge strings, unicode, numbers out of range, WKT and
 // date mutations, and raw-text damage. Every request is a body text, as an
 // HTTP client would send it.

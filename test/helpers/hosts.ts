@@ -2,7 +2,7 @@
  * The static hosts and dev servers people put the app on, each started the
  * way a user following the distribution's (or the tool's) defaults would:
  * serving a built site (the site of `buildSite(demo)`, dataset at data/demo/)
- * on a free loopback port. Used by test/hosts/host-matrix.test.ts.
+ * on a free loopback port. Used by test/hosts/host-matrix.browser.test.ts.
  *
  * Every starter returns a running host, or `{ skipped }` naming why it could
  * not run (its program is not installed), so the matrix reports it by name.

@@ -32,7 +32,7 @@ export async function startServedApp(dataset: string): Promise<ServedApp> {
     browser,
     engine,
     async open(size = { width: 1280, height: 800 }) {
-      // ?sw=0: these tests are about the page, not the service worker (offline.test.ts covers it).
+      // ?sw=0: these tests are about the page, not the service worker (offline.browser.test.ts covers it).
       const page = await browser.newPage({ viewport: size });
       await networkOff(page);
       await page.goto(`${serve.url}index.html?sw=0`);

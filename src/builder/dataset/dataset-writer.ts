@@ -1,7 +1,7 @@
 /**
  * Every write a build makes into a dataset folder goes through here, so a
  * reader, or a build killed part-way, sees the old state whole or the new
- * one whole (test/rasters/killed-build.test.ts):
+ * one whole (test/rasters/killed-build.int.test.ts):
  * - catalog.json is read through the engine's own checks (a damaged one is
  *   refused, never taken for empty) and written by temp file + rename; each
  *   build owns one section and calls {@link updateCatalog} with its part,

@@ -1,4 +1,4 @@
-// Removing a layer or stations changes only that (issue 19, 1): on a copy of
+// Removing a layer or stations changes only that: on a copy of
 // the demo dataset, `layers remove` and `stations remove` take out what they
 // name, delete its files, and every other answer stays byte for byte what it
 // was; a name that is not there removes nothing and says what is there.

@@ -1,4 +1,4 @@
-// A station build never loses, drops or invents data (issue 19): several
+// A station build never loses, drops or invents data: several
 // files per scale are all read, daily and monthly values are derived for
 // every hourly station whatever other stations bring, a second build into
 // the same dataset adds to it, and the build reports what it did. Inputs are
@@ -133,7 +133,7 @@ async function csvDigest(
   );
 }
 
-describe('several files per scale (issue 19, 1)', () => {
+describe('several files per scale', () => {
   let stations: string;
   let parts: string[];
   beforeAll(async () => {
@@ -254,7 +254,7 @@ const dailyCsv = (rows: string[]) => `station_id,time,${DAILY_COLS.join(',')}\n$
 const union = (a: Series, b: Series): Series => new Map([...a, ...b]);
 const only = (s: Series, ids: string[]): Series => new Map([...s].filter(([id]) => ids.includes(id)));
 
-describe('daily and monthly for every hourly station (issue 19, 1)', () => {
+describe('daily and monthly for every hourly station', () => {
   it('a daily file for other stations (and one hourly station) leaves every other hourly station its derived daily and monthly values', async () => {
     const stations = await write('stations-b.csv', STATIONS);
     const hourly = [
@@ -325,7 +325,7 @@ describe('daily and monthly for every hourly station (issue 19, 1)', () => {
   });
 });
 
-describe('a build adds to the dataset it writes into (issue 19, 1)', () => {
+describe('a build adds to the dataset it writes into', () => {
   it('a second, third and fourth build add or replace exactly what they are given; --replace alone drops the rest', async () => {
     const all = await write('stations-c.csv', STATIONS);
     const stationRows = readStations(all);
@@ -418,7 +418,7 @@ describe('a build adds to the dataset it writes into (issue 19, 1)', () => {
   });
 });
 
-describe('the build report (issue 19, 2)', () => {
+describe('the build report', () => {
   it('counts what was read, given, derived and kept per scale, as independent counts over the inputs say; --report writes it as JSON', async () => {
     const stations = await write('stations-d.csv', STATIONS);
     const hourly = [

@@ -5,7 +5,7 @@
 // than requests). Answers are the same on both links and equal a local read's. Each engine's
 // location shares a meter that has already timed five reads of its link, as a page that has been
 // talking to the host has: one timed body on a loaded test machine is not a measurement to assert
-// on (test/io/link-meter.test.ts checks the meter's readings of these links on its own).
+// on (test/io/link-meter.int.test.ts checks the meter's readings of these links on its own).
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';

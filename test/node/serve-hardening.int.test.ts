@@ -1,6 +1,5 @@
-// `serve` survives hostile requests and its own file system (issue 11
-// item 4): a real process on loopback, real files renamed and deleted
-// under it, symlinks out of the root, malformed HTTP on a raw socket.
+// `serve` survives hostile requests and its own file system: a real process
+// on loopback, real files renamed and deleted under it, symlinks out of the root, malformed HTTP on a raw socket.
 import { execFileSync } from 'node:child_process';
 import {
   copyFileSync,

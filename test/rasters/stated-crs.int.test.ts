@@ -1,4 +1,4 @@
-// A grid's CRS is stated, never guessed (issue 19): a UTM grid whose spatial
+// A grid's CRS is stated, never guessed: a UTM grid whose spatial
 // reference was removed is refused unless --crs names it; named, it builds
 // to the same answers as the same grid carrying its CRS (a second build as
 // the oracle). Inputs GDAL cannot open, or that do not exist, are named with

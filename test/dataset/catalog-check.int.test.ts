@@ -1,6 +1,6 @@
 /**
- * Every field of catalog.json is checked before the engine relies on it
- * (issue 23): a damaged or hostile value is `dataset_unavailable` naming the
+ * Every field of catalog.json is checked before the engine relies on it:
+ * a damaged or hostile value is `dataset_unavailable` naming the
  * field, never a 500 `internal` from deep in a reader.
  */
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Layers a user brings (issue 10): built with `climate-query build --layer
+ * Layers a user brings: built with `climate-query build --layer
  * … --unit … --time-scale …` from GeoTIFFs written by GDAL, into a dataset
  * that already holds stations. Each layer answers /api/point/ and
  * /api/polygon/ through the whole engine (validation against the catalog
@@ -670,7 +670,7 @@ describe('the build refuses what it cannot know or what does not fit', () => {
     expect(sa.message).toMatch(
       /reaches beyond extent "sa" \[16\.4, -34\.9, 32\.95, -22\.1\].*pass --extent with a new name/,
     );
-    // issue 10: a gdd layer declared for the Western Cape accepted a grid of all South Africa.
+    // A gdd layer declared for the Western Cape accepted a grid of all South Africa.
     const gdd = await refused({
       dir: join(root, 'r3'),
       dataType: 'gdd',

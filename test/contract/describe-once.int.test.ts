@@ -1,4 +1,4 @@
-// Issue 20, item 6: time scales and station data types are described once,
+// Time scales and station data types are described once,
 // in the contract (src/contract/time-scales.ts, src/contract/station-types.ts),
 // and the OpenAPI document, the app's option lists and the CLI help read
 // them. In a temporary copy of src/, one made-up time scale and one made-up

@@ -1,4 +1,4 @@
-// A damaged or hostile station index (issue 23): each file field is checked
+// A damaged or hostile station index: each file field is checked
 // before any read uses it, so a bad value is `dataset_unavailable` naming
 // the station and the column, never a 500 `internal`, from a folder and
 // over HTTP alike.

@@ -1,5 +1,5 @@
 /**
- * Content identity (issue 23): a dataset file rewritten by another build at
+ * Content identity: a dataset file rewritten by another build at
  * exactly the same size is told apart from the one the index or catalog
  * records, by the hash of the bytes a reader fetches first (a Parquet
  * footer, a GeoTIFF header, both carrying the build's id), so an answer is

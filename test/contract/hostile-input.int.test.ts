@@ -1,5 +1,5 @@
-// Hostile input refused cheaply, before expensive work, with short messages
-// (issue 11 item 3). In-process: the validators and the engine's router.
+// Hostile input refused cheaply, before expensive work, with short messages.
+// In-process: the validators and the engine's router.
 import { describe, expect, it } from 'vitest';
 import { VALIDATORS, validatePolyAggregate, validatePolygon } from '../../src/contract/validate.ts';
 import { MAX_VERTICES } from '../../src/contract/wkt.ts';

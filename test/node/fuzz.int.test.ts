@@ -1,4 +1,4 @@
-// Fuzz (issue 11): seeded mutations of valid requests, 2,000 per endpoint
+// Fuzz: seeded mutations of valid requests, 2,000 per endpoint
 // through the engine's router on the real demo dataset, and a sample of
 // them through a real `serve` process. Every answer must be 200 or a
 // documented 4xx JSON error; never a 5xx, never a crash.

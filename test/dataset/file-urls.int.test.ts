@@ -1,4 +1,4 @@
-// Dataset file URLs that every common host maps to the file (issue 18): a
+// Dataset file URLs that every common host maps to the file: a
 // station archive whose ids need encoding, written with plain DuckDB and
 // indexed, served by Vite's own dev server (the `npm start` path) and by a
 // plain range server; answers equal the folder's. And what a host that

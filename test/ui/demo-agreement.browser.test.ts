@@ -3,7 +3,7 @@
  * station, the chill the station's records give in "Chill and heat" and the
  * `chill/dpcu` layer at the same place and at a field 2.5 km away tell the
  * same story, and the dataset notice no longer has to warn that they do
- * not. (test/dataset/demo-agreement.test.ts checks every demo station.)
+ * not. (test/dataset/demo-agreement.int.test.ts checks every demo station.)
  */
 import { describe, expect, inject, it } from 'vitest';
 import { drawPoint, drawPolygon, runAndWait, zoomTo } from '../helpers/app-page.ts';

@@ -1,4 +1,4 @@
-// The host matrix (issue 18 item 6): the built site with the demo dataset at
+// The host matrix: the built site with the demo dataset at
 // data/demo/, put on the static hosts and dev servers people use, each set up
 // as its distribution or tool ships it (test/helpers/hosts.ts), and opened in
 // real Chromium. Per host:

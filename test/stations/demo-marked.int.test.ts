@@ -1,4 +1,4 @@
-// The demo says it is a demo (issue 19, 7): its stations sit at real NOAA
+// The demo says it is a demo: its stations sit at real NOAA
 // positions, so every name, the attribution and the catalog's notice say the
 // weather is synthetic. And the catalog fields that say so (notice, the
 // stations' zone) are checked like every other field.

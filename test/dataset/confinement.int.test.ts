@@ -1,5 +1,5 @@
 /**
- * A folder dataset reads only files inside the folder (issue 23): a symlink
+ * A folder dataset reads only files inside the folder: a symlink
  * planted in it that leads out — a station file, a whole `stations/daily`
  * folder, catalog.json — is refused by the API (CLI engine and `serve`) as
  * `dataset_unavailable`, and `serve`'s static side answers 404 for it, unless

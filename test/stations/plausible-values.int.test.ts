@@ -1,4 +1,4 @@
-// Values no instrument can read are never built silently (issue 19): a
+// Values no instrument can read are never built silently: a
 // humidity of 150 % or rain of −5 mm is refused naming file, row and column,
 // or, with --keep-implausible, kept and counted in the report.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

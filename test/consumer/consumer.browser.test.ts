@@ -36,7 +36,7 @@ async function treeBytes(dir: string): Promise<number> {
   return total;
 }
 
-/** The bound of issue 13: what installing the library adds to an app. */
+/** The bound on what installing the library adds to an app. */
 const MAX_PRODUCTION_BYTES = 40 * 1024 * 1024;
 let productionBytes = 0;
 let productionPackages: string[] = [];

@@ -1,4 +1,4 @@
-// Time zones, stated not guessed (issue 19, 4): a dataset records the local
+// Time zones, stated not guessed: a dataset records the local
 // standard time its station times are in; a build converts hourly times that
 // carry a zone into it and takes the others as in it. A logger network kept
 // in UTC+3 (as real East African loggers are) builds with --time-zone; the

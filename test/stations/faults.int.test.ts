@@ -1,5 +1,5 @@
 /**
- * Station reads through a host that sends wrong bytes (issue 23): a 206
+ * Station reads through a host that sends wrong bytes: a 206
  * cut short with headers that match the shorter body, bytes from 4 KiB
  * later under the Content-Range asked for, a truncated body, a wrong start.
  * Every outcome is the clean answer or a clear error, and once the host

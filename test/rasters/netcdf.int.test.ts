@@ -1,5 +1,5 @@
 /**
- * NetCDF read directly (issue 19): CF files written by a different tool
+ * NetCDF read directly: CF files written by a different tool
  * than the one that reads them — Unidata's own `ncgen` (netcdf-bin) from
  * CDL text, as classic, 64-bit offset and NetCDF-4 (deflate + shuffle,
  * chunked) — built with `climate-query build`, and every answer compared
