@@ -131,8 +131,10 @@ export const ERROR_PARAMS: Readonly<Partial<Record<ErrorCode, Readonly<Record<st
   invalid_wkt: {
     index: 'The item of wkts at fault, from 0 (items are the texts between ";").',
     part: 'Where in the item: "outer ring", "hole 1", "part 2, outer ring".',
-    reason: 'What is wrong with it, in the words the message ends with; "empty" for an empty wkts.',
+    reason:
+      'What is wrong with it, in the words the message ends with; "empty" for an empty wkts; "swapped" for an item outside the dataset that lies inside it with its coordinates swapped (latitude written first).',
     max: 'With reason "empty": how many items the endpoint takes.',
+    swapped: 'With reason "swapped": the item with its coordinates swapped.',
   },
   limit_exceeded: {
     of: 'What was counted: "points", "polygons", "vertices", "dataTypes", "indices", or "pixels" (a layer\'s pixels under one polygon).',

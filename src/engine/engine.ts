@@ -11,7 +11,7 @@
  * raster queries download nothing about stations.
  */
 import { toClimateQueryError, throwIfAborted, ClimateQueryError } from '../contract/errors.ts';
-import type { Endpoint, RequestOf, ResponseOf } from '../contract/types.ts';
+import type { Endpoint, RequestOf, ResponseOf, StationQuery } from '../contract/types.ts';
 import type { PeriodTable } from '../contract/period-table.ts';
 import { validateNearestStation, validatePoint, validatePolyAggregate, validatePolygon } from '../contract/validate.ts';
 import { checkRasterShape } from '../contract/raster-options.ts';
@@ -19,6 +19,7 @@ import type { Catalog } from '../dataset/catalog.ts';
 import { loadCatalog, urlLocation, withOpener, type DatasetLocation } from '../dataset/location.ts';
 import { abortable } from '../io/abortable.ts';
 import { nearestStation } from '../stations/nearest-station.ts';
+import { extentOf, refuseSwapped } from '../contract/swapped-coordinates.ts';
 import { polyAggregate } from '../stations/poly-aggregate.ts';
 import { stationIndices } from '../stations/station-indices.ts';
 import { validateStationIndices } from '../contract/station-indices.ts';
@@ -293,12 +294,16 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
         case 'nearest-station': {
           const opening = stationsEarly(signal);
           const q = validateNearestStation(body);
-          return (await nearestStation(q, await opening, signal, tables, early)) as ResponseOf[E];
+          const archive = await opening;
+          await refuseSwappedStations(q, archive, signal);
+          return (await nearestStation(q, archive, signal, tables, early)) as ResponseOf[E];
         }
         case 'poly-aggregate': {
           const opening = stationsEarly(signal);
           const q = validatePolyAggregate(body);
-          return (await polyAggregate(q, await opening, signal, tables)) as ResponseOf[E];
+          const archive = await opening;
+          await refuseSwappedStations(q, archive, signal);
+          return (await polyAggregate(q, archive, signal, tables)) as ResponseOf[E];
         }
         case 'point':
         case 'polygon': {
@@ -320,6 +325,13 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
     } catch (err) {
       throw toClimateQueryError(err);
     }
+  }
+
+  /** A point or field outside every station's reach that swapped lies among them: the commonest WKT mistake. */
+  async function refuseSwappedStations(q: StationQuery, archive: StationArchive, signal: AbortSignal) {
+    // One degree around the stations: the nearest station of a point beyond it is still an answer.
+    const extent = extentOf(await archive.stations(signal, [q.timeScale]), 1);
+    if (extent) refuseSwapped(q.geometries, [extent], "the dataset's stations");
   }
 
   async function stationTable(request: StationTableRequest, o: CallOptions = {}): Promise<StationTable> {

@@ -16,6 +16,7 @@
  * nodata and outside-the-grid give null.
  */
 import { ClimateQueryError, fieldError, throwIfAborted } from '../contract/errors.ts';
+import { refuseSwapped } from '../contract/swapped-coordinates.ts';
 import type { RasterQuery, RasterResponse } from '../contract/types.ts';
 import { type Catalog, fileStep, type RasterLayerEntry } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
@@ -127,6 +128,7 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
   async function query(q: RasterQuery, signal?: AbortSignal): Promise<RasterResponse> {
     throwIfAborted(signal);
     const layer = findLayer(options.catalog, q);
+    refuseSwapped(q.geometries, [layer.bbox], `the ${layerLabel(layer)} layer`);
     const plan = planRead(layer, q);
     const grid = gridOf(layer);
 

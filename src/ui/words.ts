@@ -185,6 +185,8 @@ function contractWords(error: ErrorLike, kind: Kind): string | null {
   const subject = fieldWords(error.field, kind);
   switch (error.code) {
     case 'invalid_wkt':
+      if (p.reason === 'swapped')
+        return `${subject ?? 'A place'} lies outside the data, and inside it with its two numbers swapped (${String(p.swapped)}): coordinates go longitude first, then latitude.`;
       return subject && typeof p.index === 'number' && p.reason !== undefined ? itemWords(subject, p) : null;
     case 'polygon_too_large':
       return `${subject ?? 'A field'} has an area of ${km2Text(Number(p.areaKm2))} km²; each ${kind === 'polygon' ? 'field' : 'polygon'} may be at most ${n(p.maxKm2)} km². Draw it smaller or split it.`;
