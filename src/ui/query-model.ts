@@ -175,7 +175,40 @@ export interface Series {
   unit: string;
   /** The step of the values (a station type's or a layer's); absent when unknown, then the values decide. */
   decimals?: number;
+  /**
+   * Whether each value is a total over its period (drawn as bars from zero), as the layer's unit and
+   * time scale say; absent for station types, whose names say it ({@link isSum}).
+   */
+  total?: boolean;
   values: Array<number | null>;
+}
+
+/** Whether `s` is drawn as a total: its own description where it has one, else its name. */
+export function isTotal(s: Pick<Series, 'label' | 'total'>, timeScale: string | null): boolean {
+  return s.total ?? isSum(s.label, timeScale);
+}
+
+/** Units whose values over a period are amounts that add up (a layer in them is a total): mm of rain, hours of sun, days, energy. */
+const TOTAL_UNITS =
+  /^(mm|cm|in|h|hours?|days?|d|MJ\/m²|kWh\/m²|chill (units|portions|hours)|portions|GDD|°C·d|degree[- ]days)$/i;
+
+/** Most decimals a unit is read at: a rain total of 8.000 mm claims what no gauge measures. */
+const UNIT_DECIMALS: Array<[RegExp, number]> = [
+  [/^(mm|°C|K|°F|hPa|MJ\/m²|h|cm)$/i, 1],
+  [/^(%|W\/m²|°|° from north|days?|chill units|GDD|portions)$/i, 0],
+];
+
+/** Decimals of a layer's values: its step's, at most what its unit is read at. */
+export function layerDecimals(step: number | undefined, unit: string): number | undefined {
+  const d = stepDecimals(step);
+  const cap = UNIT_DECIMALS.find(([re]) => re.test(unit.trim()))?.[1];
+  if (d === null) return cap;
+  return cap === undefined ? d : Math.min(d, cap);
+}
+
+/** Whether a layer of `unit` at `timeScale` holds totals over its periods. */
+export function layerIsTotal(unit: string, label: string, timeScale: string | null): boolean {
+  return TOTAL_UNITS.test(unit.trim()) || isSum(label, timeScale);
 }
 
 /** Colours that carry a meaning: the lowest blue, the highest red, a mean or median dark grey, rain teal. */
@@ -290,11 +323,12 @@ export function toTable(
   // Mid-sentence the variant reads in lower case ("Daily air temperature, daily maximum"); acronyms stay ("DPCU").
   const variant = (name: string) => (/^[A-Z][a-z]/.test(name) ? name.charAt(0).toLowerCase() + name.slice(1) : name);
   const title = `${sub && sub !== '-' ? `${family.description}, ${variant(subTypeName(family.dataType, sub))}` : family.description}${how}`;
-  const decimals = stepDecimals((family as LayerInfo).scale) ?? undefined;
+  const decimals = layerDecimals((family as LayerInfo).scale, family.unit);
+  const total = layerIsTotal(family.unit, label, family.timeScale);
   if (family.timeScale === null) {
     return {
       rows: keys.map((_, i) => `G${i + 1}`),
-      series: [{ label, title, unit: family.unit, decimals, values: keys.map((k) => res[k] as number | null) }],
+      series: [{ label, title, unit: family.unit, decimals, total, values: keys.map((k) => res[k] as number | null) }],
       temporal: false,
       timeScale: null,
     };
@@ -305,6 +339,7 @@ export function toTable(
     title: `G${i + 1} ${title}`,
     unit: family.unit,
     decimals,
+    total,
     values: rows.map((r) => (res[k] as Values)[r] ?? null),
   }));
   return { rows, series, temporal: family.timeScale !== 'calendar_month', timeScale: family.timeScale };

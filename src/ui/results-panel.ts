@@ -19,7 +19,7 @@ import {
   downloadName,
   endpointFor,
   formatValue,
-  isSum,
+  isTotal,
   isTimeAxis,
   periodLabel,
   seriesColours,
@@ -183,14 +183,12 @@ export function resultsPanel(ctx: PanelContext): Panel {
     const every = Math.max(1, Math.ceil(table.rows.length / Math.max(1, Math.floor(width / slotPx))));
     const slotSplits = () => table.rows.map((_, i) => i + 1).filter((i) => (i - 1) % every === 0);
     const bars = uPlot.paths.bars!({
-      size: [0.7 / Math.max(1, shown.filter(({ s }) => isSum(s.label, table.timeScale)).length), 60],
+      size: [0.7 / Math.max(1, shown.filter(({ s }) => isTotal(s, table.timeScale)).length), 60],
     });
     const decimals = shown.map(({ s }) => seriesDecimals(s));
     const colours = seriesColours(shown.map(({ s }) => s));
     // Bars start at zero: a year 5 % lower must look 5 % shorter, not like a sliver.
-    const barUnits = new Set(
-      shown.filter(({ s }) => isSum(s.label, table.timeScale)).map(({ s }) => s.unit || 'value'),
-    );
+    const barUnits = new Set(shown.filter(({ s }) => isTotal(s, table.timeScale)).map(({ s }) => s.unit || 'value'));
     const zeroBased = (_u: uPlot, min: number | null, max: number | null): uPlot.Range.MinMax => {
       const lo = Math.min(0, min ?? 0);
       const hi = Math.max(0, max ?? 0);
@@ -221,7 +219,7 @@ export function resultsPanel(ctx: PanelContext): Panel {
         series: [
           { label: timeAxis ? 'time' : 'period', value: (_u, v) => (v === null ? '' : (labels[rowOf(v)] ?? '')) },
           ...shown.map(({ s }, k) => {
-            const sum = isSum(s.label, table.timeScale);
+            const sum = isTotal(s, table.timeScale);
             return {
               label: seriesHeading(s),
               scale: s.unit || 'value',

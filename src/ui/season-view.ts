@@ -14,7 +14,7 @@ import type { IndexedStation } from '../stations/station-index.ts';
 import { heldRange } from './dataset-info.ts';
 import { type Panel, type PanelContext, part } from './panel.ts';
 import { followUpError } from './words.ts';
-import { formatValue, isSum, seriesDecimals, toTable, type ResultTable } from './query-model.ts';
+import { formatValue, isTotal, seriesDecimals, toTable, type ResultTable } from './query-model.ts';
 import {
   hasSeason,
   planSeason,
@@ -197,7 +197,7 @@ export function createSeasonView(
     const unit = s.unit ? ` ${s.unit}` : '';
     const annual = season.scale === 'annual';
     const bars = uPlot.paths.bars!({ size: [annual ? 0.6 : 0.5, 60] });
-    const sum = annual || isSum(s.label, season.scale);
+    const sum = annual || isTotal(s, season.scale);
     const labels = [
       'x',
       `Highest of ${others}`,
