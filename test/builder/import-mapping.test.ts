@@ -60,3 +60,41 @@ describe('delimited fields', () => {
     expect(splitFields('"x"y,b')).toBeNull();
   });
 });
+
+describe('a mapping written in YAML (a .yaml or .yml file)', () => {
+  const yaml = `# Block 7 logger, exported by the network's portal
+scale: hourly
+separator: ";"
+decimal: ","
+missing: ["", "-", "NaN"]
+time: { column: When, format: "dd/mm/yyyy hh:mm" }
+zone: UTC
+station: { id: "007", lat: -33.9, lon: 18.9 }
+columns:
+  "Air temp (°F)": { type: temperature_mean, unit: "°F" }
+`;
+
+  it('reads as the same mapping its JSON form is; ids stay text', () => {
+    const m = parseMapping(yaml, 'logger.mapping.yaml');
+    const j = parseMapping(
+      JSON.stringify({
+        scale: 'hourly',
+        separator: ';',
+        decimal: ',',
+        missing: ['', '-', 'NaN'],
+        time: { column: 'When', format: 'dd/mm/yyyy hh:mm' },
+        zone: 'UTC',
+        station: { id: '007', lat: -33.9, lon: 18.9 },
+        columns: { 'Air temp (°F)': { type: 'temperature_mean', unit: '°F' } },
+      }),
+      'logger.mapping.json',
+    );
+    expect(m).toEqual(j);
+  });
+
+  it('is refused by name when it is not YAML, or not a mapping, and checked as JSON is', () => {
+    expect(() => parseMapping('scale: [hourly', 'm.yml')).toThrow(/m\.yml is not YAML/);
+    expect(() => parseMapping('- a\n- b\n', 'm.yaml')).toThrow(/must be a YAML mapping/);
+    expect(() => parseMapping(yaml.replace('zone: UTC', 'zone: CHECK'), 'm.yaml')).toThrow(/"zone" must say the clock/);
+  });
+});

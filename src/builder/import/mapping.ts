@@ -6,6 +6,7 @@
  * recognises, writes it beside the export and builds nothing (mapping-proposal.ts).
  */
 import { STATION_TYPES } from '../../contract/station-data-types.ts';
+import { parse as parseYaml } from 'yaml';
 import { BuildError } from '../build-error.ts';
 
 /** Units an export may state, by kind, with the conversion into the contract's unit (docs/data.md). */
@@ -85,15 +86,18 @@ export function parseMapping(
   const bad = (field: string, why: string) =>
     new BuildError('invalid_option', `${file}: ${field} ${why}`, { option: 'mapping', file });
   let m: Mapping;
+  // JSON, or YAML for a person who writes it by hand (a .yaml or .yml file): the same fields.
+  const yaml = /\.ya?ml$/i.test(file);
   try {
-    m = JSON.parse(text) as Mapping;
+    m = (yaml ? parseYaml(text, { maxAliasCount: 16 }) : JSON.parse(text)) as Mapping;
   } catch (err) {
-    throw new BuildError('invalid_option', `${file} is not JSON: ${(err as Error).message}`, {
+    throw new BuildError('invalid_option', `${file} is not ${yaml ? 'YAML' : 'JSON'}: ${(err as Error).message}`, {
       option: 'mapping',
       file,
     });
   }
-  if (!m || typeof m !== 'object') throw bad('the mapping', 'must be a JSON object.');
+  if (!m || typeof m !== 'object' || Array.isArray(m))
+    throw bad('the mapping', `must be a ${yaml ? 'YAML mapping' : 'JSON object'}.`);
   if (m.scale !== 'hourly' && m.scale !== 'daily') throw bad('"scale"', 'must be "hourly" or "daily".');
   if (!m.time || typeof m.time.column !== 'string' || typeof m.time.format !== 'string')
     throw bad('"time"', 'must name the time column and its format: {"column": "Date", "format": "dd/mm/yyyy hh:mm"}.');
