@@ -92,6 +92,11 @@ columns:
     expect(m).toEqual(j);
   });
 
+  it('keeps a station id written plain with leading zeros as text, as YAML would not', () => {
+    const m = parseMapping(yaml.replace('id: "007"', 'id: 007'), 'logger.mapping.yaml');
+    expect(m.station).toMatchObject({ id: '007' });
+  });
+
   it('is refused by name when it is not YAML, or not a mapping, and checked as JSON is', () => {
     expect(() => parseMapping('scale: [hourly', 'm.yml')).toThrow(/m\.yml is not YAML/);
     expect(() => parseMapping('- a\n- b\n', 'm.yaml')).toThrow(/must be a YAML mapping/);

@@ -6,7 +6,7 @@
  * recognises, writes it beside the export and builds nothing (mapping-proposal.ts).
  */
 import { STATION_TYPES } from '../../contract/station-data-types.ts';
-import { parse as parseYaml } from 'yaml';
+import { parseDocument, visit } from 'yaml';
 import { BuildError } from '../build-error.ts';
 
 /** Units an export may state, by kind, with the conversion into the contract's unit (docs/data.md). */
@@ -30,6 +30,23 @@ export const UNITS: Readonly<Record<string, { into: string; convert: (v: number)
   min: { into: 'min', convert: (v) => v },
   h: { into: 'h', convert: (v) => v },
 };
+
+/**
+ * A YAML mapping's values. A station id written plain with a leading zero (`id: 007`, a key
+ * `0012:`) is YAML's number 7 or 12; station ids are text, so such a scalar keeps its text.
+ */
+function yamlOf(text: string): unknown {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) throw doc.errors[0];
+  visit(doc, {
+    Scalar(_key, node) {
+      if (node.type === 'PLAIN' && typeof node.source === 'string' && /^[+-]?0\d+$/.test(node.source))
+        node.value = node.source;
+    },
+  });
+  // Aliases bounded: a mapping has no use for a billion laughs.
+  return doc.toJS({ maxAliasCount: 16 });
+}
 
 /** The unit each data type is stored in (docs/data.md, "Units"), by the type's name. */
 export function unitOfType(type: string): string {
@@ -89,7 +106,7 @@ export function parseMapping(
   // JSON, or YAML for a person who writes it by hand (a .yaml or .yml file): the same fields.
   const yaml = /\.ya?ml$/i.test(file);
   try {
-    m = (yaml ? parseYaml(text, { maxAliasCount: 16 }) : JSON.parse(text)) as Mapping;
+    m = (yaml ? yamlOf(text) : JSON.parse(text)) as Mapping;
   } catch (err) {
     throw new BuildError('invalid_option', `${file} is not ${yaml ? 'YAML' : 'JSON'}: ${(err as Error).message}`, {
       option: 'mapping',
