@@ -10,6 +10,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importStations } from '../../src/builder/import/station-import.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
@@ -666,5 +667,44 @@ describe('GHCNh hourly PSV', () => {
     expect(types.rain.trace).toBe(reports.filter((r) => r.rm === 'T' && r.rain !== '').length);
     expect(types.wind_direction.dropped['direction 999'] ?? 0).toBe(reports.filter((r) => r.dir === '999').length);
     expect(report.unmapped).toEqual({ sea_level_pressure: reports.length });
+  });
+
+  it('its Parquet form (the same reports, typed: DATE a timestamp, values doubles) imports the same answers and report', async () => {
+    // Written by DuckDB from the PSV, as NOAA's Parquet files hold the same columns typed.
+    const db = await DuckDBInstance.create(':memory:');
+    const con = await db.connect();
+    const psv = join(root, 'GHCNh_SFM00068816_2024.psv');
+    const parquet = join(root, 'GHCNh_SFM00068816_2024.parquet');
+    const typed = HEADER.map((h) =>
+      h === 'DATE'
+        ? `strptime("DATE", '%Y-%m-%dT%H:%M:%S') AS "DATE"`
+        : VARS.includes(h) || ['LATITUDE', 'LONGITUDE', 'ELEVATION'].includes(h)
+          ? `TRY_CAST(NULLIF("${h}", '') AS DOUBLE) AS "${h}"`
+          : `"${h}"`,
+    ).join(', ');
+    await con.run(
+      `COPY (SELECT ${typed} FROM read_csv('${psv}', delim='|', header=true, all_varchar=true) WHERE STATION <> 'STATION') TO '${parquet}' (FORMAT parquet, COMPRESSION zstd)`,
+    );
+    const types = await con.runAndReadAll(
+      `SELECT column_type FROM (DESCRIBE SELECT DATE, temperature FROM '${parquet}')`,
+    );
+    expect(types.getRows().map((r) => String(r[0]))).toEqual(['TIMESTAMP', 'DOUBLE']);
+    con.closeSync();
+    const fromParquet = join(root, 'ghcnh-parquet');
+    const run = await cli(['import', 'ghcnh', parquet, '--out', fromParquet]);
+    expect(run.code, run.stderr).toBe(0);
+    const ask = (d: string) =>
+      answers(
+        d,
+        18.6017,
+        -33.9648,
+        ['temperature_mean', 'rain', 'wind_speed', 'wind_direction'],
+        '2024-01-01T03:00:00',
+        '2024-01-02T01:00:00',
+        'hourly',
+      );
+    expect((await ask(fromParquet)).data).toEqual((await ask(dir)).data);
+    const report = (d: string) => readFile(join(d, 'import-report-ghcnh.json'), 'utf8').then((t) => JSON.parse(t));
+    expect((await report(fromParquet)).stations).toEqual((await report(dir)).stations);
   });
 });

@@ -57,13 +57,64 @@ function failed(code: string): boolean {
   return /^[2367]$/.test(code) || /^[a-z]$/.test(code);
 }
 
-/** Reads one GHCNh PSV file (gzipped or not) into `into`; hourly values, by the hour they end in. */
+/** Reads one GHCNh file — PSV (gzipped or not) or Parquet — into `into`; hourly values, by the hour they end in. */
 export async function readGhcnhFile(path: string, into: Imported): Promise<void> {
-  const name = basename(path);
+  if (/\.parquet$/i.test(path)) return takeGhcnhRows(path, ...(await parquetRows(path)), into);
   let bytes = await readFile(path);
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
   const lines = bytes.toString('utf8').split(/\r?\n/);
   const header = (lines[0] ?? '').split('|').map((h) => h.trim());
+  const rows = function* () {
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      if (line.trim() === '' || line === lines[0]) continue;
+      yield { row: i + 1, fields: line.split('|') };
+    }
+  };
+  return takeGhcnhRows(path, header, rows(), into);
+}
+
+/**
+ * GHCNh's Parquet form: the same columns as its PSV, typed. Read whole with hyparquet (a station-year
+ * is a few MB); each value becomes the text its PSV would hold (a time as `yyyy-mm-ddThh:mm:ss`).
+ */
+async function parquetRows(path: string): Promise<[string[], Iterable<{ row: number; fields: string[] }>]> {
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } = await import('hyparquet');
+  const { compressors } = await import('hyparquet-compressors');
+  let file: Awaited<ReturnType<typeof asyncBufferFromFile>>;
+  let header: string[];
+  try {
+    file = await asyncBufferFromFile(path);
+    const metadata = await parquetMetadataAsync(file);
+    header = parquetSchema(metadata).children.map((c) => c.element.name);
+  } catch (err) {
+    throw new BuildError('invalid_input', `${basename(path)} is not a Parquet file: ${(err as Error).message}`, {
+      file: path,
+    });
+  }
+  const objects = (await parquetReadObjects({ file, compressors })) as Array<Record<string, unknown>>;
+  const text = (v: unknown): string =>
+    v === null || v === undefined
+      ? ''
+      : v instanceof Date
+        ? v.toISOString().slice(0, 19)
+        : typeof v === 'bigint'
+          ? String(v)
+          : String(v);
+  const rows = function* () {
+    for (const [i, o] of objects.entries()) yield { row: i + 1, fields: header.map((h) => text(o[h])) };
+  };
+  return [header, rows()];
+}
+
+/** Takes GHCNh reports (`fields` in `header`'s order, as the PSV holds them) into `into`. */
+function takeGhcnhRows(
+  path: string,
+  header: string[],
+  lines: Iterable<{ row: number; fields: string[] }>,
+  into: Imported,
+): void {
+  const name = basename(path);
   const at = (...names: string[]) => names.map((n) => header.indexOf(n)).find((k) => k >= 0) ?? -1;
   const cols = {
     id: at('STATION', 'Station_ID'),
@@ -77,17 +128,15 @@ export async function readGhcnhFile(path: string, into: Imported): Promise<void>
     if (v < 0 && k !== 'name')
       throw new BuildError(
         'invalid_input',
-        `${name} has no ${k === 'id' ? 'STATION' : k === 'date' ? 'DATE' : k.toUpperCase()} column: it is not a GHCNh PSV file (its header starts ${JSON.stringify(header.slice(0, 4).join('|'))}).`,
+        `${name} has no ${k === 'id' ? 'STATION' : k === 'date' ? 'DATE' : k.toUpperCase()} column: it is not a GHCNh file (its header starts ${JSON.stringify(header.slice(0, 4).join('|'))}).`,
         { file: path, row: 1 },
       );
   }
   // Station → hour → type → the reports' values.
   const pending = new Map<string, Map<string, Map<string, number[]>>>();
   let rows = 0;
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line.trim() === '' || line === lines[0]) continue;
-    const f = line.split('|');
+  for (const { row, fields: f } of lines) {
+    const i = row - 1;
     if (f[cols.id]?.trim() === header[cols.id]) continue;
     const id = (f[cols.id] ?? '').trim();
     const date = (f[cols.date] ?? '').trim();

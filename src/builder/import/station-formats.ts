@@ -50,12 +50,12 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
     },
   },
   ghcnh: {
-    title: 'GHCNh hourly PSV files (NOAA NCEI, the successor of ISD), GHCNh_<id>_<year>.psv',
+    title: 'GHCNh hourly files (NOAA NCEI, the successor of ISD), GHCNh_<id>_<year>.psv or .parquet',
     attribution:
       'GHCNh: Global Historical Climatology Network hourly, NOAA National Centers for Environmental Information; public domain',
     utcDays: false,
     stationList: null,
-    stationOfFile: (path) => /^GHCNh_(\w+?)_(\d{4}|por)\.psv(\.gz)?$/i.exec(basename(path))?.[1] ?? null,
+    stationOfFile: (path) => /^GHCNh_(\w+?)_(\d{4}|por)\.(psv(\.gz)?|parquet)$/i.exec(basename(path))?.[1] ?? null,
     async read(files) {
       const out = new Imported();
       for (const f of files) await readGhcnhFile(f, out);
