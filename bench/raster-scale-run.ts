@@ -37,6 +37,7 @@ import { renderRealSizeSection, spliceRealSizeSection, type RealSizeResults } fr
 import { hostInfo } from './results.ts';
 import { parseGnuTime } from './scale-build.ts';
 import { startBenchServer, type LoggedRequest } from './server.ts';
+import { checkCatalog } from '../src/dataset/catalog-check.ts';
 
 /** The two built years: one of 365 days, one of 366, so 20 linked years can hold leap years. */
 const YEARS = [2023, 2024] as const;
@@ -147,7 +148,7 @@ async function ensureBuild(
   const out = await time(process.execPath, [join(REPO, 'bin/climate-query.js'), ...args]);
   const t = parseGnuTime(out);
   const objects = Number(/(\d+) objects/.exec(out)?.[1] ?? Number.NaN);
-  const catalog = JSON.parse(await readFile(join(building, 'catalog.json'), 'utf8')) as Catalog;
+  const catalog = checkCatalog(JSON.parse(await readFile(join(building, 'catalog.json'), 'utf8')), 'catalog.json');
   const storeBytes = Number(
     execFileSync('du', ['-sb', join(building, 'rasters')], { encoding: 'utf8' }).split('\t')[0],
   );
@@ -175,7 +176,7 @@ async function ensureBuild(
  */
 async function ensureTwenty(built: string, dir: string): Promise<void> {
   if (existsSync(join(dir, 'catalog.json'))) return;
-  const catalog = JSON.parse(await readFile(join(built, 'catalog.json'), 'utf8')) as Catalog;
+  const catalog = checkCatalog(JSON.parse(await readFile(join(built, 'catalog.json'), 'utf8')), 'catalog.json');
   const layer = catalog.rasters[0]!;
   const byDays = new Map(layer.files.map((f) => [f.periods.length, f]));
   const tmp = `${dir}.building`;
@@ -397,7 +398,7 @@ export async function runRealSizeBench(o: RealSizeOptions): Promise<void> {
     await browser.close();
   }
 
-  const catalog = JSON.parse(await readFile(join(cache, 'band', 'catalog.json'), 'utf8')) as Catalog;
+  const catalog = checkCatalog(JSON.parse(await readFile(join(cache, 'band', 'catalog.json'), 'utf8')), 'catalog.json');
   const results2: RealSizeResults = {
     startedAt,
     durationS: (performance.now() - started) / 1000,

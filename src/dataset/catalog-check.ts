@@ -12,6 +12,7 @@ import { isStoredUtcOffset } from '../contract/utc-offset.ts';
 import { truncate } from '../contract/quote.ts';
 import { isSha256Hex } from '../io/digest.ts';
 import { checkFileOwners } from './catalog-owners.ts';
+import { expandPeriods } from './period-runs.ts';
 import { checkCatalogPaths } from './dataset-path.ts';
 import {
   CATALOG_VERSION,
@@ -196,6 +197,13 @@ export function checkCatalog(value: unknown, where: string): Catalog {
       l.timeScale,
       `must be null or one of ${RASTER_TIME_SCALES.join(', ')}`,
     );
+    // A file's run of periods (period-runs.ts) stands for its list: expanded first, bounded before it is.
+    for (const [j, f] of (Array.isArray(l.files) ? l.files : []).entries()) {
+      if (!isObject(f) || !isObject(f.periods) || Array.isArray(f.periods)) continue;
+      const list = expandPeriods(l.timeScale, f.periods);
+      check(Array.isArray(list), `${at}.files[${j}].periods`, f.periods, Array.isArray(list) ? '' : list.why);
+      f.periods = list as string[];
+    }
     check(isBox(l.bbox), `${at}.bbox`, l.bbox, 'must be [west, south, east, north] with west < east and south < north');
     check(
       l.extentBbox === undefined || isBox(l.extentBbox),

@@ -16,6 +16,7 @@ import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { startServer } from '../../src/node/server.ts';
 import { cli, cliKilledAfter } from '../helpers/cli.ts';
 import { daysOfYear, writeGridInput } from '../helpers/grid-inputs.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const G = { west: 18, north: -33, res: 0.02, width: 30, height: 20 };
 let root: string;
@@ -90,7 +91,7 @@ async function answers(dir: string): Promise<string> {
   }
 }
 
-const catalogOf = async (dir: string) => JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+const catalogOf = async (dir: string) => (await catalogJson(join(dir, 'catalog.json'))) as Catalog;
 
 /** A copy of `from` whose catalog.json `edit` changed. */
 async function edited(name: string, from: string, edit: (c: Catalog, dir: string) => Promise<void> | void) {

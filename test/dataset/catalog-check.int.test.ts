@@ -3,12 +3,13 @@
  * a damaged or hostile value is `dataset_unavailable` naming the
  * field, never a 500 `internal` from deep in a reader.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { checkCatalog } from '../../src/dataset/catalog-check.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const demo = inject('demoDataset');
 let work: string;
@@ -16,7 +17,7 @@ let good: Record<string, unknown>;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'cq-catalog-check-'));
-  good = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')) as Record<string, unknown>;
+  good = (await catalogJson(join(demo, 'catalog.json'))) as Record<string, unknown>;
 });
 afterAll(() => rm(work, { recursive: true, force: true }));
 

@@ -1,22 +1,9 @@
-/**
- * The demo agrees with itself: at every demo station inside the layers'
- * extent, the station's records and the layer pixel it stands in describe
- * the same weather, apart from what the terrain between them explains.
- *
- * What terrain explains is taken from the data, not from the generator: the
- * height difference between the station (its listed elevation, else the
- * bundled ETOPO5 at its position) and the pixel's centre (ETOPO5), times the
- * lapse rate docs/layers.md states for the demo (5 °C per km on the daily
- * mean). Everything else is read through the engine, as a grower's app
- * reads it: hourly records, the station indices, the temp, chill, gdd and
- * frost layers.
- */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { loadElevation } from '../../src/builder/elevation.ts';
 import { createClimateEngine } from '../../src/engine/engine.ts';
 import { fileLocation } from '../../src/node/file-location.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const demo = inject('demoDataset');
 /** °C per metre, docs/layers.md. */
@@ -57,7 +44,7 @@ describe('the demo agrees with itself', () => {
   it('every station and its layer pixel record the same weather, apart from the height between them', async () => {
     const engine = createClimateEngine({ dataset: fileLocation(demo) });
     const elevation = await loadElevation();
-    const catalog = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')) as { rasters: Layer[] };
+    const catalog = (await catalogJson(join(demo, 'catalog.json'))) as { rasters: Layer[] };
     const grid = catalog.rasters.find((l) => l.dataType === 'chill' && l.subDataType === 'dpcu')!;
     for (const l of catalog.rasters.filter((x) => ['temp', 'chill', 'gdd', 'frost'].includes(x.dataType)))
       expect([l.bbox, l.resolution], `${l.dataType}/${l.subDataType} on the chill grid`).toEqual([

@@ -4,13 +4,14 @@
  * covers, a preview of a claimed 16,000² grid is refused before anything is allocated, and
  * thousands of previews at once of the clean demo wait their turn within the memory budget.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Catalog, RasterLayerEntry } from '../../src/dataset/catalog.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { MAX_POLYGON_CELLS } from '../../src/rasters/coverage.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const demo = inject('demoDataset');
 let root: string;
@@ -23,7 +24,7 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 async function claiming(name: string, dataType: string, subDataType: string, claim: Partial<RasterLayerEntry>) {
   const dir = join(root, name);
   await cp(demo, dir, { recursive: true });
-  const c = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+  const c = (await catalogJson(join(dir, 'catalog.json'))) as Catalog;
   const l = c.rasters.find((x) => x.dataType === dataType && x.subDataType === subDataType)!;
   Object.assign(l, claim);
   await writeFile(join(dir, 'catalog.json'), JSON.stringify(c));

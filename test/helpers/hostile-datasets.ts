@@ -14,6 +14,7 @@ import { parquetMetadata } from 'hyparquet';
 import { expect } from 'vitest';
 import { writeInputGeoTiff } from '../../src/builder/raster-build-input.ts';
 import type { Catalog, RasterLayerEntry } from '../../src/dataset/catalog.ts';
+import { catalogJson } from './catalog-json.ts';
 
 const zigzagVarint = (n: bigint): number[] => {
   let v = n >= 0n ? n << 1n : (-n << 1n) - 1n;
@@ -50,7 +51,7 @@ export async function rowsBomb(demo: string, dir: string): Promise<string> {
   await cp(demo, dir, { recursive: true });
   const bytes = claimRows(await readFile(join(dir, 'stations/index.parquet')), 1_000_000_000n);
   await writeFile(join(dir, 'stations/index.parquet'), bytes);
-  const catalog = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+  const catalog = (await catalogJson(join(dir, 'catalog.json'))) as Catalog;
   catalog.stations!.indexBytes = bytes.length;
   for (const f of catalog.files) {
     if (f.path === catalog.stations!.index) {
@@ -78,7 +79,7 @@ export const STATION_POINT = {
 /** A copy of the demo whose 100 m wind layer is one DEFLATE tile of 4096² Float32 (under 1 MB, 64 MiB decoded). */
 export async function tileBomb(demo: string, dir: string): Promise<string> {
   await cp(demo, dir, { recursive: true });
-  const catalog = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+  const catalog = (await catalogJson(join(dir, 'catalog.json'))) as Catalog;
   const wind = catalog.rasters.find((l) => l.dataType === 'windspeed' && l.subDataType === '100')!;
   const side = 4096;
   await writeInputGeoTiff(join(dir, wind.files[0]!.path), {

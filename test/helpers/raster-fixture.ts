@@ -8,13 +8,14 @@
  * nodata in shapes (a disk, a strip along the west edge, scattered pixels,
  * one whole tile), so statistics and nodata handling are exercised.
  */
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proj4 from 'proj4';
 import { writeInputGeoTiff } from '../../src/builder/raster-build-input.ts';
 import { buildRasterLayer } from '../../src/builder/raster-build.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
+import { catalogJson } from './catalog-json.ts';
 
 /** The fixture grid (EPSG:4326). 100 × 70 px with 32 px tiles: partial tiles on the east and south. */
 export const FIXTURE_GRID = { west: 18, north: -33, res: 0.02, width: 100, height: 70, tile: 32 };
@@ -195,6 +196,6 @@ export async function buildRasterFixture(): Promise<RasterFixture> {
   });
   const buildSeconds = (Date.now() - started) / 1000;
 
-  const catalog = JSON.parse(await readFile(join(dataset, 'catalog.json'), 'utf8')) as Catalog;
+  const catalog = (await catalogJson(join(dataset, 'catalog.json'))) as Catalog;
   return { root, inputs, dataset, catalog, buildSeconds, cleanup: () => rm(root, { recursive: true, force: true }) };
 }

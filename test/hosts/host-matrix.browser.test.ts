@@ -1,20 +1,3 @@
-// The host matrix: the built site with the demo dataset at
-// data/demo/, put on the static hosts and dev servers people use, each set up
-// as its distribution or tool ships it (test/helpers/hosts.ts), and opened in
-// real Chromium. Per host:
-//   a. the app opens at the host's URL: no page errors, cqUi.ready resolves, the map is drawn;
-//   b. the service worker is registered and controls the page;
-//   c. the four endpoints, POSTed with plain fetch('api/<endpoint>/') from the page (answered by
-//      the service worker), equal the Node engine's answer byte for byte;
-//   d. the same after Chromium stops the service worker;
-//   e. Range is used where the host has it (a .parquet or .tif answered 206); python's http.server
-//      has none: its answers are still right, from whole files;
-//   f. reload with the host stopped and the browser offline: the app opens, its CSS applies and the
-//      basemap is drawn.
-// CQ_HOSTS picks the hosts (comma list, or `all`); by default: vite-dev, vite-preview, nginx, s3,
-// serve, http-server, sirv, python (`npm run test:hosts` runs all). A host whose program is not
-// installed is reported as a skipped test naming it, never as passing.
-import { readFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -25,6 +8,7 @@ import type { Catalog } from '../../src/dataset/catalog.ts';
 import { launchChromium } from '../helpers/browser.ts';
 import { buildSite, type BuiltSite } from '../helpers/built-site.ts';
 import { HOSTS, hostInstalled, isSkipped, selectedHosts, type HostResult, type RunningHost } from '../helpers/hosts.ts';
+import { catalogJsonSync } from '../helpers/catalog-json.ts';
 
 const demo = inject('demoDataset');
 const names = selectedHosts();
@@ -551,7 +535,7 @@ for (const name of names) {
 
 /** The demo's gdd/grapes map file in `dataset`, by the name its build gave it (the group and the build's id). */
 function grapesFile(dataset: string): string {
-  const c = JSON.parse(readFileSync(join(dataset, 'catalog.json'), 'utf8')) as Catalog;
+  const c = catalogJsonSync(join(dataset, 'catalog.json')) as Catalog;
   return c.rasters.find((l) => l.dataType === 'gdd' && l.subDataType === 'grapes')!.files[0]!.path;
 }
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 import { cli } from '../helpers/cli.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const demo = inject('demoDataset');
 let dir: string;
@@ -21,8 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const catalogOf = async (): Promise<Catalog> =>
-  JSON.parse(await readFile(join(data, 'catalog.json'), 'utf8')) as Catalog;
+const catalogOf = async (): Promise<Catalog> => (await catalogJson(join(data, 'catalog.json'))) as Catalog;
 const exists = (p: string) =>
   stat(p).then(
     () => true,

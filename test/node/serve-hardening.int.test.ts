@@ -6,7 +6,6 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmSync,
   symlinkSync,
@@ -22,6 +21,7 @@ import { MAX_BODY_BYTES } from '../../src/engine/router.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { mulberry32 } from '../../src/builder/prng.ts';
 import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
+import { catalogJsonSync } from '../helpers/catalog-json.ts';
 
 const fx = inject('stationFixture');
 const demo = inject('demoDataset');
@@ -183,7 +183,7 @@ describe('serve: confinement', () => {
     for (const [from, change, why] of cases) {
       const dir = mkdtempSync(join(tmpdir(), 'cq-catalog-'));
       try {
-        const catalog = JSON.parse(readFileSync(join(from, 'catalog.json'), 'utf8')) as Catalog;
+        const catalog = catalogJsonSync(join(from, 'catalog.json')) as Catalog;
         change(catalog);
         writeFileSync(join(dir, 'catalog.json'), JSON.stringify(catalog));
         const engine = createNodeEngine(dir);
@@ -343,7 +343,7 @@ describe('serve: what a dataset folder exposes', () => {
   });
 
   it('serves what the catalog and index list (a store’s objects and metadata too), no dotfile and nothing else', async () => {
-    const catalog = JSON.parse(readFileSync(join(data, 'catalog.json'), 'utf8')) as {
+    const catalog = catalogJsonSync(join(data, 'catalog.json')) as {
       files: Array<{ path: string }>;
       rasters: Array<{ layout?: string; zarr?: { variable: string }; files: Array<{ path: string }> }>;
     };

@@ -19,6 +19,7 @@ import { buildRasterLayer } from '../../src/builder/raster-build.ts';
 import type { Catalog, RasterLayerEntry } from '../../src/dataset/catalog.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { cli as runCli } from '../helpers/cli.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const G = { west: 18, north: -33, res: 0.02, width: 40, height: 24 };
 const daysOf = (y: number, n?: number) => {
@@ -58,7 +59,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-const catalogOf = async (dir: string) => JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+const catalogOf = async (dir: string) => (await catalogJson(join(dir, 'catalog.json'))) as Catalog;
 const layerIn = async (dir: string) => (await catalogOf(dir)).rasters.find((l) => l.dataType === 'temp')!;
 const build = (dir: string, inputs: string[], extra: object = {}) =>
   buildRasterLayer({ dir, dataType: 'temp', subDataType: 'mean', extent: 'tc', inputs, ...extra });

@@ -20,6 +20,7 @@ import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { DIGESTS_KEY } from '../../src/rasters/chunk-digest.ts';
 import { daysOfYear, writeGridInput } from '../helpers/grid-inputs.ts';
 import { dataChunkKey, previewChunkKey } from '../../src/rasters/zarr-layout.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const G = { west: 18, north: -33, res: 0.02, width: 40, height: 24 };
 let root: string;
@@ -44,7 +45,7 @@ beforeAll(async () => {
     extent: 'tc',
     inputs: [join(root, 't2023.tif'), join(root, 't2024.tif')],
   });
-  layer = (JSON.parse(await readFile(join(clean, 'catalog.json'), 'utf8')) as Catalog).rasters[0]!;
+  layer = ((await catalogJson(join(clean, 'catalog.json'))) as Catalog).rasters[0]!;
 }, 300_000);
 afterAll(() => rm(root, { recursive: true, force: true }));
 
@@ -134,8 +135,7 @@ describe('objects that are not their store’s', () => {
       extent: 'tc',
       inputs: [join(root, 't2022.tif')],
     });
-    const store2022 = (JSON.parse(await readFile(join(other, 'catalog.json'), 'utf8')) as Catalog).rasters[0]!
-      .files[0]!;
+    const store2022 = ((await catalogJson(join(other, 'catalog.json'))) as Catalog).rasters[0]!.files[0]!;
     const dir = await tampered('other-store', async (d) => {
       const store2023 = join(d, layer.files[0]!.path);
       await rm(store2023, { recursive: true });
@@ -187,7 +187,7 @@ describe('objects that are not their store’s', () => {
 
   it('a store written before digests (no id in its entry) still answers, unchecked', async () => {
     const dir = await tampered('no-id', async (d) => {
-      const c = JSON.parse(await readFile(join(d, 'catalog.json'), 'utf8')) as Catalog;
+      const c = (await catalogJson(join(d, 'catalog.json'))) as Catalog;
       for (const f of c.rasters[0]!.files) delete f.id;
       await writeFile(join(d, 'catalog.json'), JSON.stringify(c));
     });

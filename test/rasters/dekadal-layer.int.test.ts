@@ -6,7 +6,7 @@
  * of that dekad (within the storage step) and of the built file (exactly),
  * in both layouts; dates that are not a dekad's first day are refused.
  */
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { cli } from '../helpers/cli.ts';
 import { gdalPixel } from '../helpers/gdal-read.ts';
 import { hash } from '../helpers/raster-fixture.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const GRID = { west: 18, north: -32.5, res: 0.05, width: 50, height: 40 };
 const NODATA = -9999;
@@ -82,7 +83,7 @@ beforeAll(async () => {
     'chirps-v2.0.{yyyy}.{mm}.tif',
     ...files,
   ]);
-  catalog = JSON.parse(await readFile(join(dataset, 'catalog.json'), 'utf8')) as Catalog;
+  catalog = (await catalogJson(join(dataset, 'catalog.json'))) as Catalog;
   engine = createNodeEngine(dataset);
 }, 240_000);
 

@@ -6,7 +6,7 @@
 import { urlLocation } from '../../src/dataset/location.ts';
 import { fileLocation } from '../../src/node/file-location.ts';
 import { readdir, stat } from 'node:fs/promises';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,7 @@ import type { Catalog } from '../../src/dataset/catalog.ts';
 import { createRasterEngine, type RasterEngine } from '../../src/rasters/raster-engine.ts';
 import { startRangeServer } from '../helpers/range-server.ts';
 import { rng } from '../helpers/random-shapes.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 let dir = '';
 let seconds = 0;
@@ -30,7 +31,7 @@ beforeAll(async () => {
   const t = performance.now();
   await buildDemoRasters(dir);
   seconds = (performance.now() - t) / 1000;
-  catalog = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+  catalog = (await catalogJson(join(dir, 'catalog.json'))) as Catalog;
   engine = createRasterEngine({ catalog, dataset: fileLocation(dir) });
 });
 

@@ -5,7 +5,7 @@
  * the first query after the fault heals must be right. The clean answers
  * come from an engine reading the same files from disk.
  */
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,7 @@ import {
   isNodataPixel,
   type RasterFixture,
 } from '../helpers/raster-fixture.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 /** Short limits so the suite stays fast: 300 ms per read, 2.5 s per query. */
 const READ = { timeouts: { firstByteMs: 300, idleMs: 300 }, retry: { retries: 2, baseDelayMs: 20 } };
@@ -233,7 +234,7 @@ describe('a redeploy while the engine is in use', () => {
     await rm(half, { recursive: true, force: true });
     await cp(fx.dataset, half, { recursive: true });
     const layer = fx.catalog.rasters.find((l) => l.dataType === 'temp' && l.subDataType === 'mean')!;
-    const layerB = (JSON.parse(await readFile(join(datasetB, 'catalog.json'), 'utf8')) as Catalog).rasters.find(
+    const layerB = ((await catalogJson(join(datasetB, 'catalog.json'))) as Catalog).rasters.find(
       (l) => l.dataType === 'temp' && l.subDataType === 'mean',
     )!;
     expect(layerB.files[0]!.path).not.toBe(layer.files[0]!.path);
@@ -264,7 +265,7 @@ describe('a redeploy while the engine is in use', () => {
     await rm(half, { recursive: true, force: true });
     await cp(fx.dataset, half, { recursive: true });
     const layer = fx.catalog.rasters.find((l) => l.dataType === 'temp' && l.subDataType === 'max')!;
-    const layerB = (JSON.parse(await readFile(join(datasetB, 'catalog.json'), 'utf8')) as Catalog).rasters.find(
+    const layerB = ((await catalogJson(join(datasetB, 'catalog.json'))) as Catalog).rasters.find(
       (l) => l.dataType === 'temp' && l.subDataType === 'max',
     )!;
     const file = layer.files[0]!.path;

@@ -5,7 +5,7 @@
  * answers equal the values the inputs were written with (the generating function) and GDAL's read
  * of the built file, at that file's own step.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { layerText } from '../../src/node/layer-text.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { gdalPixel } from '../helpers/gdal-read.ts';
 import { daysOfYear, writeGridInput } from '../helpers/grid-inputs.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const G = { west: 18, north: -33, res: 0.05, width: 20, height: 12 };
 let root: string;
@@ -24,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => rm(root, { recursive: true, force: true }));
 
 const at = (c: number, r: number) => `POINT (${G.west + (c + 0.5) * G.res} ${G.north - (r + 0.5) * G.res})`;
-const readCatalog = async (dir: string) => JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+const readCatalog = async (dir: string) => (await catalogJson(join(dir, 'catalog.json'))) as Catalog;
 const months = (y: number) => Array.from({ length: 12 }, (_, m) => `${y}-${String(m + 1).padStart(2, '0')}`);
 
 async function pointAnswer(dir: string, body: object): Promise<Record<string, number | null>> {

@@ -6,7 +6,7 @@
  * catalog.json is whole and every answer is the old one or, once the build
  * got far enough, the new one: never an error, never another number.
  */
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { buildRasterLayer } from '../../src/builder/raster-build.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { cliKilledAfter } from '../helpers/cli.ts';
 import { writeGridInput } from '../helpers/grid-inputs.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const G = { west: 18, north: -33, res: 0.01, width: 120, height: 80 };
 let root: string;
@@ -109,7 +110,7 @@ describe('a build killed at any moment', () => {
         ms,
       );
       // Whole JSON, and an answer equal to one of the two versions.
-      JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8'));
+      await catalogJson(join(dir, 'catalog.json'));
       const got = await answer(dir);
       const which =
         JSON.stringify(got) === JSON.stringify(old)

@@ -8,13 +8,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { cli } from '../helpers/cli.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const PY = '/usr/bin/python3';
 let root: string;
@@ -130,9 +131,7 @@ describe('a CF-packed store (int16 × 0.01 + 10, _FillValue, zlib, 20 × 8 × 8 
   it('is taken with its CF degree units as its CRS and answers xarray’s decoded values, at the packing step', async () => {
     const added = await add('b.zarr', 'pr', 'wc-b');
     expect(added.code, added.stderr).toBe(0);
-    const layer = (JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog).rasters.find(
-      (l) => l.dataType === 'pr',
-    )!;
+    const layer = ((await catalogJson(join(dir, 'catalog.json'))) as Catalog).rasters.find((l) => l.dataType === 'pr')!;
     expect(layer).toMatchObject({
       layout: 'zarr-store',
       scale: 0.01,

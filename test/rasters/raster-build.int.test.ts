@@ -22,6 +22,7 @@ import {
 } from '../helpers/raster-fixture.ts';
 import { decodeWhole } from '../helpers/raster-oracle.ts';
 import { readZarrCoordinate, readZarrInt16 } from '../helpers/zarr-read.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 let fx: RasterFixture;
 beforeAll(async () => {
@@ -148,7 +149,7 @@ describe('raster build output', () => {
   });
 
   it('registers each layer with its periods, grid and file layout', async () => {
-    const catalog = JSON.parse(await readFile(join(fx.dataset, 'catalog.json'), 'utf8')) as Catalog;
+    const catalog = (await catalogJson(join(fx.dataset, 'catalog.json'))) as Catalog;
     const byName = new Map(catalog.rasters.map((l) => [`${l.dataType}/${l.subDataType}`, l]));
     expect([...byName.keys()].sort()).toEqual([
       'chill/dpcu',
@@ -227,7 +228,7 @@ describe('raster build output', () => {
   });
 
   it('a build of one year adds it and keeps the others; --replace replaces the layer and drops files it no longer has', async () => {
-    const before = (JSON.parse(await readFile(join(fx.dataset, 'catalog.json'), 'utf8')) as Catalog).rasters.find(
+    const before = ((await catalogJson(join(fx.dataset, 'catalog.json'))) as Catalog).rasters.find(
       (l) => l.dataType === 'temp' && l.subDataType === 'max',
     )!;
     // 2024 rebuilt alone: 2023 stays as it was.
@@ -237,7 +238,7 @@ describe('raster build output', () => {
       subDataType: 'max',
       inputs: [join(fx.inputs, 'tmax-b.tif')],
     });
-    const added = (JSON.parse(await readFile(join(fx.dataset, 'catalog.json'), 'utf8')) as Catalog).rasters.find(
+    const added = ((await catalogJson(join(fx.dataset, 'catalog.json'))) as Catalog).rasters.find(
       (l) => l.dataType === 'temp' && l.subDataType === 'max',
     )!;
     // 2023 as it was; 2024 in a new file of the same dates, the old one deleted once the catalog moved on.
@@ -253,7 +254,7 @@ describe('raster build output', () => {
       inputs: [join(fx.inputs, 'tmax-b.tif')],
       replace: true,
     });
-    const catalog = JSON.parse(await readFile(join(fx.dataset, 'catalog.json'), 'utf8')) as Catalog;
+    const catalog = (await catalogJson(join(fx.dataset, 'catalog.json'))) as Catalog;
     const tmax = catalog.rasters.filter((l) => l.dataType === 'temp' && l.subDataType === 'max');
     expect(tmax).toHaveLength(1);
     expect(tmax[0]!.files.map((f) => f.path)).toEqual([

@@ -19,6 +19,7 @@ import { createClimateEngine } from '../../src/engine/engine.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { TILE_DIGESTS_MAGIC } from '../../src/rasters/tile-digests.ts';
 import { writeGridInput } from '../helpers/grid-inputs.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const G = { west: 18, north: -33, res: 0.02, width: 40, height: 24 };
 const MONTHS = Array.from({ length: 12 }, (_, m) => `2024-${String(m + 1).padStart(2, '0')}`);
@@ -41,7 +42,7 @@ beforeAll(async () => {
     inputs: [join(root, 'frost.tif')],
     tileSize: 16,
   });
-  const catalog = JSON.parse(await readFile(join(clean, 'catalog.json'), 'utf8')) as Catalog;
+  const catalog = (await catalogJson(join(clean, 'catalog.json'))) as Catalog;
   layer = catalog.rasters[0]!;
   entry = catalog.files.find((f) => f.path === layer.files[0]!.path)!;
   const tiff = await fromFile(join(clean, entry.path));
@@ -138,7 +139,7 @@ describe('a map file’s tiles', () => {
 
   it('a file whose table was not written (built before tiles had digests) still answers, unchecked', async () => {
     const dir = await tampered('no-table', async () => undefined);
-    const c = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+    const c = (await catalogJson(join(dir, 'catalog.json'))) as Catalog;
     for (const f of c.files) delete f.tiles;
     await writeFile(join(dir, 'catalog.json'), JSON.stringify(c));
     const [old, now] = [createNodeEngine(dir), createNodeEngine(clean)];

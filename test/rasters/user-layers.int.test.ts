@@ -9,7 +9,7 @@
  * ambiguous and mismatched builds are refused with what to pass.
  */
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proj4 from 'proj4';
@@ -26,6 +26,7 @@ import { gdalPixel } from '../helpers/gdal-read.ts';
 import { decodeWhole, oracleCoverage, oracleStat } from '../helpers/raster-oracle.ts';
 import { hash } from '../helpers/raster-fixture.ts';
 import { cli } from '../helpers/cli.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const ETOPO = join(DATA_SOURCES, 'za-elevation-etopo5.tif');
 const UTM34S = '+proj=utm +zone=34 +south +datum=WGS84 +units=m +no_defs';
@@ -171,7 +172,7 @@ beforeAll(async () => {
     dates: Array.from({ length: 12 }, (_, m) => String(m + 1)),
     inputs: [join(inputs, 'rain_normals.tif')],
   });
-  catalog = JSON.parse(await readFile(join(dataset, 'catalog.json'), 'utf8')) as Catalog;
+  catalog = (await catalogJson(join(dataset, 'catalog.json'))) as Catalog;
   engine = createNodeEngine(dataset);
 }, 240_000);
 
@@ -695,7 +696,7 @@ describe('the build refuses what it cannot know or what does not fit', () => {
         replace,
       });
     await build(false);
-    let after = JSON.parse(await readFile(join(dataset, 'catalog.json'), 'utf8')) as Catalog;
+    let after = (await catalogJson(join(dataset, 'catalog.json'))) as Catalog;
     expect(after.rasters.map((l) => l.dataType).sort()).toEqual(before);
     const grown = after.rasters.find((l) => l.dataType === 'et0')!.files.map((f) => f.path);
     expect(grown).toEqual([
@@ -703,7 +704,7 @@ describe('the build refuses what it cannot know or what does not fit', () => {
       expect.stringMatching(/^rasters\/et0\/2024-[0-9a-f]{8}\.tif$/),
     ]);
     await build(true);
-    after = JSON.parse(await readFile(join(dataset, 'catalog.json'), 'utf8')) as Catalog;
+    after = (await catalogJson(join(dataset, 'catalog.json'))) as Catalog;
     expect(after.rasters.map((l) => l.dataType).sort()).toEqual(before);
     expect(after.rasters.find((l) => l.dataType === 'et0')!.files.map((f) => f.path)).toEqual([
       expect.stringMatching(/^rasters\/et0\/2023-[0-9a-f]{8}\.tif$/),

@@ -9,7 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
@@ -26,6 +26,7 @@ import { gdalPixel } from '../helpers/gdal-read.ts';
 import { startRangeServer } from '../helpers/range-server.ts';
 import { rng } from '../helpers/random-shapes.ts';
 import { readZarrInt16 } from '../helpers/zarr-read.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 /** A grid wider than 1,024 px, so its preview is reduced (factor 2), with a ragged east and south edge. */
 const G = { west: 18.0, north: -33.0, res: 0.001, width: 1101, height: 43 };
@@ -77,7 +78,7 @@ beforeAll(async () => {
       inputs: [join(root, input)],
     });
   }
-  catalog = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+  catalog = (await catalogJson(join(dir, 'catalog.json'))) as Catalog;
   layer = catalog.rasters.find((l) => l.subDataType === 'band')!;
   pixelLayer = catalog.rasters.find((l) => l.subDataType === 'pixel')!;
 }, 300_000);

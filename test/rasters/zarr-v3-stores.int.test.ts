@@ -21,6 +21,7 @@ import type { Catalog } from '../../src/dataset/catalog.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { cli } from '../helpers/cli.ts';
 import { type RangeServer, startRangeServer } from '../helpers/range-server.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const PY = '/usr/bin/python3';
 let root: string;
@@ -229,7 +230,7 @@ describe('a v3 sharded store shaped like dynamical.org’s (Blosc zstd, index + 
       dir,
     ]);
     expect(r.code, r.stderr).toBe(0);
-    const layer = (JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog).rasters.find(
+    const layer = ((await catalogJson(join(dir, 'catalog.json'))) as Catalog).rasters.find(
       (l) => l.dataType === 'precip',
     )!;
     expect(layer.storeArray).toMatchObject({

@@ -17,6 +17,7 @@ import { createClimateEngine } from '../../src/engine/engine.ts';
 import { urlLocation } from '../../src/dataset/location.ts';
 import { LinkMeter } from '../../src/io/link-meter.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const demo = inject('demoDataset');
 const fx = inject('stationFixture');
@@ -157,7 +158,7 @@ describe('station reads over HTTP Range', () => {
     expect(Object.keys(res)).toHaveLength(1);
     expect(server.log.length).toBeGreaterThan(0);
     expect(server.log.filter((e) => e.path.startsWith('/stations/'))).toEqual([]);
-    const catalog = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')) as Catalog;
+    const catalog = (await catalogJson(join(demo, 'catalog.json'))) as Catalog;
     expect(Object.keys(catalog.stations!).sort()).toEqual([
       'count',
       'coverage',

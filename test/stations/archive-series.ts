@@ -1,10 +1,9 @@
-/** A built station archive read back with native DuckDB, and series compared value by value: for build tests. */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { expect } from 'vitest';
 import { STATION_TYPES, type StationTimeScale } from '../../src/contract/station-data-types.ts';
 import type { Series } from './oracle.ts';
+import { catalogJsonSync } from '../helpers/catalog-json.ts';
 
 /** Runs SQL on a fresh native DuckDB and returns the rows. */
 export async function sql(query: string): Promise<Record<string, unknown>[]> {
@@ -24,7 +23,7 @@ export async function sql(query: string): Promise<Record<string, unknown>[]> {
  * `stations-<build>` once a build has replaced an archive (docs/data.md).
  */
 export function archiveDir(out: string): string {
-  const c = JSON.parse(readFileSync(join(out, 'catalog.json'), 'utf8')) as { stations: { index: string } | null };
+  const c = catalogJsonSync(join(out, 'catalog.json')) as { stations: { index: string } | null };
   return join(out, c.stations ? c.stations.index.slice(0, c.stations.index.lastIndexOf('/')) : 'stations');
 }
 

@@ -1,12 +1,8 @@
-// The demo says it is a demo: its stations sit at real NOAA
-// positions, so every name, the attribution and the catalog's notice say the
-// weather is synthetic. And the catalog fields that say so (notice, the
-// stations' zone) are checked like every other field.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, inject, it } from 'vitest';
 import { checkCatalog } from '../../src/dataset/catalog-check.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const demo = inject('demoDataset');
 
@@ -25,14 +21,14 @@ describe('the demo dataset is marked synthetic', () => {
     expect(names.filter((n) => !n.endsWith('(synthetic weather)'))).toEqual([]);
     // Real NOAA names are kept before the mark, so a user still finds "Paarl".
     expect(names.some((n) => /^Paarl .*\(synthetic weather\)$/i.test(n))).toBe(true);
-    const catalog = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8'));
+    const catalog = await catalogJson(join(demo, 'catalog.json'));
     expect(catalog.attribution.some((a: string) => /station records are synthetic weather/i.test(a))).toBe(true);
     expect(catalog.notice).toMatch(/^Demo dataset: synthetic weather/);
     expect(catalog.stations.utcOffset).toBe('+02:00');
   });
 
   it('a catalog whose notice or zone is not what it should be is dataset_unavailable, naming the field', async () => {
-    const catalog = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8'));
+    const catalog = await catalogJson(join(demo, 'catalog.json'));
     expect(() => checkCatalog({ ...catalog, notice: 42 }, 'catalog.json')).toThrow(
       expect.objectContaining({ code: 'dataset_unavailable', message: expect.stringContaining('"notice"') }),
     );

@@ -12,6 +12,7 @@ import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { STATION_TIME_SCALES } from '../../src/contract/station-data-types.ts';
 import { parseStationIndex, StationIndex } from '../../src/stations/station-index.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const fx = inject('stationFixture');
 let dir: string;
@@ -50,7 +51,7 @@ async function withIndexField(
   await cp(`${index}.new`, index);
   await rm(`${index}.new`);
   const bytes = await readFile(index);
-  const catalog = JSON.parse(await readFile(join(root, 'catalog.json'), 'utf8'));
+  const catalog = await catalogJson(join(root, 'catalog.json'));
   catalog.stations.indexBytes = (await stat(index)).size;
   const entry = catalog.files.find((f: { path: string }) => f.path === 'stations/index.parquet');
   entry.bytes = bytes.length;

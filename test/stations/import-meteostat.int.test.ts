@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { cli } from '../helpers/cli.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 let root: string;
 let dir: string;
@@ -170,7 +171,7 @@ describe('Meteostat bulk CSVs', () => {
     expect(cape.types.temperature_mean.dropped['model data (model)']).toBe(counts.model);
     expect(counts.model).toBeGreaterThan(0);
     expect(report.unmapped.pres).toBe(36 + 20);
-    const catalog = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+    const catalog = (await catalogJson(join(dir, 'catalog.json'))) as Catalog;
     expect(JSON.stringify(catalog)).toMatch(/Meteostat.*CC BY-NC 4\.0/);
   });
 });

@@ -16,6 +16,7 @@ import { importStations } from '../../src/builder/import/station-import.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { cli } from '../helpers/cli.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 let root: string;
 beforeAll(async () => {
@@ -195,7 +196,7 @@ describe('GHCN-Daily .dly with ghcnd-stations.txt', () => {
       }
     }
     expect(report.unmapped).toEqual({ SNOW: snowValues });
-    const catalog = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+    const catalog = (await catalogJson(join(dir, 'catalog.json'))) as Catalog;
     expect(catalog.attribution.join('\n')).toMatch(/GHCN-Daily.*NOAA National Centers for Environmental Information/);
   });
 
@@ -431,7 +432,7 @@ describe('GSOD CSV', () => {
       '68816099999',
     ]);
     expect(report.utcDays).toBe(true);
-    const catalog = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+    const catalog = (await catalogJson(join(dir, 'catalog.json'))) as Catalog;
     expect(catalog.attribution.join('\n')).toMatch(/GSOD.*public domain; its days are UTC days/);
     expect(report.unmapped).toEqual({});
   });

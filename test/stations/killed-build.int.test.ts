@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { cli, cliKilledAfter } from '../helpers/cli.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const fx = inject('stationFixture');
 let root: string;
@@ -66,7 +67,7 @@ const args = (dir: string) => ['build', '--out', dir, '--stations', fx.stationsC
 
 /** The archives in `dir` that the catalog does not name. */
 async function unlistedArchives(dir: string): Promise<string[]> {
-  const c = JSON.parse(await readFile(join(dir, 'catalog.json'), 'utf8')) as Catalog;
+  const c = (await catalogJson(join(dir, 'catalog.json'))) as Catalog;
   const listed = c.stations!.index.split('/')[0];
   return (await readdir(dir)).filter((f) => /^\.?stations/.test(f) && f !== listed);
 }

@@ -4,7 +4,7 @@
 // in UTC+3 (as real East African loggers are) builds with --time-zone; the
 // archive is compared with an independent computation: the same rows moved by
 // JavaScript Date arithmetic, then the TypeScript oracle's daily and monthly.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -17,6 +17,7 @@ import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { allScales, readStations, type Series } from './oracle.ts';
 import { archiveSeries, expectSameSeries } from './archive-series.ts';
 import { cli } from '../helpers/cli.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -91,7 +92,7 @@ describe('a dataset states its zone and converts zoned inputs into it', () => {
     expect(section.utcOffset).toBe('+03:00');
     expect(report.timeZone).toBe('+03:00');
     expect(report.scales.hourly!.files.map((f) => f.zoned)).toEqual([nbo.length, half]);
-    const catalog = JSON.parse(await readFile(join(out, 'catalog.json'), 'utf8'));
+    const catalog = await catalogJson(join(out, 'catalog.json'));
     expect(catalog.stations.utcOffset).toBe('+03:00');
 
     const want = localSeries({ NBO: nbo, MSA: msa }, 3);
@@ -174,7 +175,7 @@ describe('a dataset states its zone and converts zoned inputs into it', () => {
     const clash = await cli(['build', '--out', out, '--stations', stations, '--hourly', b, '--time-zone', '+02:00']);
     expect(clash.code).toBe(2);
     expect(clash.stderr).toMatch(/dataset's station times are in UTC\+03:00; this build says UTC\+02:00.*--replace/);
-    const catalog = JSON.parse(await readFile(join(out, 'catalog.json'), 'utf8'));
+    const catalog = await catalogJson(join(out, 'catalog.json'));
     expect(catalog.stations.utcOffset).toBe('+03:00');
     expect(catalog.stations.count).toBe(2);
     const replaced = await cli([
@@ -190,7 +191,7 @@ describe('a dataset states its zone and converts zoned inputs into it', () => {
       '--replace',
     ]);
     expect(replaced.code).toBe(0);
-    expect(JSON.parse(await readFile(join(out, 'catalog.json'), 'utf8')).stations.utcOffset).toBe('+02:00');
+    expect((await catalogJson(join(out, 'catalog.json'))).stations.utcOffset).toBe('+02:00');
   });
 
   it('refuses what it would have to guess: a zone on a daily date, an unknown zone name', async () => {

@@ -10,6 +10,7 @@ import type { Catalog } from '../../src/dataset/catalog.ts';
 import type { Page } from 'playwright-core';
 import { drawPoint, runAndWait, tableCells } from '../helpers/app-page.ts';
 import { useServedApp } from '../helpers/served-app.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const demo = inject('demoDataset');
 const SCREENS = new URL('../../screens/', import.meta.url).pathname;
@@ -92,7 +93,7 @@ describe('a season against normal', () => {
     expect(legend).toContain('2024');
     const summary = (await page.locator('#season-summary').textContent())!;
     // Every number at the layer's own step (its catalog scale: whole degree days for the demo's GDD).
-    const layer = (JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')) as Catalog).rasters.find(
+    const layer = ((await catalogJson(join(demo, 'catalog.json'))) as Catalog).rasters.find(
       (l) => l.dataType === 'gdd' && l.subDataType === 'grapes',
     )!;
     const step = String(layer.scale).split('.')[1]?.length ?? 0;

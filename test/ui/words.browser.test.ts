@@ -1,11 +1,3 @@
-// The app's words, as a person sees them in Chromium: data types and
-// layers by plain name and unit (layer names from the dataset's catalog),
-// definitions of chill, growing degree days and frost that say what the
-// demo build computes, errors that say "field G2", dates typed yyyy-mm-dd
-// in an en-US dev.browser, and the contract's names only in the "For
-// developers" panel, which shows the endpoint, the request and a fetch()
-// snippet that can be copied.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
@@ -19,6 +11,7 @@ import { layerDefinition } from '../../src/ui/words.ts';
 import { STATION_TYPE_INFO_NAMES } from '../../src/contract/station-type-info.ts';
 import { drawPoint, drawPolygon, openAppPage, runAndWait, zoomTo, type Ui } from '../helpers/app-page.ts';
 import { useViteApp } from '../helpers/vite-app.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../screens/', import.meta.url).pathname;
@@ -26,7 +19,7 @@ const dev = useViteApp({ 'data/demo': demo });
 let catalog: Catalog;
 
 beforeAll(async () => {
-  catalog = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')) as Catalog;
+  catalog = (await catalogJson(join(demo, 'catalog.json'))) as Catalog;
 }, 120_000);
 
 const open = (size?: { width: number; height: number }) => openAppPage(dev.browser, `${dev.url}index.html`, size);

@@ -16,6 +16,7 @@ import { createReadStream } from 'node:fs';
 import { cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { CATALOG_VERSION, type Catalog, type CatalogFile, listedFile } from '../../dataset/catalog.ts';
+import { compactPeriods } from '../../dataset/period-runs.ts';
 import { checkDataset } from '../../dataset/catalog-check.ts';
 import { BuildError } from '../build-error.ts';
 import { mapFileClaims } from '../map-file-claims.ts';
@@ -152,8 +153,19 @@ export async function updateCatalog(dir: string, name: string, change: (c: Catal
     files.push({ path, role, bytes, sha256: await sha256OfFile(join(dir, path)), ...claims });
   }
   catalog.files = files;
-  await writeFileAtomic(join(dir, 'catalog.json'), `${JSON.stringify(catalog)}\n`);
+  await writeFileAtomic(join(dir, 'catalog.json'), `${JSON.stringify(compactCatalog(catalog))}\n`);
   return catalog;
+}
+
+/** The catalog as written: each layer file's periods as a run where that is shorter (period-runs.ts). */
+function compactCatalog(catalog: Catalog): unknown {
+  return {
+    ...catalog,
+    rasters: catalog.rasters.map((l) => ({
+      ...l,
+      files: l.files.map((f) => ({ ...f, periods: compactPeriods(l.timeScale, f.periods) })),
+    })),
+  };
 }
 
 /** Hex SHA-256 of a file, streamed (station files can be large). */
