@@ -25,6 +25,18 @@ export interface ActionDeps {
   ready(): Promise<void>;
 }
 
+/** The status of an empty answer, by its real reason (the results panel says more, and how to go on). */
+function emptyStatus(req: AppRequest, answer: unknown): string {
+  if (
+    req.endpoint === 'poly-aggregate' &&
+    Object.keys((answer as { stations_metadata?: object }).stations_metadata ?? {}).length === 0
+  )
+    return 'Empty: no station with records lies inside this field';
+  if (req.endpoint === 'point' || req.endpoint === 'polygon')
+    return 'Empty: the layer has no value here for these dates';
+  return 'Empty: the station has no records for these dates';
+}
+
 /** The answer as the panels show it: its table, and whether it holds any value. */
 function shownAnswer(
   deps: ActionDeps,
@@ -116,7 +128,7 @@ export function createActions(deps: ActionDeps): AppActions {
     store.set({
       running: false,
       shown,
-      status: shown.empty ? `No values for these dates (${seconds} s).` : `Answered in ${seconds} s.`,
+      status: shown.empty ? `${emptyStatus(req, res.body)} (${seconds} s).` : `Answered in ${seconds} s.`,
     });
   }
 

@@ -220,6 +220,10 @@ export function formPanel(ctx: PanelContext): Panel {
   function renderRequest(state: AppState): void {
     clearErrors();
     const req = buildRequest(state.form, state.geometries, layersOf(state.dataset));
+    // A point has one pixel: how a field's pixels combine is asked only when a field will be sent.
+    const pointQuery = req?.endpoint === 'point';
+    $('aggregationMethod').hidden = pointQuery;
+    root.querySelector<HTMLElement>('label[for=aggregationMethod]')!.hidden = pointQuery;
     $('ask-info').textContent = askText(
       req?.endpoint ?? null,
       endpointFor(state.form, state.geometries)?.used.length ?? 0,
@@ -297,9 +301,13 @@ export function formPanel(ctx: PanelContext): Panel {
         d?.catalog.stations?.dataTypes[form.timeScale],
       );
       form.dataTypes = sw.dataTypes;
+      // Dates the person chose come along; the dates offered by default give way to the new scale's
+      // (an hourly query starts on a week, not the daily default's month of 744 hours).
+      const offered = defaultDates(d, { ...form, timeScale: before.timeScale });
+      const chosen = !(offered.startDate === before.startDate && offered.endDate === before.endDate);
       Object.assign(
         form,
-        sw.dates
+        sw.dates && chosen
           ? clipToHeld(form.timeScale, sw.dates, heldRange(d?.stations ?? [], form.timeScale))
           : defaultDates(d, form),
       );

@@ -158,8 +158,9 @@ export function resultsPanel(ctx: PanelContext): Panel {
     renderChart(table, chartData);
     renderTable(table);
     renderMetadata(request.endpoint, shown.answer);
-    $<HTMLButtonElement>('download-csv').disabled = false;
-    $<HTMLButtonElement>('download-json').disabled = false;
+    // An empty answer has nothing to file: no downloads, and the message says why it is empty.
+    $<HTMLButtonElement>('download-csv').disabled = shown.empty;
+    $<HTMLButtonElement>('download-json').disabled = shown.empty;
     if (shown.empty) {
       // Nothing to read in a table of empty rows: the message says what the data holds.
       $('table').replaceChildren();

@@ -105,7 +105,7 @@ export async function zoomTo(page: Page, center: [number, number], zoom: number)
 export async function runAndWait(page: Page): Promise<Ui> {
   await page.getByRole('button', { name: 'Run query' }).click();
   await page.waitForFunction(
-    () => /Answered|Failed|Cancelled|No values/.test(document.getElementById('status')!.textContent ?? ''),
+    () => /Answered|Failed|Cancelled|Empty/.test(document.getElementById('status')!.textContent ?? ''),
     undefined,
     { timeout: 60_000 },
   );

@@ -2,7 +2,7 @@
 // (terra-draw), run each endpoint, and check that the chart's data and the
 // table equal the engine's answer for the same request. Screenshots of the
 // main states go to test-results/ui-*.png.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildRasterLayer } from '../../src/builder/raster-build.ts';
@@ -26,6 +26,7 @@ import {
   type AnswerSnapshot,
   type Ui,
 } from '../helpers/app-page.ts';
+import { catalogJson } from '../helpers/catalog-json.ts';
 
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../test-results/', import.meta.url).pathname;
@@ -354,6 +355,10 @@ describe('answers that explain themselves', () => {
     // The first dates offered are the latest full month the dataset holds.
     expect(await page.getByLabel('From', { exact: true }).inputValue()).toBe('2024-12-01');
     await page.getByLabel('Time scale').selectOption('hourly');
+    // The dates offered by default give way to the hourly default, a week (docs/app.md), not 744 hours.
+    const from = await page.getByLabel('From', { exact: true }).inputValue();
+    const to = await page.getByLabel('To', { exact: true }).inputValue();
+    expect(Date.parse(`${to}:00Z`) - Date.parse(`${from}:00Z`)).toBe((7 * 24 - 1) * 3_600_000);
     await page.getByLabel('From', { exact: true }).fill('2022-06-01T00:00');
     await page.getByLabel('To', { exact: true }).fill('2022-06-07T23:00');
     await page.getByLabel('To', { exact: true }).dispatchEvent('change');
@@ -361,7 +366,10 @@ describe('answers that explain themselves', () => {
     await page.getByRole('button', { name: 'Run query' }).click();
     await expect
       .poll(() => page.locator('#status').textContent(), { timeout: 60_000 })
-      .toMatch(/^No values for these dates/);
+      .toMatch(/^Empty: the station has no records for these dates/);
+    // Nothing to file: an empty answer offers no downloads.
+    expect(await page.locator('#download-csv').isDisabled()).toBe(true);
+    expect(await page.locator('#download-json').isDisabled()).toBe(true);
     const message = (await page.locator('#no-data p').textContent())!;
     const answer = (await page.evaluate(() => (window as unknown as { cqUi: Ui }).cqUi.lastAnswer)) as Record<
       string,
@@ -409,7 +417,7 @@ describe('the map app', () => {
     });
     expect(stationsDrawn).toBeGreaterThan(50);
     // The demo says it is a demo, from its own catalog, above every answer.
-    const notice = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')).notice as string;
+    const notice = (await catalogJson(join(demo, 'catalog.json'))).notice as string;
     expect(notice).toMatch(/synthetic/);
     await expect.poll(() => page.locator('#dataset-notice').textContent()).toBe(notice);
     expect(await page.locator('#dataset-notice').isVisible()).toBe(true);
@@ -426,7 +434,7 @@ describe('the map app', () => {
     const ui = await runAndWait(page);
     expect(ui.lastRequest!.endpoint).toBe('nearest-station');
     // Which zone the hours are in, as the dataset's catalog states it (none: SAST).
-    const zone = JSON.parse(await readFile(join(demo, 'catalog.json'), 'utf8')).stations.utcOffset ?? '+02:00';
+    const zone = (await catalogJson(join(demo, 'catalog.json'))).stations.utcOffset ?? '+02:00';
     expect(await page.locator('#metadata').textContent()).toContain(`local standard time, UTC${zone}`);
     const answer = ui.lastAnswer as Record<string, { data: Record<string, Record<string, number | null>> }>;
     const keys = Object.keys(answer);
@@ -489,6 +497,8 @@ describe('the map app', () => {
     await page.getByLabel('Layer', { exact: true }).selectOption('temp');
     await drawPoint(page, [19.31, -33.37]);
     expect(await page.locator('#endpoint-info').textContent()).toContain('/api/point/');
+    // A point has one pixel: the form does not ask how a field's pixels combine.
+    expect(await page.getByLabel('Combine pixels of a field by').isVisible()).toBe(false);
     let ui = await runAndWait(page);
     let answer = ui.lastAnswer as Record<string, Record<string, number | null>>;
     let keys = Object.keys(answer);
@@ -503,6 +513,7 @@ describe('the map app', () => {
       [19.04, -34.147],
     ]);
     expect(await page.locator('#endpoint-info').textContent()).toContain('/api/polygon/');
+    expect(await page.getByLabel('Combine pixels of a field by').isVisible()).toBe(true);
     await page.getByLabel('Combine pixels of a field by').selectOption('max');
     ui = await runAndWait(page);
     expect((ui.lastRequest!.body.options as { aggregationMethod: string }).aggregationMethod).toBe('max');
@@ -784,7 +795,7 @@ describe('the map app', () => {
 describe("a user's own dataset", () => {
   it('offers only the station types and dates the dataset holds (two sensors, three weeks of June)', async () => {
     const page = await openApp(`${vite.url}index.html?data=${encodeURIComponent(`${vite.url}data/few/`)}`);
-    const catalog = JSON.parse(await readFile(join(few, 'dataset/catalog.json'), 'utf8')) as {
+    const catalog = (await catalogJson(join(few, 'dataset/catalog.json'))) as {
       stations: { dataTypes: Record<string, string[]> };
     };
     const offered = () =>

@@ -13,7 +13,7 @@ const app = useViteApp({ 'data/demo': demo });
 
 const waitForEnd = (page: import('playwright-core').Page) =>
   page.waitForFunction(
-    () => /Answered|Failed|No values|Not run/.test(document.getElementById('status')!.textContent ?? ''),
+    () => /Answered|Failed|Empty|Not run/.test(document.getElementById('status')!.textContent ?? ''),
     undefined,
     { timeout: 60_000 },
   );
@@ -58,6 +58,7 @@ describe('blanks and doubtful places have reasons', () => {
     const page = await openAppPage(app.browser, `${app.url}index.html`);
     await zoomTo(page, [22.005, -31.495], 13);
     await drawPolygon(page, ring);
+    const before = (await page.locator('#run').boundingBox())!;
     await page.getByRole('button', { name: 'Run query' }).click();
     await waitForEnd(page);
     expect(await page.locator('#no-data').textContent()).toContain(
@@ -65,6 +66,14 @@ describe('blanks and doubtful places have reasons', () => {
     );
     expect(await page.locator('#chart').innerHTML()).toBe('');
     expect(await page.getByRole('button', { name: 'Compare with other years' }).isVisible()).toBe(false);
+    // The status gives the real reason, and nothing empty is offered for download.
+    expect(await page.locator('#status').textContent()).toMatch(
+      /^Empty: no station with records lies inside this field/,
+    );
+    expect(await page.locator('#download-csv').isDisabled()).toBe(true);
+    // A long status never moves or wraps the Run button: it has a line of its own.
+    const after = (await page.locator('#run').boundingBox())!;
+    expect([after.x, after.y, after.width, after.height]).toEqual([before.x, before.y, before.width, before.height]);
     await page.close();
   });
 });

@@ -68,7 +68,7 @@ async function pressRun(page: Page): Promise<{ before: { x: number; y: number };
   const p = (await run.boundingBox())!;
   await page.mouse.up();
   await page.waitForFunction(
-    () => /Answered|Failed|No values/.test(document.getElementById('status')!.textContent ?? ''),
+    () => /Answered|Failed|Empty/.test(document.getElementById('status')!.textContent ?? ''),
     undefined,
     { timeout: 60_000 },
   );
