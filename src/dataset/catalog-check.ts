@@ -20,6 +20,7 @@ import {
   STORE_COMPRESSORS,
   STORE_DTYPE,
   STORE_FILTERS,
+  COG_TOKENS,
   STORE_MAX_CHUNK_BYTES,
   STORE_MAX_SHARD_CHUNKS,
   STORE_MAX_SHARDS,
@@ -295,6 +296,7 @@ export function checkCatalog(value: unknown, where: string): Catalog {
       check(l.timeScale !== null, `${at}.timeScale`, l.timeScale, 'must be a time scale: a zarr layer is dated');
     }
     if (l.layout === 'zarr-store') checkStoreArray(l, at, check);
+    if (l.layout === 'cog-collection') checkCogCollection(l, at, check);
     check(l.preview === undefined || typeof l.preview === 'string', `${at}.preview`, l.preview, 'must be a path');
     check(Array.isArray(l.files) && l.files.length > 0, `${at}.files`, l.files, 'must list at least one file');
     l.files.forEach((f, j) => {
@@ -392,6 +394,50 @@ function describe(value: unknown): string {
 }
 
 /** A published store's array as the catalog copies it: bounded before a reader sizes anything by it. */
+/** A `cog-collection` layer's description: a template that names one file per date inside its folder. */
+function checkCogCollection(
+  l: RasterLayerEntry,
+  at: string,
+  check: (ok: boolean, field: string, value: unknown, why: string) => void,
+): void {
+  const c = l.cog;
+  check(isObject(c), `${at}.cog`, c, 'must describe the collection');
+  if (!isObject(c)) return;
+  const t = c.template;
+  const tokens = typeof t === 'string' ? [...t.matchAll(/\{([^}]*)\}/g)].map((m) => m[1]) : [];
+  const needs = l.timeScale === 'annual' ? ['yyyy'] : l.timeScale === 'monthly' ? ['yyyy', 'mm'] : ['yyyy', 'mm', 'dd'];
+  check(
+    typeof t === 'string' &&
+      t.length <= 256 &&
+      !t.startsWith('/') &&
+      !/\\|(^|\/)\.\.?(\/|$)|:/.test(t) &&
+      tokens.every((k) => (COG_TOKENS as readonly string[]).includes(k!)) &&
+      needs.every((k) => tokens.includes(k)),
+    `${at}.cog.template`,
+    t,
+    `must be a relative file name holding ${needs.map((k) => `{${k}}`).join(', ')} (tokens ${COG_TOKENS.map((k) => `{${k}}`).join(', ')} only), with no ".." or absolute part`,
+  );
+  check(
+    l.timeScale === 'daily' || l.timeScale === 'dekadal' || l.timeScale === 'monthly' || l.timeScale === 'annual',
+    `${at}.timeScale`,
+    l.timeScale,
+    'must be daily, dekadal, monthly or annual for a COG collection',
+  );
+  check(
+    Array.isArray(c.tile) && c.tile.length === 2 && c.tile.every((n) => isCount(n) && n >= 16 && n <= 4096),
+    `${at}.cog.tile`,
+    c.tile,
+    "must be the files' tile width and height, 16 to 4096 px",
+  );
+  check(c.nodata === null || Number.isFinite(c.nodata), `${at}.cog.nodata`, c.nodata, 'must be a number or null');
+  check(
+    Array.isArray(l.files) && l.files.length === 1,
+    `${at}.files`,
+    l.files?.length,
+    'must be the one folder of the collection',
+  );
+}
+
 function checkStoreArray(
   l: RasterLayerEntry,
   at: string,

@@ -190,6 +190,32 @@ export interface RasterLayerEntry extends RasterLayerDeclaration {
   zarr?: ZarrArrays;
   /** A `zarr-store` layer's array, as its store describes it. */
   storeArray?: StoreArray;
+  /** A `cog-collection` layer's files: one GeoTIFF per date, named by a template. */
+  cog?: CogCollection;
+}
+
+/**
+ * A collection of Cloud-Optimized GeoTIFFs, one per date (CHIRPS's, Digital Earth Africa's),
+ * referenced in place: each date's file is the layer file's folder + the template with the
+ * date's parts filled in. Every file has the grid, tiling and type of the first, checked as each
+ * is opened.
+ */
+export interface CogCollection {
+  /** The file of a date, relative to the layer file's folder: `{yyyy}`, `{mm}`, `{dd}` are its parts. */
+  template: string;
+  /** The files' own tile size, px. */
+  tile: [number, number];
+  /** The value that means no data (stated with --nodata when the files carry none), or null. */
+  nodata: number | null;
+}
+
+/** The tokens a COG collection's template may hold. */
+export const COG_TOKENS = ['yyyy', 'mm', 'dd'] as const;
+
+/** The path, relative to its folder, of the date `period` (a daily, monthly or annual key) of `template`. */
+export function cogPath(template: string, period: string): string {
+  const [yyyy = '', mm = '01', dd = '01'] = period.split('-');
+  return template.replaceAll('{yyyy}', yyyy).replaceAll('{mm}', mm).replaceAll('{dd}', dd);
 }
 
 /**
@@ -209,6 +235,11 @@ export const RASTER_LAYOUTS = {
    * ({@link StoreArray}). Not the build's: removing the layer leaves its files alone.
    */
   'zarr-store': { folder: true, suffix: 'zarr', listed: 'array', role: 'raster-store', built: false },
+  /**
+   * One Cloud-Optimized GeoTIFF per date in a folder, as CHIRPS and Digital Earth Africa publish
+   * them, referenced in place ({@link CogCollection}); the catalog lists the first date's file.
+   */
+  'cog-collection': { folder: true, suffix: '', listed: 'first', role: 'raster-store', built: false },
 } as const satisfies Record<
   string,
   {
@@ -306,9 +337,13 @@ export function layoutOf(layer: Pick<RasterLayerEntry, 'layout'>): RasterLayout 
 }
 
 /** The path and role under which the catalog's `files[]` lists file `path` of `layer`. */
-export function listedFile(layer: Pick<RasterLayerEntry, 'layout' | 'storeArray'>, path: string): [string, string] {
+export function listedFile(
+  layer: Pick<RasterLayerEntry, 'layout' | 'storeArray' | 'cog'> & Partial<Pick<RasterLayerEntry, 'files'>>,
+  path: string,
+): [string, string] {
   const d = RASTER_LAYOUTS[layoutOf(layer)];
   if (d.listed === null) return [path, d.role];
+  if (d.listed === 'first') return [`${path}/${cogPath(layer.cog!.template, layer.files![0]!.periods[0]!)}`, d.role];
   if (d.listed === 'array') {
     const a = layer.storeArray!;
     return [`${path}/${a.variable}/${a.zarrFormat === 3 ? 'zarr.json' : '.zarray'}`, d.role];

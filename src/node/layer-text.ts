@@ -43,7 +43,9 @@ export function layerText(l: RasterLayerEntry, files?: Array<{ path: string; byt
     `  grid:        ${l.width} × ${l.height} px of ${num(l.resolution?.[0] ?? (l.bbox[2] - l.bbox[0]) / l.width)}° × ${num(l.resolution?.[1] ?? (l.bbox[3] - l.bbox[1]) / l.height)}° (${l.crs}), bbox ${box(l.bbox)}`,
     l.storeArray
       ? `  storage:     a Zarr v${l.storeArray.zarrFormat ?? 2} store read in place (${l.files[0]?.path}: array ${l.storeArray.variable}, ${l.storeArray.dtype}, ${l.storeArray.shard ? `chunks ${l.storeArray.shard.chunks.join(' × ')} in shards ${l.storeArray.chunks.join(' × ')}` : `chunks ${l.storeArray.chunks.join(' × ')}`}, ${l.storeArray.compressor?.id ?? 'uncompressed'}); answers at a step of ${num(l.scale)}`
-      : `  storage:     Int16, value = stored × ${num(l.scale)} + ${num(l.offset)}, nodata ${l.nodata ?? 'none'}`,
+      : l.cog
+        ? `  storage:     a COG per date read in place (${l.files[0]?.path}/${l.cog.template}, tiles ${l.cog.tile.join(' × ')}, nodata ${l.cog.nodata ?? 'none'}); answers at a step of ${num(l.scale)}`
+        : `  storage:     Int16, value = stored × ${num(l.scale)} + ${num(l.offset)}, nodata ${l.nodata ?? 'none'}`,
   ];
   // Files stored at a step of their own (a year the layer's step could not hold): named, with theirs.
   const own = l.files.filter((f) => f.scale !== undefined || f.offset !== undefined);

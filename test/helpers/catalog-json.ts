@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { expandPeriods } from '../../src/dataset/period-runs.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: a test's view of a JSON file it reads or damages on purpose.
+/** A test's view of a JSON file it reads, or damages on purpose. */
 type Json = any;
 
 function withLists(c: Json): Json {

@@ -309,6 +309,20 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
     storeArray,
     tileSize: [(z.shard?.chunks ?? z.chunks)[2]!, (z.shard?.chunks ?? z.chunks)[1]!],
   };
+  return saveReferencedLayer(o, label, layer);
+}
+
+/**
+ * Writes `layer` (a source referenced in place) into the dataset's catalog under the dataset's
+ * lock: a layer of the same name and extent is refused unless `replace`; the catalog is checked as
+ * every reader will check it before it is written.
+ */
+export function saveReferencedLayer(
+  o: { dir: string; name?: string; replace?: boolean },
+  label: string,
+  layer: RasterLayerEntry,
+): Promise<RasterLayerEntry> {
+  const extent = layer.extent;
   return withDatasetLock(o.dir, `layers add ${label}`, async () => {
     const now = await readCatalogOrEmpty(o.dir, o.name ?? 'dataset');
     const same = (l: RasterLayerEntry) =>

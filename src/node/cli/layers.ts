@@ -12,6 +12,8 @@ const HELP: Help = {
        climate-query layers merge SOURCE_DIR... [--data DIR]
        climate-query layers add STORE --layer NAME[/SUB] --data DIR [--time-scale S] [--unit U]
                                 [--variable V] [--step X] [--crs EPSG:4326] [--extent E] [--replace]
+       climate-query layers add STAC.json|TEMPLATE --layer NAME[/SUB] --data DIR --time-scale S --unit U
+                                [--dates A..B] [--asset NAME] [--nodata V] [--step X] [--crs EPSG:4326] …
 
   Lists the dataset's raster layers (dataType, subDataType, dataExtent,
   timeScale, dates, unit) and how to ask for each with query point|polygon.
@@ -27,7 +29,10 @@ const HELP: Help = {
   in place, inside the dataset folder, as a layer: nothing is copied. Its array
   (time, lat, lon), codecs, grid, CF time and packing are read from its own
   metadata and checked; what it does not say (CRS, unit, time scale) must be
-  passed (docs/layers.md, "Published stores").
+  passed (docs/layers.md, "Published stores"). It also references a collection
+  of Cloud-Optimized GeoTIFFs, one per date (CHIRPS's, Digital Earth Africa's),
+  from a static STAC JSON or a file name template with {yyyy}, {mm}, {dd} and
+  --dates; --nodata states the missing value of files that carry none.
 
 Options:
   --data DIR|URL   dataset (default: the demo dataset, ${DEFAULT_DATASET})
@@ -38,6 +43,9 @@ Options:
   --variable V     with add: the array, when the store holds several
   --step X         with add: the step answers are given at (default: the CF packing step; 0.001 for floats)
   --crs EPSG:4326  with add: when the store states no CRS (never guessed)
+  --dates A..B     with add of a template: the first and last date it names
+  --asset NAME     with add of a STAC: the asset to read, when an item has several GeoTIFFs
+  --nodata V       with add of a COG collection: the value that means no data, when the files carry none
   --replace        with add: replace a layer of the same name and extent
   -h, --help       this help
 
@@ -58,6 +66,9 @@ async function run(args: string[]): Promise<number> {
     variable: { type: 'string' },
     step: { type: 'string' },
     crs: { type: 'string' },
+    dates: { type: 'string' },
+    asset: { type: 'string' },
+    nodata: { type: 'string' },
     replace: { type: 'boolean' },
   });
   const data = values.data ?? DEFAULT_DATASET;
@@ -88,6 +99,31 @@ async function run(args: string[]): Promise<number> {
     if (step !== undefined && !(step > 0)) usageError(HELP, `--step must be a number > 0; got "${values.step}".`);
     const { parseTimeScale } = await import('../../builder/raster-build-declare.ts');
     const timeScale = values['time-scale'] === undefined ? undefined : parseTimeScale(values['time-scale']);
+    const nodata = values.nodata === undefined ? undefined : Number(values.nodata);
+    if (nodata !== undefined && !Number.isFinite(nodata))
+      usageError(HELP, `--nodata must be a number; got "${values.nodata}".`);
+    // A STAC JSON or a file name template is a COG collection; anything else a Zarr store.
+    if (/\.json$/i.test(source) || source.includes('{')) {
+      const { addCogLayer } = await import('../../builder/dataset/cog-add.ts');
+      const layer = await addCogLayer({
+        dir: data,
+        source,
+        dataType,
+        ...(subDataType !== undefined ? { subDataType } : {}),
+        ...(values.unit !== undefined ? { unit: values.unit } : {}),
+        ...(timeScale ? { timeScale } : {}),
+        ...(values.dates !== undefined ? { dates: values.dates } : {}),
+        ...(values.asset !== undefined ? { asset: values.asset } : {}),
+        ...(nodata !== undefined ? { nodata } : {}),
+        ...(step !== undefined ? { step } : {}),
+        ...(values.crs !== undefined ? { crs: values.crs } : {}),
+        ...(values.extent !== undefined ? { extent: values.extent } : {}),
+        replace: values.replace ?? false,
+      });
+      const { layerText } = await import('../layer-text.ts');
+      process.stderr.write(`Added ${layer.files[0]!.path} as a layer, read in place:\n${layerText(layer)}`);
+      return 0;
+    }
     const { addStoreLayer } = await import('../../builder/dataset/layer-add.ts');
     const layer = await addStoreLayer({
       dir: data,

@@ -5,6 +5,7 @@
  */
 import { layoutOf, type RasterLayerEntry, type RasterLayout } from '../../dataset/catalog.ts';
 import type { LayoutReader } from '../raster-reader.ts';
+import { cogCollectionReader } from './cog-collection-reader.ts';
 import { mapReader } from './map-reader.ts';
 import { zarrReader } from './zarr-reader.ts';
 import { zarrStoreReader } from './zarr-store-reader.ts';
@@ -13,6 +14,7 @@ export const LAYOUT_READERS: Record<RasterLayout, LayoutReader> = {
   map: mapReader,
   zarr: zarrReader,
   'zarr-store': zarrStoreReader,
+  'cog-collection': cogCollectionReader,
 };
 
 /** The reader of `layer`'s layout. */
