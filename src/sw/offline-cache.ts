@@ -10,7 +10,7 @@
  *   index) are served network-first with a short timeout and a cached
  *   fallback, so a redeployed dataset is picked up online and the app
  *   still starts offline;
- * - everything else (Range reads of station Parquet and COG tiles) goes to
+ * - everything else (Range reads of station Parquet, layer chunks and GeoTIFF tiles) goes to
  *   the network untouched: answers already obtained are kept by the page
  *   in IndexedDB instead (src/ui/saved-store.ts).
  *
