@@ -21,7 +21,9 @@ export {
   routeRequest,
   preflight,
   endpointOf,
-  MAX_BODY_BYTES,
+  /** The largest request body the router reads (its public name since the first release). */
+  MAX_REQUEST_BODY_BYTES as MAX_BODY_BYTES,
+  MAX_REQUEST_BODY_BYTES,
   type ApiRequest,
   type ApiResponse,
   type ApiJsonResponse,

@@ -15,20 +15,20 @@
  */
 
 /** Largest uncompressed tile (all bands of tile² pixels) the chooser allows, bytes. */
-export const MAX_TILE_BYTES = 64 * 1024;
+export const MAX_BUILT_TILE_BYTES = 64 * 1024;
 
 /** Tile edges the chooser picks from, smallest first (TIFF tile edges are multiples of 16). */
 export const TILE_EDGES = [16, 32] as const;
 
 /**
  * The largest edge of {@link TILE_EDGES} whose tile of `bands` samples per pixel, `bytesPerSample`
- * each, stays within {@link MAX_TILE_BYTES}; the smallest edge when none does. 32 px (the edge
+ * each, stays within {@link MAX_BUILT_TILE_BYTES}; the smallest edge when none does. 32 px (the edge
  * every layer had before) is the largest: an undated layer's point reads a single sample per
  * pixel, so a larger tile only adds bytes to each point's read.
  */
 export function chooseTileSize(bands: number, bytesPerSample = 2): number {
   let edge: number = TILE_EDGES[0];
-  for (const e of TILE_EDGES) if (e * e * bands * bytesPerSample <= MAX_TILE_BYTES) edge = e;
+  for (const e of TILE_EDGES) if (e * e * bands * bytesPerSample <= MAX_BUILT_TILE_BYTES) edge = e;
   return edge;
 }
 

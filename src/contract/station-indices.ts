@@ -370,6 +370,6 @@ function dayOf(y: number, [m, d]: [number, number]): number {
 }
 
 /** The key of a period: its first and last day, `yyyy-mm-dd/yyyy-mm-dd`. */
-export function periodLabel([a, b]: [number, number]): string {
+export function seasonLabel([a, b]: [number, number]): string {
   return `${periodKey('daily', a)}/${periodKey('daily', b)}`;
 }

@@ -31,7 +31,7 @@ import {
   MAX_INDICES,
   STATION_INDEX_NAMES,
 } from '../contract/station-indices.ts';
-import { MAX_BODY_BYTES } from './router.ts';
+import { MAX_REQUEST_BODY_BYTES } from './router.ts';
 
 type Schema = Record<string, unknown>;
 
@@ -645,7 +645,7 @@ export const ERROR_REQUESTS: Partial<Record<ErrorCode, { endpoint: Endpoint; bod
 
 /** Errors no request body causes, with the message the adapters give (shape only). */
 const OTHER_ERROR_EXAMPLES: Partial<Record<ErrorCode, string>> = {
-  body_too_large: `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
+  body_too_large: `The request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes.`,
   not_found:
     'No endpoint at /api/points/. Endpoints: /api/nearest-station/, /api/poly-aggregate/, /api/point/, /api/polygon/ (with the trailing slash).',
   method_not_allowed: '/api/point/ answers POST only; got GET.',
@@ -695,7 +695,7 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'The request is invalid; `field` points at the value at fault, `params` say what was allowed and sent, and `message` how to fix it.',
   404: 'No endpoint at this path (the trailing slash is required).',
   405: 'The endpoint answers POST only.',
-  413: `The body is larger than ${MAX_BODY_BYTES} bytes.`,
+  413: `The body is larger than ${MAX_REQUEST_BODY_BYTES} bytes.`,
   499: 'The caller aborted the request (no response reaches it; listed for completeness of the codes).',
   500: 'A bug: never caused by input.',
   503: 'The dataset is missing or unreadable, or (service worker) no page is open to run the engine.',
@@ -735,7 +735,7 @@ function operation(endpoint: Endpoint): Schema {
       tags: [station ? 'stations' : 'climate layers'],
       requestBody: {
         required: true,
-        description: `JSON, at most ${MAX_BODY_BYTES} bytes. Unknown fields are rejected (unknown_field). At most ${MAX_PERIODS} periods per request.`,
+        description: `JSON, at most ${MAX_REQUEST_BODY_BYTES} bytes. Unknown fields are rejected (unknown_field). At most ${MAX_PERIODS} periods per request.`,
         content: {
           'application/json': {
             schema: { $ref: `#/components/schemas/${schemaName(endpoint)}Request` },
@@ -863,7 +863,7 @@ export function openApiDocument(version: string, utcOffset: string = DEFAULT_UTC
       polygonAreaM2: LIMITS.polygonAreaM2,
       verticesPerRequest: MAX_VERTICES,
       periodsPerRequest: MAX_PERIODS,
-      bodyBytes: MAX_BODY_BYTES,
+      bodyBytes: MAX_REQUEST_BODY_BYTES,
     },
   };
 }

@@ -8,7 +8,7 @@ import { ENDPOINTS, type Endpoint } from '../contract/types.ts';
 import { truncate } from '../contract/quote.ts';
 
 /** Largest accepted request body, in bytes (docs/contract.md). */
-export const MAX_BODY_BYTES = 1_048_576;
+export const MAX_REQUEST_BODY_BYTES = 1_048_576;
 
 /**
  * Deepest JSON nesting read (objects and arrays). The contract's bodies nest
@@ -71,15 +71,17 @@ export function preflight(request: ApiRequest): { endpoint: Endpoint } | { error
       new ClimateQueryError('method_not_allowed', `${request.path} answers POST only; got ${request.method}.`),
     );
   }
-  if (typeof request.body === 'string' && byteLength(request.body) > MAX_BODY_BYTES) {
-    return fail(new ClimateQueryError('body_too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes.`));
+  if (typeof request.body === 'string' && byteLength(request.body) > MAX_REQUEST_BODY_BYTES) {
+    return fail(
+      new ClimateQueryError('body_too_large', `The request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes.`),
+    );
   }
   return { endpoint };
 }
 
 function byteLength(text: string): number {
   // Cheap upper bound first: UTF-8 is at most 3 bytes per UTF-16 unit.
-  return text.length * 3 <= MAX_BODY_BYTES ? text.length : new TextEncoder().encode(text).length;
+  return text.length * 3 <= MAX_REQUEST_BODY_BYTES ? text.length : new TextEncoder().encode(text).length;
 }
 
 /** Routes a request to `run` and maps every outcome to a status and JSON body. */

@@ -105,14 +105,14 @@ const deadlines = new Deadlines();
  * dataset a reader downloads whole (a catalog of 20 years of daily layers is ≈ 0.3 MB, a station
  * index of 2,000 stations ≈ 0.4 MB), far below what would exhaust a phone's tab.
  */
-export const MAX_BODY_BYTES = 256 * 1024 * 1024;
+export const MAX_RESPONSE_BODY_BYTES = 256 * 1024 * 1024;
 
 /** A response whose body is read under the idle limit. */
 export interface TimedResponse {
   response: Response;
   /**
    * Reads the whole body; rejects with `upstream_timeout` when it stalls longer than the idle limit,
-   * and with `dataset_unavailable` as soon as it passes `maxBytes` (default {@link MAX_BODY_BYTES}):
+   * and with `dataset_unavailable` as soon as it passes `maxBytes` (default {@link MAX_RESPONSE_BODY_BYTES}):
    * what a host sends — decompressed, for a `Content-Encoding` the platform undoes — is bounded.
    */
   body(maxBytes?: number): Promise<Uint8Array>;
@@ -190,7 +190,7 @@ export async function timedFetch(
 
   return {
     response,
-    async body(maxBytes = MAX_BODY_BYTES) {
+    async body(maxBytes = MAX_RESPONSE_BODY_BYTES) {
       const reader = response.body?.getReader();
       if (!reader) {
         detach();

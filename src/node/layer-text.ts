@@ -10,7 +10,7 @@ const num = (x: number) => String(Number(x.toPrecision(10)));
 const box = (b: readonly number[]) => `[${b.map(num).join(', ')}]`;
 
 /** "name" or "name/sub". */
-export function layerName(l: Pick<RasterLayerEntry, 'dataType' | 'subDataType'>): string {
+export function layerCode(l: Pick<RasterLayerEntry, 'dataType' | 'subDataType'>): string {
   return l.subDataType === NO_SUB_TYPE ? l.dataType : `${l.dataType}/${l.subDataType}`;
 }
 
@@ -35,7 +35,7 @@ export function requestText(l: RasterLayerEntry): string {
 /** Every fact of one layer, one per line, indented. */
 export function layerText(l: RasterLayerEntry, files?: Array<{ path: string; bytes: number }>): string {
   const lines = [
-    `${layerName(l)} — ${l.description}`,
+    `${layerCode(l)} — ${l.description}`,
     `  unit:        ${l.unit}`,
     `  time scale:  ${l.timeScale ?? 'none (undated)'}`,
     `  dates:       ${datesText(l)}`,

@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { ClimateEngine } from '../engine/engine.ts';
-import { MAX_BODY_BYTES, endpointOf } from '../engine/router.ts';
+import { MAX_REQUEST_BODY_BYTES, endpointOf } from '../engine/router.ts';
 import { CORS_HEADERS, serveStatic } from './static-files.ts';
 import { openApiDocument } from '../engine/openapi.ts';
 import { type Catalog, layoutOf, layoutOwns, stationsUtcOffset } from '../dataset/catalog.ts';
@@ -75,7 +75,7 @@ function readBody(req: IncomingMessage): Promise<string | null> {
     let over = false;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > MAX_BODY_BYTES) {
+      if (size > MAX_REQUEST_BODY_BYTES) {
         // Answer now; the rest of the body is discarded unread.
         over = true;
         chunks.length = 0;
@@ -216,7 +216,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           if (body === null) {
             const e = new ClimateQueryError(
               'body_too_large',
-              `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
+              `The request body is larger than ${MAX_REQUEST_BODY_BYTES} bytes.`,
             );
             sendJson(res, e.status, e.toBody());
             return;

@@ -44,7 +44,7 @@ export const CORS_HEADERS = {
  * `bytes=` set (RFC 9110 §14.2 says ignore it), or several ranges of which
  * one is satisfiable ({@link parseRanges} reads those).
  */
-export function parseRange(
+export function parseRangeHeader(
   header: string | undefined,
   size: number,
 ): { start: number; end: number } | null | undefined {

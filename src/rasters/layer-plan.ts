@@ -65,7 +65,7 @@ function bandIndex(layer: RasterLayerEntry): Map<string, [number, number]> {
 }
 
 /** The first and last period a layer holds, for messages. */
-export function heldRange(layer: RasterLayerEntry): [string, string] | null {
+export function layerHeldRange(layer: RasterLayerEntry): [string, string] | null {
   const all = layer.files
     .flatMap((f) => f.periods)
     .filter((p) => p !== '')
@@ -102,7 +102,7 @@ export function planRead(layer: RasterLayerEntry, q: Pick<RasterQuery, 'range'>)
     fb.keyIndexes.push(k);
   });
   if (missing.length > 0) {
-    const held = heldRange(layer);
+    const held = layerHeldRange(layer);
     const name = layer.subDataType === '-' ? layer.dataType : `${layer.dataType} "${layer.subDataType}"`;
     const gaps = held && index.size < countBetween(layer, held) ? ' (with gaps)' : '';
     const what =

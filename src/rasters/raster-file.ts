@@ -93,10 +93,10 @@ export async function openRasterFile(
       );
     }
     const tileBytes = tileWidth * tileHeight * image.getSamplesPerPixel() * Math.ceil(image.getBitsPerSample() / 8);
-    if (!(tileBytes > 0 && tileBytes <= MAX_TILE_BYTES)) {
+    if (!(tileBytes > 0 && tileBytes <= MAX_DECODED_TILE_BYTES)) {
       throw new ClimateQueryError(
         'dataset_unavailable',
-        `${url} claims tiles of ${tileWidth}×${tileHeight} px × ${image.getSamplesPerPixel()} bands (${tileBytes} bytes decoded), more than the ${MAX_TILE_BYTES} a reader decodes; the file is damaged or not one \`climate-query build\` wrote.`,
+        `${url} claims tiles of ${tileWidth}×${tileHeight} px × ${image.getSamplesPerPixel()} bands (${tileBytes} bytes decoded), more than the ${MAX_DECODED_TILE_BYTES} a reader decodes; the file is damaged or not one \`climate-query build\` wrote.`,
       );
     }
     // Load the whole tile index now, so no tile ever waits for its offset and size first.
@@ -205,7 +205,7 @@ function tileCheck(
  * Most bytes one decoded tile may hold: a build's tiles hold at most 64 KiB (raster-tiling.ts), so a
  * file claiming more was not written by one, and 4 MiB bounds what a hostile file costs per tile.
  */
-export const MAX_TILE_BYTES = 4 * 1024 * 1024;
+export const MAX_DECODED_TILE_BYTES = 4 * 1024 * 1024;
 
 /** TIFF compression code of DEFLATE, which `climate-query build` writes every layer with. */
 export const DEFLATE = 8;

@@ -12,7 +12,7 @@ import { periodKey } from '../contract/periods.ts';
 import { containsPoint } from './point-in-polygon.ts';
 import {
   indexPeriods,
-  periodLabel,
+  seasonLabel,
   STATION_INDICES,
   type IndexAnswer,
   type IndexPeriod,
@@ -112,7 +112,7 @@ function answerOf(q: StationIndicesQuery, series: HourSeries | null): Record<str
     const { unit, family } = STATION_INDICES[name];
     const periods: Record<string, IndexPeriod> = {};
     for (const [a, b] of indexPeriods(q, q.seasons[family]))
-      periods[periodLabel([a, b])] = computeIndex(name, s, a, b, q);
+      periods[seasonLabel([a, b])] = computeIndex(name, s, a, b, q);
     out[name] = { unit, periods };
   }
   return out;

@@ -37,7 +37,7 @@ export function datasetBounds(catalog: Catalog, stations: readonly IndexedStatio
  * per station and scale, not per data type (per-type detail is fetched only
  * for the stations a query considers), so callers say "records", not which types.
  */
-export function heldRange(
+export function stationHeldRange(
   stations: readonly IndexedStation[],
   scale: string,
   station?: { lat: number; lon: number },
@@ -67,7 +67,7 @@ export function defaultStationDates(
   stations: readonly IndexedStation[],
   scale: string,
 ): { startDate: string; endDate: string } | null {
-  const range = heldRange(stations, scale);
+  const range = stationHeldRange(stations, scale);
   if (!range) return null;
   const [begin, end] = range;
   let y = Number(end.slice(0, 4));
@@ -121,7 +121,7 @@ export function answeringStations(stations: readonly IndexedStation[], answer: u
 
 /** The SQL panel's default days: the year up to the last day the dataset holds at `scale`. */
 export function sqlDefaultDays(stations: readonly IndexedStation[], scale: string): { from: string; to: string } {
-  const range = heldRange(stations, scale);
+  const range = stationHeldRange(stations, scale);
   if (!range) return { from: '', to: '' };
   // A key names its period's first instant: the year runs to the last day of that period (a month's end, a dekad's).
   const cal = CALENDARS[timeScaleSpec(scale)?.calendar ?? 'day'];

@@ -8,7 +8,7 @@ import { ClimateQueryError } from '../contract/errors.ts';
 import { MAX_PERIODS, parseDate, parseRange, periodKey, type TimeScale } from '../contract/periods.ts';
 import { MAX_POLYGON_AREA_M2 } from '../contract/raster-layers.ts';
 import type { StationTimeScale } from '../contract/station-data-types.ts';
-import { datasetBounds, heldRange, placeWarning } from './dataset-info.ts';
+import { datasetBounds, stationHeldRange, placeWarning } from './dataset-info.ts';
 import { dateInputAttrs, fromDateInput, toDateInput } from './date-input.ts';
 import { aggregationOptions, stationTypeOptions, timeScaleOptions } from './form-options.ts';
 import { currentScale, defaultDates, formLayer, layersOf, validateRequest } from './form-rules.ts';
@@ -308,7 +308,7 @@ export function formPanel(ctx: PanelContext): Panel {
       Object.assign(
         form,
         sw.dates && chosen
-          ? clipToHeld(form.timeScale, sw.dates, heldRange(d?.stations ?? [], form.timeScale))
+          ? clipToHeld(form.timeScale, sw.dates, stationHeldRange(d?.stations ?? [], form.timeScale))
           : defaultDates(d, form),
       );
       scaleNote = scaleSwitchNote(before.timeScale, form.timeScale, sw);

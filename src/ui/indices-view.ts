@@ -12,7 +12,7 @@ import type { ErrorBody } from '../contract/errors.ts';
 import { CROP_GDD_BASE, INDEX_DEFAULTS, STATION_INDICES } from '../contract/station-indices.ts';
 import type { Endpoint } from '../contract/types.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
-import { heldRange } from './dataset-info.ts';
+import { stationHeldRange } from './dataset-info.ts';
 import { type Panel, type PanelContext, part } from './panel.ts';
 import { blankWords, followUpError } from './words.ts';
 import {
@@ -47,7 +47,7 @@ export interface IndicesView {
 
 /** The days the stations hold: hourly records, else daily ones. */
 function heldDays(stations: readonly IndexedStation[]): HeldDays {
-  const r = heldRange(stations, 'hourly') ?? heldRange(stations, 'daily');
+  const r = stationHeldRange(stations, 'hourly') ?? stationHeldRange(stations, 'daily');
   return r ? { first: r[0].slice(0, 10), last: r[1].slice(0, 10) } : null;
 }
 
@@ -115,6 +115,10 @@ export function createIndicesView(
     for (const t of tables) {
       const fig = el('figure', '', 'indices-family');
       fig.dataset.family = t.family;
+      // A table wider than a phone scrolls inside its figure: reachable by keyboard, its first column fixed.
+      fig.tabIndex = 0;
+      fig.setAttribute('role', 'region');
+      fig.setAttribute('aria-label', `${t.title} (scrolls sideways on a narrow screen)`);
       fig.append(el('figcaption', `${t.title}, ${t.window}`));
       const table = el('table');
       const head = el('tr');

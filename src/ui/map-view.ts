@@ -217,8 +217,9 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
         'text-font': ['Noto Sans Regular'],
         'text-size': 11,
         'text-max-width': 10,
-        'text-anchor': 'top',
-        'text-offset': [0, 0.6],
+        // Below the shape where there is room, else beside or above it: never over a town's name.
+        'text-variable-anchor': ['top', 'bottom', 'left', 'right'],
+        'text-radial-offset': 0.6,
       },
       paint: { 'text-color': '#5b5346', 'text-halo-color': '#fff', 'text-halo-width': 1.5 },
     });
@@ -462,10 +463,17 @@ export async function createMapView(container: HTMLElement, catalog: Catalog, op
     },
     goTo(target) {
       searchMarker?.remove();
-      searchMarker = new Marker({ color: '#f0b429' })
+      // The pin and its name never take a click: a grower clicks on or just below the found place
+      // to draw there, and the click must reach the map (the drawing tool) as anywhere else.
+      searchMarker = new Marker({ color: '#f0b429', className: 'search-pin' })
         .setLngLat([target.lon, target.lat])
-        .setPopup(new Popup({ offset: 30 }).setText(target.label))
+        .setPopup(
+          new Popup({ offset: 30, closeButton: false, closeOnClick: false, className: 'search-pin' }).setText(
+            target.label,
+          ),
+        )
         .addTo(map);
+      searchMarker.togglePopup();
       map.jumpTo({ center: [target.lon, target.lat], zoom: target.zoom });
     },
   };

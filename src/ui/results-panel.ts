@@ -10,7 +10,7 @@ import { stationsUtcOffset } from '../dataset/catalog.ts';
 import { timeScaleSpec } from '../contract/time-scales.ts';
 import { utcOffsetLabel } from '../contract/utc-offset.ts';
 import type { Endpoint } from '../contract/types.ts';
-import { FAR_STATION_KM, defaultStationDates, heldRange } from './dataset-info.ts';
+import { FAR_STATION_KM, defaultStationDates, stationHeldRange } from './dataset-info.ts';
 import { defaultDates, layersOf } from './form-rules.ts';
 import { geometryLabel } from './form-panel.ts';
 import { type Panel, type PanelContext, part } from './panel.ts';
@@ -117,7 +117,7 @@ export function resultsPanel(ctx: PanelContext): Panel {
               ?.metadata
           : undefined;
       const st = meta ? stations().find((s) => s.lat === meta.station_lat && s.lon === meta.station_lon) : undefined;
-      const range = heldRange(stations(), scale, st);
+      const range = stationHeldRange(stations(), scale, st);
       const who = st ? `${st.name} holds` : 'The stations of this dataset hold';
       if (range) {
         p.textContent = `No values for ${asked}. ${who} ${scale} records from ${range[0].slice(0, 10)} to ${range[1].slice(0, 10)}.`;
@@ -273,6 +273,13 @@ export function resultsPanel(ctx: PanelContext): Panel {
     const tbody = document.createElement('tbody');
     tbody.append(...rows);
     table.replaceChildren(thead, tbody);
+    // On a phone the value columns may not fit: the table says it scrolls (its first column stays).
+    const wrap = $('table-wrap');
+    const sideways = wrap.scrollWidth > wrap.clientWidth + 1;
+    $('table-scroll-hint').hidden = !sideways;
+    // A table that scrolls is reached by keyboard to scroll it; one that fits is not a stop.
+    if (sideways || wrap.scrollHeight > wrap.clientHeight + 1) wrap.tabIndex = 0;
+    else wrap.removeAttribute('tabindex');
     if (t.rows.length > MAX_TABLE_ROWS) {
       const cap = document.createElement('caption');
       cap.textContent = `First ${MAX_TABLE_ROWS} of ${t.rows.length} rows; the CSV has all.`;

@@ -11,7 +11,7 @@ import type { ErrorBody } from '../contract/errors.ts';
 import type { Endpoint } from '../contract/types.ts';
 import type { Catalog } from '../dataset/catalog.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
-import { heldRange } from './dataset-info.ts';
+import { stationHeldRange } from './dataset-info.ts';
 import { type Panel, type PanelContext, part } from './panel.ts';
 import { followUpError } from './words.ts';
 import { formatValue, isTotal, seriesDecimals, toTable, type ResultTable } from './query-model.ts';
@@ -73,7 +73,7 @@ function heldFor(
   const options = (body.options ?? {}) as { timeScale?: string; subDataType?: string };
   if (endpoint === 'nearest-station' || endpoint === 'poly-aggregate') {
     const scale = options.timeScale ?? null;
-    const range = scale ? heldRange(stations, scale) : null;
+    const range = scale ? stationHeldRange(stations, scale) : null;
     return range ? { scale, first: range[0], last: range[1] } : null;
   }
   const layer = catalog.rasters.find((l) => l.dataType === body.dataType && l.subDataType === options.subDataType);

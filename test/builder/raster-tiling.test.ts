@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chooseTileSize, MAX_TILE_BYTES, TILE_EDGES } from '../../src/builder/raster-tiling.ts';
+import { chooseTileSize, MAX_BUILT_TILE_BYTES, TILE_EDGES } from '../../src/builder/raster-tiling.ts';
 
 describe('chooseTileSize', () => {
   it('gives long daily stacks 16 px tiles and short stacks and undated layers 32 px', () => {
@@ -12,7 +12,7 @@ describe('chooseTileSize', () => {
 
   it('picks the largest edge whose whole tile fits the bound, by brute force over band counts', () => {
     for (let bands = 1; bands <= 400; bands++) {
-      const fits = TILE_EDGES.filter((e) => e * e * bands * 2 <= MAX_TILE_BYTES);
+      const fits = TILE_EDGES.filter((e) => e * e * bands * 2 <= MAX_BUILT_TILE_BYTES);
       expect(chooseTileSize(bands)).toBe(fits.length ? Math.max(...fits) : Math.min(...TILE_EDGES));
       expect(chooseTileSize(bands) % 16).toBe(0);
     }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { VALIDATORS, validatePolyAggregate, validatePolygon } from '../../src/contract/validate.ts';
 import { MAX_VERTICES } from '../../src/contract/wkt.ts';
 import type { Endpoint } from '../../src/contract/types.ts';
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH, routeRequest } from '../../src/engine/router.ts';
+import { MAX_REQUEST_BODY_BYTES, MAX_JSON_DEPTH, routeRequest } from '../../src/engine/router.ts';
 import { errorOf } from '../helpers/expect-error.ts';
 
 const validateOnly = async (endpoint: Endpoint, body: unknown) => VALIDATORS[endpoint](body);
@@ -21,7 +21,7 @@ const stationBody = (wkts: string) => ({
 /** A body just under 1 MiB: `POLYGON ((1 1,1 1,…` — ending with `tail`. */
 function megabytePolygonBody(tail: string): string {
   const head = JSON.stringify(stationBody('@')).split('@');
-  const room = MAX_BODY_BYTES - head[0]!.length - head[1]!.length - tail.length - 16;
+  const room = MAX_REQUEST_BODY_BYTES - head[0]!.length - head[1]!.length - tail.length - 16;
   const text = `POLYGON ((${'1 1,'.repeat(Math.floor(room / 4))}1 1${tail}`;
   return head[0] + text + head[1];
 }
@@ -32,8 +32,8 @@ describe('a 1 MiB WKT body', () => {
     // end): a parser would answer invalid_wkt. limit_exceeded proves the
     // refusal came from the raw-text count, whose work stops after 40,001 numbers.
     const body = megabytePolygonBody(', garbage');
-    expect(body.length).toBeGreaterThan(MAX_BODY_BYTES - 64);
-    expect(body.length).toBeLessThanOrEqual(MAX_BODY_BYTES);
+    expect(body.length).toBeGreaterThan(MAX_REQUEST_BODY_BYTES - 64);
+    expect(body.length).toBeLessThanOrEqual(MAX_REQUEST_BODY_BYTES);
     const times: number[] = [];
     for (let i = 0; i < 3; i++) {
       const t0 = performance.now();

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { STATION_TIME_SCALES } from '../../src/contract/time-scales.ts';
-import { MAX_BODY_BYTES } from '../../src/engine/router.ts';
+import { MAX_REQUEST_BODY_BYTES } from '../../src/engine/router.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { mulberry32 } from '../../src/builder/prng.ts';
 import { startServeProcess, type ServeProcess } from '../helpers/serve-process.ts';
@@ -229,9 +229,9 @@ describe('serve: load', () => {
       startDate: '2024-01-01',
       endDate: '2024-01-02',
     }).split('@');
-    const wkt = `POLYGON ((${'1 1,'.repeat(Math.floor((MAX_BODY_BYTES - 200) / 4))}1 1))`;
+    const wkt = `POLYGON ((${'1 1,'.repeat(Math.floor((MAX_REQUEST_BODY_BYTES - 200) / 4))}1 1))`;
     const body = head[0] + wkt + head[1];
-    expect(body.length).toBeGreaterThan(MAX_BODY_BYTES - 256);
+    expect(body.length).toBeGreaterThan(MAX_REQUEST_BODY_BYTES - 256);
     let done = false;
     const probes: boolean[] = [];
     // Health probes run the whole time the bodies are being sent and refused.

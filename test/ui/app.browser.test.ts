@@ -212,6 +212,13 @@ describe('finding a farm on the map (network off)', () => {
     expect(view.c.lat).toBeCloseTo(-33.9346, 3);
     expect(view.z).toBe(12);
     expect(await page.locator('#find-message').textContent()).toBe('Showing Stellenbosch.');
+    // Where a grower clicks: on the pin and just below it, with Point on; each click adds a point.
+    const shapes = () => page.locator('#geometry-list li').count();
+    await drawPoint(page, [18.8668, -33.9346]);
+    await expect.poll(shapes).toBe(1);
+    await drawPoint(page, [18.8668, -33.9356]);
+    await expect.poll(shapes).toBe(2);
+    await page.getByRole('button', { name: 'Clear', exact: true }).click();
 
     await page.getByLabel('Find a town or coordinates').fill(`33°50'00"S 19°01'30"E`);
     await page.getByRole('button', { name: 'Go', exact: true }).click();

@@ -211,6 +211,8 @@ describe('a season against normal', () => {
     // The legend names the series only; over the chart it adds the dekad and each value.
     const xEntry = page.locator('#chart .u-legend .u-series').first();
     expect(await xEntry.isVisible()).toBe(false);
+    // Where a person looks at it: the chart scrolled into view, then hovered.
+    await page.locator('#chart .u-over').scrollIntoViewIfNeeded();
     const plot = (await page.locator('#chart .u-over').boundingBox())!;
     await page.mouse.move(plot.x + plot.width / 2, plot.y + plot.height / 2);
     expect(await xEntry.isVisible()).toBe(true);
