@@ -16,12 +16,16 @@ export interface PeriodRun {
   missing?: string[];
 }
 
+/** Fewest periods a file writes as a run: a month of days or more. */
+export const MIN_RUN_PERIODS = 28;
+
 /** Most periods one file's run may stand for (a daily run of 500 years). */
 export const MAX_RUN_PERIODS = 200_000;
 
 /** `periods` as catalog.json writes them: a run where it is shorter, else the list as it is. */
 export function compactPeriods(scale: TimeScale | null, periods: readonly string[]): string[] | PeriodRun {
-  if (scale === null || periods.length < 3) return [...periods];
+  // A short list (a year of months, a few years) reads best as it is; a run pays for long ones.
+  if (scale === null || periods.length < MIN_RUN_PERIODS) return [...periods];
   const cal = CALENDARS[calendarOf(scale)];
   if (cal.wraps) return [...periods];
   const ords = periods.map((p) => cal.ordinalOfKey(p));
