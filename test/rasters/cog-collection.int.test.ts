@@ -10,8 +10,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { cli } from '../helpers/cli.ts';
+import { pointSeries as seriesAt } from '../helpers/point-series.ts';
 import { type TestGrid, writeGridInput } from '../helpers/grid-inputs.ts';
 import { type RangeServer, startRangeServer } from '../helpers/range-server.ts';
 
@@ -103,26 +103,8 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-async function series(layer: string, lon: number, lat: number, at = dir) {
-  const engine = createNodeEngine(at);
-  try {
-    const res = await engine.handle({
-      method: 'POST',
-      path: '/api/point/',
-      body: JSON.stringify({
-        wkts: `POINT (${lon} ${lat})`,
-        dataType: layer,
-        options: { timeScale: 'daily', dataExtent: 'cogs' },
-        startDate: DAYS[0],
-        endDate: DAYS.at(-1),
-      }),
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return Object.values(res.body as Record<string, Record<string, number | null>>)[0]!;
-  } finally {
-    await engine.close();
-  }
-}
+const series = async (layer: string, lon: number, lat: number, at = dir) =>
+  seriesAt(at, { layer, extent: 'cogs', lon, lat, startDate: DAYS[0]!, endDate: DAYS.at(-1)! });
 
 const add = (source: string, layer: string, ...extra: string[]) =>
   cli([

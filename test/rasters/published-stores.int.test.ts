@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { cli } from '../helpers/cli.ts';
+import { pointSeries as seriesAt } from '../helpers/point-series.ts';
 import { catalogJson } from '../helpers/catalog-json.ts';
 
 const PY = '/usr/bin/python3';
@@ -79,26 +80,15 @@ const add = (name: string, layer: string, extent: string, ...extra: string[]) =>
     dir,
   ]);
 
-async function pointSeries(layer: string, lon: number, lat: number) {
-  const engine = createNodeEngine(dir);
-  try {
-    const res = await engine.handle({
-      method: 'POST',
-      path: '/api/point/',
-      body: JSON.stringify({
-        wkts: `POINT (${lon} ${lat})`,
-        dataType: layer,
-        options: { timeScale: 'daily', dataExtent: layer === 'tas' ? 'wc-a' : 'wc-b' },
-        startDate: '2024-01-01',
-        endDate: '2024-02-29',
-      }),
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return Object.values(res.body as Record<string, Record<string, number | null>>)[0]!;
-  } finally {
-    await engine.close();
-  }
-}
+const pointSeries = (layer: string, lon: number, lat: number) =>
+  seriesAt(dir, {
+    layer,
+    extent: layer === 'tas' ? 'wc-a' : 'wc-b',
+    lon,
+    lat,
+    startDate: '2024-01-01',
+    endDate: '2024-02-29',
+  });
 
 describe('a store xarray wrote with its defaults (Blosc lz4, one chunk, north to south)', () => {
   it('is refused until its CRS is stated, then answers what xarray reads, at 0.001', async () => {

@@ -20,6 +20,7 @@ import * as zarr from 'zarrita';
 import type { Catalog } from '../../src/dataset/catalog.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { cli } from '../helpers/cli.ts';
+import { pointSeries as seriesAt } from '../helpers/point-series.ts';
 import { type RangeServer, startRangeServer } from '../helpers/range-server.ts';
 import { catalogJson } from '../helpers/catalog-json.ts';
 
@@ -183,26 +184,10 @@ async function zarritaSeries(store: string, array: string, i: number, j: number)
   return Array.from(got.data as ArrayLike<number>, (x) => (Number.isNaN(x) || x === fill ? null : x));
 }
 
-async function series(layer: string, extent: string, lon: number, lat: number, year: number, last = '12-31') {
-  const engine = createNodeEngine(server.url);
-  try {
-    const res = await engine.handle({
-      method: 'POST',
-      path: '/api/point/',
-      body: JSON.stringify({
-        wkts: `POINT (${lon} ${lat})`,
-        dataType: layer,
-        options: { timeScale: 'daily', dataExtent: extent },
-        startDate: `${year}-01-01`,
-        endDate: `${year}-${last}`,
-      }),
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return Object.values(Object.values(res.body as Record<string, Record<string, number | null>>)[0]!);
-  } finally {
-    await engine.close();
-  }
-}
+const series = async (layer: string, extent: string, lon: number, lat: number, year: number, last = '12-31') =>
+  Object.values(
+    await seriesAt(server.url, { layer, extent, lon, lat, startDate: `${year}-01-01`, endDate: `${year}-${last}` }),
+  );
 
 describe('a v3 sharded store shaped like dynamical.org’s (Blosc zstd, index + crc32c at the end, consolidated inline)', () => {
   it('is the store zarrita.js reads: the writer follows the specification', async () => {

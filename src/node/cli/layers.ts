@@ -102,42 +102,31 @@ async function run(args: string[]): Promise<number> {
     const nodata = values.nodata === undefined ? undefined : Number(values.nodata);
     if (nodata !== undefined && !Number.isFinite(nodata))
       usageError(HELP, `--nodata must be a number; got "${values.nodata}".`);
-    // A STAC JSON or a file name template is a COG collection; anything else a Zarr store.
-    if (/\.json$/i.test(source) || source.includes('{')) {
-      const { addCogLayer } = await import('../../builder/dataset/cog-add.ts');
-      const layer = await addCogLayer({
-        dir: data,
-        source,
-        dataType,
-        ...(subDataType !== undefined ? { subDataType } : {}),
-        ...(values.unit !== undefined ? { unit: values.unit } : {}),
-        ...(timeScale ? { timeScale } : {}),
-        ...(values.dates !== undefined ? { dates: values.dates } : {}),
-        ...(values.asset !== undefined ? { asset: values.asset } : {}),
-        ...(nodata !== undefined ? { nodata } : {}),
-        ...(step !== undefined ? { step } : {}),
-        ...(values.crs !== undefined ? { crs: values.crs } : {}),
-        ...(values.extent !== undefined ? { extent: values.extent } : {}),
-        replace: values.replace ?? false,
-      });
-      const { layerText } = await import('../layer-text.ts');
-      process.stderr.write(`Added ${layer.files[0]!.path} as a layer, read in place:\n${layerText(layer)}`);
-      return 0;
-    }
-    const { addStoreLayer } = await import('../../builder/dataset/layer-add.ts');
-    const layer = await addStoreLayer({
+    // What every source takes; a STAC JSON or a file name template is a COG collection, anything else a Zarr store.
+    const common = {
       dir: data,
       source,
       dataType,
       ...(subDataType !== undefined ? { subDataType } : {}),
       ...(values.unit !== undefined ? { unit: values.unit } : {}),
       ...(timeScale ? { timeScale } : {}),
-      ...(values.variable !== undefined ? { variable: values.variable } : {}),
       ...(step !== undefined ? { step } : {}),
       ...(values.crs !== undefined ? { crs: values.crs } : {}),
       ...(values.extent !== undefined ? { extent: values.extent } : {}),
       replace: values.replace ?? false,
-    });
+    };
+    const layer =
+      /\.json$/i.test(source) || source.includes('{')
+        ? await (await import('../../builder/dataset/cog-add.ts')).addCogLayer({
+            ...common,
+            ...(values.dates !== undefined ? { dates: values.dates } : {}),
+            ...(values.asset !== undefined ? { asset: values.asset } : {}),
+            ...(nodata !== undefined ? { nodata } : {}),
+          })
+        : await (await import('../../builder/dataset/layer-add.ts')).addStoreLayer({
+            ...common,
+            ...(values.variable !== undefined ? { variable: values.variable } : {}),
+          });
     const { layerText } = await import('../layer-text.ts');
     process.stderr.write(`Added ${layer.files[0]!.path} as a layer, read in place:\n${layerText(layer)}`);
     return 0;
