@@ -20,28 +20,15 @@ import { BuildError } from '../build-error.ts';
 import { normalisePeriod } from '../raster-build-dates.ts';
 import { declareLayer, knownExtents, settleExtent } from '../raster-build-declare.ts';
 import { readCatalogOrEmpty } from './dataset-writer.ts';
-import { saveReferencedLayer } from './layer-add.ts';
+import { type ReferencedLayerOptions, saveReferencedLayer } from './layer-add.ts';
 
-export interface CogAddOptions {
-  dir: string;
-  /** A STAC JSON (catalog, collection, item or FeatureCollection), or a file name template with {yyyy}, {mm}, {dd}. */
-  source: string;
-  dataType: string;
-  subDataType?: string;
-  unit?: string;
-  timeScale?: RasterTimeScale;
-  /** With a template: the first and last date, `A..B`. */
+export interface CogAddOptions extends ReferencedLayerOptions {
+  /** With a template (`source` holding {yyyy}, {mm}, {dd}): the first and last date, `A..B`. */
   dates?: string;
   /** The STAC asset to read, when an item has several GeoTIFFs. */
   asset?: string;
   /** The value that means no data, when the files carry no nodata tag. */
   nodata?: number;
-  step?: number;
-  crs?: string;
-  extent?: string;
-  description?: string;
-  replace?: boolean;
-  name?: string;
 }
 
 /** Most dates one collection may have (a daily one of 270 years). */

@@ -34,26 +34,30 @@ import { withDatasetLock } from './dataset-lock.ts';
 import { readCatalogOrEmpty, updateCatalog } from './dataset-writer.ts';
 import { type ArrayMeta, readStoreMeta } from './store-metadata.ts';
 
-export interface LayerAddOptions {
+/** What `layers add` takes of any source referenced in place (a store, a COG collection). */
+export interface ReferencedLayerOptions {
   /** The dataset folder. */
   dir: string;
-  /** The store: a folder inside the dataset folder. */
+  /** The source: a store folder, a STAC JSON or a file name template, inside the dataset folder. */
   source: string;
   dataType: string;
   subDataType?: string;
   unit?: string;
   timeScale?: RasterTimeScale;
-  /** The data array, when the store holds more than one (time, lat, lon) array. */
-  variable?: string;
   /** The step values are answered at (default: the CF packing step, 1 for other integers, 0.001 for floats). */
   step?: number;
   description?: string;
   extent?: string;
-  /** The CRS, when the store states none: only EPSG:4326 (WGS 84 longitude/latitude). */
+  /** The CRS, when the source states none: only EPSG:4326 (WGS 84 longitude/latitude). */
   crs?: string;
   /** Replace a layer of the same name, sub-type and extent. */
   replace?: boolean;
   name?: string;
+}
+
+export interface LayerAddOptions extends ReferencedLayerOptions {
+  /** The data array, when the store holds more than one (time, lat, lon) array. */
+  variable?: string;
 }
 
 const TIME = /^(time|t|date|valid_time)$/i;
