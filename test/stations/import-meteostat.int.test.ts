@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalog } from '../../src/dataset/catalog.ts';
-import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { cli } from '../helpers/cli.ts';
+import { nearestAnswer } from '../helpers/nearest-answer.ts';
 import { catalogJson } from '../helpers/catalog-json.ts';
 
 let root: string;
@@ -124,24 +124,8 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(() => rm(root, { recursive: true, force: true }));
 
-async function nearest(lon: number, lat: number, types: string[], timeScale: string, from: string, to: string) {
-  const engine = createNodeEngine(dir);
-  try {
-    const res = (await engine.query('nearest-station', {
-      wkts: `POINT (${lon} ${lat})`,
-      dataTypes: types,
-      options: { timeScale },
-      startDate: from,
-      endDate: to,
-    })) as unknown as Record<
-      string,
-      { metadata: Record<string, unknown>; data: Record<string, Record<string, number | null>> }
-    >;
-    return Object.values(res)[0]!;
-  } finally {
-    await engine.close();
-  }
-}
+const nearest = (lon: number, lat: number, types: string[], timeScale: string, from: string, to: string) =>
+  nearestAnswer(dir, lon, lat, types, timeScale, from, to);
 
 describe('Meteostat bulk CSVs', () => {
   it('hourly: UTC hours become local hours, km/h become m/s, empty fields and model values are missing', async () => {

@@ -14,8 +14,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importStations } from '../../src/builder/import/station-import.ts';
 import type { Catalog } from '../../src/dataset/catalog.ts';
-import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { cli } from '../helpers/cli.ts';
+import { nearestAnswer } from '../helpers/nearest-answer.ts';
 import { catalogJson } from '../helpers/catalog-json.ts';
 
 let root: string;
@@ -47,27 +47,12 @@ async function answers(
   to: string,
   timeScale = 'daily',
 ) {
-  const engine = createNodeEngine(dir);
-  try {
-    const res = (await engine.query('nearest-station', {
-      wkts: `POINT (${lon} ${lat})`,
-      dataTypes: types,
-      options: { timeScale },
-      startDate: from,
-      endDate: to,
-    })) as unknown as Record<
-      string,
-      { metadata: Record<string, unknown>; data: Record<string, Record<string, number | null>> }
-    >;
-    // Period → data type → value; the stations' values by type and day, for the checks.
-    const one = Object.values(res)[0]!;
-    const byType: Record<string, Record<string, number | null>> = {};
-    for (const [day, values] of Object.entries(one.data))
-      for (const [type, v] of Object.entries(values)) (byType[type] ??= {})[day] = v;
-    return { metadata: one.metadata, data: byType };
-  } finally {
-    await engine.close();
-  }
+  const one = await nearestAnswer(dir, lon, lat, types, timeScale, from, to);
+  // Period → data type → value; the stations' values by type and day, for the checks.
+  const byType: Record<string, Record<string, number | null>> = {};
+  for (const [day, values] of Object.entries(one.data))
+    for (const [type, v] of Object.entries(values)) (byType[type] ??= {})[day] = v;
+  return { metadata: one.metadata, data: byType };
 }
 
 describe('GHCN-Daily .dly with ghcnd-stations.txt', () => {
