@@ -14,6 +14,7 @@ import { isSha256Hex } from '../io/digest.ts';
 import { checkFileOwners } from './catalog-owners.ts';
 import { expandPeriods } from './period-runs.ts';
 import { checkCatalogPaths } from './dataset-path.ts';
+import { foreignUrlProblem, isForeignPath } from './foreign.ts';
 import {
   CATALOG_VERSION,
   type Catalog,
@@ -25,6 +26,7 @@ import {
   STORE_MAX_SHARD_CHUNKS,
   STORE_MAX_SHARDS,
   isRasterLayout,
+  layoutOf,
   MAX_TILE_DIGEST_BYTES,
   RASTER_LAYOUTS,
   type RasterLayerEntry,
@@ -33,6 +35,11 @@ import {
   ZARR_MAX_DATES,
   ZARR_VARIABLE_NAME,
 } from './catalog.ts';
+
+/** Layouts whose source is referenced in place, not built: only theirs may be an http(s) URL. */
+const REFERENCED = Object.entries(RASTER_LAYOUTS)
+  .filter(([, d]) => !d.built)
+  .map(([k]) => k);
 
 /** Largest raster side the engine accepts: 1 M pixels (a 1 m grid of 1,000 km). */
 const MAX_SIDE = 1_000_000;
@@ -50,7 +57,14 @@ export const MAX_LAYER_PIXELS = 2 ** 31;
  */
 export function checkDataset(value: unknown, where: string): Catalog {
   const catalog = checkCatalog(value, where);
-  checkCatalogPaths(catalog, where);
+  // A referenced layer's source at a URL was checked as one (checkCatalog); every other path is confined.
+  checkCatalogPaths(
+    {
+      ...catalog,
+      rasters: catalog.rasters.map((l) => ({ ...l, files: l.files.filter((f) => !isForeignPath(f.path)) })),
+    },
+    where,
+  );
   checkFileOwners(catalog, where);
   return catalog;
 }
@@ -306,6 +320,17 @@ export function checkCatalog(value: unknown, where: string): Catalog {
         isObject(f) ? f.path : f,
         'must be a path',
       );
+      if (isForeignPath(f.path)) {
+        const problem = foreignUrlProblem(f.path);
+        check(
+          !RASTER_LAYOUTS[layoutOf(l)].built && problem === null,
+          `${at}.files[${j}].path`,
+          f.path,
+          problem
+            ? `must be a path inside the dataset or an http(s) URL; this URL ${problem}`
+            : `must be a path inside the dataset: only a layer referenced in place (${REFERENCED.join(', ')}) may name a URL`,
+        );
+      }
       check(
         f.scale === undefined || (typeof f.scale === 'number' && Number.isFinite(f.scale) && f.scale !== 0),
         `${at}.files[${j}].scale`,

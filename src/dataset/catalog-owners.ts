@@ -10,6 +10,7 @@
 import { ClimateQueryError } from '../contract/errors.ts';
 import { truncate } from '../contract/quote.ts';
 import type { Catalog, RasterLayerEntry, StationsSection } from './catalog.ts';
+import { isForeignPath } from './foreign.ts';
 
 /** `dataType[/subDataType] (extent)`, for messages. */
 export function layerLabel(l: Pick<RasterLayerEntry, 'dataType' | 'subDataType' | 'extent'>): string {
@@ -19,6 +20,20 @@ export function layerLabel(l: Pick<RasterLayerEntry, 'dataType' | 'subDataType' 
 /** Every path `layer` owns: its files (a store is a folder) and its preview. */
 export function layerPaths(layer: RasterLayerEntry): string[] {
   return [...layer.files.map((f) => f.path), ...(layer.preview ? [layer.preview] : [])];
+}
+
+/**
+ * The paths the owner check gives `layer`: a published store's layer owns its array (several
+ * layers may read one store's variables), and a source at a URL is nobody's to delete.
+ */
+function ownedPaths(layer: RasterLayerEntry): string[] {
+  return layerPaths(layer)
+    .filter((p) => !isForeignPath(p))
+    .map((p) =>
+      layer.layout === 'zarr-store' && layer.storeArray && p !== layer.preview
+        ? `${p}/${layer.storeArray.variable}`
+        : p,
+    );
 }
 
 /** Whether `a` and `b` are one path, or one lies inside the other (a store folder and a file in it). */
@@ -66,7 +81,7 @@ export function checkFileOwners(catalog: Pick<Catalog, 'stations' | 'rasters'>, 
   };
   for (const layer of catalog.rasters) {
     const owner = layerLabel(layer);
-    for (const path of layerPaths(layer)) {
+    for (const path of ownedPaths(layer)) {
       const r = reserved.find((x) => pathsOverlap(path, x.path));
       if (r) throw bad(path, `for ${owner}, where ${r.what} is (${r.path})`);
       // The same path, a path inside this one (a store), or a store this path lies in.

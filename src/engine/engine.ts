@@ -10,6 +10,7 @@
  * raster query. Both sides read files through the same ByteSource seam, so
  * raster queries download nothing about stations.
  */
+import { directForeign, type ForeignOpener, noForeign } from '../dataset/foreign.ts';
 import { toClimateQueryError, throwIfAborted, ClimateQueryError } from '../contract/errors.ts';
 import type { Endpoint, RequestOf, ResponseOf, StationQuery } from '../contract/types.ts';
 import type { PeriodTable } from '../contract/period-table.ts';
@@ -59,6 +60,13 @@ export interface ClimateEngineOptions {
    * with `query_too_costly`.
    */
   maxReadBytes?: number;
+  /**
+   * How a layer whose source the catalog names by absolute URL (a published store read where it
+   * is) is fetched. Default in a page or Worker: directly, under the browser's CORS rules
+   * ({@link directForeign}); in Node: not at all (a server must not fetch what any catalog names:
+   * `climate-query/node`'s engine takes the origins its operator allows).
+   */
+  foreign?: ForeignOpener;
   /**
    * Starts the DuckDB that {@link ClimateEngine.sql} runs on, the first time it is
    * used (native DuckDB in Node: `climate-query/node`; DuckDB-WASM in a page:
@@ -150,6 +158,16 @@ export interface ClimateEngine extends ClimateQueries, DatasetViews {
   close(): Promise<void>;
 }
 
+/** Foreign sources as the platform allows them: a browser's fetch is bounded by CORS; Node's by nothing. */
+function defaultForeign(): ForeignOpener {
+  const node = typeof process !== 'undefined' && typeof process.versions?.node === 'string';
+  return node
+    ? noForeign(
+        'this engine reads no source outside its dataset; allow its origin (climate-query serve or query --allow-origin ORIGIN).',
+      )
+    : directForeign();
+}
+
 /** Creates an engine over one dataset. Cheap: nothing is fetched until the first query. */
 export function createClimateEngine(options: ClimateEngineOptions): ClimateEngine {
   const given =
@@ -209,6 +227,7 @@ export function createClimateEngine(options: ClimateEngineOptions): ClimateEngin
       dataset: location,
       cache: { budget: memory },
       ...(options.maxReadBytes !== undefined ? { maxReadBytes: options.maxReadBytes } : {}),
+      foreign: options.foreign ?? defaultForeign(),
     });
     return rasters;
   };

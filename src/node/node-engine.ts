@@ -1,6 +1,7 @@
 /** An engine for Node: a dataset folder or URL, read through local files or HTTP Range requests. */
 import { createClimateEngine, type ClimateEngine } from '../engine/engine.ts';
 import { locationOf } from './file-location.ts';
+import { nodeForeign } from './foreign-guard.ts';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { SqlRunner } from '../sql/station-sql.ts';
 import { missingPackageMessage } from './optional-packages.ts';
@@ -11,6 +12,11 @@ export interface NodeEngineOptions {
   timeoutMs?: number | undefined;
   /** Follow symlinks out of a dataset folder (default: refused; see fileLocation). */
   followLinks?: boolean | undefined;
+  /**
+   * Origins (`https://host[:port]`) whose sources a catalog may name by URL and this engine reads
+   * (src/node/foreign-guard.ts); none by default.
+   */
+  allowOrigins?: readonly string[] | undefined;
 }
 
 /** Creates an engine on `dataset` (folder or http(s) URL). */
@@ -19,6 +25,7 @@ export function createNodeEngine(dataset: string, options: NodeEngineOptions = {
     dataset: locationOf(dataset, { followLinks: options.followLinks === true }),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     sqlRunner: nativeSqlRunner,
+    foreign: nodeForeign(options.allowOrigins ?? []),
   });
 }
 

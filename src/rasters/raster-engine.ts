@@ -20,6 +20,7 @@ import { refuseSwapped } from '../contract/swapped-coordinates.ts';
 import type { RasterQuery, RasterResponse } from '../contract/types.ts';
 import { type Catalog, fileStep, type RasterLayerEntry } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
+import { type ForeignOpener, noForeign, withForeign } from '../dataset/foreign.ts';
 import type { BlockCacheOptions } from './cached-source.ts';
 import { coverageWindow, MAX_POLYGON_CELLS, polygonCoverage, type CoveredPixel, type GridSpec } from './coverage.ts';
 import { findLayer, gridLongitude, gridOf, planRead, ringsOnGrid, type ReadPlan } from './layer-plan.ts';
@@ -53,6 +54,11 @@ export interface RasterEngineOptions {
   concurrency?: number;
   /** Most bytes one query or map preview may decode from a published store's chunks (default 256 MiB, read-cost.ts). */
   maxReadBytes?: number;
+  /**
+   * How a layer referenced at an absolute URL is read (src/dataset/foreign.ts); default: none is
+   * read, each such query fails with `dataset_unavailable` naming the URL.
+   */
+  foreign?: ForeignOpener;
 }
 
 /**
@@ -83,6 +89,11 @@ export interface LayerGridRequest {
 
 /** Creates a raster engine over `catalog`'s layers. */
 export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
+  // A referenced layer's source may be a URL outside the dataset: read as the host allows, or not at all.
+  const dataset = withForeign(
+    options.dataset,
+    options.foreign ?? noForeign('this engine reads no source outside its dataset.'),
+  );
   // Layers of a built dataset are DEFLATE: its decoder loads while the first file's header is read.
   warmDecoder(DEFLATE);
   // What the catalog says of each file: a byte source checks every answer against it.
@@ -92,7 +103,7 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
   const lifetime = new AbortController();
   const concurrency = Math.max(1, options.concurrency ?? 32);
   // Chunks of every zarr store, read whole by key (no header, no index).
-  const objects = new ObjectCache(options.dataset, options.cache?.maxBytes, lifetime.signal, options.cache?.budget);
+  const objects = new ObjectCache(dataset, options.cache?.maxBytes, lifetime.signal, options.cache?.budget);
   // Previews being built hold at most half the memory budget at once; the others wait their turn.
   const previews = new ByteGate((options.cache?.budget?.maxBytes ?? DEFAULT_MEMORY_BYTES) / 2);
   const building = new Map<string, { work: Promise<LayerGrid>; controller: AbortController; callers: number }>();
@@ -103,7 +114,7 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
    * is not cancelled by one of them.
    */
   function file(layer: RasterLayerEntry, index: number, signal?: AbortSignal): Promise<RasterFile> {
-    const url = options.dataset.resolve(layer.files[index]!.path);
+    const url = dataset.resolve(layer.files[index]!.path);
     let p = opened.get(url);
     if (!p) {
       const opening = readerOf(layer).open(ctx, layer, index);
@@ -115,7 +126,7 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
     return abortable(p, signal);
   }
   const ctx: ReaderContext = {
-    dataset: options.dataset,
+    dataset,
     listed,
     cache: options.cache,
     objects,

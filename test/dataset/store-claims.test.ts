@@ -83,3 +83,41 @@ describe('a published store’s entry', () => {
     expect(check(change)).toThrow(message);
   });
 });
+
+describe('a source named by URL', () => {
+  it('is a published store’s or a collection’s only, http(s), with nothing hidden in it', () => {
+    const url = (path: string) => (l: Json) => (l.files[0].path = path);
+    expect(check(url('https://data.example.org/power/daily.zarr'))).not.toThrow();
+    for (const [path, why] of [
+      ['file:///etc/passwd', /is absolute/],
+      ['https://user:secret@data.example.org/a.zarr', /user name or password/],
+      ['https://data.example.org/a.zarr?sig=1', /query or fragment/],
+      ['https://data.example.org/x/../a.zarr', /"\." or "\.\." segment/],
+      ['https://data.example.org/a zarr', /white space/],
+      [`https://data.example.org/${'a'.repeat(1100)}`, /longer than/],
+    ] as const) {
+      expect(check(url(path)), path).toThrow(why);
+    }
+  });
+
+  it('is refused for a built layer, whose files are the dataset’s own', () => {
+    const built = (l: Json) => {
+      l.layout = 'map';
+      delete l.storeArray;
+      l.files = [{ path: 'https://data.example.org/tas-2024.tif', periods: ['2024-01-01', '2024-01-02'] }];
+    };
+    expect(check(built)).toThrow(/only a layer referenced in place \(zarr-store, cog-collection\) may name a URL/);
+  });
+
+  it('lets two layers read two arrays of one store, but not one array twice', () => {
+    const two = catalog();
+    const second = structuredClone(two.rasters[0]!) as Json;
+    second.dataType = 'pr';
+    second.storeArray.variable = 'pr';
+    expect(() => checkDataset({ ...two, rasters: [two.rasters[0]!, second as RasterLayerEntry] }, 'c')).not.toThrow();
+    second.storeArray.variable = 'tas';
+    expect(() => checkDataset({ ...two, rasters: [two.rasters[0]!, second as RasterLayerEntry] }, 'c')).toThrow(
+      /a file belongs to one layer only/,
+    );
+  });
+});

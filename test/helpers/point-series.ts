@@ -1,6 +1,6 @@
 /** A layer's daily (or other) series at one point, asked through a Node engine as a user would: date → value. */
 import { expect } from 'vitest';
-import { createNodeEngine } from '../../src/node/node-engine.ts';
+import { createNodeEngine, type NodeEngineOptions } from '../../src/node/node-engine.ts';
 
 export interface PointAsk {
   layer: string;
@@ -13,8 +13,12 @@ export interface PointAsk {
 }
 
 /** The answer of `/api/point/` for `ask` on the dataset at `dataset` (a folder or URL); fails the test on any other status. */
-export async function pointSeries(dataset: string, ask: PointAsk): Promise<Record<string, number | null>> {
-  const engine = createNodeEngine(dataset);
+export async function pointSeries(
+  dataset: string,
+  ask: PointAsk,
+  options: NodeEngineOptions = {},
+): Promise<Record<string, number | null>> {
+  const engine = createNodeEngine(dataset, options);
   try {
     const res = await engine.handle({
       method: 'POST',

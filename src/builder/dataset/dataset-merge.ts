@@ -11,6 +11,7 @@
  * moment, the target answers as before; what a kill left is removed by the
  * next command (leftovers.ts).
  */
+import { isForeignPath } from '../../dataset/foreign.ts';
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type Catalog, layoutOf, type RasterLayerEntry } from '../../dataset/catalog.ts';
@@ -59,6 +60,11 @@ async function mergeLocked(target: string, sources: string[], name: string): Pro
       const folder = rasterLayerDir(layer.dataType, layer.subDataType);
       const renamed = new Map<string, string>();
       for (const f of layer.files) {
+        // A source at a URL stays where it is published: the merged layer references it as the source's did.
+        if (isForeignPath(f.path)) {
+          renamed.set(f.path, f.path);
+          continue;
+        }
         const to = `${folder}/${builtFileName(fileGroup(f.path), id, layoutOf(layer))}`;
         if ([...renamed.values()].includes(to)) {
           throw new BuildError(
@@ -71,7 +77,7 @@ async function mergeLocked(target: string, sources: string[], name: string): Pro
       }
       if (layer.preview)
         renamed.set(layer.preview, `${folder}/preview-${id.split('/').pop()}${extension(layer.preview)}`);
-      for (const from of renamed.keys()) await checkCopyable(source, from);
+      for (const from of renamed.keys()) if (!isForeignPath(from)) await checkCopyable(source, from);
       const incoming: RasterLayerEntry = {
         ...layer,
         files: layer.files.map((f) => ({ ...f, path: renamed.get(f.path)! })),
@@ -87,7 +93,7 @@ async function mergeLocked(target: string, sources: string[], name: string): Pro
         throw err;
       }
       layers.set(key(layer), plan.layer);
-      for (const [from, to] of renamed) copies.push({ from: join(source, from), to });
+      for (const [from, to] of renamed) if (!isForeignPath(from)) copies.push({ from: join(source, from), to });
       dropped.push(...plan.dropped);
       report.layers.push({
         layer: layerLabel(layer),
@@ -113,7 +119,8 @@ async function mergeLocked(target: string, sources: string[], name: string): Pro
     c.rasters = rasters;
   });
   const listed = new Set(rasters.flatMap((l) => [...l.files.map((f) => f.path), ...(l.preview ? [l.preview] : [])]));
-  for (const p of dropped) if (!listed.has(p)) await rm(join(target, p), { recursive: true, force: true });
+  for (const p of dropped)
+    if (!listed.has(p) && !isForeignPath(p)) await rm(join(target, p), { recursive: true, force: true });
   return report;
 }
 

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { isForeignPath } from '../../dataset/foreign.ts';
 import { CATALOG_VERSION, type Catalog, type CatalogFile, listedFile } from '../../dataset/catalog.ts';
 import { compactPeriods } from '../../dataset/period-runs.ts';
 import { checkDataset } from '../../dataset/catalog-check.ts';
@@ -130,7 +131,8 @@ export async function updateCatalog(dir: string, name: string, change: (c: Catal
   }
   for (const layer of catalog.rasters) {
     // A store that is a folder is listed by the one object that stands for it (a zarr store's consolidated metadata).
-    for (const f of layer.files) referenced.push(listedFile(layer, f.path));
+    // A source at a URL is not the dataset's: nothing of it is listed (or served, or kept offline).
+    for (const f of layer.files) if (!isForeignPath(f.path)) referenced.push(listedFile(layer, f.path));
     if (layer.preview) referenced.push([layer.preview, 'raster-preview']);
   }
   const files: CatalogFile[] = [];

@@ -1,6 +1,6 @@
 /**
- * `climate-query layers add`: a Zarr v2 store another tool wrote (xarray, zarr-python) becomes a
- * layer where it is, nothing copied. Its own metadata is read — consolidated `.zmetadata` or each
+ * `climate-query layers add`: a Zarr store another tool wrote (xarray, zarr-python, v2 or v3)
+ * becomes a layer where it is — a folder inside the dataset, or an http(s) URL — nothing copied. Its own metadata is read — consolidated `.zmetadata` or each
  * array's `.zarray` and `.zattrs` — and checked as the engine would read it: the data array's
  * dimensions (time, lat, lon), dtype, codecs and chunks; its coordinates (a regular lat/lon grid,
  * north-up or south-up); its CF time (`<unit> since <date>`, standard calendars) and packing
@@ -8,9 +8,8 @@
  * not say (a CRS, a unit, the time scale) is asked for, never guessed. The catalog entry copies what
  * a reader needs, so a point reads its chunk with nothing before it.
  */
-import { existsSync } from 'node:fs';
-import { readFile, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { RasterTimeScale } from '../../contract/raster-layers.ts';
 import { type Catalog, type RasterLayerEntry, STORE_MAX_SHARDS, type StoreArray } from '../../dataset/catalog.ts';
 import { endsWithCrc32c } from '../../io/crc32c.ts';
@@ -33,12 +32,15 @@ import { declareLayer, knownExtents, settleExtent } from '../raster-build-declar
 import { withDatasetLock } from './dataset-lock.ts';
 import { readCatalogOrEmpty, updateCatalog } from './dataset-writer.ts';
 import { type ArrayMeta, readStoreMeta } from './store-metadata.ts';
+import { folderKeys, type SourceKeys, urlKeys } from './source-keys.ts';
+import { foreignUrlProblem } from '../../dataset/foreign.ts';
+import { runLimited } from '../../io/run-limited.ts';
 
 /** What `layers add` takes of any source referenced in place (a store, a COG collection). */
 export interface ReferencedLayerOptions {
   /** The dataset folder. */
   dir: string;
-  /** The source: a store folder, a STAC JSON or a file name template, inside the dataset folder. */
+  /** The source: a store, a STAC JSON or a file name template, inside the dataset folder or at an http(s) URL. */
   source: string;
   dataType: string;
   subDataType?: string;
@@ -72,39 +74,22 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
   const label = `${o.dataType}${o.subDataType ? `/${o.subDataType}` : ''}`;
   const bad = (why: string, option = 'source') =>
     new BuildError('invalid_input', `${o.source}: ${why}`, { file: o.source, option });
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(o.source)) {
-    throw new BuildError(
-      'invalid_option',
-      `${o.source} is a URL; this version references stores inside the dataset folder only (copy or sync the store into ${o.dir}, then add it by its path there).`,
-      { option: 'source' },
-    );
-  }
-  // In place, inside the dataset: the catalog names it by its path relative to the dataset's root.
-  const root = await realpath(o.dir).catch(() => {
-    throw new BuildError('unreadable_input', `${o.dir} is not a dataset folder here.`, { file: o.dir });
-  });
-  const store = await realpath(isAbsolute(o.source) ? o.source : resolve(o.source)).catch(() => {
-    throw new BuildError('unreadable_input', `${o.source} is not there.`, { file: o.source });
-  });
-  const rel = relative(root, store);
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
-    throw new BuildError(
-      'invalid_option',
-      `${o.source} is not inside the dataset folder ${o.dir}: a store is referenced where the dataset is published, so put it (or a copy) inside it.`,
-      { option: 'source' },
-    );
-  }
-  const path = rel.split(sep).join('/');
-
+  const keys = await sourceKeys(o);
+  const path = keys.root;
   // The store's metadata: v2 or v3, consolidated or array by array.
-  const store3 = await readStoreMeta(store, bad);
+  const store3 = await readStoreMeta(keys, bad, o.variable ? [o.variable] : []);
   const arrays = store3.arrays;
   const meta = {
     array: (name: string) => store3.array(name),
     attrs: (name: string) => store3.attrs(name),
   };
-  if (arrays.length === 0 && (existsSync(join(store, '.zarray')) || (await store3.array('.'))))
+  if (arrays.length === 0 && ((await keys.size('.zarray')) !== null || (await store3.array('.'))))
     throw bad('is a single array; add the group (folder) that holds it with its coordinates.');
+  if (arrays.length === 0 && keys.remote)
+    throw bad(
+      'is at a URL, where a store cannot be listed, and has no consolidated metadata (.zmetadata, or zarr.json with consolidated_metadata): name its data array with --variable.',
+      'variable',
+    );
   if (arrays.length === 0)
     throw bad(
       'holds no Zarr arrays (no .zmetadata or zarr.json, no <array>/.zarray or <array>/zarr.json): is it a Zarr store?',
@@ -150,7 +135,12 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
       throw bad(`coordinate ${name} holds ${n} values, more than this reads.`);
     for (let k = 0; k * c.chunks[0]! < n; k++) {
       const key = store3.chunkKey(name, c, [k]);
-      let raw = new Uint8Array(await readFile(join(store, key)));
+      const got = await keys.bytes(
+        key,
+        c.chunks[0]! * dtypeBytes(dt) + 1024 + Math.ceil((c.chunks[0]! * dtypeBytes(dt)) / 16) + 4,
+      );
+      if (got === undefined) throw bad(`coordinate chunk ${key} is missing.`);
+      let raw = got;
       if (c.checksum) {
         if (!endsWithCrc32c(raw)) throw bad(`coordinate chunk ${key} fails its CRC-32C.`);
         raw = raw.subarray(0, raw.length - 4);
@@ -271,7 +261,7 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
         chunks: z.shard.chunks as [number, number, number],
         indexAt: z.shard.indexAt,
         indexChecksum: z.shard.indexChecksum,
-        sizes: await shardSizes(store, z, (idx) => store3.chunkKey(variable, z, idx), bad),
+        sizes: await shardSizes(keys, z, (idx) => store3.chunkKey(variable, z, idx), bad),
       }
     : undefined;
   const storeArray: StoreArray = {
@@ -350,6 +340,41 @@ export function saveReferencedLayer(
   });
 }
 
+/**
+ * The keys of `o.source`: an http(s) URL where it is published, or a folder inside the dataset
+ * (named in the catalog by its path there). A folder elsewhere is refused: the dataset is what is
+ * published, and a reader resolves every local path inside it.
+ */
+export async function sourceKeys(o: Pick<ReferencedLayerOptions, 'dir' | 'source'>): Promise<SourceKeys> {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(o.source) && !/^[a-z]:[\\/]/i.test(o.source)) {
+    const problem = foreignUrlProblem(o.source.replace(/\/+$/, ''));
+    if (problem)
+      throw new BuildError(
+        'invalid_option',
+        `${o.source} ${problem}: a source is a path inside the dataset folder or an http(s) URL.`,
+        {
+          option: 'source',
+        },
+      );
+    return urlKeys(o.source);
+  }
+  const root = await realpath(o.dir).catch(() => {
+    throw new BuildError('unreadable_input', `${o.dir} is not a dataset folder here.`, { file: o.dir });
+  });
+  const store = await realpath(isAbsolute(o.source) ? o.source : resolve(o.source)).catch(() => {
+    throw new BuildError('unreadable_input', `${o.source} is not there.`, { file: o.source });
+  });
+  const rel = relative(root, store);
+  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
+    throw new BuildError(
+      'invalid_option',
+      `${o.source} is not inside the dataset folder ${o.dir}: a source is referenced where the dataset is published, so put it (or a copy) inside it, or give its http(s) URL.`,
+      { option: 'source' },
+    );
+  }
+  return folderKeys(store, rel.split(sep).join('/'));
+}
+
 /** Refuses an array this version cannot read, naming what. */
 function checkArray(z: ArrayMeta, name: string, bad: (why: string, option?: string) => BuildError): void {
   if (z.zarr_format !== 2 && z.zarr_format !== 3)
@@ -369,7 +394,7 @@ function checkArray(z: ArrayMeta, name: string, bad: (why: string, option?: stri
 
 /** Each shard's size in C order over the grid of shards (null: the store has none). */
 async function shardSizes(
-  store: string,
+  keys: SourceKeys,
   z: ArrayMeta,
   key: (indexes: number[]) => string,
   bad: (why: string, option?: string) => BuildError,
@@ -378,15 +403,14 @@ async function shardSizes(
   const count = grid.reduce((n, g) => n * g, 1);
   if (count > STORE_MAX_SHARDS)
     throw bad(`has ${count} shards, more than the ${STORE_MAX_SHARDS} a layer lists; rechunk it into larger shards.`);
-  const sizes: Array<number | null> = [];
-  for (let i = 0; i < count; i++) {
-    const idx = [Math.floor(i / (grid[1]! * grid[2]!)), Math.floor(i / grid[2]!) % grid[1]!, i % grid[2]!];
-    sizes.push(
-      await stat(join(store, key(idx))).then(
-        (st) => (st.isFile() ? st.size : null),
-        () => null,
-      ),
-    );
-  }
+  const idx = (i: number) => [Math.floor(i / (grid[1]! * grid[2]!)), Math.floor(i / grid[2]!) % grid[1]!, i % grid[2]!];
+  // Over HTTP a HEAD request each: a few at once, as a browser would.
+  const sizes: Array<number | null> = new Array(count).fill(null);
+  await runLimited(
+    Array.from({ length: count }, (_, i) => async () => {
+      sizes[i] = await keys.size(key(idx(i)));
+    }),
+    keys.remote ? 6 : 1,
+  );
   return sizes;
 }

@@ -7,9 +7,8 @@
  * fixedscaleoffset) is mapped onto the v2 terms the reader decodes, and `sharding_indexed` onto a
  * shard description. What this does not read is refused by name.
  */
-import { existsSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { MAX_TEXT_BYTES } from '../../dataset/location.ts';
+import type { SourceKeys } from './source-keys.ts';
 
 export type Attrs = Record<string, unknown>;
 type Codec = { id: string; [k: string]: unknown };
@@ -37,6 +36,7 @@ export interface ArrayMeta {
 /** A store's arrays, their metadata and attributes. */
 export interface StoreMeta {
   format: 2 | 3;
+  /** Its arrays: listed by its consolidated metadata or its folders; where neither can be read, the ones named that are there. */
   arrays: string[];
   array(name: string): Promise<ArrayMeta | undefined>;
   /** The array's attributes, with `_ARRAY_DIMENSIONS` (v3: its `dimension_names`). */
@@ -60,34 +60,53 @@ const V3_TYPES: Record<string, string> = {
 const V3_COMPRESSORS = new Set(['blosc', 'gzip', 'zstd', 'zlib', 'lz4']);
 const V3_FILTERS = new Set(['delta', 'fixedscaleoffset']);
 
-async function json<T>(file: string): Promise<T | undefined> {
-  return existsSync(file) ? (JSON.parse(await readFile(file, 'utf8')) as T) : undefined;
+/** A metadata document of the store: undefined where there is none, refused (by `bad`) where it is not JSON. */
+async function json<T>(keys: SourceKeys, key: string, bad: (why: string) => Error): Promise<T | undefined> {
+  const bytes = await keys.bytes(key, MAX_TEXT_BYTES);
+  if (bytes === undefined) return undefined;
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes)) as T;
+  } catch (err) {
+    throw bad(`its ${key} is not JSON (${(err as Error).message}).`);
+  }
 }
 
-/** Reads the metadata of the store at `store`; `bad` makes the error that names what is wrong. */
-export async function readStoreMeta(store: string, bad: (why: string) => Error): Promise<StoreMeta> {
+/**
+ * Reads the metadata of the store `keys` reads; `bad` makes the error that names what is wrong.
+ * `named` are the arrays to look for where the store can be neither listed (over HTTP) nor read
+ * from consolidated metadata.
+ */
+export async function readStoreMeta(
+  keys: SourceKeys,
+  bad: (why: string) => Error,
+  named: string[] = [],
+): Promise<StoreMeta> {
   const root = await json<{ zarr_format?: number; consolidated_metadata?: { metadata?: Record<string, unknown> } }>(
-    join(store, 'zarr.json'),
+    keys,
+    'zarr.json',
+    bad,
   );
-  if (root?.zarr_format === 3) return v3Store(store, root.consolidated_metadata?.metadata ?? null, bad);
+  if (root?.zarr_format === 3) return v3Store(keys, root.consolidated_metadata?.metadata ?? null, bad, named);
   if (root !== undefined) throw bad(`its zarr.json says Zarr format ${String(root.zarr_format)}; this reads 2 and 3.`);
-  return v2Store(store);
+  return v2Store(keys, bad, named);
 }
 
-async function v2Store(store: string): Promise<StoreMeta> {
-  const file = ['.zmetadata', 'zmetadata'].map((f) => join(store, f)).find(existsSync);
-  const consolidated = file
-    ? ((JSON.parse(await readFile(file, 'utf8')) as { metadata?: Record<string, unknown> }).metadata ?? {})
-    : null;
+async function v2Store(keys: SourceKeys, bad: (why: string) => Error, named: string[]): Promise<StoreMeta> {
+  let consolidated: Record<string, unknown> | null = null;
+  for (const key of ['.zmetadata', 'zmetadata']) {
+    const doc = await json<{ metadata?: Record<string, unknown> }>(keys, key, bad);
+    if (doc) {
+      consolidated = doc.metadata ?? {};
+      break;
+    }
+  }
   const meta = async <T>(key: string): Promise<T | undefined> =>
-    consolidated ? (consolidated[key] as T | undefined) : json<T>(join(store, key));
+    consolidated ? (consolidated[key] as T | undefined) : json<T>(keys, key, bad);
   const arrays: string[] = consolidated
     ? Object.keys(consolidated)
         .filter((k) => k.endsWith('/.zarray'))
         .map((k) => k.slice(0, -'/.zarray'.length))
-    : (await readdir(store, { withFileTypes: true }))
-        .filter((e) => e.isDirectory() && existsSync(join(store, e.name, '.zarray')))
-        .map((e) => e.name);
+    : ((await keys.folders('.zarray')) ?? named);
   return {
     format: 2,
     arrays,
@@ -111,19 +130,18 @@ interface V3Array {
 }
 
 async function v3Store(
-  store: string,
+  keys: SourceKeys,
   consolidated: Record<string, unknown> | null,
   bad: (why: string) => Error,
+  named: string[],
 ): Promise<StoreMeta> {
   const raw = async (name: string) =>
-    consolidated ? (consolidated[name] as V3Array | undefined) : json<V3Array>(join(store, name, 'zarr.json'));
+    consolidated ? (consolidated[name] as V3Array | undefined) : json<V3Array>(keys, `${name}/zarr.json`, bad);
   const arrays: string[] = consolidated
     ? Object.entries(consolidated)
         .filter(([, m]) => (m as V3Array | null)?.node_type === 'array')
         .map(([k]) => k)
-    : (await readdir(store, { withFileTypes: true }))
-        .filter((e) => e.isDirectory() && existsSync(join(store, e.name, 'zarr.json')))
-        .map((e) => e.name);
+    : ((await keys.folders('zarr.json')) ?? named);
   return {
     format: 3,
     arrays,

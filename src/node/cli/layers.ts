@@ -25,8 +25,9 @@ const HELP: Help = {
   already is replaced only by one holding at least the same dates; layers
   stored differently (grid, step, layout) are refused, and then nothing
   changes. Stations are not merged (the message says whose were left).
-  "add" references a Zarr v2 store another tool wrote (xarray's to_zarr, zarr-python)
-  in place, inside the dataset folder, as a layer: nothing is copied. Its array
+  "add" references a Zarr store (v2 or v3) another tool wrote (xarray's to_zarr,
+  zarr-python) in place, inside the dataset folder or at an http(s) URL, as a
+  layer: nothing is copied. Its array
   (time, lat, lon), codecs, grid, CF time and packing are read from its own
   metadata and checked; what it does not say (CRS, unit, time scale) must be
   passed (docs/layers.md, "Published stores"). It also references a collection
@@ -129,6 +130,13 @@ async function run(args: string[]): Promise<number> {
           });
     const { layerText } = await import('../layer-text.ts');
     process.stderr.write(`Added ${layer.files[0]!.path} as a layer, read in place:\n${layerText(layer)}`);
+    const { isForeignPath } = await import('../../dataset/foreign.ts');
+    if (isForeignPath(layer.files[0]!.path)) {
+      const origin = new URL(layer.files[0]!.path).origin;
+      process.stderr.write(
+        `Its source is read from ${origin}: the CLI and serve answer from it with --allow-origin ${origin}; the app reads it from the browser, so that host must allow the app's origin (CORS: docs/deploy.md).\n`,
+      );
+    }
     return 0;
   }
   if (positionals[0] === 'merge') {

@@ -5,6 +5,7 @@ import { ENDPOINTS, type Endpoint } from '../../contract/types.ts';
 import { toClimateQueryError } from '../../contract/errors.ts';
 import { DEFAULT_DATASET } from '../demo.ts';
 import { createNodeEngine } from '../node-engine.ts';
+import { parseAllowedOrigin } from '../foreign-guard.ts';
 import { STATION_TIME_SCALES, TIME_SCALES, TIME_SCALE_NAMES } from '../../contract/time-scales.ts';
 import { STATION_TYPES } from '../../contract/station-data-types.ts';
 import {
@@ -49,6 +50,7 @@ ${types.join('\n')}
 const HELP: Help = {
   name: 'query',
   usage: `Usage: climate-query query <endpoint> <request.json|-> [--data DIR|URL] [--timeout SECONDS] [--follow-links]
+                            [--allow-origin ORIGIN ...]
 
   Answers one request as the service would and prints the answer JSON.
   endpoint: ${ENDPOINTS.join(', ')}
@@ -58,6 +60,8 @@ Options:
   --data DIR|URL   dataset to query (default: the demo dataset, ${DEFAULT_DATASET})
   --timeout S      give up after S seconds (default 30) with upstream_timeout (504)
   --follow-links   read files a symlink in the dataset folder leads out of it to (refused by default)
+  --allow-origin O read a layer the catalog references at a URL of origin O (https://host[:port]);
+                   repeatable. None by default; internal addresses only when O names them by IP
   -h, --help       this help
 
 ${scalesText()}
@@ -74,6 +78,7 @@ async function run(args: string[]): Promise<number> {
     timeout: { type: 'string' },
     'follow-links': { type: 'boolean' },
     'all-files': { type: 'boolean' },
+    'allow-origin': { type: 'string', multiple: true },
   });
   const [endpoint, file] = positionals;
   if (!endpoint || !ENDPOINTS.includes(endpoint as Endpoint) || !file || positionals.length > 2) {
@@ -90,7 +95,7 @@ export async function answer(
   help: Help,
   endpoint: Endpoint,
   text: string,
-  values: { data?: string; timeout?: string; 'follow-links'?: boolean },
+  values: { data?: string; timeout?: string; 'follow-links'?: boolean; 'allow-origin'?: string[] },
 ): Promise<number> {
   const timeoutMs = timeoutOption(help, values.timeout);
   const data = values.data ?? DEFAULT_DATASET;
@@ -98,7 +103,8 @@ export async function answer(
     process.stderr.write(`No dataset at ${data}. Run \`climate-query demo\` first, or pass --data DIR|URL.\n`);
     return 1;
   }
-  const engine = createNodeEngine(data, { timeoutMs, followLinks: values['follow-links'] });
+  const allowOrigins = allowOriginOption(help, values['allow-origin']);
+  const engine = createNodeEngine(data, { timeoutMs, followLinks: values['follow-links'], allowOrigins });
   try {
     const res = await engine.handle({ method: 'POST', path: `/api/${endpoint}/`, body: text });
     process.stdout.write(`${JSON.stringify(res.body)}\n`);
@@ -113,3 +119,14 @@ export async function answer(
 
 /** The `query` command. */
 export const queryCommand: CliCommand = { ...HELP, run };
+
+/** The origins `--allow-origin` names, each checked; a bad one is a usage error. */
+export function allowOriginOption(help: Help, given: string[] | undefined): string[] {
+  return (given ?? []).map((o) => {
+    try {
+      return parseAllowedOrigin(o);
+    } catch (err) {
+      return usageError(help, (err as Error).message);
+    }
+  });
+}

@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { DEFAULT_DATASET } from '../demo.ts';
 import { createNodeEngine } from '../node-engine.ts';
 import { startServer } from '../server.ts';
+import { allowOriginOption } from './query.ts';
 import { type CliCommand, type Help, parseCommand, timeoutOption, usageError } from './command.ts';
 
 const HELP: Help = {
   name: 'serve',
   usage: `Usage: climate-query serve [--data DIR|URL] [--static DIR] [--port 8787] [--host 127.0.0.1] [--timeout SECONDS]
-                            [--follow-links] [--all-files]
+                            [--follow-links] [--all-files] [--allow-origin ORIGIN ...]
 
   Serves POST /api/<endpoint>/, GET /api/openapi.json and the dataset's files
   (Range, HEAD, CORS) from one process. Ctrl-C stops it. From a dataset folder
@@ -28,6 +29,9 @@ Options:
   --follow-links   read and serve files a symlink in the dataset folder leads out of it to
                    (default: the API refuses them and the static side answers 404)
   --all-files      serve the dataset folder as it is (dotfiles still not), not only what it lists
+  --allow-origin O answer from layers the catalog references at a URL of origin O
+                   (https://host[:port]); repeatable. None by default. Never an internal
+                   (loopback, private, link-local) address unless O names it by IP
   -h, --help       this help
 
 Exit codes:
@@ -46,6 +50,7 @@ async function run(args: string[]): Promise<number> {
     timeout: { type: 'string' },
     'follow-links': { type: 'boolean' },
     'all-files': { type: 'boolean' },
+    'allow-origin': { type: 'string', multiple: true },
   });
   if (positionals.length > 0) usageError(HELP, `unexpected argument "${positionals[0]}".`);
   const timeoutMs = timeoutOption(HELP, values.timeout);
@@ -63,7 +68,8 @@ async function run(args: string[]): Promise<number> {
     process.stderr.write(`No folder at ${values.static}. Build the site first (npm run build).\n`);
     return 1;
   }
-  const engine = createNodeEngine(data, { timeoutMs, followLinks: values['follow-links'] });
+  const allowOrigins = allowOriginOption(HELP, values['allow-origin']);
+  const engine = createNodeEngine(data, { timeoutMs, followLinks: values['follow-links'], allowOrigins });
   const running = await startServer({
     engine,
     port,
