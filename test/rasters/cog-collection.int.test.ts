@@ -174,6 +174,36 @@ describe('daily COGs shaped like CHIRPS’s, described by a static STAC catalog'
     for (const [k, [lon, lat]] of POINTS.entries()) expect(await series('chirps', lon, lat)).toEqual(before[k]);
   });
 
+  it('the same collection at its URL (STAC read over HTTP, or a template) answers the same, read where it is', async () => {
+    const here = await Promise.all(POINTS.map(([lon, lat]) => series('chirps', lon, lat)));
+    const origin = new URL(server.url).origin;
+    for (const [k, source] of [
+      `${server.url}stac/catalog.json`,
+      `${server.url}cogs/chirps-v2.0.{yyyy}.{mm}.{dd}.tif`,
+    ].entries()) {
+      const elsewhere = join(root, `remote-${k}`);
+      await mkdir(elsewhere);
+      const added = await cli([
+        'layers',
+        'add',
+        source,
+        ...['--layer', 'chirps', '--time-scale', 'daily', '--unit', 'mm', '--extent', 'cogs', '--nodata=-9999'],
+        ...(k === 1 ? ['--dates', `${DAYS[0]}..${DAYS.at(-1)}`] : []),
+        ...['--data', elsewhere],
+      ]);
+      expect(added.code, added.stderr).toBe(0);
+      expect(added.stderr).toContain(`${server.url}cogs/chirps-v2.0.{yyyy}.{mm}.{dd}.tif`);
+      for (const [i, [lon, lat]] of POINTS.entries()) {
+        const got = await seriesAt(
+          elsewhere,
+          { layer: 'chirps', extent: 'cogs', lon, lat, startDate: DAYS[0]!, endDate: DAYS.at(-1)! },
+          { allowOrigins: [origin] },
+        );
+        expect(got, `${source} ${lon} ${lat}`).toEqual(here[i]);
+      }
+    }
+  });
+
   it('an item without a date, or with two GeoTIFFs and no --asset, is refused by name', async () => {
     await writeFile(
       join(dir, 'stac', 'odd.json'),

@@ -1,6 +1,7 @@
 /**
  * `climate-query layers add` of a COG collection: one Cloud-Optimized GeoTIFF per date, as CHIRPS
- * and Digital Earth Africa publish them, referenced in place inside the dataset folder. The dates
+ * and Digital Earth Africa publish them, referenced in place: inside the dataset folder, or at
+ * http(s) URLs (a STAC read over HTTP, or a local STAC whose assets are URLs). The dates
  * and files come from a static STAC catalog, collection or item list (each item's `datetime` and
  * its GeoTIFF asset), or from a file name template with the dates stated
  * (`chirps-v2.0.{yyyy}.{mm}.{dd}.tif --dates 2024-01-01..2024-12-31`). Every file's header is read
@@ -11,7 +12,11 @@
 import { existsSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { fromFile } from 'geotiff';
+import { fromFile, fromUrl } from 'geotiff';
+import { isForeignPath } from '../../dataset/foreign.ts';
+import { MAX_TEXT_BYTES } from '../../dataset/location.ts';
+import { runLimited } from '../../io/run-limited.ts';
+import { urlKeys } from './source-keys.ts';
 import { CALENDARS } from '../../contract/calendars.ts';
 import type { RasterTimeScale } from '../../contract/raster-layers.ts';
 import { calendarOf } from '../../contract/time-scales.ts';
@@ -39,12 +44,8 @@ export async function addCogLayer(o: CogAddOptions): Promise<RasterLayerEntry> {
   const label = `${o.dataType}${o.subDataType ? `/${o.subDataType}` : ''}`;
   const bad = (why: string, option = 'source') =>
     new BuildError('invalid_input', `${o.source}: ${why}`, { file: o.source, option });
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(o.source))
-    throw new BuildError(
-      'invalid_option',
-      `${o.source} is a URL; this version references collections inside the dataset folder only (sync the files and their STAC into ${o.dir}, then add them by path).`,
-      { option: 'source' },
-    );
+  if (/^[a-z][a-z0-9+.-]*:/i.test(o.source) && !isForeignPath(o.source))
+    throw new BuildError('invalid_option', `${o.source}: a source is a path or an http(s) URL.`, { option: 'source' });
   const root = await realpath(o.dir).catch(() => {
     throw new BuildError('unreadable_input', `${o.dir} is not a dataset folder here.`, { file: o.dir });
   });
@@ -69,22 +70,27 @@ export async function addCogLayer(o: CogAddOptions): Promise<RasterLayerEntry> {
     if (dated[i]!.period === dated[i - 1]!.period)
       throw bad(`names ${dated[i]!.period} twice (${dated[i - 1]!.file}, ${dated[i]!.file}): one file a date.`);
 
-  // The files lie in one folder inside the dataset, named by one template.
+  // The files lie in one folder, inside the dataset or at one URL, named by one template.
   const real = await Promise.all(
     dated.map((d) =>
-      realpath(d.file).catch(() => {
-        throw bad(`names ${d.file} for ${d.period}, which is not there.`);
-      }),
+      isForeignPath(d.file)
+        ? Promise.resolve(d.file)
+        : realpath(d.file).catch(() => {
+            throw bad(`names ${d.file} for ${d.period}, which is not there.`);
+          }),
     ),
   );
-  const rels = real.map((r) => relative(root, r));
-  if (rels.some((r) => r.startsWith('..') || isAbsolute(r)))
+  const remote = real.filter(isForeignPath).length;
+  if (remote !== 0 && remote !== real.length)
+    throw bad('names files both inside the dataset folder and at URLs: a collection lies in one folder.');
+  const rels = remote ? real : real.map((r) => relative(root, r));
+  if (!remote && rels.some((r) => r.startsWith('..') || isAbsolute(r)))
     throw new BuildError(
       'invalid_option',
-      `${o.source}: its files must lie inside the dataset folder ${o.dir}, where the dataset is published.`,
+      `${o.source}: its files must lie inside the dataset folder ${o.dir}, where the dataset is published, or at an http(s) URL.`,
       { option: 'source' },
     );
-  const posix = rels.map((r) => r.split(sep).join('/'));
+  const posix = remote ? rels : rels.map((r) => r.split(sep).join('/'));
   const folder = commonFolder(posix);
   const template = templateOf(posix[0]!.slice(folder.length + 1), dated[0]!.period, scale);
   posix.forEach((p, i) => {
@@ -94,10 +100,17 @@ export async function addCogLayer(o: CogAddOptions): Promise<RasterLayerEntry> {
       );
   });
 
-  // Every file's header: one band, the first's grid and tiling, north up.
-  const first = await header(real[0]!, bad);
+  // Every file's header: one band, the first's grid and tiling, north up (over HTTP, six at once).
+  const headers = new Array<Header>(real.length);
+  await runLimited(
+    real.map((f, i) => async () => {
+      headers[i] = await header(f, bad);
+    }),
+    remote ? 6 : 2,
+  );
+  const first = headers[0]!;
   for (let i = 1; i < real.length; i++) {
-    const h = await header(real[i]!, bad);
+    const h = headers[i]!;
     const same =
       h.width === first.width &&
       h.height === first.height &&
@@ -175,12 +188,19 @@ async function fromTemplate(
   if (b! - a! + 1 > MAX_DATES) throw bad(`--dates spans more than ${MAX_DATES} dates.`, 'dates');
   const out: Dated[] = [];
   const missing: string[] = [];
-  for (let k = a!; k <= b!; k++) {
-    const period = cal.keyOf(k);
-    const file = resolve(cogPath(o.source, period));
-    if (existsSync(file)) out.push({ period, file });
-    else missing.push(`${period} (${file})`);
-  }
+  const periods = Array.from({ length: b! - a! + 1 }, (_, i) => cal.keyOf(a! + i));
+  const there = new Array<boolean>(periods.length);
+  const files = periods.map((p) => (isForeignPath(o.source) ? cogPath(o.source, p) : resolve(cogPath(o.source, p))));
+  await runLimited(
+    files.map((f, i) => async () => {
+      there[i] = isForeignPath(f) ? (await urlKeys(f).size('')) !== null : existsSync(f);
+    }),
+    isForeignPath(o.source) ? 6 : 1,
+  );
+  periods.forEach((period, i) => {
+    if (there[i]) out.push({ period, file: files[i]! });
+    else missing.push(`${period} (${files[i]})`);
+  });
   if (missing.length > 0)
     throw bad(
       `${missing.length} of the dates asked have no file: ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}. Ask the dates the files hold; a collection is never filled in.`,
@@ -205,12 +225,19 @@ async function fromStac(
 ): Promise<Dated[]> {
   const items: Array<{ item: StacNode; at: string }> = [];
   const read = async (path: string): Promise<StacNode> => {
+    let text: string;
     try {
-      return JSON.parse(await readFile(path, 'utf8')) as StacNode;
+      text = isForeignPath(path)
+        ? new TextDecoder().decode((await urlKeys(path).bytes('', MAX_TEXT_BYTES)) ?? new Uint8Array())
+        : await readFile(path, 'utf8');
+      return JSON.parse(text) as StacNode;
     } catch (err) {
       throw bad(`${path} is not a STAC JSON file (${(err as Error).message}).`);
     }
   };
+  /** `href` as read from the JSON at `at`: a path beside it, or a URL. */
+  const beside = (at: string, href: string) =>
+    isForeignPath(href) ? href : isForeignPath(at) ? new URL(href, at).href : resolve(dirname(at), href);
   const walk = async (node: StacNode, at: string, depth: number): Promise<void> => {
     if (items.length > MAX_DATES) return;
     if (node.type === 'Feature') items.push({ item: node, at });
@@ -219,13 +246,14 @@ async function fromStac(
       if (depth > 4) throw bad('nests catalogs more than four deep.');
       for (const l of node.links ?? []) {
         if (typeof l.href !== 'string') continue;
-        const href = resolve(dirname(at), l.href);
+        const href = beside(at, l.href);
         if (l.rel === 'item') items.push({ item: await read(href), at: href });
         else if (l.rel === 'child') await walk(await read(href), href, depth + 1);
       }
     } else throw bad(`${at} is a STAC ${String(node.type)}; this reads catalogs, collections, items and item lists.`);
   };
-  await walk(await read(resolve(o.source)), resolve(o.source), 0);
+  const start = isForeignPath(o.source) ? o.source : resolve(o.source);
+  await walk(await read(start), start, 0);
   return items.map(({ item, at }) => {
     const when = item.properties?.datetime ?? item.properties?.start_datetime;
     if (typeof when !== 'string' || !/^\d{4}-\d{2}-\d{2}/.test(when))
@@ -245,9 +273,9 @@ async function fromStac(
         'asset',
       );
     const href = tiffs[0]![1].href!;
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(href))
-      throw bad(`${at}: its asset is at ${href}; this references files inside the dataset folder only.`);
-    return { period, file: resolve(dirname(at), href) };
+    if (/^[a-z][a-z0-9+.-]*:/i.test(href) && !isForeignPath(href))
+      throw bad(`${at}: its asset is at ${href}; this reads files by path or http(s) URL.`);
+    return { period, file: beside(at, href) };
   });
 }
 
@@ -301,7 +329,7 @@ interface Header {
 async function header(path: string, bad: (why: string, option?: string) => BuildError): Promise<Header> {
   let tiff: Awaited<ReturnType<typeof fromFile>> | undefined;
   try {
-    tiff = await fromFile(path);
+    tiff = isForeignPath(path) ? await fromUrl(path, { allowFullFile: false }) : await fromFile(path);
     const image = await tiff.getImage(0);
     if (!image.isTiled) throw bad(`${path} is not tiled (a COG is): rewrite it with gdal_translate -of COG.`);
     if (image.getSamplesPerPixel() !== 1)

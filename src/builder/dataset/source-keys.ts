@@ -18,7 +18,7 @@ export interface SourceKeys {
   readonly root: string;
   /** Whether the source is read over HTTP. */
   readonly remote: boolean;
-  /** The bytes of `key` (at most `max`, else refused), or undefined where there is none. */
+  /** The bytes of `key` ('' for the root itself, a file), at most `max` (else refused), or undefined where there is none. */
   bytes(key: string, max: number): Promise<Uint8Array | undefined>;
   /** The size of `key` in bytes, or null where there is none. */
   size(key: string): Promise<number | null>;
@@ -58,7 +58,7 @@ export function urlKeys(url: string, doFetch: typeof fetch = globalThis.fetch.bi
   const root = url.replace(/\/+$/, '');
   const request = async (key: string, method: 'GET' | 'HEAD', max: number) =>
     withRetries(async () => {
-      const at = `${root}/${key}`;
+      const at = key === '' ? root : `${root}/${key}`;
       const answer = await timedFetch(doFetch, at, { method }, DEFAULT_READ_TIMEOUTS);
       const { response } = answer;
       if (response.status === 404 || response.status === 403) {
