@@ -13,7 +13,7 @@ import { truncate } from '../contract/quote.ts';
 import { isSha256Hex } from '../io/digest.ts';
 import { checkFileOwners } from './catalog-owners.ts';
 import { expandPeriods } from './period-runs.ts';
-import { checkCatalogPaths } from './dataset-path.ts';
+import { checkCatalogPaths, checkDatasetPath } from './dataset-path.ts';
 import { foreignUrlProblem, isForeignPath } from './foreign.ts';
 import {
   CATALOG_VERSION,
@@ -26,6 +26,7 @@ import {
   STORE_MAX_SHARD_CHUNKS,
   STORE_MAX_SHARDS,
   isRasterLayout,
+  KERCHUNK_MAX_TARGETS,
   layoutOf,
   MAX_TILE_DIGEST_BYTES,
   RASTER_LAYOUTS,
@@ -40,6 +41,16 @@ import {
 const REFERENCED = Object.entries(RASTER_LAYOUTS)
   .filter(([, d]) => !d.built)
   .map(([k]) => k);
+
+/** Why `path` is not a plain relative path inside a dataset, or null. */
+function pathProblem(path: string): string | null {
+  try {
+    checkDatasetPath(path, 'catalog.json');
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
 
 /** Largest raster side the engine accepts: 1 M pixels (a 1 m grid of 1,000 km). */
 const MAX_SIDE = 1_000_000;
@@ -309,7 +320,28 @@ export function checkCatalog(value: unknown, where: string): Catalog {
       );
       check(l.timeScale !== null, `${at}.timeScale`, l.timeScale, 'must be a time scale: a zarr layer is dated');
     }
-    if (l.layout === 'zarr-store') checkStoreArray(l, at, check);
+    if (l.layout === 'zarr-store' || l.layout === 'kerchunk') checkStoreArray(l, at, check);
+    if (l.layout === 'kerchunk') {
+      check(
+        !l.storeArray?.shard,
+        `${at}.storeArray.shard`,
+        l.storeArray?.shard,
+        'must be absent: a reference is not sharded',
+      );
+      const t = l.kerchunk?.targets;
+      check(
+        Array.isArray(t) &&
+          t.length >= 1 &&
+          t.length <= KERCHUNK_MAX_TARGETS &&
+          t.every(
+            (p) =>
+              typeof p === 'string' && (isForeignPath(p) ? foreignUrlProblem(p) === null : pathProblem(p) === null),
+          ),
+        `${at}.kerchunk.targets`,
+        t,
+        `must list the 1 to ${KERCHUNK_MAX_TARGETS} files the reference reads, each a path inside the dataset or an http(s) URL`,
+      );
+    }
     if (l.layout === 'cog-collection') checkCogCollection(l, at, check);
     check(l.preview === undefined || typeof l.preview === 'string', `${at}.preview`, l.preview, 'must be a path');
     check(Array.isArray(l.files) && l.files.length > 0, `${at}.files`, l.files, 'must list at least one file');

@@ -23,17 +23,14 @@ export function layerPaths(layer: RasterLayerEntry): string[] {
 }
 
 /**
- * The paths the owner check gives `layer`: a published store's layer owns its array (several
- * layers may read one store's variables), and a source at a URL is nobody's to delete.
+ * The paths the owner check gives `layer`: a published store's (or a kerchunk reference's) layer
+ * owns its array (several layers may read one store's variables), and a source at a URL is
+ * nobody's to delete.
  */
 function ownedPaths(layer: RasterLayerEntry): string[] {
   return layerPaths(layer)
     .filter((p) => !isForeignPath(p))
-    .map((p) =>
-      layer.layout === 'zarr-store' && layer.storeArray && p !== layer.preview
-        ? `${p}/${layer.storeArray.variable}`
-        : p,
-    );
+    .map((p) => (layer.storeArray && p !== layer.preview ? `${p}/${layer.storeArray.variable}` : p));
 }
 
 /** Whether `a` and `b` are one path, or one lies inside the other (a store folder and a file in it). */

@@ -188,10 +188,25 @@ export interface RasterLayerEntry extends RasterLayerDeclaration {
   layout?: RasterLayout;
   /** A `zarr` layer's arrays: names, chunk edge and preview factor, so a reader reads no store metadata first. */
   zarr?: ZarrArrays;
-  /** A `zarr-store` layer's array, as its store describes it. */
+  /** A `zarr-store` or `kerchunk` layer's array, as its store (or reference) describes it. */
   storeArray?: StoreArray;
   /** A `cog-collection` layer's files: one GeoTIFF per date, named by a template. */
   cog?: CogCollection;
+  /** A `kerchunk` layer's reference: the files it reads from. */
+  kerchunk?: KerchunkReference;
+}
+
+/** Most files one kerchunk reference may read from. */
+export const KERCHUNK_MAX_TARGETS = 64;
+
+/** What the catalog keeps of a kerchunk reference besides its array. */
+export interface KerchunkReference {
+  /**
+   * The files its chunks are ranges of, as dataset paths or http(s) URLs: the only ones a chunk is
+   * read from (a reference that names another is refused), and, inside the dataset, listed in
+   * `files[]` so a host serves them.
+   */
+  targets: string[];
 }
 
 /**
@@ -240,6 +255,12 @@ export const RASTER_LAYOUTS = {
    * them, referenced in place ({@link CogCollection}); the catalog lists the first date's file.
    */
   'cog-collection': { folder: true, suffix: '', listed: 'first', role: 'raster-store', built: false },
+  /**
+   * A kerchunk reference (JSON) to a NetCDF-4/HDF5 file's chunks, referenced in place: the array
+   * is described as a published store's ({@link StoreArray}); each chunk is a range of the file the
+   * reference names (src/rasters/kerchunk-refs.ts). The catalog lists the reference itself.
+   */
+  kerchunk: { folder: false, suffix: 'json', listed: null, role: 'raster-store', built: false },
 } as const satisfies Record<
   string,
   {
@@ -255,8 +276,11 @@ export const RASTER_LAYOUTS = {
 
 /** Compressors a published store's array may have (numcodecs ids; src/rasters/zarr-codecs.ts decodes them). */
 export const STORE_COMPRESSORS = ['zlib', 'gzip', 'blosc', 'zstd', 'lz4'] as const;
-/** Filters a published store's array may have. */
-export const STORE_FILTERS = ['delta', 'fixedscaleoffset'] as const;
+/**
+ * Filters a published store's array may have. `shuffle` (HDF5's and numcodecs' byte shuffle, as
+ * kerchunk describes a NetCDF-4 chunk) works on the stored bytes, so it is the last filter.
+ */
+export const STORE_FILTERS = ['delta', 'fixedscaleoffset', 'shuffle'] as const;
 /** dtypes a published store's array may have: numpy's kind and size in bytes, any byte order (no 1- or 2-byte floats). */
 export const STORE_DTYPE = /^[<>|]([iuf])([1248])$/;
 /** Most bytes one chunk of a published store may hold decoded: 64 MiB. */

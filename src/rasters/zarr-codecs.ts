@@ -126,8 +126,28 @@ export function storedDtype(
   dtype: string,
   filters: ReadonlyArray<{ id: string; [k: string]: unknown }> | null,
 ): string {
-  const last = filters?.at(-1);
+  const last = filters?.filter((f) => f.id !== 'shuffle').at(-1);
   return typeof last?.astype === 'string' ? last.astype : dtype;
+}
+
+/**
+ * Undoes a byte `shuffle` filter (the last of `filters`, if any) on a chunk's decompressed bytes:
+ * byte k of every element was stored together, k = 0 … elementsize−1 (numcodecs' Shuffle, HDF5's).
+ */
+export function unshuffle(
+  bytes: Uint8Array,
+  filters: ReadonlyArray<{ id: string; [k: string]: unknown }> | null,
+): Uint8Array {
+  const last = filters?.at(-1);
+  if (last?.id !== 'shuffle') return bytes;
+  const size = Number(last.elementsize ?? 4);
+  if (!(Number.isInteger(size) && size >= 1 && size <= 8)) throw new RangeError(`shuffle elementsize ${size}`);
+  const n = Math.floor(bytes.length / size);
+  const out = new Uint8Array(bytes.length);
+  for (let k = 0; k < size; k++) for (let i = 0; i < n; i++) out[i * size + k] = bytes[k * n + i]!;
+  // Bytes past the last whole element are stored as they are.
+  out.set(bytes.subarray(n * size), n * size);
+  return out;
 }
 
 /** Undoes `filters` (applied on writing in their order) on `values`, in place. */
@@ -136,6 +156,8 @@ export function unfilter(
   filters: ReadonlyArray<{ id: string; [k: string]: unknown }> | null,
 ): void {
   for (const f of [...(filters ?? [])].reverse()) {
+    // Undone on the bytes, before they became values (unshuffle).
+    if (f.id === 'shuffle') continue;
     if (f.id === 'delta') {
       for (let i = 1; i < values.length; i++) values[i] = values[i]! + values[i - 1]!;
     } else if (f.id === 'fixedscaleoffset') {

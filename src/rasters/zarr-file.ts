@@ -80,9 +80,16 @@ export class ObjectCache {
 
   /**
    * Bytes `offset` … `offset + length` of `path` (a shard's index or one of its chunks), kept under
-   * their own key; `size` is the file's size as the catalog records it (another means it changed).
+   * their own key; `size` is the file's size as the catalog records it (another means it changed),
+   * undefined where it records none (a file a kerchunk reference points into).
    */
-  readRange(path: string, offset: number, length: number, size: number, signal?: AbortSignal): Promise<Uint8Array> {
+  readRange(
+    path: string,
+    offset: number,
+    length: number,
+    size: number | undefined,
+    signal?: AbortSignal,
+  ): Promise<Uint8Array> {
     return this.readAt(`${path}@${offset}+${length}`, path, offset, length, size, signal);
   }
 

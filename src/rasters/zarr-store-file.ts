@@ -12,10 +12,11 @@ import { isAbsence } from '../io/byte-source.ts';
 import type { RasterLayerEntry, StoreArray } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
 import type { RasterFile } from './raster-reader.ts';
-import { decompress, dtypeBytes, elements, storedDtype, unfilter } from './zarr-codecs.ts';
+import { decompress, dtypeBytes, elements, storedDtype, unfilter, unshuffle } from './zarr-codecs.ts';
 import type { ObjectCache } from './zarr-file.ts';
 import { readShardChunk, shardPlace } from './zarr-shard.ts';
 import { endsWithCrc32c } from '../io/crc32c.ts';
+import { type KerchunkRefs, referencedPath } from './kerchunk-refs.ts';
 
 /** The key of chunk (t, y, x) of `a`'s chunk grid (its shards', for a sharded array). */
 export function storeChunkKey(a: StoreArray, t: number, y: number, x: number): string {
@@ -28,6 +29,7 @@ export function openStoreArray(
   layer: RasterLayerEntry,
   index: number,
   cache: ObjectCache,
+  refs?: KerchunkRefs,
 ): RasterFile {
   const a = layer.storeArray!;
   const entry = layer.files[index]!;
@@ -56,6 +58,7 @@ export function openStoreArray(
       return got && { ...got, what: `${url}/${key} chunk ${place.inner}` };
     }
     const key = storeChunkKey(a, t, y, x);
+    if (refs) return referenced(key, signal);
     try {
       const bytes = await cache.read(`${entry.path}/${key}`, maxStored, signal);
       return { bytes, key: `${entry.path}/${key}`, what: `${url}/${key}` };
@@ -65,6 +68,27 @@ export function openStoreArray(
       if (isAbsence(err)) return null;
       throw err;
     }
+  }
+  const targets = new Set(layer.kerchunk?.targets ?? []);
+  /** Chunk `key` where a kerchunk reference says it is: inline, a range of a file, or absent (its fill value). */
+  async function referenced(key: string, signal?: AbortSignal) {
+    const ref = refs!.get(key);
+    if (ref === undefined) return null;
+    const what = `${url} ${key}`;
+    if ('inline' in ref) return { bytes: ref.inline, key: `${entry.path}#${key}`, what };
+    const path = referencedPath(entry.path, ref.url);
+    if (path === null || !targets.has(path) || ref.length === null || ref.length > maxStored)
+      throw new ClimateQueryError(
+        'dataset_unavailable',
+        `${what}: the reference places it at ${JSON.stringify([ref.url, ref.offset, ref.length])}, ${path === null ? 'a URL this reads not (http, https or a path beside the reference)' : !targets.has(path) ? "in a file the catalog does not list as the reference's" : 'not a range of at most one chunk'}; write the reference again.`,
+      );
+    const bytes = await cache.readRange(path, ref.offset, ref.length, undefined, signal);
+    if (bytes.length !== ref.length)
+      throw new ClimateQueryError(
+        'dataset_unavailable',
+        `${what}: the reference places it at bytes ${ref.offset} + ${ref.length} of ${ref.url}, past that file's end; write the reference again.`,
+      );
+    return { bytes, key: `${path}@${ref.offset}+${ref.length}`, what };
   }
   const missing = a.missing.filter((m): m is number => m !== null);
   const [lo, hi] = a.validRange ?? [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
@@ -91,7 +115,7 @@ export function openStoreArray(
       cache.drop(got.key);
       throw err;
     }
-    const v = elements(bytes, storedDtype(a.dtype, a.filters));
+    const v = elements(unshuffle(bytes, a.filters), storedDtype(a.dtype, a.filters));
     unfilter(v, a.filters);
     for (let i = 0; i < v.length; i++) {
       const s = v[i]!;

@@ -133,6 +133,9 @@ export async function updateCatalog(dir: string, name: string, change: (c: Catal
     // A store that is a folder is listed by the one object that stands for it (a zarr store's consolidated metadata).
     // A source at a URL is not the dataset's: nothing of it is listed (or served, or kept offline).
     for (const f of layer.files) if (!isForeignPath(f.path)) referenced.push(listedFile(layer, f.path));
+    // The files a kerchunk reference reads from, where they are the dataset's: served and checked with it.
+    for (const t of layer.kerchunk?.targets ?? [])
+      if (!isForeignPath(t) && !referenced.some(([p]) => p === t)) referenced.push([t, 'raster-store']);
     if (layer.preview) referenced.push([layer.preview, 'raster-preview']);
   }
   const files: CatalogFile[] = [];

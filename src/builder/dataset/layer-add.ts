@@ -11,7 +11,14 @@
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { RasterTimeScale } from '../../contract/raster-layers.ts';
-import { type Catalog, type RasterLayerEntry, STORE_MAX_SHARDS, type StoreArray } from '../../dataset/catalog.ts';
+import {
+  type Catalog,
+  KERCHUNK_MAX_TARGETS,
+  type KerchunkReference,
+  type RasterLayerEntry,
+  STORE_MAX_SHARDS,
+  type StoreArray,
+} from '../../dataset/catalog.ts';
 import { endsWithCrc32c } from '../../io/crc32c.ts';
 import { checkDataset } from '../../dataset/catalog-check.ts';
 import {
@@ -20,6 +27,7 @@ import {
   elements,
   storedDtype,
   unfilter,
+  unshuffle,
   ZARR_COMPRESSORS,
   ZARR_DTYPE,
   ZARR_FILTERS,
@@ -32,8 +40,12 @@ import { declareLayer, knownExtents, settleExtent } from '../raster-build-declar
 import { withDatasetLock } from './dataset-lock.ts';
 import { readCatalogOrEmpty, updateCatalog } from './dataset-writer.ts';
 import { type ArrayMeta, readStoreMeta } from './store-metadata.ts';
-import { folderKeys, type SourceKeys, urlKeys } from './source-keys.ts';
-import { foreignUrlProblem } from '../../dataset/foreign.ts';
+import { folderKeys, referenceKeys, referenceTargets, type SourceKeys, urlKeys } from './source-keys.ts';
+import { directForeign, foreignUrlProblem, isForeignPath, withForeign } from '../../dataset/foreign.ts';
+import { checkDatasetPath } from '../../dataset/dataset-path.ts';
+import { MAX_TEXT_BYTES } from '../../dataset/location.ts';
+import { isKerchunkReference, parseKerchunk } from '../../rasters/kerchunk-refs.ts';
+import { fileLocation } from '../../node/file-location.ts';
 import { runLimited } from '../../io/run-limited.ts';
 
 /** What `layers add` takes of any source referenced in place (a store, a COG collection). */
@@ -74,7 +86,7 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
   const label = `${o.dataType}${o.subDataType ? `/${o.subDataType}` : ''}`;
   const bad = (why: string, option = 'source') =>
     new BuildError('invalid_input', `${o.source}: ${why}`, { file: o.source, option });
-  const keys = await sourceKeys(o);
+  const { keys, kerchunk } = await storeSource(o);
   const path = keys.root;
   // The store's metadata: v2 or v3, consolidated or array by array.
   const store3 = await readStoreMeta(keys, bad, o.variable ? [o.variable] : []);
@@ -146,7 +158,7 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
         raw = raw.subarray(0, raw.length - 4);
       }
       const bytes = await decompress(c.compressor, raw, c.chunks[0]! * dtypeBytes(dt), `${o.source}/${key}`);
-      const v = elements(bytes, dt);
+      const v = elements(unshuffle(bytes, c.filters), dt);
       unfilter(v, c.filters);
       out.set(v.subarray(0, Math.min(c.chunks[0]!, n - k * c.chunks[0]!)), k * c.chunks[0]!);
     }
@@ -156,11 +168,13 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
   const [lat, lon, time] = await Promise.all([coord(yName), coord(xName), coord(tName)]);
   const regular = (v: Float64Array, name: string) => {
     if (v.length < 2) throw bad(`coordinate ${name} holds ${v.length} value; a grid needs two at least.`);
-    const d = v[1]! - v[0]!;
-    for (let i = 2; i < v.length; i++)
-      if (Math.abs(v[i]! - v[i - 1]! - d) > Math.abs(d) * 1e-6 + 1e-9)
+    // The mean step: a float32 coordinate (NetCDF's, CHIRPS's) rounds each value to 1 part in 2²⁴,
+    // so its steps differ by up to a few millionths of the value; no more is allowed.
+    const d = (v[v.length - 1]! - v[0]!) / (v.length - 1);
+    for (let i = 1; i < v.length; i++)
+      if (Math.abs(v[i]! - v[i - 1]! - d) > Math.abs(d) * 1e-6 + Math.max(Math.abs(v[i]!), Math.abs(v[i - 1]!)) * 5e-7)
         throw bad(
-          `coordinate ${name} is not evenly spaced (step ${d} at the start, ${v[i]! - v[i - 1]!} at ${i}); regrid it first.`,
+          `coordinate ${name} is not evenly spaced (mean step ${d}, ${v[i]! - v[i - 1]!} at ${i}); regrid it first.`,
         );
     return d;
   };
@@ -256,6 +270,7 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
   const before = await readCatalogOrEmpty(o.dir, o.name ?? 'dataset');
   const others = before.rasters.filter((l) => !(l.dataType === decl.dataType && l.subDataType === decl.subDataType));
   const { extent, extentBbox } = settleExtent(decl.extent, grid, knownExtents(others), label);
+  if (kerchunk && z.shard) throw bad('describes a sharded array; a kerchunk reference lists each chunk itself.');
   const shard = z.shard
     ? {
         chunks: z.shard.chunks as [number, number, number],
@@ -299,8 +314,9 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
     offset: 0,
     nodata: null,
     files: [{ path, periods }],
-    layout: 'zarr-store',
+    layout: kerchunk ? 'kerchunk' : 'zarr-store',
     storeArray,
+    ...(kerchunk ? { kerchunk } : {}),
     tileSize: [(z.shard?.chunks ?? z.chunks)[2]!, (z.shard?.chunks ?? z.chunks)[1]!],
   };
   return saveReferencedLayer(o, label, layer);
@@ -340,23 +356,72 @@ export function saveReferencedLayer(
   });
 }
 
+/** Whether `source` (a path or URL) is a kerchunk reference (a JSON file of keys, not a STAC document). */
+export async function isReferenceSource(o: Pick<ReferencedLayerOptions, 'dir' | 'source'>): Promise<boolean> {
+  if (!/\.json$/i.test(o.source)) return false;
+  return isKerchunkReference(await referenceJson(o).catch(() => null));
+}
+
+/** The JSON of the reference `o.source` (bounded), as read from its place. */
+async function referenceJson(o: Pick<ReferencedLayerOptions, 'dir' | 'source'>): Promise<unknown> {
+  const place = await sourcePlace(o);
+  const bytes =
+    place.url !== undefined
+      ? await urlKeys(place.url).bytes('', MAX_TEXT_BYTES)
+      : await folderKeys(place.dir, place.rel).bytes('', MAX_TEXT_BYTES);
+  if (bytes === undefined) throw new BuildError('unreadable_input', `${o.source} is not there.`, { file: o.source });
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch (err) {
+    throw new BuildError('invalid_input', `${o.source} is not JSON (${(err as Error).message}).`, { file: o.source });
+  }
+}
+
 /**
- * The keys of `o.source`: an http(s) URL where it is published, or a folder inside the dataset
- * (named in the catalog by its path there). A folder elsewhere is refused: the dataset is what is
- * published, and a reader resolves every local path inside it.
+ * The store `o.source` names, as keys: a Zarr store (a folder or URL), or a kerchunk reference (a
+ * `.json` file or URL) whose chunks are ranges of the files it names, then listed as its targets.
  */
-export async function sourceKeys(o: Pick<ReferencedLayerOptions, 'dir' | 'source'>): Promise<SourceKeys> {
+async function storeSource(
+  o: Pick<ReferencedLayerOptions, 'dir' | 'source'>,
+): Promise<{ keys: SourceKeys; kerchunk?: KerchunkReference }> {
+  if (!(await isReferenceSource(o))) return { keys: await sourceKeys(o) };
+  const bad = (why: string) => new BuildError('invalid_input', `${o.source}: ${why}`, { file: o.source });
+  const refs = parseKerchunk(await referenceJson(o), bad);
+  const place = await sourcePlace(o);
+  const root = place.url ?? place.rel;
+  const targets = referenceTargets(refs, root);
+  if (targets.length === 0) throw bad('names no file its chunks are read from.');
+  if (targets.length > KERCHUNK_MAX_TARGETS)
+    throw bad(
+      `reads from ${targets.length} files, more than the ${KERCHUNK_MAX_TARGETS} a layer lists; reference fewer files in each.`,
+    );
+  for (const t of targets) {
+    if (isForeignPath(t)) continue;
+    try {
+      checkDatasetPath(t, o.source);
+    } catch {
+      throw bad(
+        `reads from ${t}, outside the dataset folder: put the file beside the reference, or give its http(s) URL.`,
+      );
+    }
+  }
+  const files = withForeign(fileLocation(o.dir), directForeign());
+  return { keys: referenceKeys(refs, root, files), kerchunk: { targets } };
+}
+
+/** Where `o.source` is: an http(s) URL, or a path inside the dataset folder (where it is, and relative to it). */
+async function sourcePlace(
+  o: Pick<ReferencedLayerOptions, 'dir' | 'source'>,
+): Promise<{ url: string; dir?: undefined; rel?: undefined } | { url?: undefined; dir: string; rel: string }> {
   if (/^[a-z][a-z0-9+.-]*:/i.test(o.source) && !/^[a-z]:[\\/]/i.test(o.source)) {
     const problem = foreignUrlProblem(o.source.replace(/\/+$/, ''));
     if (problem)
       throw new BuildError(
         'invalid_option',
         `${o.source} ${problem}: a source is a path inside the dataset folder or an http(s) URL.`,
-        {
-          option: 'source',
-        },
+        { option: 'source' },
       );
-    return urlKeys(o.source);
+    return { url: o.source.replace(/\/+$/, '') };
   }
   const root = await realpath(o.dir).catch(() => {
     throw new BuildError('unreadable_input', `${o.dir} is not a dataset folder here.`, { file: o.dir });
@@ -372,7 +437,17 @@ export async function sourceKeys(o: Pick<ReferencedLayerOptions, 'dir' | 'source
       { option: 'source' },
     );
   }
-  return folderKeys(store, rel.split(sep).join('/'));
+  return { dir: store, rel: rel.split(sep).join('/') };
+}
+
+/**
+ * The keys of `o.source`: an http(s) URL where it is published, or a folder inside the dataset
+ * (named in the catalog by its path there). A folder elsewhere is refused: the dataset is what is
+ * published, and a reader resolves every local path inside it.
+ */
+export async function sourceKeys(o: Pick<ReferencedLayerOptions, 'dir' | 'source'>): Promise<SourceKeys> {
+  const place = await sourcePlace(o);
+  return place.url !== undefined ? urlKeys(place.url) : folderKeys(place.dir, place.rel);
 }
 
 /** Refuses an array this version cannot read, naming what. */
@@ -388,6 +463,9 @@ function checkArray(z: ArrayMeta, name: string, bad: (why: string, option?: stri
   for (const f of z.filters ?? [])
     if (!(ZARR_FILTERS as readonly string[]).includes(f.id))
       throw bad(`array ${name} has a filter "${f.id}"; this reads ${ZARR_FILTERS.join(', ')}.`);
+  const shuffles = (z.filters ?? []).map((f) => f.id).indexOf('shuffle');
+  if (shuffles !== -1 && shuffles !== z.filters!.length - 1)
+    throw bad(`array ${name} shuffles its bytes before another filter; this reads shuffle as the last filter.`);
   if (z.shape.length !== z.chunks.length || z.chunks.some((c) => !(Number.isInteger(c) && c >= 1)))
     throw bad(`array ${name} has chunks ${JSON.stringify(z.chunks)} for shape ${JSON.stringify(z.shape)}.`);
 }

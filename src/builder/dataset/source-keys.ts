@@ -11,6 +11,9 @@ import { join } from 'node:path';
 import { describeHostAnswer } from '../../io/host-answer.ts';
 import { DEFAULT_READ_TIMEOUTS, DEFAULT_RETRY, timedFetch, withRetries } from '../../io/timed-fetch.ts';
 import { BuildError } from '../build-error.ts';
+import { isForeignPath } from '../../dataset/foreign.ts';
+import type { DatasetLocation } from '../../dataset/location.ts';
+import { type KerchunkRefs, referencedPath } from '../../rasters/kerchunk-refs.ts';
 
 /** A source's keys. */
 export interface SourceKeys {
@@ -101,4 +104,82 @@ function tooLarge(at: string, bytes: number, max: number): BuildError {
   return new BuildError('invalid_input', `${at} holds ${bytes} bytes, more than the ${max} this reads of it.`, {
     file: at,
   });
+}
+
+/**
+ * A kerchunk reference's keys (src/rasters/kerchunk-refs.ts): inline bytes, or ranges of the files
+ * it names, read through `files` (the dataset's location: a relative file is confined to the
+ * dataset, a URL read as the engine would). `root` is how the catalog names the reference.
+ */
+export function referenceKeys(refs: KerchunkRefs, root: string, files: DatasetLocation): SourceKeys {
+  const at = (key: string) => {
+    const ref = refs.get(key);
+    if (!ref || 'inline' in ref) return ref;
+    const path = referencedPath(root, ref.url);
+    if (path === null)
+      throw new BuildError(
+        'invalid_input',
+        `${root}: key ${key} is at ${ref.url}; this reads http(s) URLs and paths beside the reference.`,
+        {
+          file: root,
+        },
+      );
+    return { ...ref, path };
+  };
+  return {
+    root,
+    remote: isForeignPath(root),
+    async bytes(key, max) {
+      const ref = at(key);
+      if (!ref) return undefined;
+      if ('inline' in ref) {
+        if (ref.inline.length > max) throw tooLarge(`${root} ${key}`, ref.inline.length, max);
+        return ref.inline;
+      }
+      if ((ref.length ?? 0) > max) throw tooLarge(`${root} ${key}`, ref.length!, max);
+      const source = files.open(ref.path);
+      try {
+        const bytes = await source.read(ref.offset, ref.length ?? max + 1);
+        if (bytes.length > max) throw tooLarge(`${root} ${key}`, bytes.length, max);
+        if (ref.length !== null && bytes.length !== ref.length)
+          throw new BuildError('invalid_input', `${root}: key ${key} lies past the end of ${ref.url}.`, { file: root });
+        return bytes;
+      } finally {
+        await source.close?.().catch(() => undefined);
+      }
+    },
+    async size(key) {
+      const ref = at(key);
+      if (!ref) return null;
+      return 'inline' in ref ? ref.inline.length : ref.length;
+    },
+    async folders(marker) {
+      const out = new Set<string>();
+      for (const k of refs.keys())
+        if (k.endsWith(`/${marker}`) && k.indexOf('/') === k.length - marker.length - 1)
+          out.add(k.slice(0, -marker.length - 1));
+      return [...out];
+    },
+  };
+}
+
+/** The files a reference reads from (dataset paths or URLs), each once. */
+export function referenceTargets(refs: KerchunkRefs, root: string): string[] {
+  const out = new Set<string>();
+  for (const k of refs.keys()) {
+    const ref = refs.get(k)!;
+    if (!('inline' in ref)) {
+      const path = referencedPath(root, ref.url);
+      if (path === null)
+        throw new BuildError(
+          'invalid_input',
+          `${root}: key ${k} is at ${ref.url}; this reads http(s) URLs and paths beside the reference.`,
+          {
+            file: root,
+          },
+        );
+      out.add(path);
+    }
+  }
+  return [...out];
 }

@@ -59,6 +59,7 @@ const V3_TYPES: Record<string, string> = {
 };
 const V3_COMPRESSORS = new Set(['blosc', 'gzip', 'zstd', 'zlib', 'lz4']);
 const V3_FILTERS = new Set(['delta', 'fixedscaleoffset']);
+const V2_COMPRESSORS = new Set(['zlib', 'gzip', 'zstd', 'blosc', 'lz4']);
 
 /** A metadata document of the store: undefined where there is none, refused (by `bad`) where it is not JSON. */
 async function json<T>(keys: SourceKeys, key: string, bad: (why: string) => Error): Promise<T | undefined> {
@@ -110,10 +111,21 @@ async function v2Store(keys: SourceKeys, bad: (why: string) => Error, named: str
   return {
     format: 2,
     arrays,
-    array: (name) => meta<ArrayMeta>(`${name}/.zarray`),
+    array: async (name) => bytesCodecLast(await meta<ArrayMeta>(`${name}/.zarray`)),
     attrs: (name) => meta<Attrs>(`${name}/.zattrs`),
     chunkKey: (name, m, indexes) => `${name}/${indexes.join(m.dimension_separator === '/' ? '/' : '.')}`,
   };
+}
+
+/**
+ * A v2 array whose compressor is its last filter (kerchunk describes a NetCDF-4 chunk as filters
+ * [shuffle, zlib] and no compressor): the same bytes, in the reader's terms.
+ */
+function bytesCodecLast(m: ArrayMeta | undefined): ArrayMeta | undefined {
+  const last = m?.filters?.at(-1);
+  if (!m || m.compressor !== null || !last || !V2_COMPRESSORS.has(last.id)) return m;
+  const filters = m.filters!.slice(0, -1);
+  return { ...m, compressor: last, filters: filters.length > 0 ? filters : null };
 }
 
 interface V3Array {

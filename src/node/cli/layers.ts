@@ -33,7 +33,9 @@ const HELP: Help = {
   passed (docs/layers.md, "Published stores"). It also references a collection
   of Cloud-Optimized GeoTIFFs, one per date (CHIRPS's, Digital Earth Africa's),
   from a static STAC JSON or a file name template with {yyyy}, {mm}, {dd} and
-  --dates; --nodata states the missing value of files that carry none.
+  --dates; --nodata states the missing value of files that carry none. A
+  kerchunk reference (JSON, v0 or v1) to a NetCDF-4/HDF5 file is read as a
+  store whose chunks are ranges of that file, beside the reference or at a URL.
 
 Options:
   --data DIR|URL   dataset (default: the demo dataset, ${DEFAULT_DATASET})
@@ -116,8 +118,10 @@ async function run(args: string[]): Promise<number> {
       ...(values.extent !== undefined ? { extent: values.extent } : {}),
       replace: values.replace ?? false,
     };
+    const { isReferenceSource } = await import('../../builder/dataset/layer-add.ts');
+    const reference = await isReferenceSource({ dir: data, source });
     const layer =
-      /\.json$/i.test(source) || source.includes('{')
+      !reference && (/\.json$/i.test(source) || source.includes('{'))
         ? await (await import('../../builder/dataset/cog-add.ts')).addCogLayer({
             ...common,
             ...(values.dates !== undefined ? { dates: values.dates } : {}),

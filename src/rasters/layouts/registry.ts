@@ -6,6 +6,7 @@
 import { layoutOf, type RasterLayerEntry, type RasterLayout } from '../../dataset/catalog.ts';
 import type { LayoutReader } from '../raster-reader.ts';
 import { cogCollectionReader } from './cog-collection-reader.ts';
+import { kerchunkReader } from './kerchunk-reader.ts';
 import { mapReader } from './map-reader.ts';
 import { zarrReader } from './zarr-reader.ts';
 import { zarrStoreReader } from './zarr-store-reader.ts';
@@ -15,6 +16,7 @@ export const LAYOUT_READERS: Record<RasterLayout, LayoutReader> = {
   zarr: zarrReader,
   'zarr-store': zarrStoreReader,
   'cog-collection': cogCollectionReader,
+  kerchunk: kerchunkReader,
 };
 
 /** The reader of `layer`'s layout. */

@@ -1,0 +1,156 @@
+/**
+ * A NetCDF-4 file (netCDF4-python: chunks of 10 dates × 5 × 5 px, shuffle + zlib, a _FillValue)
+ * read chunk by chunk through a kerchunk reference (version 1, a template for the file's URL),
+ * written the way kerchunk's HDF5 scanner writes one: each chunk's byte range from HDF5's own chunk
+ * index (h5py), the coordinates as ranges of the file or inline. `layers add` references it in
+ * place; answers equal what netCDF4 reads of the file, and a point reads only the chunk ranges
+ * that hold it. A reference reaching out of the dataset is refused.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogJson } from '../helpers/catalog-json.ts';
+import { cli } from '../helpers/cli.ts';
+import { pointSeries } from '../helpers/point-series.ts';
+import { type RangeServer, startRangeServer } from '../helpers/range-server.ts';
+
+const PY = '/usr/bin/python3';
+let root: string;
+let dir: string;
+let server: RangeServer;
+let truth: Array<{ lon: number; lat: number; dates: string[]; values: Array<number | null> }>;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'cq-kerchunk-'));
+  dir = join(root, 'ds');
+  await mkdir(join(dir, 'refs'), { recursive: true });
+  const script = `
+import base64, json, sys
+import numpy as np, netCDF4, h5py
+d = sys.argv[1]
+nc = netCDF4.Dataset(d + '/data.nc', 'w', format='NETCDF4')
+nc.createDimension('time', 30); nc.createDimension('lat', 12); nc.createDimension('lon', 14)
+t = nc.createVariable('time', 'f8', ('time',)); t.units = 'days since 2024-01-01'; t.calendar = 'standard'; t[:] = np.arange(30)
+la = nc.createVariable('lat', 'f4', ('lat',)); la.units = 'degrees_north'; la[:] = np.round(-33.0 - 0.1*np.arange(12), 4)
+lo = nc.createVariable('lon', 'f4', ('lon',)); lo.units = 'degrees_east'; lo[:] = np.round(18.0 + 0.1*np.arange(14), 4)
+v = nc.createVariable('tas', 'f4', ('time', 'lat', 'lon'), zlib=True, shuffle=True, complevel=4, chunksizes=(10, 5, 5), fill_value=np.float32(-999.0))
+v.units = 'degC'; v.long_name = 'Air temperature'
+rng = np.random.default_rng(11)
+a = (15 + 5*np.sin(np.arange(30)/4)[:,None,None] + rng.normal(0, 0.7, (30, 12, 14))).astype('f4')
+a[3, 2, 2] = -999.0
+v[:] = a
+nc.close()
+h = h5py.File(d + '/data.nc', 'r')
+refs = {'.zgroup': json.dumps({'zarr_format': 2}), '.zattrs': json.dumps({})}
+def arr(name, dtype, chunks, filters):
+    ds = h[name]
+    refs[name + '/.zarray'] = json.dumps({'zarr_format': 2, 'shape': list(ds.shape), 'chunks': list(chunks), 'dtype': dtype,
+        'compressor': None, 'filters': filters, 'fill_value': None if ds.fillvalue is None else float(ds.fillvalue), 'order': 'C'})
+    attrs = {k: (v.decode() if isinstance(v, bytes) else v.item() if hasattr(v, 'item') else v) for k, v in ds.attrs.items()
+             if k not in ('DIMENSION_LIST', 'REFERENCE_LIST', 'CLASS', 'NAME', '_Netcdf4Dimid', '_Netcdf4Coordinates', '_FillValue')}
+    attrs['_ARRAY_DIMENSIONS'] = [name] if ds.ndim == 1 else ['time', 'lat', 'lon']
+    refs[name + '/.zattrs'] = json.dumps(attrs)
+    return ds
+for name in ('lat', 'lon'):
+    ds = arr(name, '<f4', h[name].shape, None)
+    refs[name + '/0'] = ['{{u}}', ds.id.get_offset(), ds.id.get_storage_size()]
+ds = arr('time', '<f8', h['time'].shape, None)
+refs['time/0'] = 'base64:' + base64.b64encode(h['time'][:].astype('<f8').tobytes()).decode()
+ds = arr('tas', '<f4', (10, 5, 5), [{'id': 'shuffle', 'elementsize': 4}, {'id': 'zlib', 'level': 4}])
+for i in range(ds.id.get_num_chunks()):
+    c = ds.id.get_chunk_info(i)
+    key = 'tas/' + '.'.join(str(o // s) for o, s in zip(c.chunk_offset, (10, 5, 5)))
+    refs[key] = ['{{u}}', c.byte_offset, c.size]
+json.dump({'version': 1, 'templates': {'u': 'data.nc'}, 'refs': refs}, open(d + '/tas.json', 'w'))
+f = netCDF4.Dataset(d + '/data.nc')
+pts = []
+for (i, j) in [(0, 0), (2, 2), (7, 9), (11, 13)]:
+    col = f['tas'][:, i, j]
+    pts.append({'lon': float(f['lon'][j]), 'lat': float(f['lat'][i]),
+                'dates': [str(np.datetime64('2024-01-01') + k) for k in range(30)],
+                'values': [None if np.ma.is_masked(x) else float(x) for x in col]})
+print(json.dumps(pts))
+`;
+  truth = JSON.parse(execFileSync(PY, ['-c', script, join(dir, 'refs')], { encoding: 'utf8' }));
+  server = await startRangeServer(dir);
+}, 300_000);
+afterAll(async () => {
+  await server?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+const ask = (p: { lon: number; lat: number }) => ({
+  layer: 'tas',
+  extent: 'nc',
+  lon: p.lon,
+  lat: p.lat,
+  startDate: '2024-01-01',
+  endDate: '2024-01-30',
+});
+
+describe('a NetCDF-4 file through a kerchunk reference', () => {
+  it('is added in place, lists the reference and its file, and answers what netCDF4 reads of the file', async () => {
+    const added = await cli([
+      'layers',
+      'add',
+      join(dir, 'refs', 'tas.json'),
+      ...['--layer', 'tas', '--time-scale', 'daily', '--extent', 'nc', '--data', dir],
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    const catalog = await catalogJson(join(dir, 'catalog.json'));
+    const layer = catalog.rasters[0];
+    expect(layer.layout).toBe('kerchunk');
+    expect(layer.files[0].path).toBe('refs/tas.json');
+    expect(layer.kerchunk).toEqual({ targets: ['refs/data.nc'] });
+    expect(layer.storeArray.compressor.id).toBe('zlib');
+    expect(layer.storeArray.filters).toEqual([{ id: 'shuffle', elementsize: 4 }]);
+    expect(catalog.files.map((f: { path: string }) => f.path).sort()).toEqual(['refs/data.nc', 'refs/tas.json']);
+    let compared = 0;
+    for (const p of truth) {
+      const got = await pointSeries(dir, ask(p));
+      p.dates.forEach((d, k) => {
+        const want = p.values[k] ?? null;
+        if (want === null) expect(got[d], d).toBeNull();
+        else {
+          expect(Math.abs(got[d]! - want), `${p.lon} ${p.lat} ${d}`).toBeLessThanOrEqual(0.0005 + 1e-9);
+          compared++;
+        }
+      });
+    }
+    expect(compared).toBe(truth.length * 30 - 1);
+  });
+
+  it('over HTTP a point reads the reference once, then only the ranges of its three chunks', async () => {
+    server.reset();
+    const p = truth[2]!;
+    const got = await pointSeries(server.url, ask(p));
+    expect(got['2024-01-15']).toBeCloseTo(p.values[14]!, 3);
+    const reads = server.log.filter((e) => e.path !== '/catalog.json');
+    expect(reads.filter((e) => e.path === '/refs/tas.json')).toHaveLength(1);
+    const ranges = reads.filter((e) => e.path === '/refs/data.nc');
+    // 30 dates in chunks of 10: three chunks hold the pixel, each a range of the file.
+    expect(ranges).toHaveLength(3);
+    expect(ranges.every((e) => e.range !== null && e.status === 206)).toBe(true);
+    expect(reads).toHaveLength(4);
+  });
+
+  it('a reference that reads a file outside the dataset, or a scheme it cannot, is refused at add', async () => {
+    const ref = JSON.parse(await readFile(join(dir, 'refs', 'tas.json'), 'utf8'));
+    for (const [name, target, why] of [
+      ['out', '../../elsewhere.nc', /outside the dataset folder/],
+      ['s3', 's3://bucket/data.nc', /this reads http\(s\) URLs and paths beside the reference/],
+    ] as const) {
+      await writeFile(join(dir, 'refs', `${name}.json`), JSON.stringify({ ...ref, templates: { u: target } }));
+      const r = await cli([
+        'layers',
+        'add',
+        join(dir, 'refs', `${name}.json`),
+        ...['--layer', name, '--time-scale', 'daily', '--extent', 'nc', '--data', dir],
+      ]);
+      expect(r.code, name).not.toBe(0);
+      expect(r.stderr, name).toMatch(why);
+    }
+  });
+});
