@@ -106,7 +106,9 @@ describe('a source named by URL', () => {
       delete l.storeArray;
       l.files = [{ path: 'https://data.example.org/tas-2024.tif', periods: ['2024-01-01', '2024-01-02'] }];
     };
-    expect(check(built)).toThrow(/only a layer referenced in place \(zarr-store, cog-collection, kerchunk\) may name a URL/);
+    expect(check(built)).toThrow(
+      /only a layer referenced in place \(zarr-store, cog-collection, kerchunk\) may name a URL/,
+    );
   });
 
   it('lets two layers read two arrays of one store, but not one array twice', () => {
