@@ -14,6 +14,8 @@
  * - `conflict`: the inputs disagree with each other or with the dataset (overlaps, another zone);
  * - `dataset_damaged`: the dataset being built into cannot be read (a cut or hand-edited catalog.json);
  * - `dataset_busy`: another command is changing the dataset (its lock is held: dataset/dataset-lock.ts);
+ * - `unreachable`: a source to download from could not be reached (offline, or the host down);
+ *   what was downloaded is kept, and the same command goes on from there;
  * - `internal`: the build's own check of what it wrote failed (a bug, or a disk that failed or
  *   filled); nothing was published, so the dataset is as it was.
  */
@@ -24,6 +26,7 @@ export type BuildErrorCode =
   | 'conflict'
   | 'dataset_damaged'
   | 'dataset_busy'
+  | 'unreachable'
   | 'internal';
 
 /** Where a build error lies, when known. */

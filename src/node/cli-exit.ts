@@ -7,7 +7,8 @@
  *   (4xx), a build's input or option it cannot take;
  * - 1: the data's or the machine's — a dataset missing, unreadable, damaged or
  *   changed (`dataset_unavailable`, `dataset_changed`, a damaged catalog.json
- *   a build refuses, a dataset another command is changing), a timeout, an abort, anything unexpected.
+ *   a build refuses, a dataset another command is changing), a download's host
+ *   out of reach, a timeout, an abort, anything unexpected.
  *
  * Words: a build's own error is "Build error: …"; the contract's errors are
  * "Error: …" with their code, whatever the command (a damaged catalog read
@@ -27,7 +28,7 @@ export function exitStatusOfCode(status: number, code?: string): number {
 export function exitFor(err: unknown): { status: number; text: string } {
   if (err instanceof BuildError) {
     return {
-      status: err.code === 'dataset_damaged' || err.code === 'dataset_busy' || err.code === 'internal' ? 1 : 2,
+      status: ['dataset_damaged', 'dataset_busy', 'unreachable', 'internal'].includes(err.code) ? 1 : 2,
       text: `Build error: ${err.message}`,
     };
   }

@@ -17,6 +17,7 @@ const CODES: Record<BuildErrorCode, number> = {
   conflict: 2,
   dataset_damaged: 1,
   dataset_busy: 1,
+  unreachable: 1,
   internal: 1,
 };
 

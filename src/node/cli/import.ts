@@ -1,5 +1,8 @@
 /** `climate-query import FORMAT FILE... --out DIR`: station archives as their sources publish them. */
 import { writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { NOAA_PATHS, NOAA_ROOT } from '../../builder/import/noaa-paths.ts';
 import { STATION_FORMATS } from '../../builder/import/station-formats.ts';
 import { type CliCommand, type Help, parseCommand, usageError } from './command.ts';
 
@@ -9,6 +12,8 @@ const HELP: Help = {
                              [--time-zone ZONE] [--replace] [--keep-implausible] [--report FILE]
        climate-query import csv FILE... --mapping MAP.json --out DIR
        climate-query import csv FILE          (proposes FILE.mapping.json; builds nothing)
+       climate-query import ghcnh|gsod|isd-lite|ghcnd --station ID... --years A-B --out DIR
+                             [--mirror URL] [--cache DIR]   (downloads from NOAA NCEI first)
 
   Imports a station archive as its source publishes it: converts its values into the
   contract's data types and units, drops its missing markers and the values its quality
@@ -16,6 +21,13 @@ const HELP: Help = {
   the dataset's other stations and layers stay). Prints what was read and what became of
   every value, per station and data type, and writes it to DIR/import-report-FORMAT.json.
   The source's name, licence and citation go into the catalog's attribution.
+
+  With --station (repeatable) and --years instead of files, the archive's files (and
+  its station list) are downloaded from NOAA NCEI's documented paths first, into a
+  cache that keeps those paths (--cache; default ~/.cache/climate-query/noaa): a run
+  fetches only what the cache lacks, resumes a cut file, and says which station-years
+  NCEI has no file for. --mirror URL (or CLIMATE_QUERY_NOAA_MIRROR) reads a mirror of
+  NCEI's folders instead.
 
 Formats:
 ${Object.entries(STATION_FORMATS)
@@ -34,6 +46,11 @@ Options:
   --replace            drop the stations DIR holds: only these remain
   --keep-implausible   keep values outside their type's physical bounds (counted)
   --report FILE        also write the build's report (JSON) to FILE
+  --station ID         download this station's files (repeatable): GHCN ids (SFM00068816),
+                       or USAF-WBAN for gsod and isd-lite (688160-99999)
+  --years A-B          with --station: the years to download (one year: A)
+  --mirror URL         with --station: NCEI's root, or a mirror's (default ${NOAA_ROOT})
+  --cache DIR          with --station: where downloads are kept
   -h, --help           this help
 
 Exit codes:
@@ -53,12 +70,52 @@ async function run(args: string[]): Promise<number> {
     replace: { type: 'boolean' },
     'keep-implausible': { type: 'boolean' },
     report: { type: 'string' },
+    station: { type: 'string', multiple: true },
+    years: { type: 'string' },
+    mirror: { type: 'string' },
+    cache: { type: 'string' },
   });
   const [format, ...files] = positionals;
   if (format === undefined) usageError(HELP, `name the format: ${Object.keys(STATION_FORMATS).join(', ')}.`);
   if (!Object.hasOwn(STATION_FORMATS, format))
     usageError(HELP, `"${format}" is not a format this version imports: ${Object.keys(STATION_FORMATS).join(', ')}.`);
-  if (files.length === 0) usageError(HELP, `name the ${format} files to import.`);
+  if (values.station !== undefined) {
+    if (files.length > 0) usageError(HELP, 'give files, or --station to download them, not both.');
+    if (!Object.hasOwn(NOAA_PATHS, format))
+      usageError(HELP, `--station downloads ${Object.keys(NOAA_PATHS).join(', ')}; ${format} files are named.`);
+    if (!values.out) usageError(HELP, 'needs --out DIR, the dataset folder to build into.');
+    const m = /^(\d{4})(?:-(\d{4}))?$/.exec(values.years ?? '');
+    const years = m ? ([Number(m[1]), Number(m[2] ?? m[1])] as const) : null;
+    if (!years || years[0] < 1900 || years[1] < years[0] || years[1] > new Date().getUTCFullYear())
+      usageError(HELP, `--years must be a year or two (2015-2024), up to this year; got "${values.years ?? ''}".`);
+    const root = values.mirror ?? process.env.CLIMATE_QUERY_NOAA_MIRROR ?? NOAA_ROOT;
+    if (!/^https?:\/\//i.test(root)) usageError(HELP, `--mirror must be an http(s) URL; got "${root}".`);
+    const { downloadArchive } = await import('../../builder/import/download.ts');
+    const cache = values.cache ?? join(homedir(), '.cache', 'climate-query', 'noaa');
+    const got = await downloadArchive({
+      format,
+      stations: values.station,
+      years: years!,
+      root: root.endsWith('/') ? root : `${root}/`,
+      cache,
+      progress: (done, total, path) =>
+        process.stderr.write(
+          `\rdownloading ${done}/${total} ${path.split('/').pop()}\x1b[K${done === total ? '\n' : ''}`,
+        ),
+    });
+    process.stderr.write(
+      `${got.fetched} file(s) downloaded (${(got.bytes / 1e6).toFixed(1)} MB), ${got.files.length - got.fetched} already in ${cache}.\n`,
+    );
+    if (got.missing.length > 0) process.stderr.write(`NCEI has no ${format} file for: ${got.missing.join(', ')}.\n`);
+    if (got.files.length === 0) {
+      process.stderr.write('Nothing to import.\n');
+      return 1;
+    }
+    files.push(...got.files);
+    if (values.stations === undefined && got.stationList) values.stations = got.stationList;
+  }
+  if (files.length === 0)
+    usageError(HELP, `name the ${format} files to import, or --station and --years to download them.`);
   if (STATION_FORMATS[format]!.mapped && values.mapping === undefined) {
     // Never built from a guess: the proposal is written for a person to check and pass back.
     const { writeProposal } = await import('../../builder/import/mapping-proposal.ts');

@@ -1,0 +1,220 @@
+/**
+ * Downloads the files of a NOAA station archive (noaa-paths.ts) for stations and years into a
+ * cache that keeps NCEI's paths, so a second run, or a run after a cut connection, fetches only
+ * what it lacks: a file is written as `<name>.part` and renamed when whole; a `.part` left by a cut
+ * is resumed with a Range request where the host answers one. A station-year NCEI has no file for
+ * (404) is reported, not an error; any other failure names the URL. Every file is bounded.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { runLimited } from '../../io/run-limited.ts';
+import { BuildError } from '../build-error.ts';
+import { NOAA_PATHS } from './noaa-paths.ts';
+
+/** Most bytes one downloaded file may hold (a busy airport's GHCNh year is tens of MB). */
+export const MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024;
+/** Most station-years one command downloads. */
+export const MAX_DOWNLOADS = 5_000;
+
+export interface DownloadOptions {
+  format: string;
+  stations: readonly string[];
+  /** First and last year. */
+  years: readonly [number, number];
+  /** NCEI's root or a mirror's, ending in `/`. */
+  root: string;
+  /** The cache folder: files land at their NCEI path under it. */
+  cache: string;
+  fetch?: typeof fetch;
+  /** Told each file as it is done (for a progress line). */
+  progress?: (done: number, total: number, path: string) => void;
+}
+
+export interface Downloaded {
+  /** The archive's files, in the cache, that exist. */
+  files: string[];
+  /** The station list, in the cache, when the archive needs one. */
+  stationList?: string;
+  /** Station-years NCEI has no file for. */
+  missing: string[];
+  /** Files fetched now (the rest were in the cache). */
+  fetched: number;
+  /** Bytes fetched now. */
+  bytes: number;
+}
+
+/** Downloads what `o` asks (what the cache lacks); resolves with the files to import. */
+export async function downloadArchive(o: DownloadOptions): Promise<Downloaded> {
+  const paths = NOAA_PATHS[o.format];
+  if (!paths)
+    throw new BuildError(
+      'invalid_option',
+      `${o.format} is not downloaded; these are: ${Object.keys(NOAA_PATHS).join(', ')}.`,
+      {
+        option: 'format',
+      },
+    );
+  const stations = o.stations.map((s) => {
+    const id = paths.normalise(s);
+    if (!paths.id.test(id))
+      throw new BuildError('invalid_option', `--station ${s} is not a ${o.format} station id, e.g. ${paths.example}.`, {
+        option: 'station',
+      });
+    return id;
+  });
+  const [first, last] = o.years;
+  const wanted: Array<{ path: string; what: string }> = [];
+  for (const s of [...new Set(stations)]) {
+    if (paths.perYear) for (let y = first; y <= last; y++) wanted.push({ path: paths.file(s, y), what: `${s} ${y}` });
+    else wanted.push({ path: paths.file(s, first), what: s });
+  }
+  if (wanted.length > MAX_DOWNLOADS)
+    throw new BuildError(
+      'invalid_option',
+      `${wanted.length} files asked, more than the ${MAX_DOWNLOADS} one run downloads.`,
+      {
+        option: 'years',
+      },
+    );
+  const doFetch = o.fetch ?? globalThis.fetch.bind(globalThis);
+  const result: Downloaded = { files: [], missing: [], fetched: 0, bytes: 0 };
+  const fetchOne = async (path: string): Promise<boolean> => {
+    const local = join(o.cache, ...path.split('/'));
+    if (await isFile(local)) return true;
+    const got = await fetchFile(doFetch, new URL(path, o.root).href, local);
+    if (got !== null) {
+      result.fetched++;
+      result.bytes += got;
+    }
+    return got !== null;
+  };
+  if (paths.stationList) {
+    if (!(await fetchOne(paths.stationList)))
+      throw new BuildError(
+        'unreadable_input',
+        `${new URL(paths.stationList, o.root).href} was not found (404): the archive's station list is needed.`,
+        {
+          file: paths.stationList,
+        },
+      );
+    result.stationList = join(o.cache, ...paths.stationList.split('/'));
+  }
+  let done = 0;
+  const there = new Array<boolean>(wanted.length);
+  await runLimited(
+    wanted.map((w, i) => async () => {
+      there[i] = await fetchOne(w.path);
+      o.progress?.(++done, wanted.length, w.path);
+    }),
+    4,
+  );
+  wanted.forEach((w, i) => {
+    if (there[i]) result.files.push(join(o.cache, ...w.path.split('/')));
+    else result.missing.push(w.what);
+  });
+  return result;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => null))?.isFile() ?? false;
+}
+
+/**
+ * Fetches `url` into `local` (through `local.part`, resumed where it was cut); resolves with the
+ * bytes fetched, or null for a 404. Retries a failed transfer twice.
+ */
+async function fetchFile(doFetch: typeof fetch, url: string, local: string): Promise<number | null> {
+  const part = `${local}.part`;
+  await mkdir(dirname(local), { recursive: true });
+  for (let attempt = 0; ; attempt++) {
+    const have = (await stat(part).catch(() => null))?.size ?? 0;
+    let response: Response;
+    try {
+      response = await doFetch(url, {
+        headers: have > 0 ? { Range: `bytes=${have}-` } : {},
+        signal: AbortSignal.timeout(600_000),
+      });
+    } catch (err) {
+      if (attempt < 2) continue;
+      throw unreachable(url, err);
+    }
+    if (response.status === 404 || response.status === 410) {
+      await response.body?.cancel().catch(() => undefined);
+      return null;
+    }
+    // A host that answers a resumed request whole (200) starts the file again.
+    const resumed = response.status === 206 && have > 0;
+    if (response.status === 416 && have > 0) {
+      // The part is the whole file already.
+      await response.body?.cancel().catch(() => undefined);
+      await rename(part, local);
+      return 0;
+    }
+    if (!(response.status === 200 || resumed)) {
+      await response.body?.cancel().catch(() => undefined);
+      if (attempt < 2 && response.status >= 500) continue;
+      throw new BuildError(
+        'unreadable_input',
+        `${url} could not be downloaded: the host answered ${response.status}.`,
+        {
+          file: url,
+        },
+      );
+    }
+    const length = Number(response.headers.get('Content-Length') ?? Number.NaN);
+    if ((resumed ? have : 0) + (Number.isFinite(length) ? length : 0) > MAX_DOWNLOAD_BYTES) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new BuildError('invalid_input', `${url} is larger than the ${MAX_DOWNLOAD_BYTES} bytes one file may be.`, {
+        file: url,
+      });
+    }
+    let bytes = 0;
+    const counted = async function* (body: AsyncIterable<Uint8Array>) {
+      for await (const chunk of body) {
+        bytes += chunk.length;
+        if ((resumed ? have : 0) + bytes > MAX_DOWNLOAD_BYTES)
+          throw new BuildError(
+            'invalid_input',
+            `${url} is larger than the ${MAX_DOWNLOAD_BYTES} bytes one file may be.`,
+            {
+              file: url,
+            },
+          );
+        yield chunk;
+      }
+    };
+    try {
+      await pipeline(
+        Readable.fromWeb(response.body! as import('node:stream/web').ReadableStream<Uint8Array>),
+        counted,
+        createWriteStream(part, { flags: resumed ? 'a' : 'w' }),
+      );
+    } catch (err) {
+      if (err instanceof BuildError) {
+        await rm(part, { force: true });
+        throw err;
+      }
+      // A cut transfer: what arrived stays in the part, and the next attempt resumes from it.
+      if (attempt < 2) continue;
+      throw unreachable(url, err);
+    }
+    if (Number.isFinite(length) && bytes !== length) {
+      if (attempt < 2) continue;
+      throw unreachable(url, new Error(`${bytes} of ${length} bytes arrived`));
+    }
+    await rename(part, local);
+    return bytes;
+  }
+}
+
+function unreachable(url: string, err: unknown): BuildError {
+  const host = new URL(url).host;
+  return new BuildError(
+    'unreachable',
+    `Could not download from ${host} (${(err as Error).message}): is this machine online? Files downloaded so far are kept; run the same command again to go on.`,
+    { file: url, cause: err },
+  );
+}

@@ -1,0 +1,187 @@
+/**
+ * `climate-query import gsod --station … --years …` against a mirror of NCEI's folders on a real
+ * HTTP server: the files are fetched from NCEI's documented paths into a cache that keeps them,
+ * a second run fetches nothing, a file cut short is resumed from where it stopped (a Range
+ * request), a station-year NCEI has no file for is named, and the answers equal an import of the
+ * same files named by hand. Without a host it says so in a sentence and keeps what it has.
+ */
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.ts';
+import { nearestAnswer } from '../helpers/nearest-answer.ts';
+import { type RangeServer, startRangeServer } from '../helpers/range-server.ts';
+
+const HEADER =
+  '"STATION","DATE","LATITUDE","LONGITUDE","ELEVATION","NAME","TEMP","TEMP_ATTRIBUTES","DEWP","DEWP_ATTRIBUTES","SLP","SLP_ATTRIBUTES","STP","STP_ATTRIBUTES","VISIB","VISIB_ATTRIBUTES","WDSP","WDSP_ATTRIBUTES","MXSPD","GUST","MAX","MAX_ATTRIBUTES","MIN","MIN_ATTRIBUTES","PRCP","PRCP_ATTRIBUTES","SNDP","FRSHTT"';
+const STATION = { id: '68816099999', lat: -33.9648, lon: 18.6017, elev: 46.0, name: 'CAPE TOWN INTERNATIONAL, SF' };
+
+let root: string;
+let mirror: RangeServer;
+
+/** A GSOD year file of STATION: every day of June, values from the day and the year. */
+function gsodYear(year: number): string {
+  const rows = [HEADER];
+  for (let d = 1; d <= 30; d++) {
+    const day = `${year}-06-${String(d).padStart(2, '0')}`;
+    const temp = 55 + ((d * 7 + year) % 30) / 2;
+    const q = (v: number, w: number, dp: number) => `"${v.toFixed(dp).padStart(w)}"`;
+    rows.push(
+      [
+        `"${STATION.id}"`,
+        `"${day}"`,
+        `"${STATION.lat}"`,
+        `"${STATION.lon}"`,
+        `"${STATION.elev}"`,
+        `"${STATION.name}"`,
+        q(temp, 6, 1),
+        '"24"',
+        q(45.2, 6, 1),
+        '"24"',
+        q(1015.2, 6, 1),
+        '"24"',
+        q(9999.9, 6, 1),
+        '" 0"',
+        q(6.2, 5, 1),
+        '"24"',
+        q(8.1, 5, 1),
+        '"24"',
+        q(15.9, 5, 1),
+        q(999.9, 5, 1),
+        q(temp + 9, 6, 1),
+        '" "',
+        q(temp - 8, 6, 1),
+        '" "',
+        q((d % 5) / 10, 5, 2),
+        '"G"',
+        q(999.9, 5, 1),
+        '"000000"',
+      ].join(','),
+    );
+  }
+  return `${rows.join('\n')}\n`;
+}
+
+const path = (year: number) => `data/global-summary-of-the-day/access/${year}/${STATION.id}.csv`;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'cq-download-'));
+  for (const y of [2022, 2024]) {
+    await mkdir(join(root, 'ncei', ...path(y).split('/').slice(0, -1)), { recursive: true });
+    await writeFile(join(root, 'ncei', ...path(y).split('/')), gsodYear(y));
+  }
+  mirror = await startRangeServer(join(root, 'ncei'));
+});
+afterAll(async () => {
+  await mirror?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+const download = (out: string, cache: string, host = mirror.url) =>
+  cli([
+    'import',
+    'gsod',
+    ...['--station', '688160-99999', '--years', '2022-2024'],
+    ...['--mirror', host, '--cache', cache, '--out', out],
+  ]);
+
+describe('import gsod --station --years from a mirror of NCEI', () => {
+  it('fetches each station-year from its NCEI path, names the year without a file, and answers as an import of the same files', async () => {
+    const cache = join(root, 'cache');
+    const out = join(root, 'downloaded');
+    // A cut earlier run left the first half of 2024's file.
+    const whole = await readFile(join(root, 'ncei', ...path(2024).split('/')));
+    await mkdir(join(cache, ...path(2024).split('/').slice(0, -1)), { recursive: true });
+    await writeFile(join(cache, ...path(2024).split('/')) + '.part', whole.subarray(0, 1000));
+    mirror.reset();
+    const r = await download(out, cache);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/NCEI has no gsod file for: 68816099999 2023\./);
+    expect(mirror.log.filter((e) => e.path === `/${path(2022)}`).map((e) => [e.range, e.status])).toEqual([
+      [null, 200],
+    ]);
+    // The cut file went on from byte 1000.
+    expect(mirror.log.filter((e) => e.path === `/${path(2024)}`).map((e) => [e.range, e.status])).toEqual([
+      ['bytes=1000-', 206],
+    ]);
+    expect(await readFile(join(cache, ...path(2024).split('/')))).toEqual(whole);
+
+    const byHand = join(root, 'by-hand');
+    const named = await cli([
+      'import',
+      'gsod',
+      join(root, 'ncei', ...path(2022).split('/')),
+      join(root, 'ncei', ...path(2024).split('/')),
+      '--out',
+      byHand,
+    ]);
+    expect(named.code, named.stderr).toBe(0);
+    for (const [from, to] of [
+      ['2022-06-01', '2022-06-30'],
+      ['2024-06-01', '2024-06-30'],
+    ]) {
+      const got = await nearestAnswer(
+        out,
+        STATION.lon,
+        STATION.lat,
+        ['temperature_mean', 'temperature_max', 'rain_sum'],
+        'daily',
+        from!,
+        to!,
+      );
+      expect(Object.keys(got.data)).toHaveLength(30);
+      expect(got).toEqual(
+        await nearestAnswer(
+          byHand,
+          STATION.lon,
+          STATION.lat,
+          ['temperature_mean', 'temperature_max', 'rain_sum'],
+          'daily',
+          from!,
+          to!,
+        ),
+      );
+    }
+  });
+
+  it('a second run fetches nothing the cache holds', async () => {
+    mirror.reset();
+    const r = await download(join(root, 'downloaded'), join(root, 'cache'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/0 file\(s\) downloaded \(0\.0 MB\), 2 already in/);
+    expect(mirror.log.map((e) => e.path)).toEqual([`/${path(2023)}`]);
+  });
+
+  it('without a host: one sentence, exit 1, and the cache kept', async () => {
+    const s = createServer();
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    const port = (s.address() as { port: number }).port;
+    await new Promise<void>((r) => s.close(() => r()));
+    const cache = join(root, 'cache');
+    const before = (await stat(join(cache, ...path(2022).split('/')))).size;
+    const r = await cli([
+      'import',
+      'gsod',
+      ...['--station', STATION.id, '--years', '2021'],
+      ...['--mirror', `http://127.0.0.1:${port}/`, '--cache', cache, '--out', join(root, 'none')],
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/Could not download from 127\.0\.0\.1:\d+ .*is this machine online\?/);
+    expect((await stat(join(cache, ...path(2022).split('/')))).size).toBe(before);
+  });
+
+  it('refuses a station id that is not one, before any request', async () => {
+    mirror.reset();
+    const r = await cli([
+      'import',
+      'gsod',
+      ...['--station', '../../etc/passwd', '--years', '2024'],
+      ...['--mirror', mirror.url, '--cache', join(root, 'cache'), '--out', join(root, 'x')],
+    ]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/is not a gsod station id, e\.g\. 68816099999/);
+    expect(mirror.requests).toBe(0);
+  });
+});
