@@ -6,6 +6,7 @@
  * documented rules (computed here from the readings, not through the reader), in the dataset's
  * local time.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -145,5 +146,86 @@ describe('a logger export', () => {
     // 00:00 ends the day's first hour alone; 24 more hours of six readings, the last (00:00 of the 2nd) of five.
     expect(station.readingsPerHour).toEqual({ '1': 1, '5': 1, '6': 23 });
     expect(report.unmapped).toEqual({ 'Battery (V)': 144 });
+  });
+
+  it('the same readings as an Excel workbook (date cells, numbers, text markers) import to the same answers', async () => {
+    // openpyxl (Debian's python3-openpyxl) writes it as Excel would: dates as date cells, readings as numbers.
+    const rows = readings.map((r) => [r.utc, r.temp, r.rain, r.rh, r.wind]);
+    execFileSync(
+      '/usr/bin/python3',
+      [
+        '-c',
+        `
+import json, sys, datetime
+from openpyxl import Workbook
+wb = Workbook(); ws = wb.active; ws.title = 'Hourly log'
+ws.append(['Date/Time', 'Air temp (°C)', 'Rain (mm)', 'RH (%)', 'Wind speed (km/h)', 'Battery (V)'])
+cell = lambda s: s if s in ('-', 'NaN') else float(s.replace(',', '.'))
+for utc, t, r, h, w in json.load(sys.stdin):
+    ws.append([datetime.datetime.utcfromtimestamp(utc / 1000), cell(t), cell(r), cell(h), cell(w), 12.6])
+wb.save(sys.argv[1])
+`,
+        join(root, 'logger.xlsx'),
+      ],
+      { input: JSON.stringify(rows) },
+    );
+    const proposedRun = await cli(['import', 'csv', join(root, 'logger.xlsx'), '--out', join(root, 'ds-x')]);
+    expect(proposedRun.code).toBe(2);
+    expect(proposedRun.stderr).toMatch(/the workbook's date cells/);
+    const proposed = JSON.parse(await readFile(join(root, 'logger.xlsx.mapping.json'), 'utf8'));
+    expect(proposed).toMatchObject({ scale: 'hourly', time: { column: 'Date/Time' } });
+    const mapping = {
+      ...proposed,
+      zone: 'UTC',
+      station: { id: 'FARM-1', name: 'Block 7 logger', lat: -33.93, lon: 18.86, elevation: 120 },
+    };
+    await writeFile(join(root, 'logger-xlsx.mapping.json'), JSON.stringify(mapping));
+    const run = await cli([
+      'import',
+      'csv',
+      join(root, 'logger.xlsx'),
+      ...['--mapping', join(root, 'logger-xlsx.mapping.json'), '--out', join(root, 'ds-x')],
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const ask = {
+      wkts: 'POINT (18.86 -33.93)',
+      dataTypes: ['temperature_mean', 'rain', 'humidity', 'wind_speed'],
+      options: { timeScale: 'hourly' },
+      startDate: '2024-03-01T03:00:00',
+      endDate: '2024-03-01T23:00:00',
+    };
+    const [fromCsv, fromXlsx] = [createNodeEngine(join(root, 'ds')), createNodeEngine(join(root, 'ds-x'))];
+    try {
+      const a = await fromCsv.query('nearest-station', ask);
+      const b = await fromXlsx.query('nearest-station', ask);
+      expect(Object.keys(Object.values(b as Record<string, { data: object }>)[0]!.data).length).toBe(21);
+      expect(b).toEqual(a);
+    } finally {
+      await fromCsv.close();
+      await fromXlsx.close();
+    }
+  });
+
+  it('a zip that claims to inflate past its bound is refused before it is opened', async () => {
+    const { zipInflatedBytes } = await import('../../src/builder/import/export-table.ts');
+    const book = await readFile(join(root, 'logger.xlsx'));
+    const real = zipInflatedBytes(book)!;
+    expect(real).toBeGreaterThan(book.length);
+    // The first central-directory entry claims 4 GiB − 1 inflated.
+    const bomb = new Uint8Array(book);
+    const view = new DataView(bomb.buffer);
+    let eocd = bomb.length - 22;
+    while (view.getUint32(eocd, true) !== 0x06054b50) eocd--;
+    view.setUint32(view.getUint32(eocd + 16, true) + 24, 0xfffffffe, true);
+    await writeFile(join(root, 'bomb.xlsx'), bomb);
+    const r = await cli([
+      'import',
+      'csv',
+      join(root, 'bomb.xlsx'),
+      ...['--mapping', join(root, 'logger-xlsx.mapping.json'), '--out', join(root, 'ds-bomb')],
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/would inflate to \d+ bytes, more than the 536870912/);
+    expect(existsSync(join(root, 'ds-bomb', 'catalog.json'))).toBe(false);
   });
 });

@@ -8,10 +8,9 @@
  * smallest for `*_min`, the direction of the mean wind vector for directions, else the mean. How
  * many readings made each hour is counted in the report.
  */
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { BuildError } from '../build-error.ts';
-import { splitFields } from './csv-fields.ts';
+import { isWorkbook, readExportTable } from './export-table.ts';
 import type { Imported } from './imported.ts';
 import { type Mapping, type parseMapping, timeParser, UNITS, unitOfType } from './mapping.ts';
 
@@ -56,9 +55,8 @@ export async function readMappedCsv(
   const pending = new Map<string, Map<string, Map<string, number[]>>>();
   for (const path of files) {
     const name = basename(path);
-    const text = (await readFile(path, 'utf8')).replace(/^\uFEFF/, '');
-    const lines = text.split(/\r?\n/);
-    const header = (splitFields(lines[0] ?? '', mapping.separator) ?? []).map((h) => h.trim());
+    const table = await readExportTable(path, mapping);
+    const header = table.header;
     const col = (h: string) => {
       const k = header.indexOf(h);
       if (k < 0)
@@ -77,24 +75,23 @@ export async function readMappedCsv(
       .map((h, k) => ({ h, k }))
       .filter(({ h, k }) => k !== timeCol && k !== stationCol && !(h in mapping.columns));
     let rows = 0;
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      if (line.trim() === '') continue;
-      const f = splitFields(line, mapping.separator);
-      if (!f)
-        throw new BuildError(
-          'invalid_input',
-          `${name} line ${i + 1}: its quotes do not close, or text follows a closing quote.`,
-          { file: path, row: i + 1 },
-        );
+    for (const { line, cells } of table.rows) {
+      // A spreadsheet's date cell is its clock already; every other cell is text, as a CSV's.
+      const f = cells.map((c) => (typeof c === 'string' ? c : ''));
       const fail = (column: string, why: string) =>
-        new BuildError('invalid_input', `${name} line ${i + 1}, column ${JSON.stringify(column)}: ${why}`, {
-          file: path,
-          row: i + 1,
-          column,
-        });
-      const raw = (f[timeCol] ?? '').trim();
-      const t = parse(raw);
+        new BuildError(
+          'invalid_input',
+          `${name} ${isWorkbook(path) ? 'row' : 'line'} ${line}, column ${JSON.stringify(column)}: ${why}`,
+          {
+            file: path,
+            row: line,
+            column,
+          },
+        );
+      const cell = cells[timeCol];
+      const raw = typeof cell === 'string' ? cell.trim() : cell === undefined ? '' : cell.join(' ');
+      const t: readonly [number, number, number, number, number, number] | null =
+        typeof cell === 'object' ? cell : parse(raw);
       if (!t)
         throw fail(
           mapping.time.column,

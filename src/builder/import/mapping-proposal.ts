@@ -7,6 +7,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { splitFields } from './csv-fields.ts';
+import { isWorkbook, readExportTable } from './export-table.ts';
 import { UNITS } from './mapping.ts';
 
 /** Header words → the hourly and daily data type they name (first match wins). */
@@ -57,6 +58,7 @@ function formatOf(sample: string): string | undefined {
 
 /** A proposed mapping of `file` (as JSON text) and the lines to say about it. */
 export async function proposeMapping(file: string): Promise<{ text: string; notes: string[] }> {
+  if (isWorkbook(file)) return proposeForWorkbook(file);
   const lines = (await readFile(file, 'utf8'))
     .replace(/^\uFEFF/, '')
     .split(/\r?\n/)
@@ -73,6 +75,51 @@ export async function proposeMapping(file: string): Promise<{ text: string; note
   const format = timeAt >= 0 ? formatOf(sample[timeAt] ?? '') : undefined;
   const scale = format && /hh/.test(format) ? 'hourly' : 'daily';
   const decimal = separator === ';' && sample.some((x) => /^-?\d+,\d+$/.test(x)) ? ',' : '.';
+  return proposal({ header, sample, timeAt, format, scale, separator, decimal, notes });
+}
+
+/**
+ * A workbook's proposal: its first sheet's header row, and its date cells, whose clock is the
+ * cell's (the format is then used only for times written as text).
+ */
+async function proposeForWorkbook(file: string): Promise<{ text: string; notes: string[] }> {
+  const table = await readExportTable(file, { separator: ',', decimal: '.' });
+  const header = table.header;
+  const timeAt = header.findIndex((h) => /date|time|timestamp|datum|tyd/i.test(h));
+  const first = table.rows[0]?.cells ?? [];
+  const sample = first.map((c) => (typeof c === 'string' ? c.trim() : ''));
+  const notes: string[] = [];
+  const cell = timeAt >= 0 ? first[timeAt] : undefined;
+  let format: string | undefined;
+  let scale: 'hourly' | 'daily' = 'daily';
+  if (typeof cell === 'object') {
+    const timed = table.rows.slice(0, 48).some((r) => {
+      const c = r.cells[timeAt];
+      return typeof c === 'object' && (c[3] !== 0 || c[4] !== 0);
+    });
+    scale = timed ? 'hourly' : 'daily';
+    format = timed ? 'yyyy-mm-dd hh:mm' : 'yyyy-mm-dd';
+    notes.push(
+      `the times are the workbook's date cells (their clock is read as shown); "time.format" is used only for times written as text.`,
+    );
+  } else if (typeof cell === 'string') {
+    format = formatOf(cell.trim());
+    scale = format && /hh/.test(format) ? 'hourly' : 'daily';
+  }
+  return proposal({ header, sample, timeAt, format, scale, separator: ',', decimal: '.', notes });
+}
+
+function proposal(p: {
+  header: string[];
+  sample: string[];
+  timeAt: number;
+  format: string | undefined;
+  scale: 'hourly' | 'daily';
+  separator: string;
+  decimal: string;
+  notes: string[];
+}): { text: string; notes: string[] } {
+  const { header, sample, timeAt, format, scale, separator, decimal, notes } = p;
   const columns: Record<string, { type: string; unit?: string }> = {};
   header.forEach((h, i) => {
     if (i === timeAt) return;

@@ -74,6 +74,8 @@ export interface Mapping {
   scale: 'hourly' | 'daily';
   /** Field separator (default `,`). */
   separator?: string;
+  /** An Excel workbook's sheet to read, by name or number from 1 (default the first). */
+  sheet?: string | number;
   /** Decimal mark (default `.`; `,` for exports that write 12,5). */
   decimal?: string;
   /** Texts that mean no value (default `""`, `-`, `NaN`, `NA`, `-999`, `-9999`). */
@@ -144,6 +146,11 @@ export function parseMapping(
       throw bad('"station.id"', 'must name the station (text).');
     place('station', m.station);
   }
+  if (
+    m.sheet !== undefined &&
+    !(typeof m.sheet === 'string' || (typeof m.sheet === 'number' && Number.isInteger(m.sheet) && m.sheet >= 1))
+  )
+    throw bad('"sheet"', "must name the workbook's sheet, or give its number from 1.");
   if (!m.columns || typeof m.columns !== 'object' || Object.keys(m.columns).length === 0)
     throw bad('"columns"', 'must map at least one column to a data type.');
   for (const [column, c] of Object.entries(m.columns)) {

@@ -130,7 +130,7 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
   },
   csv: {
     title:
-      'a logger’s or a network’s CSV export, read by a mapping file (--mapping; without one, a mapping is proposed)',
+      'a logger’s or a network’s export (CSV, or an Excel .xlsx workbook), read by a mapping file (--mapping; without one, a mapping is proposed)',
     attribution: '',
     utcDays: false,
     stationList: null,

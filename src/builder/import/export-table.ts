@@ -1,0 +1,147 @@
+/**
+ * A logger's or a network's export as rows of cells, whatever its file: a delimited text (CSV,
+ * semicolons, tabs; the mapping's separator) or an Excel workbook (`.xlsx`, through
+ * read-excel-file; the mapping's `sheet`, default the first). A spreadsheet's numbers come as the
+ * text the mapping's decimal mark reads back, and its date cells as the clock time they show, so
+ * one reader (mapped-csv.ts) takes both. A workbook is a zip: its size and what it would inflate
+ * to are bounded before it is opened.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { BuildError } from '../build-error.ts';
+import { splitFields } from './csv-fields.ts';
+
+/** A cell: text as the export shows it, or a spreadsheet's date cell as [y, m, d, h, min, s] of its clock. */
+export type Cell = string | readonly [number, number, number, number, number, number];
+
+export interface ExportTable {
+  header: string[];
+  /** Data rows with their line (text) or row (sheet) number, from 1 for the header. */
+  rows: Array<{ line: number; cells: Cell[] }>;
+}
+
+/** Most bytes a workbook may be, and may inflate to. */
+export const MAX_WORKBOOK_BYTES = 64 * 1024 * 1024;
+export const MAX_WORKBOOK_INFLATED = 512 * 1024 * 1024;
+
+/** Whether `path` is a workbook. */
+export function isWorkbook(path: string): boolean {
+  return /\.xlsx$/i.test(path);
+}
+
+/** The table of `path`, read with the mapping's separator, decimal mark and sheet. */
+export async function readExportTable(
+  path: string,
+  o: { separator: string; decimal: string; sheet?: string | number },
+): Promise<ExportTable> {
+  return isWorkbook(path) ? readWorkbook(path, o) : readDelimited(path, o.separator);
+}
+
+async function readDelimited(path: string, separator: string): Promise<ExportTable> {
+  const lines = (await readFile(path, 'utf8')).replace(/^\uFEFF/, '').split(/\r?\n/);
+  const header = (splitFields(lines[0] ?? '', separator) ?? []).map((h) => h.trim());
+  const rows: ExportTable['rows'] = [];
+  for (let i = 1; i < lines.length; i++) {
+    if (lines[i]!.trim() === '') continue;
+    const f = splitFields(lines[i]!, separator);
+    if (!f)
+      throw new BuildError(
+        'invalid_input',
+        `${basename(path)} line ${i + 1}: its quotes do not close, or text follows a closing quote.`,
+        { file: path, row: i + 1 },
+      );
+    rows.push({ line: i + 1, cells: f });
+  }
+  return { header, rows };
+}
+
+async function readWorkbook(path: string, o: { decimal: string; sheet?: string | number }): Promise<ExportTable> {
+  const name = basename(path);
+  const size = (await stat(path)).size;
+  if (size > MAX_WORKBOOK_BYTES)
+    throw new BuildError(
+      'invalid_input',
+      `${name} is ${size} bytes, more than the ${MAX_WORKBOOK_BYTES} a workbook may be; save the sheet as CSV.`,
+      {
+        file: path,
+      },
+    );
+  const bytes = await readFile(path);
+  const inflated = zipInflatedBytes(bytes);
+  if (inflated === null)
+    throw new BuildError('invalid_input', `${name} is not an Excel workbook (.xlsx, a zip): save it as .xlsx or CSV.`, {
+      file: path,
+    });
+  if (inflated > MAX_WORKBOOK_INFLATED)
+    throw new BuildError(
+      'invalid_input',
+      `${name} would inflate to ${inflated} bytes, more than the ${MAX_WORKBOOK_INFLATED} a workbook may; save the sheet as CSV.`,
+      {
+        file: path,
+      },
+    );
+  const { readSheet } = await import('read-excel-file/node');
+  let data: unknown[][];
+  try {
+    data = (await readSheet(bytes, o.sheet ?? 1)) as unknown[][];
+  } catch (err) {
+    throw new BuildError(
+      'invalid_input',
+      `${name}: ${(err as Error).message}${o.sheet === undefined ? '' : ` (sheet ${JSON.stringify(o.sheet)})`}.`,
+      {
+        file: path,
+        cause: err,
+      },
+    );
+  }
+  const text = (v: unknown): Cell => {
+    if (v === null || v === undefined) return '';
+    if (v instanceof Date) {
+      // A date cell holds a clock time, no zone (the library gives it as UTC): the mapping's zone says which.
+      return [
+        v.getUTCFullYear(),
+        v.getUTCMonth() + 1,
+        v.getUTCDate(),
+        v.getUTCHours(),
+        v.getUTCMinutes(),
+        v.getUTCSeconds(),
+      ];
+    }
+    if (typeof v === 'number') return o.decimal === '.' ? String(v) : String(v).replace('.', o.decimal);
+    return String(v);
+  };
+  const [head = [], ...rest] = data;
+  return {
+    header: head.map((h) => String(text(h)).trim()),
+    rows: rest.map((r, i) => ({ line: i + 2, cells: r.map(text) })).filter((r) => r.cells.some((c) => c !== '')),
+  };
+}
+
+/**
+ * What a zip's entries inflate to, from its central directory (the sizes its entries claim), or
+ * null when `bytes` is not a zip. A claim is all a reader has before inflating; the library then
+ * inflates each entry to its claimed size.
+ */
+export function zipInflatedBytes(bytes: Uint8Array): number | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // The end-of-central-directory record: in the last 64 KiB + 22 bytes.
+  let eocd = -1;
+  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 22 - 65_535); i--) {
+    if (view.getUint32(i, true) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) return null;
+  const entries = view.getUint16(eocd + 10, true);
+  let at = view.getUint32(eocd + 16, true);
+  let total = 0;
+  for (let k = 0; k < entries; k++) {
+    if (at + 46 > bytes.length || view.getUint32(at, true) !== 0x02014b50) return null;
+    const claimed = view.getUint32(at + 24, true);
+    // 0xFFFFFFFF: a ZIP64 size, larger than any workbook this reads.
+    total += claimed === 0xffffffff ? Number.MAX_SAFE_INTEGER / 2 : claimed;
+    at += 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+  }
+  return total;
+}
