@@ -34,6 +34,14 @@ export async function readExportTable(
   path: string,
   o: { separator: string; decimal: string; sheet?: string | number },
 ): Promise<ExportTable> {
+  if (/\.xls$/i.test(path))
+    throw new BuildError(
+      'invalid_input',
+      `${basename(path)} is an Excel 97–2003 workbook (.xls); save it as .xlsx or CSV.`,
+      {
+        file: path,
+      },
+    );
   return isWorkbook(path) ? readWorkbook(path, o) : readDelimited(path, o.separator);
 }
 
