@@ -42,7 +42,7 @@ export function layerText(l: RasterLayerEntry, files?: Array<{ path: string; byt
     `  extent:      ${l.extent} ${box(l.extentBbox)}`,
     `  grid:        ${l.width} × ${l.height} px of ${num(l.resolution?.[0] ?? (l.bbox[2] - l.bbox[0]) / l.width)}° × ${num(l.resolution?.[1] ?? (l.bbox[3] - l.bbox[1]) / l.height)}° (${l.crs}), bbox ${box(l.bbox)}`,
     l.storeArray
-      ? `  storage:     a Zarr v${l.storeArray.zarrFormat ?? 2} store read in place (${l.files[0]?.path}: array ${l.storeArray.variable}, ${l.storeArray.dtype}, ${l.storeArray.shard ? `chunks ${l.storeArray.shard.chunks.join(' × ')} in shards ${l.storeArray.chunks.join(' × ')}` : `chunks ${l.storeArray.chunks.join(' × ')}`}, ${l.storeArray.compressor?.id ?? 'uncompressed'}); answers at a step of ${num(l.scale)}`
+      ? `  storage:     ${l.kerchunk ? `a kerchunk reference read in place (${l.files[0]?.path} → ${l.kerchunk.targets.join(', ')}` : `a Zarr v${l.storeArray.zarrFormat ?? 2} store read in place (${l.files[0]?.path}`}: array ${l.storeArray.variable}, ${l.storeArray.dtype}, ${l.storeArray.shard ? `chunks ${l.storeArray.shard.chunks.join(' × ')} in shards ${l.storeArray.chunks.join(' × ')}` : `chunks ${l.storeArray.chunks.join(' × ')}`}, ${l.storeArray.compressor?.id ?? 'uncompressed'}${(l.storeArray.filters ?? []).map((f) => ` + ${f.id}`).join('')}); answers at a step of ${num(l.scale)}`
       : l.cog
         ? `  storage:     a COG per date read in place (${l.files[0]?.path}/${l.cog.template}, tiles ${l.cog.tile.join(' × ')}, nodata ${l.cog.nodata ?? 'none'}); answers at a step of ${num(l.scale)}`
         : `  storage:     Int16, value = stored × ${num(l.scale)} + ${num(l.offset)}, nodata ${l.nodata ?? 'none'}`,

@@ -99,6 +99,9 @@ describe('a NetCDF-4 file through a kerchunk reference', () => {
       ...['--layer', 'tas', '--time-scale', 'daily', '--extent', 'nc', '--data', dir],
     ]);
     expect(added.code, added.stderr).toBe(0);
+    expect(added.stderr).toContain(
+      'a kerchunk reference read in place (refs/tas.json → refs/data.nc: array tas, <f4, chunks 10 × 5 × 5, zlib + shuffle)',
+    );
     const catalog = await catalogJson(join(dir, 'catalog.json'));
     const layer = catalog.rasters[0];
     expect(layer.layout).toBe('kerchunk');

@@ -58,7 +58,7 @@ function formatOf(sample: string): string | undefined {
 
 /** A proposed mapping of `file` (as JSON text) and the lines to say about it. */
 export async function proposeMapping(file: string): Promise<{ text: string; notes: string[] }> {
-  if (isWorkbook(file)) return proposeForWorkbook(file);
+  if (isWorkbook(file) || /\.xls$/i.test(file)) return proposeForWorkbook(file);
   const lines = (await readFile(file, 'utf8'))
     .replace(/^\uFEFF/, '')
     .split(/\r?\n/)
