@@ -33,8 +33,11 @@ for (const [net, bits] of [
 ] as const)
   INTERNAL.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
-  ['::', 127],
+  // ::, ::1 and the IPv4-compatible ::a.b.c.d.
+  ['::', 96],
   ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['fec0::', 10],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],

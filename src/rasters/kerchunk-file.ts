@@ -21,7 +21,7 @@ export async function openKerchunk(ctx: ReaderContext, layer: RasterLayerEntry, 
   );
   let text: string;
   try {
-    const bytes = await source.read(0, (known?.bytes ?? MAX_TEXT_BYTES) + 1, ctx.lifetime);
+    const bytes = await source.read(0, Math.min(known?.bytes ?? MAX_TEXT_BYTES, MAX_TEXT_BYTES) + 1, ctx.lifetime);
     if (bytes.length > MAX_TEXT_BYTES)
       throw new ClimateQueryError(
         'dataset_unavailable',

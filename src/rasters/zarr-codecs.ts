@@ -141,7 +141,11 @@ export function unshuffle(
   const last = filters?.at(-1);
   if (last?.id !== 'shuffle') return bytes;
   const size = Number(last.elementsize ?? 4);
-  if (!(Number.isInteger(size) && size >= 1 && size <= 8)) throw new RangeError(`shuffle elementsize ${size}`);
+  if (!(Number.isInteger(size) && size >= 1 && size <= 8))
+    throw new ClimateQueryError(
+      'dataset_unavailable',
+      `A shuffle filter of ${String(last.elementsize)}-byte elements is not one this reads (1 to 8).`,
+    );
   const n = Math.floor(bytes.length / size);
   const out = new Uint8Array(bytes.length);
   for (let k = 0; k < size; k++) for (let i = 0; i < n; i++) out[i * size + k] = bytes[k * n + i]!;

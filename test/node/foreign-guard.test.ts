@@ -21,6 +21,9 @@ describe('the foreign-source guard', () => {
       'fe80::1',
       'fd00::1',
       '::ffff:127.0.0.1',
+      '::127.0.0.1',
+      '64:ff9b:1::a9fe:a9fe',
+      'fec0::1',
       '::ffff:169.254.169.254',
       'not-an-ip',
     ])

@@ -7,6 +7,7 @@
  * that hold it. A reference reaching out of the dataset is refused.
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -137,6 +138,16 @@ describe('a NetCDF-4 file through a kerchunk reference', () => {
     expect(ranges).toHaveLength(3);
     expect(ranges.every((e) => e.range !== null && e.status === 206)).toBe(true);
     expect(reads).toHaveLength(4);
+  });
+
+  it('is not merged into another dataset, where its files would not be beside it', async () => {
+    const other = join(root, 'other');
+    const r = await cli(['layers', 'merge', dir, '--data', other]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(
+      /reads its dataset's files through a kerchunk reference; add it to .* with `climate-query layers add`/,
+    );
+    expect(existsSync(join(other, 'catalog.json'))).toBe(false);
   });
 
   it('a reference that reads a file outside the dataset, or a scheme it cannot, is refused at add', async () => {

@@ -227,5 +227,25 @@ wb.save(sys.argv[1])
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/would inflate to \d+ bytes, more than the 536870912/);
     expect(existsSync(join(root, 'ds-bomb', 'catalog.json'))).toBe(false);
+
+    // An entry whose directory claims 10 bytes but inflates to more: the reader would trust its own header.
+    const liar = new Uint8Array(book);
+    const lv = new DataView(liar.buffer);
+    let at = lv.getUint32(eocd + 16, true);
+    let biggest = at;
+    for (let k = 0; k < lv.getUint16(eocd + 10, true); k++) {
+      if (lv.getUint32(at + 24, true) > lv.getUint32(biggest + 24, true)) biggest = at;
+      at += 46 + lv.getUint16(at + 28, true) + lv.getUint16(at + 30, true) + lv.getUint16(at + 32, true);
+    }
+    lv.setUint32(biggest + 24, 10, true);
+    await writeFile(join(root, 'liar.xlsx'), liar);
+    const lied = await cli([
+      'import',
+      'csv',
+      join(root, 'liar.xlsx'),
+      ...['--mapping', join(root, 'logger-xlsx.mapping.json'), '--out', join(root, 'ds-liar')],
+    ]);
+    expect(lied.code).toBe(2);
+    expect(lied.stderr).toMatch(/an entry inflates past its claimed size/);
   });
 });

@@ -54,6 +54,13 @@ async function mergeLocked(target: string, sources: string[], name: string): Pro
     const c = await sourceCatalog(source, name);
     if (c.stations) report.stationsLeft.push(source);
     for (const layer of c.rasters) {
+      // A reference reads its files beside it by their names: renamed into the target, it would read none.
+      if ((layer.kerchunk?.targets ?? []).some((t) => !isForeignPath(t)))
+        throw new BuildError(
+          'invalid_input',
+          `${source}: ${layerLabel(layer)} reads its dataset's files through a kerchunk reference; add it to ${target} with \`climate-query layers add\` where the files are. Nothing was merged.`,
+          { file: join(source, layer.files[0]!.path) },
+        );
       // The target names the files: in the layer's own folder, by group and an id of this merge's, so
       // no copy lands on a file the target has (another layer's, the catalog, the stations).
       const id = newBuildId();

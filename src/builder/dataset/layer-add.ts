@@ -171,8 +171,9 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
     // The mean step: a float32 coordinate (NetCDF's, CHIRPS's) rounds each value to 1 part in 2²⁴,
     // so its steps differ by up to a few millionths of the value; no more is allowed.
     const d = (v[v.length - 1]! - v[0]!) / (v.length - 1);
+    // Each value against the grid's (v₀ + i·d), so steps within their precision cannot drift off it.
     for (let i = 1; i < v.length; i++)
-      if (Math.abs(v[i]! - v[i - 1]! - d) > Math.abs(d) * 1e-6 + Math.max(Math.abs(v[i]!), Math.abs(v[i - 1]!)) * 5e-7)
+      if (Math.abs(v[i]! - (v[0]! + i * d)) > Math.abs(d) * 1e-4 + Math.max(Math.abs(v[i]!), Math.abs(v[0]!)) * 5e-7)
         throw bad(
           `coordinate ${name} is not evenly spaced (mean step ${d}, ${v[i]! - v[i - 1]!} at ${i}); regrid it first.`,
         );

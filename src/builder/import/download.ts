@@ -66,10 +66,11 @@ export async function downloadArchive(o: DownloadOptions): Promise<Downloaded> {
     return id;
   });
   const [first, last] = o.years;
-  const wanted: Array<{ path: string; what: string }> = [];
+  const wanted: Array<{ path: string; what: string; year?: number }> = [];
   for (const s of [...new Set(stations)]) {
-    if (paths.perYear) for (let y = first; y <= last; y++) wanted.push({ path: paths.file(s, y), what: `${s} ${y}` });
-    else wanted.push({ path: paths.file(s, first), what: s });
+    if (paths.perYear)
+      for (let y = first; y <= last; y++) wanted.push({ path: paths.file(s, y), what: `${s} ${y}`, year: y });
+    else wanted.push({ path: paths.file(s, first), what: s, year: Number.POSITIVE_INFINITY });
   }
   if (wanted.length > MAX_DOWNLOADS)
     throw new BuildError(
@@ -81,9 +82,12 @@ export async function downloadArchive(o: DownloadOptions): Promise<Downloaded> {
     );
   const doFetch = o.fetch ?? globalThis.fetch.bind(globalThis);
   const result: Downloaded = { files: [], missing: [], fetched: 0, bytes: 0 };
-  const fetchOne = async (path: string): Promise<boolean> => {
+  const thisYear = new Date().getUTCFullYear();
+  const fetchOne = async (path: string, year?: number): Promise<boolean> => {
     const local = join(o.cache, ...path.split('/'));
-    if (await isFile(local)) return true;
+    // A past year's file (and the station list) is kept; this year's, or a station's whole record, grows: fetched again.
+    const kept = year === undefined || year < thisYear;
+    if (kept && (await isFile(local))) return true;
     const got = await fetchFile(doFetch, new URL(path, o.root).href, local);
     if (got !== null) {
       result.fetched++;
@@ -106,7 +110,7 @@ export async function downloadArchive(o: DownloadOptions): Promise<Downloaded> {
   const there = new Array<boolean>(wanted.length);
   await runLimited(
     wanted.map((w, i) => async () => {
-      there[i] = await fetchOne(w.path);
+      there[i] = await fetchOne(w.path, w.year);
       o.progress?.(++done, wanted.length, w.path);
     }),
     4,
@@ -134,7 +138,8 @@ async function fetchFile(doFetch: typeof fetch, url: string, local: string): Pro
     let response: Response;
     try {
       response = await doFetch(url, {
-        headers: have > 0 ? { Range: `bytes=${have}-` } : {},
+        // The bytes as stored: a length or an offset counted in bytes a host compressed on the way would not match.
+        headers: { 'Accept-Encoding': 'identity', ...(have > 0 ? { Range: `bytes=${have}-` } : {}) },
         signal: AbortSignal.timeout(600_000),
       });
     } catch (err) {
@@ -145,13 +150,27 @@ async function fetchFile(doFetch: typeof fetch, url: string, local: string): Pro
       await response.body?.cancel().catch(() => undefined);
       return null;
     }
-    // A host that answers a resumed request whole (200) starts the file again.
-    const resumed = response.status === 206 && have > 0;
+    // A host that answers a resumed request whole (200) starts the file again; a 206 must go on
+    // exactly where the part ends.
+    const range = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(response.headers.get('Content-Range') ?? '');
+    const resumed = response.status === 206 && have > 0 && range !== null && Number(range[1]) === have;
     if (response.status === 416 && have > 0) {
-      // The part is the whole file already.
       await response.body?.cancel().catch(() => undefined);
-      await rename(part, local);
-      return 0;
+      // The part is the whole file only if the host says the file is that long; else it starts again.
+      if (/\/(\d+)$/.exec(response.headers.get('Content-Range') ?? '')?.[1] === String(have)) {
+        await rename(part, local);
+        return 0;
+      }
+      await rm(part, { force: true });
+      continue;
+    }
+    if (response.status === 206 && !resumed) {
+      await response.body?.cancel().catch(() => undefined);
+      await rm(part, { force: true });
+      if (attempt < 2) continue;
+      throw new BuildError('unreadable_input', `${url} answered a range other than the one asked; not kept.`, {
+        file: url,
+      });
     }
     if (!(response.status === 200 || resumed)) {
       await response.body?.cancel().catch(() => undefined);

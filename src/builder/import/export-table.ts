@@ -7,6 +7,7 @@
  * to are bounded before it is opened.
  */
 import { readFile, stat } from 'node:fs/promises';
+import { inflateRawSync } from 'node:zlib';
 import { basename } from 'node:path';
 import { BuildError } from '../build-error.ts';
 import { splitFields } from './csv-fields.ts';
@@ -88,6 +89,13 @@ async function readWorkbook(path: string, o: { decimal: string; sheet?: string |
         file: path,
       },
     );
+  // The claims are not enough: the reader trusts each entry's own header. Every entry is inflated
+  // here once, bounded, and must be what the directory says.
+  const why = zipEntriesProblem(bytes, MAX_WORKBOOK_INFLATED);
+  if (why)
+    throw new BuildError('invalid_input', `${name} is not a workbook this reads: ${why}; save the sheet as CSV.`, {
+      file: path,
+    });
   const { readSheet } = await import('read-excel-file/node');
   let data: unknown[][];
   try {
@@ -106,13 +114,15 @@ async function readWorkbook(path: string, o: { decimal: string; sheet?: string |
     if (v === null || v === undefined) return '';
     if (v instanceof Date) {
       // A date cell holds a clock time, no zone (the library gives it as UTC): the mapping's zone says which.
+      // Excel stores it as a fraction of a day: to the nearest second (01:00 comes back as 00:59:59.999).
+      const t = new Date(Math.round(v.getTime() / 1000) * 1000);
       return [
-        v.getUTCFullYear(),
-        v.getUTCMonth() + 1,
-        v.getUTCDate(),
-        v.getUTCHours(),
-        v.getUTCMinutes(),
-        v.getUTCSeconds(),
+        t.getUTCFullYear(),
+        t.getUTCMonth() + 1,
+        t.getUTCDate(),
+        t.getUTCHours(),
+        t.getUTCMinutes(),
+        t.getUTCSeconds(),
       ];
     }
     if (typeof v === 'number') return o.decimal === '.' ? String(v) : String(v).replace('.', o.decimal);
@@ -152,4 +162,50 @@ export function zipInflatedBytes(bytes: Uint8Array): number | null {
     at += 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
   }
   return total;
+}
+
+/**
+ * Why a zip's entries are not what its central directory says, or null: each entry is inflated
+ * (at most its claimed size, and `bound` in all) and must be exactly its claimed size, stored or
+ * deflated (the methods a workbook uses).
+ */
+export function zipEntriesProblem(bytes: Uint8Array, bound: number): string | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let eocd = -1;
+  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 22 - 65_535); i--) {
+    if (view.getUint32(i, true) === 0x06054b50) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) return 'it is not a zip';
+  const entries = view.getUint16(eocd + 10, true);
+  let at = view.getUint32(eocd + 16, true);
+  let total = 0;
+  for (let k = 0; k < entries; k++) {
+    if (at + 46 > bytes.length || view.getUint32(at, true) !== 0x02014b50) return 'its directory is cut';
+    const method = view.getUint16(at + 10, true);
+    const packed = view.getUint32(at + 20, true);
+    const claimed = view.getUint32(at + 24, true);
+    const local = view.getUint32(at + 42, true);
+    if (local + 30 > bytes.length || view.getUint32(local, true) !== 0x04034b50)
+      return 'an entry is not where its directory says';
+    const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
+    if (start + packed > bytes.length) return 'an entry runs past the file';
+    if (total + claimed > bound) return `its entries inflate to more than ${bound} bytes`;
+    if (method === 0) {
+      if (packed !== claimed) return 'a stored entry is not its claimed size';
+    } else if (method === 8) {
+      let out: Buffer;
+      try {
+        out = inflateRawSync(bytes.subarray(start, start + packed), { maxOutputLength: Math.max(1, claimed + 1) });
+      } catch {
+        return 'an entry inflates past its claimed size, or does not inflate';
+      }
+      if (out.length !== claimed) return 'an entry inflates to another size than claimed';
+    } else return `an entry is compressed by method ${method}`;
+    total += claimed;
+    at += 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+  }
+  return null;
 }
