@@ -140,6 +140,38 @@ describe('a NetCDF-4 file through a kerchunk reference', () => {
     expect(reads).toHaveLength(4);
   });
 
+  it('at a URL, beside its file: answers the same from a host allowed, and is refused where the host ignores Range', async () => {
+    const p = truth[1]!;
+    const here = await pointSeries(dir, ask(p));
+    const elsewhere = join(root, 'by-url');
+    await mkdir(elsewhere);
+    const added = await cli([
+      'layers',
+      'add',
+      `${server.url}refs/tas.json`,
+      ...['--layer', 'tas', '--time-scale', 'daily', '--extent', 'nc', '--data', elsewhere],
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    expect((await catalogJson(join(elsewhere, 'catalog.json'))).rasters[0].kerchunk).toEqual({
+      targets: [`${server.url}refs/data.nc`],
+    });
+    expect(await pointSeries(elsewhere, ask(p), { allowOrigins: [new URL(server.url).origin] })).toEqual(here);
+
+    const whole = await startRangeServer(dir, { ranges: false });
+    try {
+      const refused = await cli([
+        'layers',
+        'add',
+        `${whole.url}refs/tas.json`,
+        ...['--layer', 'tas2', '--time-scale', 'daily', '--extent', 'nc', '--data', elsewhere],
+      ]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(/answers a range request with 200, not 206/);
+    } finally {
+      await whole.close();
+    }
+  });
+
   it('is not merged into another dataset, where its files would not be beside it', async () => {
     const other = join(root, 'other');
     const r = await cli(['layers', 'merge', dir, '--data', other]);

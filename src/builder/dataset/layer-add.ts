@@ -47,6 +47,7 @@ import { MAX_TEXT_BYTES } from '../../dataset/location.ts';
 import { isKerchunkReference, parseKerchunk } from '../../rasters/kerchunk-refs.ts';
 import { fileLocation } from '../../node/file-location.ts';
 import { runLimited } from '../../io/run-limited.ts';
+import { DEFAULT_READ_TIMEOUTS, timedFetch } from '../../io/timed-fetch.ts';
 
 /** What `layers add` takes of any source referenced in place (a store, a COG collection). */
 export interface ReferencedLayerOptions {
@@ -405,6 +406,21 @@ async function storeSource(
         `reads from ${t}, outside the dataset folder: put the file beside the reference, or give its http(s) URL.`,
       );
     }
+  }
+  // Each chunk is one range of its file: a host that answers a range with the whole file would
+  // send all of it for every chunk.
+  for (const t of targets.filter(isForeignPath)) {
+    const answer = await timedFetch(
+      globalThis.fetch.bind(globalThis),
+      t,
+      { headers: { Range: 'bytes=0-0' } },
+      DEFAULT_READ_TIMEOUTS,
+    );
+    await answer.discard();
+    if (answer.response.status !== 206)
+      throw bad(
+        `reads from ${t}, whose host answers a range request with ${answer.response.status}, not 206: a reference is read a range at a time.`,
+      );
   }
   const files = withForeign(fileLocation(o.dir), directForeign());
   return { keys: referenceKeys(refs, root, files), kerchunk: { targets } };
