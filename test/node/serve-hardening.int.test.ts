@@ -177,7 +177,8 @@ describe('serve: confinement', () => {
     const cases: [string, (c: Catalog) => void, string][] = [
       [fx.dataset, (c) => (c.stations.store = '../../../../etc/hostname'), 'climbs out'],
       [demo, (c) => (wind(c).files[0]!.path = '/etc/hostname'), 'is absolute'],
-      [demo, (c) => (wind(c).files[0]!.path = 'https://example.invalid/x.tif'), 'is absolute'],
+      // A URL only for a source referenced in place: a built layer's file is the dataset's own.
+      [demo, (c) => (wind(c).files[0]!.path = 'https://example.invalid/x.tif'), 'only a layer referenced in place'],
       [demo, (c) => (wind(c).files[0]!.path = 'rasters/../../x.tif'), 'climbs out'],
     ];
     for (const [from, change, why] of cases) {
