@@ -320,8 +320,9 @@ export function checkCatalog(value: unknown, where: string): Catalog {
       );
       check(l.timeScale !== null, `${at}.timeScale`, l.timeScale, 'must be a time scale: a zarr layer is dated');
     }
-    if (l.layout === 'zarr-store' || l.layout === 'kerchunk') checkStoreArray(l, at, check);
-    if (l.layout === 'kerchunk') {
+    const reference = l.layout === 'kerchunk' || l.layout === 'kerchunk-parquet';
+    if (l.layout === 'zarr-store' || reference) checkStoreArray(l, at, check);
+    if (reference) {
       check(
         !l.storeArray?.shard,
         `${at}.storeArray.shard`,

@@ -261,6 +261,8 @@ export const RASTER_LAYOUTS = {
    * reference names (src/rasters/kerchunk-refs.ts). The catalog lists the reference itself.
    */
   kerchunk: { folder: false, suffix: 'json', listed: null, role: 'raster-store', built: false },
+  /** The same reference in kerchunk's Parquet form: a folder of `.zmetadata` and record files. */
+  'kerchunk-parquet': { folder: true, suffix: '', listed: '.zmetadata', role: 'raster-store', built: false },
 } as const satisfies Record<
   string,
   {

@@ -17,10 +17,14 @@ export type KerchunkRef =
 /** Most keys one reference may hold (a NetCDF file of 10⁶ chunks). */
 export const MAX_REFERENCE_KEYS = 1_000_000;
 
-/** A parsed reference: its keys and where each one's bytes are. */
+/** A parsed reference: where each key's bytes are. */
 export interface KerchunkRefs {
+  /** The keys known without reading more: every key of a JSON reference; a Parquet one's metadata. */
   keys(): IterableIterator<string>;
-  get(key: string): KerchunkRef | undefined;
+  /** Where `key`'s bytes are; undefined where the reference has none (a chunk left out). */
+  get(key: string): Promise<KerchunkRef | undefined>;
+  /** Every url its chunks are read from, each once, as it gives them. */
+  urls(): Promise<string[]>;
 }
 
 /** Whether `json` (a parsed JSON document) looks like a kerchunk reference rather than a STAC document. */
@@ -57,27 +61,34 @@ export function parseKerchunk(json: unknown, bad: (why: string) => Error): Kerch
   };
   const count = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
   const text = new TextEncoder();
+  const get = (key: string): KerchunkRef | undefined => {
+    if (!Object.hasOwn(refs, key)) return undefined;
+    const v = refs[key];
+    if (typeof v === 'string') {
+      if (!v.startsWith('base64:')) return { inline: text.encode(v) };
+      try {
+        return { inline: Uint8Array.from(atob(v.slice(7)), (c) => c.charCodeAt(0)) };
+      } catch {
+        throw bad(`gives key ${key} bytes that are not base64.`);
+      }
+    }
+    // Metadata documents may be stored as JSON values rather than text.
+    if (typeof v === 'object' && v !== null && !Array.isArray(v)) return { inline: text.encode(JSON.stringify(v)) };
+    if (Array.isArray(v) && v.length === 1) return { url: url(v[0], key), offset: 0, length: null };
+    if (Array.isArray(v) && v.length === 3 && count(v[1]) && count(v[2]))
+      return { url: url(v[0], key), offset: v[1] as number, length: v[2] as number };
+    throw bad(`gives key ${key} ${JSON.stringify(v).slice(0, 80)}, not text, base64, [url] or [url, offset, length].`);
+  };
   return {
     keys: () => names.values(),
-    get(key) {
-      if (!Object.hasOwn(refs, key)) return undefined;
-      const v = refs[key];
-      if (typeof v === 'string') {
-        if (!v.startsWith('base64:')) return { inline: text.encode(v) };
-        try {
-          return { inline: Uint8Array.from(atob(v.slice(7)), (c) => c.charCodeAt(0)) };
-        } catch {
-          throw bad(`gives key ${key} bytes that are not base64.`);
-        }
+    get: async (key) => get(key),
+    async urls() {
+      const out = new Set<string>();
+      for (const k of names) {
+        const ref = get(k);
+        if (ref && !('inline' in ref)) out.add(ref.url);
       }
-      // Metadata documents may be stored as JSON values rather than text.
-      if (typeof v === 'object' && v !== null && !Array.isArray(v)) return { inline: text.encode(JSON.stringify(v)) };
-      if (Array.isArray(v) && v.length === 1) return { url: url(v[0], key), offset: 0, length: null };
-      if (Array.isArray(v) && v.length === 3 && count(v[1]) && count(v[2]))
-        return { url: url(v[0], key), offset: v[1] as number, length: v[2] as number };
-      throw bad(
-        `gives key ${key} ${JSON.stringify(v).slice(0, 80)}, not text, base64, [url] or [url, offset, length].`,
-      );
+      return [...out];
     },
   };
 }

@@ -72,7 +72,7 @@ export function openStoreArray(
   const targets = new Set(layer.kerchunk?.targets ?? []);
   /** Chunk `key` where a kerchunk reference says it is: inline, a range of a file, or absent (its fill value). */
   async function referenced(key: string, signal?: AbortSignal) {
-    const ref = refs!.get(key);
+    const ref = await refs!.get(key);
     if (ref === undefined) return null;
     const what = `${url} ${key}`;
     if ('inline' in ref) return { bytes: ref.inline, key: `${entry.path}#${key}`, what };

@@ -107,7 +107,7 @@ describe('a source named by URL', () => {
       l.files = [{ path: 'https://data.example.org/tas-2024.tif', periods: ['2024-01-01', '2024-01-02'] }];
     };
     expect(check(built)).toThrow(
-      /only a layer referenced in place \(zarr-store, cog-collection, kerchunk\) may name a URL/,
+      /only a layer referenced in place \(zarr-store, cog-collection, kerchunk, kerchunk-parquet\) may name a URL/,
     );
   });
 

@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogJson } from '../helpers/catalog-json.ts';
 import { cli } from '../helpers/cli.ts';
@@ -170,6 +171,64 @@ describe('a NetCDF-4 file through a kerchunk reference', () => {
     } finally {
       await whole.close();
     }
+  });
+
+  it('in its Parquet form (record files of 4 chunks, written by DuckDB) answers the same, reading only the records asked', async () => {
+    // The Parquet form of the same reference, as fsspec lays it out: .zmetadata, then <array>/refs.<n>.parq.
+    const ref = JSON.parse(await readFile(join(dir, 'refs', 'tas.json'), 'utf8'));
+    const folder = join(dir, 'refs', 'tas.parq');
+    const metadata: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(ref.refs as Record<string, unknown>))
+      if (/(^|\/)\.z(group|attrs|array)$/.test(k)) metadata[k] = JSON.parse(v as string);
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, '.zmetadata'), JSON.stringify({ metadata, record_size: 4 }));
+    const db = await (await DuckDBInstance.create(':memory:')).connect();
+    for (const name of ['lat', 'lon', 'time', 'tas']) {
+      const z = metadata[`${name}/.zarray`] as { shape: number[]; chunks: number[] };
+      const grid = z.shape.map((d, k) => Math.ceil(d / z.chunks[k]!));
+      const count = grid.reduce((a, b) => a * b, 1);
+      const rows = Array.from({ length: count }, (_, n) => {
+        const idx = grid.map((_, k) => Math.floor(n / grid.slice(k + 1).reduce((a, b) => a * b, 1)) % grid[k]!);
+        const v = ref.refs[`${name}/${idx.join('.')}`];
+        if (typeof v === 'string') return { path: null, offset: 0, size: 0, raw: v.slice('base64:'.length) };
+        if (Array.isArray(v)) return { path: 'data.nc', offset: v[1], size: v[2], raw: null };
+        return { path: null, offset: 0, size: 0, raw: null };
+      });
+      await mkdir(join(folder, name), { recursive: true });
+      for (let r = 0; r * 4 < rows.length; r++) {
+        const part = join(root, `${name}-${r}.json`);
+        await writeFile(part, JSON.stringify(rows.slice(r * 4, r * 4 + 4)));
+        await db.run(
+          `COPY (SELECT path, "offset"::BIGINT AS "offset", size::BIGINT AS size, from_base64(raw) AS raw FROM read_json('${part}', columns = {path: 'VARCHAR', "offset": 'BIGINT', size: 'BIGINT', raw: 'VARCHAR'})) TO '${join(folder, name, `refs.${r}.parq`)}' (FORMAT parquet, COMPRESSION zstd)`,
+        );
+      }
+    }
+    db.closeSync();
+    const added = await cli([
+      'layers',
+      'add',
+      folder,
+      ...['--layer', 'tasp', '--time-scale', 'daily', '--extent', 'nc', '--data', dir],
+    ]);
+    expect(added.code, added.stderr).toBe(0);
+    const layer = (await catalogJson(join(dir, 'catalog.json'))).rasters.find(
+      (l: { dataType: string }) => l.dataType === 'tasp',
+    );
+    expect(layer.layout).toBe('kerchunk-parquet');
+    expect(layer.kerchunk).toEqual({ targets: ['refs/data.nc'] });
+    for (const p of truth) {
+      const want = await pointSeries(dir, ask(p));
+      expect(await pointSeries(dir, { ...ask(p), layer: 'tasp' })).toEqual(want);
+    }
+    // Over HTTP, a point reads the .zmetadata, the record files its three chunks are in, and three ranges.
+    server.reset();
+    await pointSeries(server.url, { ...ask(truth[0]!), layer: 'tasp' });
+    const reads = server.log.filter((e) => e.path !== '/catalog.json').map((e) => e.path);
+    expect(reads.filter((r) => r.startsWith('/refs/tas.parq/tas/')).length).toBeLessThanOrEqual(3);
+    expect(reads.filter((r) => r === '/refs/data.nc')).toHaveLength(3);
+    expect(reads.filter((r) => r.startsWith('/refs/tas.parq/') && !r.includes('/tas/'))).toEqual([
+      '/refs/tas.parq/.zmetadata',
+    ]);
   });
 
   it('is not merged into another dataset, where its files would not be beside it', async () => {

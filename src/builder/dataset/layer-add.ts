@@ -44,7 +44,8 @@ import { folderKeys, referenceKeys, referenceTargets, type SourceKeys, urlKeys }
 import { directForeign, foreignUrlProblem, isForeignPath, withForeign } from '../../dataset/foreign.ts';
 import { checkDatasetPath } from '../../dataset/dataset-path.ts';
 import { MAX_TEXT_BYTES } from '../../dataset/location.ts';
-import { isKerchunkReference, parseKerchunk } from '../../rasters/kerchunk-refs.ts';
+import { isKerchunkReference, type KerchunkRefs, parseKerchunk } from '../../rasters/kerchunk-refs.ts';
+import { isParquetReference, parseParquetKerchunk } from '../../rasters/kerchunk-parquet.ts';
 import { fileLocation } from '../../node/file-location.ts';
 import { runLimited } from '../../io/run-limited.ts';
 import { DEFAULT_READ_TIMEOUTS, timedFetch } from '../../io/timed-fetch.ts';
@@ -87,7 +88,7 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
   const label = `${o.dataType}${o.subDataType ? `/${o.subDataType}` : ''}`;
   const bad = (why: string, option = 'source') =>
     new BuildError('invalid_input', `${o.source}: ${why}`, { file: o.source, option });
-  const { keys, kerchunk } = await storeSource(o);
+  const { keys, kerchunk, layout } = await storeSource(o);
   const path = keys.root;
   // The store's metadata: v2 or v3, consolidated or array by array.
   const store3 = await readStoreMeta(keys, bad, o.variable ? [o.variable] : []);
@@ -316,7 +317,7 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
     offset: 0,
     nodata: null,
     files: [{ path, periods }],
-    layout: kerchunk ? 'kerchunk' : 'zarr-store',
+    layout,
     storeArray,
     ...(kerchunk ? { kerchunk } : {}),
     tileSize: [(z.shard?.chunks ?? z.chunks)[2]!, (z.shard?.chunks ?? z.chunks)[1]!],
@@ -385,13 +386,30 @@ async function referenceJson(o: Pick<ReferencedLayerOptions, 'dir' | 'source'>):
  */
 async function storeSource(
   o: Pick<ReferencedLayerOptions, 'dir' | 'source'>,
-): Promise<{ keys: SourceKeys; kerchunk?: KerchunkReference }> {
-  if (!(await isReferenceSource(o))) return { keys: await sourceKeys(o) };
+): Promise<{ keys: SourceKeys; kerchunk?: KerchunkReference; layout: 'zarr-store' | 'kerchunk' | 'kerchunk-parquet' }> {
   const bad = (why: string) => new BuildError('invalid_input', `${o.source}: ${why}`, { file: o.source });
-  const refs = parseKerchunk(await referenceJson(o), bad);
+  let refs: KerchunkRefs;
+  let layout: 'kerchunk' | 'kerchunk-parquet';
+  if (await isReferenceSource(o)) {
+    refs = parseKerchunk(await referenceJson(o), bad);
+    layout = 'kerchunk';
+  } else {
+    // A folder whose .zmetadata says its record_size: kerchunk's Parquet form; else a Zarr store.
+    const keys = await sourceKeys(o);
+    const meta = await keys.bytes('.zmetadata', MAX_TEXT_BYTES).catch(() => undefined);
+    let json: unknown = null;
+    try {
+      json = meta ? JSON.parse(new TextDecoder().decode(meta)) : null;
+    } catch {
+      json = null;
+    }
+    if (!isParquetReference(json)) return { keys, layout: 'zarr-store' };
+    refs = parseParquetKerchunk(json, (rel, max) => keys.bytes(rel, max), bad);
+    layout = 'kerchunk-parquet';
+  }
   const place = await sourcePlace(o);
-  const root = place.url ?? place.rel;
-  const targets = referenceTargets(refs, root);
+  const root = (place.url ?? place.rel).replace(/\/+$/, '');
+  const targets = await referenceTargets(refs, root);
   if (targets.length === 0) throw bad('names no file its chunks are read from.');
   if (targets.length > KERCHUNK_MAX_TARGETS)
     throw bad(
@@ -423,7 +441,7 @@ async function storeSource(
       );
   }
   const files = withForeign(fileLocation(o.dir), directForeign());
-  return { keys: referenceKeys(refs, root, files), kerchunk: { targets } };
+  return { keys: referenceKeys(refs, root, files), kerchunk: { targets }, layout };
 }
 
 /** Where `o.source` is: an http(s) URL, or a path inside the dataset folder (where it is, and relative to it). */

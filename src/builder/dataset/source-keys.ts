@@ -112,8 +112,8 @@ function tooLarge(at: string, bytes: number, max: number): BuildError {
  * dataset, a URL read as the engine would). `root` is how the catalog names the reference.
  */
 export function referenceKeys(refs: KerchunkRefs, root: string, files: DatasetLocation): SourceKeys {
-  const at = (key: string) => {
-    const ref = refs.get(key);
+  const at = async (key: string) => {
+    const ref = await refs.get(key);
     if (!ref || 'inline' in ref) return ref;
     const path = referencedPath(root, ref.url);
     if (path === null)
@@ -130,7 +130,7 @@ export function referenceKeys(refs: KerchunkRefs, root: string, files: DatasetLo
     root,
     remote: isForeignPath(root),
     async bytes(key, max) {
-      const ref = at(key);
+      const ref = await at(key);
       if (!ref) return undefined;
       if ('inline' in ref) {
         if (ref.inline.length > max) throw tooLarge(`${root} ${key}`, ref.inline.length, max);
@@ -149,7 +149,7 @@ export function referenceKeys(refs: KerchunkRefs, root: string, files: DatasetLo
       }
     },
     async size(key) {
-      const ref = at(key);
+      const ref = await at(key);
       if (!ref) return null;
       return 'inline' in ref ? ref.inline.length : ref.length;
     },
@@ -164,22 +164,19 @@ export function referenceKeys(refs: KerchunkRefs, root: string, files: DatasetLo
 }
 
 /** The files a reference reads from (dataset paths or URLs), each once. */
-export function referenceTargets(refs: KerchunkRefs, root: string): string[] {
+export async function referenceTargets(refs: KerchunkRefs, root: string): Promise<string[]> {
   const out = new Set<string>();
-  for (const k of refs.keys()) {
-    const ref = refs.get(k)!;
-    if (!('inline' in ref)) {
-      const path = referencedPath(root, ref.url);
-      if (path === null)
-        throw new BuildError(
-          'invalid_input',
-          `${root}: key ${k} is at ${ref.url}; this reads http(s) URLs and paths beside the reference.`,
-          {
-            file: root,
-          },
-        );
-      out.add(path);
-    }
+  for (const url of await refs.urls()) {
+    const path = referencedPath(root, url);
+    if (path === null)
+      throw new BuildError(
+        'invalid_input',
+        `${root}: a chunk is at ${url}; this reads http(s) URLs and paths beside the reference.`,
+        {
+          file: root,
+        },
+      );
+    out.add(path);
   }
   return [...out];
 }

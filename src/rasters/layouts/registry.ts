@@ -17,6 +17,7 @@ export const LAYOUT_READERS: Record<RasterLayout, LayoutReader> = {
   'zarr-store': zarrStoreReader,
   'cog-collection': cogCollectionReader,
   kerchunk: kerchunkReader,
+  'kerchunk-parquet': kerchunkReader,
 };
 
 /** The reader of `layer`'s layout. */
