@@ -14,10 +14,15 @@ import type { RasterFile, ReaderContext } from './raster-reader.ts';
 import { openStoreArray } from './zarr-store-file.ts';
 
 /** Opens file `index` (the reference) of a reference layer: one read of the reference (or its `.zmetadata`). */
-export async function openKerchunk(ctx: ReaderContext, layer: RasterLayerEntry, index: number): Promise<RasterFile> {
+export async function openKerchunk(
+  ctx: ReaderContext,
+  layer: RasterLayerEntry,
+  index: number,
+  form: 'json' | 'parquet',
+): Promise<RasterFile> {
   const entry = layer.files[index]!;
   const url = ctx.dataset.resolve(entry.path);
-  const parquet = layer.layout === 'kerchunk-parquet';
+  const parquet = form === 'parquet';
   const bad = (why: string) =>
     new ClimateQueryError('dataset_unavailable', `The kerchunk reference ${url} ${why} Add the layer again.`);
   /** File `path` of the dataset whole, at most `max` bytes; undefined where the host has none. */

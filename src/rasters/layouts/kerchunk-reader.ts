@@ -7,7 +7,13 @@ import type { LayoutReader } from '../raster-reader.ts';
 import { tilePreview } from './tile-preview.ts';
 
 export const kerchunkReader: LayoutReader = {
-  open: async (ctx, layer, index) => (await import('../kerchunk-file.ts')).openKerchunk(ctx, layer, index),
+  open: async (ctx, layer, index) => (await import('../kerchunk-file.ts')).openKerchunk(ctx, layer, index, 'json'),
   previewPixels: (layer) => layer.width * layer.height,
   preview: tilePreview,
+};
+
+/** The `kerchunk-parquet` layout's reader: the same reference in its Parquet form. */
+export const kerchunkParquetReader: LayoutReader = {
+  ...kerchunkReader,
+  open: async (ctx, layer, index) => (await import('../kerchunk-file.ts')).openKerchunk(ctx, layer, index, 'parquet'),
 };

@@ -6,7 +6,7 @@
 import { layoutOf, type RasterLayerEntry, type RasterLayout } from '../../dataset/catalog.ts';
 import type { LayoutReader } from '../raster-reader.ts';
 import { cogCollectionReader } from './cog-collection-reader.ts';
-import { kerchunkReader } from './kerchunk-reader.ts';
+import { kerchunkParquetReader, kerchunkReader } from './kerchunk-reader.ts';
 import { mapReader } from './map-reader.ts';
 import { zarrReader } from './zarr-reader.ts';
 import { zarrStoreReader } from './zarr-store-reader.ts';
@@ -17,7 +17,7 @@ export const LAYOUT_READERS: Record<RasterLayout, LayoutReader> = {
   'zarr-store': zarrStoreReader,
   'cog-collection': cogCollectionReader,
   kerchunk: kerchunkReader,
-  'kerchunk-parquet': kerchunkReader,
+  'kerchunk-parquet': kerchunkParquetReader,
 };
 
 /** The reader of `layer`'s layout. */
