@@ -154,6 +154,44 @@ describe('import gsod --station --years from a mirror of NCEI', () => {
     expect(mirror.log.map((e) => e.path)).toEqual([`/${path(2023)}`]);
   });
 
+  it("--near finds the stations within the radius in NOAA's station list, nearest first, and downloads theirs", async () => {
+    await mkdir(join(root, 'ncei', 'pub', 'data', 'noaa'), { recursive: true });
+    await writeFile(
+      join(root, 'ncei', 'pub', 'data', 'noaa', 'isd-history.csv'),
+      [
+        '"USAF","WBAN","STATION NAME","CTRY","ST","CALL","LAT","LON","ELEV(M)","BEGIN","END"',
+        '"688160","99999","CAPE TOWN INTL","SF","","FACT","-33.965","+018.602","+0046.0","19490101","20250826"',
+        '"688170","99999","STELLENBOSCH","SF","","","-33.930","+018.860","+0120.0","19900101","20250826"',
+        '"688280","99999","GEORGE","SF","","FAGG","-34.006","+022.379","+0197.5","19490101","20250826"',
+      ].join('\n'),
+    );
+    mirror.reset();
+    const r = await cli([
+      'import',
+      'gsod',
+      ...['--near', '18.86,-33.93', '--radius', '50', '--years', '2022-2024'],
+      ...['--mirror', mirror.url, '--cache', join(root, 'cache-near'), '--out', join(root, 'near')],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /2 gsod station\(s\) within 50 km of 18\.86,-33\.93:\n {2}688170-99999 {2}STELLENBOSCH {2}0\.0 km\n {2}688160-99999 {2}CAPE TOWN INTL {2}2\d\.\d km\n/,
+    );
+    expect(r.stderr).toMatch(
+      /NCEI has no gsod file for: 68817099999 2022, 68817099999 2023, 68817099999 2024, 68816099999 2023\./,
+    );
+    expect(mirror.log.some((e) => e.path.includes('68828099999'))).toBe(false);
+    const got = await nearestAnswer(
+      join(root, 'near'),
+      STATION.lon,
+      STATION.lat,
+      ['temperature_mean'],
+      'daily',
+      '2024-06-01',
+      '2024-06-30',
+    );
+    expect(Object.keys(got.data)).toHaveLength(30);
+  });
+
   it('without a host: one sentence, exit 1, and the cache kept', async () => {
     const s = createServer();
     await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));

@@ -6,12 +6,15 @@
  * (404) is reported, not an error; any other failure names the URL. Every file is bounded.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { runLimited } from '../../io/run-limited.ts';
 import { BuildError } from '../build-error.ts';
+import { distanceM } from '../../contract/geodesic.ts';
+import { parseGhcndStations } from './ghcnd.ts';
+import { parseIsdHistory } from './isd-lite.ts';
 import { NOAA_PATHS } from './noaa-paths.ts';
 
 /** Most bytes one downloaded file may hold (a busy airport's GHCNh year is tens of MB). */
@@ -236,4 +239,57 @@ function unreachable(url: string, err: unknown): BuildError {
     `Could not download from ${host} (${(err as Error).message}): is this machine online? Files downloaded so far are kept; run the same command again to go on.`,
     { file: url, cause: err },
   );
+}
+
+/** Most stations `--near` picks: the nearest ones, the rest named as left out. */
+export const MAX_NEAR_STATIONS = 25;
+
+/** A station `--near` found. */
+export interface NearStation {
+  id: string;
+  name: string;
+  km: number;
+}
+
+/**
+ * The archive's stations within `radiusKm` of `near` (lon, lat), nearest first, from its station
+ * list (downloaded into the cache like its files): at most {@link MAX_NEAR_STATIONS}, and how many
+ * more there were.
+ */
+export async function stationsNear(o: {
+  format: string;
+  near: readonly [number, number];
+  radiusKm: number;
+  root: string;
+  cache: string;
+  fetch?: typeof fetch;
+}): Promise<{ stations: NearStation[]; more: number }> {
+  const list = NOAA_PATHS[o.format]?.nearList;
+  if (!list)
+    throw new BuildError(
+      'invalid_option',
+      `--near needs a station list; ${o.format}'s is not one this reads: name stations with --station.`,
+      {
+        option: 'near',
+      },
+    );
+  const local = join(o.cache, ...list.path.split('/'));
+  if (!(await isFile(local))) {
+    const got = await fetchFile(o.fetch ?? globalThis.fetch.bind(globalThis), new URL(list.path, o.root).href, local);
+    if (got === null)
+      throw new BuildError(
+        'unreadable_input',
+        `${new URL(list.path, o.root).href} was not found (404): --near searches it.`,
+        {
+          file: list.path,
+        },
+      );
+  }
+  const text = await readFile(local, 'latin1');
+  const all = list.kind === 'isd-history' ? parseIsdHistory(text, local) : parseGhcndStations(text, local);
+  const found = [...all.values()]
+    .map((s) => ({ id: s.station_id, name: s.name, km: distanceM([o.near[0], o.near[1]], [s.lon, s.lat]) / 1000 }))
+    .filter((s) => s.km <= o.radiusKm)
+    .sort((a, b) => a.km - b.km || (a.id < b.id ? -1 : 1));
+  return { stations: found.slice(0, MAX_NEAR_STATIONS), more: Math.max(0, found.length - MAX_NEAR_STATIONS) };
 }

@@ -21,6 +21,8 @@ export interface NoaaPaths {
   normalise(station: string): string;
   /** What an id looks like, for messages. */
   example: string;
+  /** The station list `--near` searches (positions of every station), when the archive has one this reads. */
+  nearList?: { path: string; kind: 'isd-history' | 'ghcnd-stations' };
 }
 
 const plain = (s: string) => s.trim();
@@ -39,6 +41,7 @@ export const NOAA_PATHS: Readonly<Record<string, NoaaPaths>> = {
     id: /^[A-Z0-9]{11}$/,
     normalise: (s) => plain(s).replace('-', '').toUpperCase(),
     example: '68816099999 (USAF and WBAN)',
+    nearList: { path: 'pub/data/noaa/isd-history.csv', kind: 'isd-history' },
   },
   'isd-lite': {
     file: (s, y) => `pub/data/noaa/isd-lite/${y}/${s.slice(0, 6)}-${s.slice(6)}-${y}.gz`,
@@ -47,6 +50,7 @@ export const NOAA_PATHS: Readonly<Record<string, NoaaPaths>> = {
     id: /^[A-Z0-9]{11}$/,
     normalise: (s) => plain(s).replace('-', '').toUpperCase(),
     example: '688160-99999 (USAF-WBAN)',
+    nearList: { path: 'pub/data/noaa/isd-history.csv', kind: 'isd-history' },
   },
   ghcnd: {
     file: (s) => `pub/data/ghcn/daily/all/${s}.dly`,
@@ -55,5 +59,6 @@ export const NOAA_PATHS: Readonly<Record<string, NoaaPaths>> = {
     id: /^[A-Z0-9_]{11}$/,
     normalise: (s) => plain(s).toUpperCase(),
     example: 'SFM00068816',
+    nearList: { path: 'pub/data/ghcn/daily/ghcnd-stations.txt', kind: 'ghcnd-stations' },
   },
 };

@@ -14,6 +14,7 @@ const HELP: Help = {
        climate-query import csv FILE          (proposes FILE.mapping.json; builds nothing)
        climate-query import ghcnh|gsod|isd-lite|ghcnd --station ID... --years A-B --out DIR
                              [--mirror URL] [--cache DIR]   (downloads from NOAA NCEI first)
+       climate-query import gsod|isd-lite|ghcnd --near LON,LAT [--radius KM] --years A-B --out DIR
 
   Imports a station archive as its source publishes it: converts its values into the
   contract's data types and units, drops its missing markers and the values its quality
@@ -48,7 +49,10 @@ Options:
   --report FILE        also write the build's report (JSON) to FILE
   --station ID         download this station's files (repeatable): GHCN ids (SFM00068816),
                        or USAF-WBAN for gsod and isd-lite (688160-99999)
-  --years A-B          with --station: the years to download (one year: A)
+  --near LON,LAT       download the stations within --radius of this point (the archive's
+                       station list is downloaded to find them; the nearest 25 at most)
+  --radius KM          with --near: how far to look (default 50, at most 500)
+  --years A-B          with --station or --near: the years to download (one year: A)
   --mirror URL         with --station: NCEI's root, or a mirror's (default ${NOAA_ROOT})
   --cache DIR          with --station: where downloads are kept
   -h, --help           this help
@@ -71,6 +75,8 @@ async function run(args: string[]): Promise<number> {
     'keep-implausible': { type: 'boolean' },
     report: { type: 'string' },
     station: { type: 'string', multiple: true },
+    near: { type: 'string' },
+    radius: { type: 'string' },
     years: { type: 'string' },
     mirror: { type: 'string' },
     cache: { type: 'string' },
@@ -79,7 +85,7 @@ async function run(args: string[]): Promise<number> {
   if (format === undefined) usageError(HELP, `name the format: ${Object.keys(STATION_FORMATS).join(', ')}.`);
   if (!Object.hasOwn(STATION_FORMATS, format))
     usageError(HELP, `"${format}" is not a format this version imports: ${Object.keys(STATION_FORMATS).join(', ')}.`);
-  if (values.station !== undefined) {
+  if (values.station !== undefined || values.near !== undefined) {
     if (files.length > 0) usageError(HELP, 'give files, or --station to download them, not both.');
     if (!Object.hasOwn(NOAA_PATHS, format))
       usageError(HELP, `--station downloads ${Object.keys(NOAA_PATHS).join(', ')}; ${format} files are named.`);
@@ -90,11 +96,35 @@ async function run(args: string[]): Promise<number> {
       usageError(HELP, `--years must be a year or two (2015-2024), up to this year; got "${values.years ?? ''}".`);
     const root = values.mirror ?? process.env.CLIMATE_QUERY_NOAA_MIRROR ?? NOAA_ROOT;
     if (!/^https?:\/\//i.test(root)) usageError(HELP, `--mirror must be an http(s) URL; got "${root}".`);
-    const { downloadArchive } = await import('../../builder/import/download.ts');
+    const { downloadArchive, stationsNear } = await import('../../builder/import/download.ts');
     const cache = values.cache ?? join(homedir(), '.cache', 'climate-query', 'noaa');
+    const stations = [...(values.station ?? [])];
+    if (values.near !== undefined) {
+      const p = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(values.near);
+      const near = p ? ([Number(p[1]), Number(p[2])] as const) : null;
+      if (!near || Math.abs(near[0]) > 180 || Math.abs(near[1]) > 90)
+        usageError(HELP, `--near must be LON,LAT in degrees (18.86,-33.93); got "${values.near}".`);
+      const radiusKm = values.radius === undefined ? 50 : Number(values.radius);
+      if (!(radiusKm > 0 && radiusKm <= 500)) usageError(HELP, `--radius must be 0–500 km; got "${values.radius}".`);
+      const found = await stationsNear({
+        format,
+        near: near!,
+        radiusKm,
+        root: root.endsWith('/') ? root : `${root}/`,
+        cache,
+      });
+      process.stderr.write(
+        `${found.stations.length} ${format} station(s) within ${radiusKm} km of ${near!.join(',')}${found.more ? ` (the nearest; ${found.more} more left out)` : ''}:\n${found.stations.map((s) => `  ${s.id}  ${s.name}  ${s.km.toFixed(1)} km`).join('\n')}\n`,
+      );
+      stations.push(...found.stations.map((s) => s.id));
+      if (stations.length === 0) {
+        process.stderr.write('Nothing to import.\n');
+        return 1;
+      }
+    }
     const got = await downloadArchive({
       format,
-      stations: values.station,
+      stations,
       years: years!,
       root: root.endsWith('/') ? root : `${root}/`,
       cache,
