@@ -135,41 +135,19 @@ async function readWorkbook(path: string, o: { decimal: string; sheet?: string |
   };
 }
 
-/**
- * What a zip's entries inflate to, from its central directory (the sizes its entries claim), or
- * null when `bytes` is not a zip. A claim is all a reader has before inflating; the library then
- * inflates each entry to its claimed size.
- */
-export function zipInflatedBytes(bytes: Uint8Array): number | null {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  // The end-of-central-directory record: in the last 64 KiB + 22 bytes.
-  let eocd = -1;
-  for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 22 - 65_535); i--) {
-    if (view.getUint32(i, true) === 0x06054b50) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd < 0) return null;
-  const entries = view.getUint16(eocd + 10, true);
-  let at = view.getUint32(eocd + 16, true);
-  let total = 0;
-  for (let k = 0; k < entries; k++) {
-    if (at + 46 > bytes.length || view.getUint32(at, true) !== 0x02014b50) return null;
-    const claimed = view.getUint32(at + 24, true);
-    // 0xFFFFFFFF: a ZIP64 size, larger than any workbook this reads.
-    total += claimed === 0xffffffff ? Number.MAX_SAFE_INTEGER / 2 : claimed;
-    at += 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
-  }
-  return total;
+/** One entry of a zip's central directory: how it is stored, its claimed sizes, where its local header is. */
+interface ZipEntry {
+  method: number;
+  packed: number;
+  claimed: number;
+  local: number;
 }
 
 /**
- * Why a zip's entries are not what its central directory says, or null: each entry is inflated
- * (at most its claimed size, and `bound` in all) and must be exactly its claimed size, stored or
- * deflated (the methods a workbook uses).
+ * The entries a zip's central directory lists (found from its end-of-central-directory record, in
+ * its last 64 KiB + 22 bytes), or why there are none: not a zip, or a directory cut short.
  */
-export function zipEntriesProblem(bytes: Uint8Array, bound: number): string | null {
+function zipDirectory(bytes: Uint8Array): ZipEntry[] | string {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let eocd = -1;
   for (let i = bytes.length - 22; i >= Math.max(0, bytes.length - 22 - 65_535); i--) {
@@ -179,15 +157,42 @@ export function zipEntriesProblem(bytes: Uint8Array, bound: number): string | nu
     }
   }
   if (eocd < 0) return 'it is not a zip';
-  const entries = view.getUint16(eocd + 10, true);
+  const out: ZipEntry[] = [];
   let at = view.getUint32(eocd + 16, true);
-  let total = 0;
-  for (let k = 0; k < entries; k++) {
+  for (let k = view.getUint16(eocd + 10, true); k > 0; k--) {
     if (at + 46 > bytes.length || view.getUint32(at, true) !== 0x02014b50) return 'its directory is cut';
-    const method = view.getUint16(at + 10, true);
-    const packed = view.getUint32(at + 20, true);
-    const claimed = view.getUint32(at + 24, true);
-    const local = view.getUint32(at + 42, true);
+    out.push({
+      method: view.getUint16(at + 10, true),
+      packed: view.getUint32(at + 20, true),
+      claimed: view.getUint32(at + 24, true),
+      local: view.getUint32(at + 42, true),
+    });
+    at += 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
+  }
+  return out;
+}
+
+/**
+ * What a zip's entries inflate to, from its central directory (the sizes its entries claim), or
+ * null when `bytes` is not a zip. 0xFFFFFFFF (a ZIP64 size) counts as larger than any workbook.
+ */
+export function zipInflatedBytes(bytes: Uint8Array): number | null {
+  const entries = zipDirectory(bytes);
+  if (typeof entries === 'string') return null;
+  return entries.reduce((n, e) => n + (e.claimed === 0xffffffff ? Number.MAX_SAFE_INTEGER / 2 : e.claimed), 0);
+}
+
+/**
+ * Why a zip's entries are not what its central directory says, or null: each entry is inflated
+ * (at most its claimed size, and `bound` in all) and must be exactly its claimed size, stored or
+ * deflated (the methods a workbook uses).
+ */
+export function zipEntriesProblem(bytes: Uint8Array, bound: number): string | null {
+  const entries = zipDirectory(bytes);
+  if (typeof entries === 'string') return entries;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let total = 0;
+  for (const { method, packed, claimed, local } of entries) {
     if (local + 30 > bytes.length || view.getUint32(local, true) !== 0x04034b50)
       return 'an entry is not where its directory says';
     const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
@@ -205,7 +210,6 @@ export function zipEntriesProblem(bytes: Uint8Array, bound: number): string | nu
       if (out.length !== claimed) return 'an entry inflates to another size than claimed';
     } else return `an entry is compressed by method ${method}`;
     total += claimed;
-    at += 46 + view.getUint16(at + 28, true) + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
   }
   return null;
 }
