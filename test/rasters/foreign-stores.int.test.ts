@@ -96,6 +96,16 @@ const ask = (p: { lon: number; lat: number }) => ({
   endDate: '2024-02-09',
 });
 
+/** The /api/point/ body of layer tas at `p`, from 2024-01-01 to `end`. */
+const pointBody = (p: { lon: number; lat: number }, end: string) =>
+  JSON.stringify({
+    wkts: `POINT (${p.lon} ${p.lat})`,
+    dataType: 'tas',
+    options: { timeScale: 'daily', dataExtent: 'tas-1' },
+    startDate: '2024-01-01',
+    endDate: end,
+  });
+
 describe('a store at a URL', () => {
   it('is added by its URL, lists none of its files, and answers what xarray reads where its origin is allowed', async () => {
     const { dir, code, stderr } = await datasetWith('ds', `${host.url}a.zarr`);
@@ -124,13 +134,7 @@ describe('a store at a URL', () => {
 
   it('is not read where its origin was not allowed, nor where its name resolves to an internal address', async () => {
     const dir = join(root, 'ds');
-    const body = JSON.stringify({
-      wkts: `POINT (${truth[0]!.lon} ${truth[0]!.lat})`,
-      dataType: 'tas',
-      options: { timeScale: 'daily', dataExtent: 'tas-1' },
-      startDate: '2024-01-01',
-      endDate: '2024-01-05',
-    });
+    const body = pointBody(truth[0]!, '2024-01-05');
     host.reset();
     for (const allowOrigins of [[], ['https://data.example.org']]) {
       const engine = createNodeEngine(dir, { allowOrigins });
@@ -162,13 +166,7 @@ describe('a store at a URL', () => {
     const res = await only.handle({
       method: 'POST',
       path: '/api/point/',
-      body: JSON.stringify({
-        wkts: `POINT (${p.lon} ${p.lat})`,
-        dataType: 'tas',
-        options: { timeScale: 'daily', dataExtent: 'tas-1' },
-        startDate: '2024-01-01',
-        endDate: '2024-01-05',
-      }),
+      body: pointBody(p, '2024-01-05'),
     });
     await only.close();
     expect(res.status, JSON.stringify(res.body)).toBe(503);
@@ -190,13 +188,7 @@ describe('a store at a URL', () => {
 
   it('answers through serve --allow-origin, and serve without it says how to allow it', async () => {
     const dir = join(root, 'ds');
-    const body = JSON.stringify({
-      wkts: `POINT (${truth[3]!.lon} ${truth[3]!.lat})`,
-      dataType: 'tas',
-      options: { timeScale: 'daily', dataExtent: 'tas-1' },
-      startDate: '2024-01-01',
-      endDate: '2024-01-03',
-    });
+    const body = pointBody(truth[3]!, '2024-01-03');
     for (const allow of [true, false]) {
       const serve = await startServeProcess(dir, allow ? ['--allow-origin', origin] : []);
       try {
