@@ -1,13 +1,15 @@
 /**
  * What the catalog records of a `map` GeoTIFF so a reader can tell it is the build's own: its header
- * (the leading bytes up to the first tile, with their SHA-256) and its tile digests (a table the
- * build appends after GDAL's last byte, src/rasters/tile-digests.ts). A build appends the table once,
+ * (the leading bytes up to the first tile, with their SHA-256: every directory of a COG) and its tile
+ * digests (a table the build appends after GDAL's last byte, src/rasters/tile-digests.ts; the full
+ * grid's tiles, then each overview's). A build appends the table once,
  * to a file of its own staging before the file is listed; every catalog write reads both back from
  * the file and checks each tile against its digest, so a damaged copy is never listed as good.
  */
 import { createHash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
-import { fromFile } from 'geotiff';
+import { fromFile, type GeoTIFFImage } from 'geotiff';
+import { tiledImages } from '../rasters/raster-file.ts';
 import type { CatalogFile } from '../dataset/catalog.ts';
 import { DIGEST_BYTES } from '../rasters/chunk-digest.ts';
 import { TILE_DIGESTS_MAGIC, tileDigest, tileTableBytes } from '../rasters/tile-digests.ts';
@@ -17,7 +19,7 @@ import { BuildError } from './build-error.ts';
 interface TiffLayout {
   /** Bytes before the first tile or strip of any image, or null when a directory follows data. */
   headerBytes: number | null;
-  /** The first image's tiles (or strips): [offset, byte count] in TileOffsets order. */
+  /** The tiles of the first image and its overviews (or the first image's strips): [offset, byte count]. */
   tiles: Array<[number, number]>;
   /** The end of the last byte any tile or strip holds. */
   dataEnd: number;
@@ -28,30 +30,31 @@ async function tiffLayout(path: string): Promise<TiffLayout> {
   try {
     let first = Infinity;
     let dataEnd = 0;
-    let tiles: Array<[number, number]> = [];
     const count = await tiff.getImageCount();
     for (let i = 0; i < count; i++) {
-      const image = await tiff.getImage(i);
-      const [offsetsTag, countsTag] = image.isTiled
-        ? (['TileOffsets', 'TileByteCounts'] as const)
-        : (['StripOffsets', 'StripByteCounts'] as const);
-      const offsets = (await image.fileDirectory.loadValue(offsetsTag)) as ArrayLike<number | bigint>;
-      const counts = (await image.fileDirectory.loadValue(countsTag)) as ArrayLike<number | bigint>;
-      const own: Array<[number, number]> = [];
-      for (let k = 0; k < offsets.length; k++) {
-        const o = Number(offsets[k]);
-        const n = Number(counts[k] ?? 0);
-        own.push([o, n]);
+      for (const [o, n] of await tilesOf(await tiff.getImage(i))) {
         if (o > 0 && o < first) first = o;
         dataEnd = Math.max(dataEnd, o + n);
       }
-      if (i === 0) tiles = own;
     }
+    // The digests number the tiles of the images the reader reads, in its order (raster-file.ts).
+    const images = await tiledImages(tiff);
+    const tiles = images[0]!.isTiled ? (await Promise.all(images.map(tilesOf))).flat() : await tilesOf(images[0]!);
     const headerBytes = Number.isFinite(first) && tiff.firstIFDOffset < first ? first : null;
     return { headerBytes, tiles, dataEnd };
   } finally {
     tiff.close();
   }
+}
+
+/** An image's tiles (or strips): [offset, byte count] in TileOffsets order. */
+async function tilesOf(image: GeoTIFFImage): Promise<Array<[number, number]>> {
+  const [offsetsTag, countsTag] = image.isTiled
+    ? (['TileOffsets', 'TileByteCounts'] as const)
+    : (['StripOffsets', 'StripByteCounts'] as const);
+  const offsets = (await image.fileDirectory.loadValue(offsetsTag)) as ArrayLike<number | bigint>;
+  const counts = (await image.fileDirectory.loadValue(countsTag)) as ArrayLike<number | bigint>;
+  return Array.from(offsets, (o, k): [number, number] => [Number(o), Number(counts[k] ?? 0)]);
 }
 
 async function readAt(fh: FileHandle, offset: number, length: number): Promise<Buffer> {

@@ -13,11 +13,12 @@
  * (raster-build-dates.ts): explicit dates, a file-name pattern, or band
  * descriptions that are dates. Undated layers take one single-band file.
  *
- * Output layout (docs/layers.md): tiled GeoTIFF, 32 × 32 px tiles,
+ * Output layout (docs/layers.md): a Cloud-Optimized GeoTIFF, 32 × 32 px tiles,
  * pixel-interleaved (all dates of a pixel next to each other, so one tile
  * read serves a whole date range at a point), Int16 with scale/offset and
- * nodata −32768, DEFLATE + horizontal predictor, no overviews, BIGTIFF only
- * if needed, empty (all-nodata) tiles left out. One file per year for daily
+ * nodata −32768, DEFLATE + horizontal predictor, overviews only on grids
+ * wider or taller than a map preview, each band's statistics, BIGTIFF only
+ * if needed, empty (all-nodata) tiles left out (raster-tiling.ts). One file per year for daily
  * and monthly layers, one file for annual, calendar-month and undated
  * layers. Band descriptions are the period keys.
  *
@@ -45,7 +46,7 @@ import { DEFAULT_SCALE, declareLayer, knownExtents, settleExtent } from './raste
 import { closeDataset, gdalStep, openDataset, type GdalInfo, type Mount } from './raster-build-gdal.ts';
 import type { GridSpec } from '../rasters/coverage.ts';
 import { BUILD_ID_KEY, newBuildId } from './build-id.ts';
-import { storedTiffOptions } from './raster-tiling.ts';
+import { mapFileOptions } from './raster-tiling.ts';
 import {
   checkRasterOptions,
   type LayerPlan,
@@ -544,9 +545,7 @@ async function writeMaps(
           [
             '-a_srs',
             'EPSG:4326',
-            ...storedTiffOptions(tileSize, tileSize),
-            '-co',
-            'INTERLEAVE=PIXEL',
+            ...mapFileOptions(tileSize, grid.width, grid.height),
             '-mo',
             `${BUILD_ID_KEY.toUpperCase()}=${buildId}`,
           ],

@@ -13,6 +13,7 @@
  * with 16 px (docs/performance.md has the bench's figure), and the header's
  * tile offset and size arrays grow from 88 to 315 entries (2.5 KiB).
  */
+import { PREVIEW_MAX_EDGE } from '../rasters/zarr-layout.ts';
 
 /** Largest uncompressed tile (all bands of tile² pixels) the chooser allows, bytes. */
 export const MAX_BUILT_TILE_BYTES = 64 * 1024;
@@ -47,24 +48,34 @@ export function chooseLayout(bands: number): 'map' | 'zarr' {
 }
 
 /**
- * GDAL creation options every stored layer file shares, whatever its layout: tiled, DEFLATE with the
- * horizontal predictor, BigTIFF only when needed, all-nodata tiles left out (docs/layers.md, section 2).
- * `compress` false: a step's own intermediate file, read once and thrown away.
+ * GDAL's arguments for a `map` file: a Cloud-Optimized GeoTIFF (GDAL's COG driver: its header and
+ * every directory first, then the tiles, smallest overview first; GDAL's COG validator passes it),
+ * tiled at `tileSize`, DEFLATE with the horizontal predictor, BigTIFF only when needed, all-nodata
+ * tiles left out, every band's exact min/max in its GDAL metadata (the map legend's full-resolution
+ * range, docs/layers.md section 2.2). Overviews (block means of the valid pixels, like the `zarr`
+ * layout's preview) only where the grid exceeds the preview's longest edge: there the map preview
+ * reads the overview of the preview's size instead of every tile. The COG driver warns that tiles
+ * under 128 px are unusual and writes them; a point's read wants them small (above).
  */
-export function storedTiffOptions(tileWidth: number, tileHeight: number, compress = true): string[] {
+export function mapFileOptions(tileSize: number, width: number, height: number): string[] {
+  const overviews = Math.max(width, height) > PREVIEW_MAX_EDGE;
+  const co = (k: string, v: string | number) => ['-co', `${k}=${v}`];
   return [
     '-of',
-    'GTiff',
-    '-co',
-    'TILED=YES',
-    '-co',
-    `BLOCKXSIZE=${tileWidth}`,
-    '-co',
-    `BLOCKYSIZE=${tileHeight}`,
-    ...(compress ? ['-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=2'] : []),
-    '-co',
-    'BIGTIFF=IF_SAFER',
-    '-co',
-    'SPARSE_OK=TRUE',
+    'COG',
+    '-stats',
+    ...co('BLOCKSIZE', tileSize),
+    ...co('COMPRESS', 'DEFLATE'),
+    ...co('PREDICTOR', 'YES'),
+    ...co('BIGTIFF', 'IF_SAFER'),
+    ...co('SPARSE_OK', 'TRUE'),
+    ...(overviews
+      ? [
+          ...co('OVERVIEWS', 'AUTO'),
+          ...co('OVERVIEW_RESAMPLING', 'AVERAGE'),
+          ...co('OVERVIEW_COMPRESS', 'DEFLATE'),
+          ...co('OVERVIEW_PREDICTOR', 'YES'),
+        ]
+      : co('OVERVIEWS', 'NONE')),
   ];
 }

@@ -240,7 +240,7 @@ export function cogPath(template: string, period: string): string {
  * catalog lists one object of it, whose size and hash stand for the store.
  */
 export const RASTER_LAYOUTS = {
-  /** A north-up tiled GeoTIFF per file group, pixel-interleaved (docs/layers.md, section 2). */
+  /** A north-up tiled GeoTIFF (a COG) per file group, pixel-interleaved (docs/layers.md, section 2). */
   map: { folder: false, suffix: 'tif', listed: null, role: 'raster', built: true },
   /** A Zarr v2 store per year: chunks of every date × a few pixels, a preview per date (section 2.1). */
   zarr: { folder: true, suffix: 'zarr', listed: '.zmetadata', role: 'raster-store', built: true },

@@ -253,9 +253,9 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
 
   /**
    * One band of a layer, whole, for the map view. A `zarr` layer reads its preview of that date (one
-   * object) and the date's range on the full grid; a `map` layer reads every tile of its file (a
-   * monthly or undated file: ≈ 0.3 MB on the demo grid, about 12 MB for a monthly year of the
-   * 1,800 × 1,150 px real-size grid).
+   * object) and the date's range on the full grid; a `map` layer reads its file's overview of the
+   * preview's size where the grid is larger (≈ 1.3 MB for a monthly year of the 1,800 × 1,150 px
+   * real-size grid), else every tile of its band (≈ 0.3 MB on the demo grid).
    */
   async function grid(request: LayerGridRequest, signal?: AbortSignal): Promise<LayerGrid> {
     const { layer, fileIndex, band, pixels } = previewOf(request);

@@ -2,11 +2,12 @@
  * One opened GeoTIFF of a `map` raster layer, seen through the tile interface
  * every layout's reader gives the engine (raster-reader.ts).
  * Opening reads the header, the first IFD and the whole tile offset and
- * byte-count arrays once; after that a tile costs exactly one range read
- * (through the block cache) and is decoded by geotiff.js with every
- * requested band in it, pixel-interleaved.
+ * byte-count arrays once (a build's file: its overviews' too, all in the
+ * header); after that a tile costs exactly one range read (through the block
+ * cache) and is decoded by geotiff.js with every requested band in it,
+ * pixel-interleaved.
  */
-import { GeoTIFF, getDecoder, type TypedArray } from 'geotiff';
+import { GeoTIFF, type GeoTIFFImage, getDecoder, type TypedArray } from 'geotiff';
 import type { RasterFile } from './raster-reader.ts';
 import { ClimateQueryError } from '../contract/errors.ts';
 import type { ByteSource } from '../io/byte-source.ts';
@@ -79,8 +80,6 @@ export async function openRasterFile(
     }
     const width = image.getWidth();
     const height = image.getHeight();
-    const tileWidth = image.getTileWidth();
-    const tileHeight = image.getTileHeight();
     // What the file claims is bounded before anything is sized by it: a 1 MB file of one DEFLATE tile
     // claiming 16,384² Float32 pixels made a point query decode 1 GiB (3.25 GB RSS).
     if (
@@ -92,67 +91,14 @@ export async function openRasterFile(
         `${url} is ${width}×${height} with ${image.getSamplesPerPixel()} bands, but catalog.json says ${expected.width}×${expected.height} with ${expected.bands}; rebuild the dataset.`,
       );
     }
-    const tileBytes = tileWidth * tileHeight * image.getSamplesPerPixel() * Math.ceil(image.getBitsPerSample() / 8);
-    if (!(tileBytes > 0 && tileBytes <= MAX_DECODED_TILE_BYTES)) {
-      throw new ClimateQueryError(
-        'dataset_unavailable',
-        `${url} claims tiles of ${tileWidth}×${tileHeight} px × ${image.getSamplesPerPixel()} bands (${tileBytes} bytes decoded), more than the ${MAX_DECODED_TILE_BYTES} a reader decodes; the file is damaged or not one \`climate-query build\` wrote.`,
-      );
-    }
-    // Load the whole tile index now, so no tile ever waits for its offset and size first.
-    const [offsets, counts] = (await Promise.all([
-      image.fileDirectory.loadValue('TileOffsets'),
-      image.fileDirectory.loadValue('TileByteCounts'),
-    ])) as [ArrayLike<number | bigint>, ArrayLike<number | bigint>];
-    if (table) cached.check = tileCheck(url, header!.sha256, table, offsets, counts);
-    return {
-      url,
-      width,
-      height,
-      tileWidth,
-      tileHeight,
-      bands: image.getSamplesPerPixel(),
-      stats: cached.stats,
-      async readTile(tx, ty, bands, sig) {
-        const x0 = tx * tileWidth;
-        const y0 = ty * tileHeight;
-        const x1 = Math.min(x0 + tileWidth, width);
-        const y1 = Math.min(y0 + tileHeight, height);
-        const decode = async (): Promise<TypedArray> =>
-          (await image.readRasters({
-            window: [x0, y0, x1, y1],
-            samples: [...bands],
-            interleave: true,
-            signal: sig,
-          })) as TypedArray;
-        const aborted = (err: unknown) =>
-          err instanceof ClimateQueryError || sig?.aborted || (err as { name?: unknown })?.name === 'AbortError';
-        let data: TypedArray | undefined;
-        for (let attempt = 0; data === undefined; attempt++) {
-          try {
-            data = await decode();
-          } catch (err) {
-            if (sig?.aborted) throw asSourceError(err, url, sig);
-            // A tile that is not the build's had its blocks dropped as it failed: a fresh read may heal. Once.
-            if (notTheirs.has(err as object) && attempt === 0) continue;
-            if (aborted(err)) throw asSourceError(err, url, sig);
-            // Bytes that would not decode may be a host's fault (a cut or shifted answer): they must
-            // not stay cached, and a fresh read may heal. Once; a second failure is the file's own.
-            cached.dropBlocks();
-            if (attempt > 0) {
-              const detail = err instanceof Error ? err.message : String(err);
-              throw new ClimateQueryError(
-                'dataset_unavailable',
-                `${url}: tile ${tx},${ty} could not be decoded (${detail}); the file is damaged, or the host sends other bytes than asked for.`,
-                { cause: err },
-              );
-            }
-          }
-        }
-        return { x0, y0, width: x1 - x0, height: y1 - y0, samples: bands.length, data };
-      },
-      close: () => cached.close(),
-    };
+    checkTileBytes(url, image);
+    // A build's file lists every image's tiles in its digest table (overviews after the full grid):
+    // their directories lie in the header just checked, so finding them costs no request.
+    const images = table ? await tiledImages(tiff) : [image];
+    const indexes = await Promise.all(images.map(tileIndex));
+    if (table) cached.check = tileCheck(url, header!.sha256, table, indexes);
+    const [main, ...overviews] = images.map((im) => tiledImage(url, im, cached));
+    return { ...main!, overviews, bandRange: (band) => bandRange(image, band), close: () => cached.close() };
   } catch (err) {
     await cached.close().catch(() => undefined);
     if (err instanceof ClimateQueryError) throw err;
@@ -167,6 +113,132 @@ export async function openRasterFile(
 /** Errors of tiles whose bytes are not their build's: read once more, then refused. */
 const notTheirs = new WeakSet<object>();
 
+/** Most overview images a file may hold: 2¹⁶ times smaller than any grid a layer may have. */
+const MAX_OVERVIEWS = 16;
+
+/** Bounds what one decoded tile of `image` would hold before anything is sized by it. */
+function checkTileBytes(url: string, image: GeoTIFFImage): void {
+  const tileBytes =
+    image.getTileWidth() * image.getTileHeight() * image.getSamplesPerPixel() * Math.ceil(image.getBitsPerSample() / 8);
+  if (!(tileBytes > 0 && tileBytes <= MAX_DECODED_TILE_BYTES)) {
+    throw new ClimateQueryError(
+      'dataset_unavailable',
+      `${url} claims tiles of ${image.getTileWidth()}×${image.getTileHeight()} px × ${image.getSamplesPerPixel()} bands (${tileBytes} bytes decoded), more than the ${MAX_DECODED_TILE_BYTES} a reader decodes; the file is damaged or not one \`climate-query build\` wrote.`,
+    );
+  }
+}
+
+/**
+ * The file's first image and its overviews, in the order its table of tile digests numbers their
+ * tiles (the build's, map-file-claims.ts, and the reader's).
+ */
+export async function tiledImages(tiff: GeoTIFF): Promise<GeoTIFFImage[]> {
+  const main = await tiff.getImage(0);
+  return [main, ...(await overviewImages(tiff, main))];
+}
+
+/**
+ * The reduced-resolution images (TIFF NewSubfileType 1) that follow `main` in the file, largest
+ * first, each tiled with `main`'s bands and no larger than it. The directory chain is walked at most
+ * {@link MAX_OVERVIEWS} steps, so a chain that loops back ends there.
+ */
+async function overviewImages(tiff: GeoTIFF, main: GeoTIFFImage): Promise<GeoTIFFImage[]> {
+  const out: GeoTIFFImage[] = [];
+  let previous = main;
+  for (let i = 1; i <= MAX_OVERVIEWS && previous.fileDirectory.nextIFDByteOffset !== 0; i++) {
+    const image = await tiff.getImage(i);
+    previous = image;
+    const subfile = Number(image.fileDirectory.getValue('NewSubfileType') ?? 0);
+    if ((subfile & 1) === 0 || (subfile & 4) !== 0) continue;
+    if (
+      !image.isTiled ||
+      image.getSamplesPerPixel() !== main.getSamplesPerPixel() ||
+      image.getWidth() > main.getWidth() ||
+      image.getHeight() > main.getHeight()
+    ) {
+      continue;
+    }
+    checkTileBytes(`overview ${i}`, image);
+    out.push(image);
+  }
+  return out;
+}
+
+type TileIndex = [ArrayLike<number | bigint>, ArrayLike<number | bigint>];
+
+/** An image's whole tile index (offsets, byte counts), loaded so no tile waits for its entry. */
+async function tileIndex(image: GeoTIFFImage): Promise<TileIndex> {
+  return (await Promise.all([
+    image.fileDirectory.loadValue('TileOffsets'),
+    image.fileDirectory.loadValue('TileByteCounts'),
+  ])) as TileIndex;
+}
+
+/** Band `band`'s (0-based) smallest and largest value as GDAL recorded them in the file, if it did. */
+async function bandRange(image: GeoTIFFImage, band: number): Promise<[number, number] | null> {
+  const md = (await image.getGDALMetadata(band)) as Record<string, unknown> | null;
+  const lo = Number(md?.STATISTICS_MINIMUM);
+  const hi = Number(md?.STATISTICS_MAXIMUM);
+  return md && Number.isFinite(lo) && Number.isFinite(hi) && lo <= hi ? [lo, hi] : null;
+}
+
+/** One tiled image of the file (the full grid or an overview) as a {@link RasterFile} without close. */
+function tiledImage(url: string, image: GeoTIFFImage, cached: BlockCachedSource): RasterFile {
+  const width = image.getWidth();
+  const height = image.getHeight();
+  const tileWidth = image.getTileWidth();
+  const tileHeight = image.getTileHeight();
+  return {
+    url,
+    width,
+    height,
+    tileWidth,
+    tileHeight,
+    bands: image.getSamplesPerPixel(),
+    stats: cached.stats,
+    async readTile(tx, ty, bands, sig) {
+      const x0 = tx * tileWidth;
+      const y0 = ty * tileHeight;
+      const x1 = Math.min(x0 + tileWidth, width);
+      const y1 = Math.min(y0 + tileHeight, height);
+      const decode = async (): Promise<TypedArray> =>
+        (await image.readRasters({
+          window: [x0, y0, x1, y1],
+          samples: [...bands],
+          interleave: true,
+          signal: sig,
+        })) as TypedArray;
+      const aborted = (err: unknown) =>
+        err instanceof ClimateQueryError || sig?.aborted || (err as { name?: unknown })?.name === 'AbortError';
+      let data: TypedArray | undefined;
+      for (let attempt = 0; data === undefined; attempt++) {
+        try {
+          data = await decode();
+        } catch (err) {
+          if (sig?.aborted) throw asSourceError(err, url, sig);
+          // A tile that is not the build's had its blocks dropped as it failed: a fresh read may heal. Once.
+          if (notTheirs.has(err as object) && attempt === 0) continue;
+          if (aborted(err)) throw asSourceError(err, url, sig);
+          // Bytes that would not decode may be a host's fault (a cut or shifted answer): they must
+          // not stay cached, and a fresh read may heal. Once; a second failure is the file's own.
+          cached.dropBlocks();
+          if (attempt > 0) {
+            const detail = err instanceof Error ? err.message : String(err);
+            throw new ClimateQueryError(
+              'dataset_unavailable',
+              `${url}: tile ${tx},${ty} could not be decoded (${detail}); the file is damaged, or the host sends other bytes than asked for.`,
+              { cause: err },
+            );
+          }
+        }
+      }
+      return { x0, y0, width: x1 - x0, height: y1 - y0, samples: bands.length, data };
+    },
+    // An overview shares its file's source: only the file's own close releases it.
+    close: async () => undefined,
+  };
+}
+
 /**
  * The block cache's check of a file with a table of tile digests: a slice that is one of the
  * file's tiles (its offset and byte count) must match its digest; anything else (the header, the
@@ -176,9 +248,11 @@ function tileCheck(
   url: string,
   fileId: string,
   table: Uint8Array,
-  offsets: ArrayLike<number | bigint>,
-  counts: ArrayLike<number | bigint>,
+  indexes: readonly TileIndex[],
 ): (slice: Slice, bytes: Uint8Array) => Promise<void> {
+  // The table numbers the tiles of every image in turn, the full grid's first (map-file-claims.ts).
+  const offsets = indexes.flatMap(([o]) => Array.from(o, Number));
+  const counts = indexes.flatMap(([, c]) => Array.from(c, Number));
   if (table.length !== offsets.length * DIGEST_BYTES) {
     throw new ClimateQueryError(
       'dataset_unavailable',
@@ -186,10 +260,10 @@ function tileCheck(
     );
   }
   const tileAt = new Map<number, number>();
-  for (let k = 0; k < offsets.length; k++) if (Number(counts[k]) > 0) tileAt.set(Number(offsets[k]), k);
+  for (let k = 0; k < offsets.length; k++) if (counts[k]! > 0) tileAt.set(offsets[k]!, k);
   return async ({ offset, length }, bytes) => {
     const k = tileAt.get(offset);
-    if (k === undefined || Number(counts[k]) !== length) return;
+    if (k === undefined || counts[k] !== length) return;
     const want = table.subarray(k * DIGEST_BYTES, (k + 1) * DIGEST_BYTES);
     if (sameDigest(await tileDigest(fileId, k, bytes), want)) return;
     const error = new ClimateQueryError(

@@ -47,6 +47,10 @@ export interface RasterFile {
   readCost?(tx: number, ty: number, bands: number[]): { chunks: number; bytes: number };
   /** The block cache's read counters (diagnostics, tests). */
   readonly stats: { reads: number; bytes: number };
+  /** The same grid at reduced resolutions (a COG's overviews), largest first; read as the file is. */
+  readonly overviews?: readonly RasterFile[];
+  /** Band `band`'s smallest and largest stored value over the full grid, where the file records them. */
+  bandRange?(band: number): Promise<[number, number] | null>;
   close(): Promise<void>;
 }
 

@@ -45,7 +45,7 @@ const HELP: Help = {
       and valid ranges are applied, units taken from the file (K → °C for --unit °C).
       --layout: zarr (a Zarr store per year, 8 × 8 px chunks × every date: small point
       reads, a preview per date; the default for more than 32 dates a file, i.e. daily
-      years) or map (one tiled GeoTIFF per file group). Both open in GDAL, QGIS and xarray.
+      years) or map (a Cloud-Optimized GeoTIFF per file group). Both open in GDAL, QGIS and xarray.
       Progress is printed every few seconds.
 
 Options:

@@ -1,13 +1,16 @@
 /**
- * The `map` layout's reader: a north-up tiled GeoTIFF per file group (raster-file.ts), checked
+ * The `map` layout's reader: a north-up tiled GeoTIFF (a COG) per file group (raster-file.ts), checked
  * against what the catalog records of it (size, header, tile digests, grid) as it is opened. Its
- * map preview reads every tile of the file's band (a monthly or undated file: ≈ 0.3 MB on the demo
- * grid, about 12 MB for a monthly year of the 1,800 × 1,150 px real-size grid).
+ * map preview reads the file's largest overview within the preview's longest edge where the build
+ * wrote overviews (a grid wider or taller than that: on the 1,800 × 1,150 px real-size grid a
+ * monthly year's 900 × 575 overview, ≈ 1.3 MB, where every tile of the file was ≈ 5.4 MB), with the
+ * legend's range from the full grid's statistics in the file; else every tile of the file's band.
  */
 import { ClimateQueryError } from '../../contract/errors.ts';
 import { openRasterFile } from '../raster-file.ts';
 import type { LayoutReader } from '../raster-reader.ts';
-import { tilePreview } from './tile-preview.ts';
+import { PREVIEW_MAX_EDGE } from '../zarr-layout.ts';
+import { gridOf } from './tile-preview.ts';
 
 export const mapReader: LayoutReader = {
   async open(ctx, layer, index) {
@@ -29,7 +32,14 @@ export const mapReader: LayoutReader = {
     return f;
   },
 
+  // Bounded by the full grid: a file without overviews is previewed whole.
   previewPixels: (layer) => layer.width * layer.height,
 
-  preview: tilePreview,
+  async preview(ctx, layer, index, band, signal) {
+    const f = await ctx.file(layer, index, signal);
+    const fits = (o: { width: number; height: number }) => o.width <= PREVIEW_MAX_EDGE && o.height <= PREVIEW_MAX_EDGE;
+    const reduced = fits(f) ? undefined : f.overviews?.find(fits);
+    const range = reduced ? ((await f.bandRange?.(band)) ?? null) : null;
+    return gridOf(ctx, layer, index, reduced ?? f, band, range, signal);
+  },
 };
