@@ -22,7 +22,8 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { fromFile } from 'geotiff';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Catalog, RasterLayerEntry } from '../src/dataset/catalog.ts';
@@ -31,7 +32,7 @@ import { createClimateEngine } from '../src/engine/engine.ts';
 import { BrowserBench, buildBenchPage } from './browser.ts';
 import { cacheDir, REPO } from './dataset.ts';
 import { profileOf, roundTrips } from './link.ts';
-import { ensureRealSizeInputs } from './raster-scale-inputs.ts';
+import { ensureRealSizeInputs, ensureRealSizeMonthly } from './raster-scale-inputs.ts';
 import { REAL_SIZE_GRID } from './raster-scale-model.ts';
 import { renderRealSizeSection, spliceRealSizeSection, type RealSizeResults } from './raster-scale-report.ts';
 import { hostInfo } from './results.ts';
@@ -54,7 +55,8 @@ export interface RealSizeOptions {
 
 /** What one build cost. */
 export interface RealSizeBuild {
-  input: 'band' | 'pixel';
+  /** The input's interleave, for the daily builds; `monthly`: the monthly layer (`map` layout). */
+  input: 'band' | 'pixel' | 'monthly';
   years: number;
   wallS: number;
   cpuS: number;
@@ -62,6 +64,8 @@ export interface RealSizeBuild {
   storeBytes: number;
   objects: number;
   command: string;
+  /** The monthly layer's file: its bytes and its full grid's tile bytes. */
+  tileBytes?: { file: number; fullGrid: number };
 }
 
 /** Where a request's bytes went. */
@@ -69,7 +73,8 @@ type Kind = 'catalog' | 'chunk' | 'preview' | 'other';
 
 function kindOf(path: string): Kind {
   if (path.endsWith('/catalog.json')) return 'catalog';
-  if (/\.zarr\/preview\//.test(path)) return 'preview';
+  // A map file is read by the monthly preview alone: its header, overview tiles and tile digests.
+  if (/\.zarr\/preview\//.test(path) || path.endsWith('.tif')) return 'preview';
   if (/\.zarr\/[^/]+\/0\.\d+\.\d+$/.test(path)) return 'chunk';
   return 'other';
 }
@@ -121,7 +126,7 @@ const time = (cmd: string, args: string[], env: NodeJS.ProcessEnv = {}) =>
 async function ensureBuild(
   dir: string,
   inputs: string[],
-  input: 'band' | 'pixel',
+  input: 'band' | 'pixel' | 'monthly',
   rebuild: boolean,
   log: (s: string) => void,
 ): Promise<RealSizeBuild> {
@@ -139,7 +144,7 @@ async function ensureBuild(
     '--unit',
     '°C',
     '--time-scale',
-    'daily',
+    input === 'monthly' ? 'monthly' : 'daily',
     '--extent',
     'tc',
     ...inputs,
@@ -162,12 +167,25 @@ async function ensureBuild(
       .join(' ')
       .replace(building, 'DIR')
       .replace(/\S+\/(tmean_\d+_\w+\.tif)/g, '$1')}`,
+    ...(input === 'monthly' ? { tileBytes: await tileBytesOf(building, catalog) } : {}),
   };
   await writeFile(join(building, 'build.json'), JSON.stringify(build));
   await rm(dir, { recursive: true, force: true });
   await rename(building, dir);
   log(`  ${t.wallS.toFixed(0)} s, peak RSS ${(t.peakRssBytes / 1e6).toFixed(0)} MB`);
   return build;
+}
+
+/** A built `map` layer's file: its bytes, and those of its full grid's tiles (what a preview without overviews reads). */
+async function tileBytesOf(dir: string, catalog: Catalog): Promise<{ file: number; fullGrid: number }> {
+  const path = join(dir, catalog.rasters[0]!.files[0]!.path);
+  const tiff = await fromFile(path);
+  try {
+    const counts = (await (await tiff.getImage(0)).fileDirectory.loadValue('TileByteCounts')) as ArrayLike<number>;
+    return { file: (await stat(path)).size, fullGrid: Array.from(counts, Number).reduce((a, b) => a + b, 0) };
+  } finally {
+    tiff.close();
+  }
 }
 
 /**
@@ -243,10 +261,12 @@ export async function runRealSizeBench(o: RealSizeOptions): Promise<void> {
   await mkdir(cache, { recursive: true });
   const band = await ensureRealSizeInputs(cacheDir(), [...YEARS], 'band', o.log);
   const pixel = await ensureRealSizeInputs(cacheDir(), [YEARS[0]], 'pixel', o.log);
+  const monthly = await ensureRealSizeMonthly(cacheDir(), YEARS[0], o.log);
 
   const builds = [
     await ensureBuild(join(cache, 'band'), band, 'band', o.rebuild, o.log),
     await ensureBuild(join(cache, 'pixel'), pixel, 'pixel', o.rebuild, o.log),
+    await ensureBuild(join(cache, 'monthly'), [monthly], 'monthly', o.rebuild, o.log),
   ];
   const twentyDir = join(cache, 'twenty');
   if (o.rebuild) await rm(twentyDir, { recursive: true, force: true });
@@ -300,7 +320,7 @@ export async function runRealSizeBench(o: RealSizeOptions): Promise<void> {
   const oracle: RealSizeResults['oracle'] = [];
   for (const link of LINKS) {
     const server = await startBenchServer({
-      mounts: { '/data/': join(cache, 'band'), '/twenty/': twentyDir },
+      mounts: { '/data/': join(cache, 'band'), '/twenty/': twentyDir, '/monthly/': join(cache, 'monthly') },
       profile: profileOf(link),
     });
     try {
@@ -353,6 +373,23 @@ export async function runRealSizeBench(o: RealSizeOptions): Promise<void> {
         await engine.close();
       }
       (results['preview-node'] ??= { label: 'map preview of one date (Node)', links: {} }).links[link] = list;
+      // A month's map preview of the monthly layer (`map` layout: a COG whose overview it reads).
+      const months: RealSizeRun[] = [];
+      for (let i = 0; i < runs; i++) {
+        const engine = createClimateEngine({ dataset: urlLocation(`${server.nodeUrl}monthly/`) });
+        server.reset();
+        const t = performance.now();
+        await engine.layerGrid({ dataType: 'tmean', subDataType: '-', period: `${y0}-06-01` });
+        months.push(summarise(server.counts().log, performance.now() - t));
+        await engine.close();
+      }
+      (results['preview-monthly-node'] ??= {
+        label: 'map preview of one month of the monthly layer (Node)',
+        links: {},
+      }).links[link] = months;
+      o.log(
+        `monthly preview at ${link}: ${months.map((r) => `${r.requests} req ${(r.bytes / 1024).toFixed(0)} KiB ${r.ms.toFixed(0)} ms`).join('; ')}`,
+      );
     } finally {
       await server.close();
     }
