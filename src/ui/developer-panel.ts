@@ -8,7 +8,7 @@
 import { ClimateQueryError } from '../contract/errors.ts';
 import { layersOf, validateRequest } from './form-rules.ts';
 import { type Panel, type PanelContext, part } from './panel.ts';
-import { buildRequest } from './query-model.ts';
+import { buildRequest } from './query-request.ts';
 
 /** A request as the panel shows it. */
 export interface PanelRequest {

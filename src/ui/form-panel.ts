@@ -14,7 +14,8 @@ import { aggregationOptions, stationTypeOptions, timeScaleOptions } from './form
 import { currentScale, defaultDates, formLayer, layersOf, validateRequest } from './form-rules.ts';
 import type { DrawTool } from './map-view.ts';
 import { type Panel, type PanelContext, part } from './panel.ts';
-import { areaOf, buildRequest, endpointFor, type FormState, periodLabel } from './query-model.ts';
+import { areaOf, buildRequest, endpointFor, type FormState } from './query-request.ts';
+import { periodLabel } from './result-table.ts';
 import { areaText } from './saved-summary.ts';
 import { clipToHeld, type ScaleSwitch, switchScale } from './scale-switch.ts';
 import { boundsOf, readShapeText } from './shape-text.ts';

@@ -8,7 +8,7 @@ import type { RasterLayerEntry } from '../dataset/catalog.ts';
 import type { Endpoint } from '../contract/types.ts';
 import { VALIDATORS, validatePoint, validatePolygon } from '../contract/validate.ts';
 import { defaultStationDates } from './dataset-info.ts';
-import { DEFAULT_FORM, type FormState } from './query-model.ts';
+import { DEFAULT_FORM, type FormState } from './query-request.ts';
 import type { AppDataset } from './store.ts';
 
 /** The dataset's raster layers (none before it has loaded). */

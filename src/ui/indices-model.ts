@@ -13,7 +13,7 @@ import {
 } from '../contract/station-indices.ts';
 import type { Endpoint } from '../contract/types.ts';
 import { parseWkts } from '../contract/wkt.ts';
-import { formatValue } from './query-model.ts';
+import { formatValue } from './series-format.ts';
 import { blankWords, MONTH_NAMES } from './words.ts';
 
 /** The indices asked, by family, as the view shows them. */

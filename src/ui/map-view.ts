@@ -29,7 +29,7 @@ import { OFFLINE_ATTRIBUTION, offlineStyle, placesGeoJson, type OnlineBasemap, t
 import type { Catalog } from '../dataset/catalog.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import type { PolygonCoords, Position } from '../contract/wkt.ts';
-import type { DrawnGeometry } from './query-model.ts';
+import type { DrawnGeometry } from './query-request.ts';
 
 setWorkerUrl(maplibreWorkerUrl);
 

@@ -14,21 +14,10 @@ import { FAR_STATION_KM, defaultStationDates, stationHeldRange } from './dataset
 import { defaultDates, layersOf } from './form-rules.ts';
 import { geometryLabel } from './form-panel.ts';
 import { type Panel, type PanelContext, part } from './panel.ts';
-import {
-  MONTHS,
-  downloadName,
-  endpointFor,
-  formatValue,
-  isTotal,
-  isTimeAxis,
-  periodLabel,
-  seriesColours,
-  seriesDecimals,
-  seriesHeading,
-  toCsv,
-  xOf,
-  type ResultTable,
-} from './query-model.ts';
+import { MONTHS, isTimeAxis, periodLabel, xOf, type ResultTable } from './result-table.ts';
+import { downloadName, toCsv } from './table-csv.ts';
+import { endpointFor } from './query-request.ts';
+import { formatValue, isTotal, seriesColours, seriesDecimals, seriesHeading } from './series-format.ts';
 import type { ShownAnswer } from './store.ts';
 import { stationWords, subTypeName } from './words.ts';
 

@@ -6,7 +6,7 @@
 import './saved.css';
 import { openSavedStore, SAVED_LIMIT, type SavedAnswer, type SavedStore } from './saved-store.ts';
 import { geometriesLabel, requestSummary, savedTimeLabel } from './saved-summary.ts';
-import { endpointFor, type DrawnGeometry } from './query-model.ts';
+import { endpointFor, type DrawnGeometry } from './query-request.ts';
 import type { Panel, PanelContext } from './panel.ts';
 import { layersOf } from './form-rules.ts';
 import { subTypeName } from './words.ts';

@@ -13,7 +13,7 @@
  * on a phone.
  */
 import type { Endpoint } from '../contract/types.ts';
-import type { DrawnGeometry, FormState } from './query-model.ts';
+import type { DrawnGeometry, FormState } from './query-request.ts';
 
 /** Most answers kept per dataset; the oldest of that dataset go first. */
 export const SAVED_LIMIT = 50;

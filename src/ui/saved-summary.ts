@@ -2,7 +2,7 @@
  * The words a saved answer is listed under: which geometries (named as the
  * side panel names them) and what was asked. No DOM here.
  */
-import { areaOf, type DrawnGeometry } from './query-model.ts';
+import { areaOf, type DrawnGeometry } from './query-request.ts';
 import { stationWords, subTypeName } from './words.ts';
 
 /** Area as the side panel and the saved answers write it: hectares under 10 ha, else km². */

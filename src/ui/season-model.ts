@@ -10,7 +10,7 @@ import { CALENDARS } from '../contract/calendars.ts';
 import { requestDateOf, type TimeScale } from '../contract/periods.ts';
 import { TIME_SCALES } from '../contract/time-scales.ts';
 import type { Endpoint } from '../contract/types.ts';
-import { MONTHS } from './query-model.ts';
+import { MONTHS } from './result-table.ts';
 
 /**
  * The scales whose periods repeat within a year, compared period by period

@@ -14,7 +14,8 @@ import type { IndexedStation } from '../stations/station-index.ts';
 import { stationHeldRange } from './dataset-info.ts';
 import { type Panel, type PanelContext, part } from './panel.ts';
 import { followUpError } from './words.ts';
-import { formatValue, isTotal, seriesDecimals, toTable, type ResultTable } from './query-model.ts';
+import { formatValue, isTotal, seriesDecimals } from './series-format.ts';
+import { toTable, type ResultTable } from './result-table.ts';
 import {
   hasSeason,
   planSeason,

@@ -7,7 +7,7 @@
  */
 import { ClimateQueryError } from '../contract/errors.ts';
 import { MAX_VERTICES, parseWkts, type Position } from '../contract/wkt.ts';
-import type { DrawnGeometry } from './query-model.ts';
+import type { DrawnGeometry } from './query-request.ts';
 import { itemWords } from './words.ts';
 
 /** Most shapes taken from one paste (the endpoints' own limit per request is larger). */

@@ -7,7 +7,8 @@
 import type { Catalog } from '../dataset/catalog.ts';
 import type { IndexedStation } from '../stations/station-index.ts';
 import type { Endpoint } from '../contract/types.ts';
-import type { DrawnGeometry, FormState, ResultTable } from './query-model.ts';
+import type { DrawnGeometry, FormState } from './query-request.ts';
+import type { ResultTable } from './result-table.ts';
 import type { ErrorLike } from './words.ts';
 import type { SavedAnswer } from './saved-store.ts';
 

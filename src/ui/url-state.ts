@@ -7,7 +7,8 @@
 import type { AppActions } from './panel.ts';
 import { layersOf } from './form-rules.ts';
 import type { MapView } from './map-view.ts';
-import { buildRequest, decodeState, decodeView, encodeState, encodeView } from './query-model.ts';
+import { buildRequest } from './query-request.ts';
+import { decodeState, decodeView, encodeState, encodeView } from './url-codec.ts';
 import type { AppStore } from './store.ts';
 
 /** Keeps the URL and the store in step; applies the current hash first. Returns the function that stops it. */

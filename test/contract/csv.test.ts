@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { CSV_BOM, csvComment, csvField } from '../../src/contract/csv.ts';
 import { sqlResultCsv } from '../../src/sql/sql-csv.ts';
-import { toCsv } from '../../src/ui/query-model.ts';
+import { toCsv } from '../../src/ui/table-csv.ts';
 import { parseCsv } from '../helpers/csv-rows.ts';
 
 const HOSTILE = [

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defaultStationDates, sqlDefaultDays } from '../../src/ui/dataset-info.ts';
-import { periodLabel } from '../../src/ui/query-model.ts';
+import { periodLabel } from '../../src/ui/result-table.ts';
 import { switchScale } from '../../src/ui/scale-switch.ts';
 import { planSeason, seasonOf } from '../../src/ui/season-model.ts';
 import { requestDateOfDay } from '../../src/ui/sql-panel.ts';

@@ -2,7 +2,7 @@
 // the build's default description already carries it ("et0 (mm)").
 import { describe, expect, it } from 'vitest';
 import { layerName } from '../../src/ui/words.ts';
-import { seriesHeading } from '../../src/ui/query-model.ts';
+import { seriesHeading } from '../../src/ui/series-format.ts';
 
 describe('layerName', () => {
   it('adds the unit to a description without it, and not to one that ends with it', () => {

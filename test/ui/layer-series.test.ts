@@ -4,7 +4,8 @@
  * drawn as a temperature because its name is not one the contract knows.
  */
 import { describe, expect, it } from 'vitest';
-import { isTotal, layerDecimals, layerIsTotal, toTable } from '../../src/ui/query-model.ts';
+import { isTotal, layerDecimals, layerIsTotal } from '../../src/ui/series-format.ts';
+import { toTable } from '../../src/ui/result-table.ts';
 
 describe('a layer of the user’s own', () => {
   it('in mm, dekadal, named chirps: a total, at one decimal though stored at 0.001', () => {

@@ -1,6 +1,6 @@
 /** Chart colours a grower reads without the legend: the lowest blue, the highest red; places kept apart. */
 import { describe, expect, it } from 'vitest';
-import { seriesColours } from '../../src/ui/query-model.ts';
+import { seriesColours } from '../../src/ui/series-format.ts';
 
 const BLUE = '#1d5f8a';
 const RED = '#c62828';
