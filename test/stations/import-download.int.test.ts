@@ -192,6 +192,55 @@ describe('import gsod --station --years from a mirror of NCEI', () => {
     expect(Object.keys(got.data)).toHaveLength(30);
   });
 
+  it("ghcnh --near reads NOAA's GHCNh station list as published: names with commas, placeholder heights, a header or none", async () => {
+    const doc = join(root, 'ncei', 'oa', 'global-historical-climatology-network', 'hourly', 'doc');
+    await mkdir(doc, { recursive: true });
+    await writeFile(
+      join(doc, 'ghcnh-station-list.csv'),
+      [
+        'GHCN_ID,LATITUDE,LONGITUDE,ELEVATION,STATE,NAME,GSN,(US)HCN_(US)CRN,WMO_ID,ICAO,ISO_CODE',
+        'SFM00068816,-33.9648,18.6017,46.0,,CAPE TOWN INTL,GSN,,68816,FACT,ZA',
+        'SFXLT000001,-33.9300,18.8600,9999.0,,STELLENBOSCH, ELSENBURG,,,,,ZA',
+        'SFM00068828,-34.0056,22.3789,-999.9,,GEORGE,,,68828,FAGG,ZA',
+        'SFXLT000002,,,,,NO POSITION,,,,,ZA',
+      ].join('\n'),
+    );
+    const psvPath =
+      'oa/global-historical-climatology-network/hourly/access/by-year/2024/psv/GHCNh_SFM00068816_2024.psv';
+    await mkdir(join(root, 'ncei', ...psvPath.split('/').slice(0, -1)), { recursive: true });
+    const rows = ['STATION|Station_name|DATE|LATITUDE|LONGITUDE|ELEVATION|temperature|temperature_Quality_Code'];
+    for (let d = 1; d <= 30; d++)
+      for (let hr = 0; hr < 24; hr++)
+        rows.push(
+          `SFM00068816|CAPE TOWN INTL|2024-06-${String(d).padStart(2, '0')}T${String(hr).padStart(2, '0')}:00:00|-33.9648|18.6017|46.0|${(10 + ((d * 7 + hr) % 9) / 2).toFixed(1)}|`,
+        );
+    await writeFile(join(root, 'ncei', ...psvPath.split('/')), `${rows.join('\n')}\n`);
+    mirror.reset();
+    const r = await cli([
+      'import',
+      'ghcnh',
+      ...['--near', '18.86,-33.93', '--radius', '50', '--years', '2024'],
+      ...['--mirror', mirror.url, '--cache', join(root, 'cache-ghcnh'), '--out', join(root, 'near-ghcnh')],
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /2 ghcnh station\(s\) within 50 km of 18\.86,-33\.93:\n {2}SFXLT000001 {2}STELLENBOSCH, ELSENBURG {2}0\.0 km\n {2}SFM00068816 {2}CAPE TOWN INTL {2}2\d\.\d km\n/,
+    );
+    expect(r.stderr).toMatch(/NCEI has no ghcnh file for: SFXLT000001 2024\./);
+    expect(mirror.log.some((e) => e.path.includes('SFM00068828'))).toBe(false);
+    const got = await nearestAnswer(
+      join(root, 'near-ghcnh'),
+      18.6017,
+      -33.9648,
+      ['temperature_mean'],
+      'daily',
+      '2024-06-02',
+      '2024-06-29',
+    );
+    expect(Object.keys(got.data)).toHaveLength(28);
+    expect(Object.values(got.data).every((d) => typeof d.temperature_mean === 'number')).toBe(true);
+  });
+
   it('without a host: one sentence, exit 1, and the cache kept', async () => {
     const s = createServer();
     await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));

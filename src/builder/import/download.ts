@@ -14,8 +14,10 @@ import { runLimited } from '../../io/run-limited.ts';
 import { BuildError } from '../build-error.ts';
 import { distanceM } from '../../contract/geodesic.ts';
 import { parseGhcndStations } from './ghcnd.ts';
+import { parseGhcnhStationList } from './ghcnh.ts';
+import type { ImportedStation } from './imported.ts';
 import { parseIsdHistory } from './isd-lite.ts';
-import { NOAA_PATHS } from './noaa-paths.ts';
+import { NOAA_PATHS, type NoaaPaths } from './noaa-paths.ts';
 
 /** Most bytes one downloaded file may hold (a busy airport's GHCNh year is tens of MB). */
 export const MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024;
@@ -241,6 +243,16 @@ function unreachable(url: string, err: unknown): BuildError {
   );
 }
 
+/** How each archive's station list is read (noaa-paths.ts names which one an archive has). */
+const NEAR_LIST_READERS: Record<
+  NonNullable<NoaaPaths['nearList']>['kind'],
+  (text: string, file: string) => Map<string, ImportedStation>
+> = {
+  'isd-history': parseIsdHistory,
+  'ghcnd-stations': parseGhcndStations,
+  'ghcnh-station-list': parseGhcnhStationList,
+};
+
 /** Most stations `--near` picks: the nearest ones, the rest named as left out. */
 export const MAX_NEAR_STATIONS = 25;
 
@@ -286,7 +298,7 @@ export async function stationsNear(o: {
       );
   }
   const text = await readFile(local, 'latin1');
-  const all = list.kind === 'isd-history' ? parseIsdHistory(text, local) : parseGhcndStations(text, local);
+  const all = NEAR_LIST_READERS[list.kind](text, local);
   const found = [...all.values()]
     .map((s) => ({ id: s.station_id, name: s.name, km: distanceM([o.near[0], o.near[1]], [s.lon, s.lat]) / 1000 }))
     .filter((s) => s.km <= o.radiusKm)

@@ -20,7 +20,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { BuildError } from '../build-error.ts';
-import type { Imported } from './imported.ts';
+import type { Imported, ImportedStation } from './imported.ts';
 import { combine } from './mapped-csv.ts';
 
 /** GHCNh variables the contract has an hourly type for. */
@@ -230,4 +230,41 @@ function takeGhcnhRows(
     }
   }
   into.files.push({ path, rows });
+}
+
+/** The columns of NOAA's GHCNh station list, in order (its header, where a release writes one). */
+const STATION_LIST_COLUMNS = 11;
+
+/**
+ * NOAA's GHCNh station list (`ghcnh-station-list.csv`: GHCN_ID, LATITUDE, LONGITUDE, ELEVATION,
+ * STATE, NAME, GSN, (US)HCN_(US)CRN, WMO_ID, ICAO, ISO_CODE; a header line in some releases, none in
+ * others). Names are not quoted and may hold a comma, so the fields after the name are counted from
+ * the end. Elevations NOAA writes as placeholders (−999.9, −999.0, 8191.0, 9999.0) are unknown, not
+ * heights. A line without a position is passed over; a file where no line has one is not the list.
+ */
+export function parseGhcnhStationList(text: string, file: string): Map<string, ImportedStation> {
+  const out = new Map<string, ImportedStation>();
+  for (const line of text.split(/\r?\n/)) {
+    const f = line.split(',');
+    if (f.length < 6 || /^GHCN_ID$/i.test(f[0]!.trim())) continue;
+    const id = f[0]!.trim();
+    const [lat, lon, elev] = [Number(f[1]), Number(f[2]), Number(f[3])];
+    if (!/^[A-Z0-9_]{11}$/.test(id) || f[1]!.trim() === '' || f[2]!.trim() === '') continue;
+    if (!(Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) continue;
+    const nameEnd = f.length >= STATION_LIST_COLUMNS ? f.length - (STATION_LIST_COLUMNS - 6) : f.length;
+    out.set(id, {
+      station_id: id,
+      name: f.slice(5, nameEnd).join(',').trim(),
+      lat,
+      lon,
+      elevation: f[3]!.trim() === '' || !Number.isFinite(elev) || elev <= -999 || elev >= 8000 ? null : elev,
+    });
+  }
+  if (out.size === 0)
+    throw new BuildError(
+      'invalid_input',
+      `${file} has no station line (GHCN_ID, LATITUDE, LONGITUDE, …): it is not NOAA's GHCNh station list.`,
+      { file },
+    );
+  return out;
 }

@@ -22,7 +22,7 @@ export interface NoaaPaths {
   /** What an id looks like, for messages. */
   example: string;
   /** The station list `--near` searches (positions of every station), when the archive has one this reads. */
-  nearList?: { path: string; kind: 'isd-history' | 'ghcnd-stations' };
+  nearList?: { path: string; kind: 'isd-history' | 'ghcnd-stations' | 'ghcnh-station-list' };
 }
 
 const plain = (s: string) => s.trim();
@@ -34,6 +34,10 @@ export const NOAA_PATHS: Readonly<Record<string, NoaaPaths>> = {
     id: /^[A-Z0-9_]{11}$/,
     normalise: (s) => plain(s).toUpperCase(),
     example: 'SFM00068816 (GHCN-style: country, network, station)',
+    nearList: {
+      path: 'oa/global-historical-climatology-network/hourly/doc/ghcnh-station-list.csv',
+      kind: 'ghcnh-station-list',
+    },
   },
   gsod: {
     file: (s, y) => `data/global-summary-of-the-day/access/${y}/${s}.csv`,

@@ -14,7 +14,7 @@ const HELP: Help = {
        climate-query import csv FILE          (proposes FILE.mapping.json; builds nothing)
        climate-query import ghcnh|gsod|isd-lite|ghcnd --station ID... --years A-B --out DIR
                              [--mirror URL] [--cache DIR]   (downloads from NOAA NCEI first)
-       climate-query import gsod|isd-lite|ghcnd --near LON,LAT [--radius KM] --years A-B --out DIR
+       climate-query import ghcnh|gsod|isd-lite|ghcnd --near LON,LAT [--radius KM] --years A-B --out DIR
 
   Imports a station archive as its source publishes it: converts its values into the
   contract's data types and units, drops its missing markers and the values its quality
