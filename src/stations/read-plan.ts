@@ -14,8 +14,8 @@ import { keyOfTime } from './time-keys.ts';
 
 /**
  * Column chunks of one station file closer than this are read as one range.
- * Chosen on four links (docs/performance.md, "One round trip per station
- * file"): a request costs a browser 5–10 ms whatever the link, so in Chromium
+ * Chosen on four links (docs/decisions/0003-station-read-path.md, "The merge
+ * gap"): a request costs a browser 5–10 ms whatever the link, so in Chromium
  * a 16 KiB gap is 18–21 % faster at 40 ms, but it reads 3× the bytes of the
  * chunks that hold the answer (8 KiB: under 2×, the archive's target) and is
  * 11 % slower for an hourly year on a 4 Mbit/s line, the link growers have.
