@@ -549,7 +549,7 @@ function missedNotes(r: BenchResults, targets: TargetRow[]): string[] {
           .map((t) => `${t.target.split(':')[0]}: ${t.measured}`)
           .join('; ') +
         (met.length ? ` (met: ${met.join(', ')})` : '') +
-        `. Where the bytes go: ${split.join('; ')}. Why: the demo archive is small (130 stations × 2 years), so the ten station-years of a query are a large part of it, and each station file read costs its footer and the column chunks of the row groups that overlap the year (a row group holds 4,096 hours or 2,048 days, so a year touches more rows than it asks for). The issue-9 targets are the ones in the scale section below (all bytes ≤ 1.5 MB, data ≤ 2× the answer's column chunks); this 5 % target predates the per-station archive.`,
+        `. Where the bytes go: ${split.join('; ')}. Why: the demo archive is small (130 stations × 2 years), so the ten station-years of a query are a large part of it, and each station file read costs its footer and the column chunks of the row groups that overlap the year (a row group holds 4,096 hours or 2,048 days, so a year touches more rows than it asks for). The archive's own byte targets are the ones in the scale section below (all bytes ≤ 1.5 MB, data ≤ 2× the answer's column chunks); this 5 % target predates the per-station archive.`,
       '',
     );
   }

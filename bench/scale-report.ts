@@ -59,13 +59,13 @@ export function scaleTargets(r: ScaleResults): ScaleTarget[] {
     met: first <= 1500,
   });
   t.push({
-    target: 'same: first answer after navigation, 40 ms per request ≤ 0.8 s (issue 21)',
+    target: 'same: first answer after navigation, 40 ms per request ≤ 0.8 s',
     measured: fmtMs(first),
     met: first <= 800,
   });
   const polyLoaded = med(poly.cold, (x) => x.ms);
   t.push({
-    target: `network poly-aggregate (${poly.stations} stations × 5 types × 1 year daily), cold from a loaded page, 40 ms per request ≤ 0.8 s (issue 21)`,
+    target: `network poly-aggregate (${poly.stations} stations × 5 types × 1 year daily), cold from a loaded page, 40 ms per request ≤ 0.8 s`,
     measured: `${fmtMs(polyLoaded)} (runs ${poly.cold.map((x) => fmtMs(x.ms)).join(', ')})`,
     met: polyLoaded <= 800,
   });
