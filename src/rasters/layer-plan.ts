@@ -29,6 +29,11 @@ export interface ReadPlan {
   files: FileBands[];
 }
 
+/** `dataType[/subDataType]`, as a query names a layer, for messages. */
+export function layerTypeLabel(layer: Pick<RasterLayerEntry, 'dataType' | 'subDataType'>): string {
+  return `${layer.dataType}${layer.subDataType === '-' ? '' : `/${layer.subDataType}`}`;
+}
+
 /** Finds the layer of `q` in `catalog`, or throws `unknown_data_type`. */
 export function findLayer(
   catalog: Catalog,
