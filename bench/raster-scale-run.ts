@@ -149,7 +149,9 @@ async function ensureBuild(
     'tc',
     ...inputs,
   ];
-  log(`building ${inputs.length} year(s) from ${input}-interleaved inputs: climate-query ${args.join(' ')}`);
+  log(
+    `building ${inputs.length} year(s) from ${input === 'monthly' ? 'monthly means' : `${input}-interleaved inputs`}: climate-query ${args.join(' ')}`,
+  );
   const out = await time(process.execPath, [join(REPO, 'bin/climate-query.js'), ...args]);
   const t = parseGnuTime(out);
   const objects = Number(/(\d+) objects/.exec(out)?.[1] ?? Number.NaN);

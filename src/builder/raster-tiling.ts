@@ -52,10 +52,12 @@ export function chooseLayout(bands: number): 'map' | 'zarr' {
  * every directory first, then the tiles, smallest overview first; GDAL's COG validator passes it),
  * tiled at `tileSize`, DEFLATE with the horizontal predictor, BigTIFF only when needed, all-nodata
  * tiles left out, every band's exact min/max in its GDAL metadata (the map legend's full-resolution
- * range, docs/layers.md section 2.2). Overviews (block means of the valid pixels, like the `zarr`
- * layout's preview) only where the grid exceeds the preview's longest edge: there the map preview
- * reads the overview of the preview's size instead of every tile. The COG driver warns that tiles
- * under 128 px are unusual and writes them; a point's read wants them small (above).
+ * range, docs/layers.md section 2.2). Overviews only where the grid exceeds the preview's longest
+ * edge: there the map preview reads the overview of the preview's size instead of every tile. Their
+ * pixels are the layer's own values (nearest: one of each block), which compress as the full grid
+ * does; block means are values at a finer step than the layer's, and made a real-size monthly
+ * year's 900 × 575 px overview 2.5 MB where nearest is 1.4 MB (docs/performance.md). The COG driver
+ * warns that tiles under 128 px are unusual and writes them; a point's read wants them small (above).
  */
 export function mapFileOptions(tileSize: number, width: number, height: number): string[] {
   const overviews = Math.max(width, height) > PREVIEW_MAX_EDGE;
@@ -72,7 +74,7 @@ export function mapFileOptions(tileSize: number, width: number, height: number):
     ...(overviews
       ? [
           ...co('OVERVIEWS', 'AUTO'),
-          ...co('OVERVIEW_RESAMPLING', 'AVERAGE'),
+          ...co('OVERVIEW_RESAMPLING', 'NEAREST'),
           ...co('OVERVIEW_COMPRESS', 'DEFLATE'),
           ...co('OVERVIEW_PREDICTOR', 'YES'),
         ]

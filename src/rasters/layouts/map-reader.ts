@@ -3,7 +3,7 @@
  * against what the catalog records of it (size, header, tile digests, grid) as it is opened. Its
  * map preview reads the file's largest overview within the preview's longest edge where the build
  * wrote overviews (a grid wider or taller than that: on the 1,800 × 1,150 px real-size grid a
- * monthly year's 900 × 575 overview, ≈ 1.3 MB, where every tile of the file was ≈ 5.4 MB), with the
+ * monthly year's 900 × 575 overview, ≈ 1.4 MB, where every tile of the file is ≈ 5.5 MB), with the
  * legend's range from the full grid's statistics in the file; else every tile of the file's band.
  */
 import { ClimateQueryError } from '../../contract/errors.ts';
