@@ -132,9 +132,23 @@ function takeGhcnhRows(
         { file: path, row: 1 },
       );
   }
+  // Each variable's columns, found once: a line is split, then read by index.
+  const variables = Object.entries(GHCNH_VARIABLES)
+    .map(([variable, type]) => ({
+      variable,
+      type,
+      value: header.indexOf(variable),
+      quality: header.indexOf(`${variable}_Quality_Code`),
+      measurement: header.indexOf(`${variable}_Measurement_Code`),
+    }))
+    .filter((v) => v.value >= 0);
+  const unmapped = UNMAPPED.map((variable) => ({ variable, k: header.indexOf(variable) })).filter((u) => u.k >= 0);
   // Station → hour → type → the reports' values.
   const pending = new Map<string, Map<string, Map<string, number[]>>>();
   let rows = 0;
+  // Reports come in time order: the hour's key is made once per hour, not once per report.
+  let lastHour = Number.NaN;
+  let hourKey = '';
   for (const { row, fields: f } of lines) {
     const i = row - 1;
     if (f[cols.id]?.trim() === header[cols.id]) continue;
@@ -166,15 +180,18 @@ function takeGhcnhRows(
       });
     }
     rows++;
-    const hour = `${new Date(Math.ceil(t / 3_600_000) * 3_600_000).toISOString().slice(0, 19)}Z`;
-    for (const [variable, type] of Object.entries(GHCNH_VARIABLES)) {
-      const k = header.indexOf(variable);
-      if (k < 0) continue;
+    const hourNumber = Math.ceil(t / 3_600_000);
+    if (hourNumber !== lastHour) {
+      lastHour = hourNumber;
+      hourKey = `${new Date(hourNumber * 3_600_000).toISOString().slice(0, 19)}Z`;
+    }
+    const hour = hourKey;
+    for (const { variable, type, value: k, quality, measurement: m } of variables) {
       const raw = (f[k] ?? '').trim();
       if (raw === '') continue;
       const value = Number(raw);
-      const code = (f[header.indexOf(`${variable}_Quality_Code`)] ?? '').trim();
-      const measurement = (f[header.indexOf(`${variable}_Measurement_Code`)] ?? '').trim();
+      const code = quality >= 0 ? (f[quality] ?? '').trim() : '';
+      const measurement = m >= 0 ? (f[m] ?? '').trim() : '';
       if (!Number.isFinite(value)) {
         throw new BuildError(
           'invalid_input',
@@ -210,15 +227,14 @@ function takeGhcnhRows(
       if (!hours) pending.set(id, (hours = new Map()));
       let types = hours.get(hour);
       if (!types) hours.set(hour, (types = new Map()));
-      types.set(type, [...(types.get(type) ?? []), v]);
+      push(types, type, v);
       // The hour's lowest and highest temperature report, so the build derives a day's extremes from its reports.
-      if (type === 'temperature_mean')
-        for (const t of ['temperature_min', 'temperature_max']) types.set(t, [...(types.get(t) ?? []), v]);
+      if (type === 'temperature_mean') {
+        push(types, 'temperature_min', v);
+        push(types, 'temperature_max', v);
+      }
     }
-    for (const variable of UNMAPPED) {
-      const k = header.indexOf(variable);
-      if (k >= 0 && (f[k] ?? '').trim() !== '') into.skip(variable);
-    }
+    for (const { variable, k } of unmapped) if ((f[k] ?? '').trim() !== '') into.skip(variable);
   }
   for (const [id, hours] of pending) {
     for (const [hour, types] of hours) {
@@ -230,6 +246,13 @@ function takeGhcnhRows(
     }
   }
   into.files.push({ path, rows });
+}
+
+/** Adds `v` to the values of `type` in `types`. */
+function push(types: Map<string, number[]>, type: string, v: number): void {
+  const list = types.get(type);
+  if (list) list.push(v);
+  else types.set(type, [v]);
 }
 
 /** The columns of NOAA's GHCNh station list, in order (its header, where a release writes one). */
