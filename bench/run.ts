@@ -12,11 +12,14 @@
  *   npm run bench -- --scale --scale-size small   the same on small archives, for development
  *   npm run bench -- --real-size  climate layers at the real size (bench/raster-scale-run.ts; ≈ 15 minutes
  *                                 the first time, which generates and builds; ≈ 5 minutes cached)
+ *   npm run bench -- --ghcnh-scale [--stations 600] [--years 10]   `import ghcnh` of a network's
+ *                                 hourly archive under GNU time (bench/ghcnh-scale.ts)
  *
  * Everything runs one after another (the machine has 2 cores): a bench
  * server per latency (bench/server.ts), Node jobs each in their own child
  * process (bench/child.ts), Chromium runs from this process (bench/browser.ts).
  */
+import { runGhcnhScaleBench } from './ghcnh-scale.ts';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { execFileSync } from 'node:child_process';
@@ -135,6 +138,9 @@ async function main(): Promise<void> {
       scale: { type: 'boolean' },
       'scale-size': { type: 'string' },
       'real-size': { type: 'boolean' },
+      'ghcnh-scale': { type: 'boolean' },
+      stations: { type: 'string' },
+      years: { type: 'string' },
     },
   });
   const quick = values.quick ?? false;
@@ -143,6 +149,13 @@ async function main(): Promise<void> {
     const say = (s: string) =>
       process.stdout.write(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${s}\n`);
     return runRealSizeBench({ quick, rebuild: values.rebuild ?? false, log: say });
+  }
+  if (values['ghcnh-scale']) {
+    const t0 = performance.now();
+    const say = (s: string) =>
+      process.stdout.write(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${s}\n`);
+    await runGhcnhScaleBench({ stations: Number(values.stations ?? 600), years: Number(values.years ?? 10), log: say });
+    return;
   }
   if (values.scale) {
     const size = values['scale-size'] ?? 'full';
