@@ -2,7 +2,8 @@
  * A layer whose store is published on another host (added by URL), in the app in Chromium: the
  * dataset on one origin, the store on a second (CORS), the app on a third. The layer is listed,
  * its map preview is drawn, and a point and a field answer what a Node engine allowed that origin
- * answers; the store's host is asked for the chunks only. A store host that sends no CORS
+ * answers, in the page and as a POST to the app's API through its service worker; the store's host
+ * is asked for the chunks only. A store host that sends no CORS
  * headers fails the query with words, never a number.
  */
 import { execFileSync } from 'node:child_process';
@@ -119,6 +120,16 @@ describe('a layer read from another host', () => {
       expect(await run(page)).toMatch(/Answered/);
       ui = await snapshot(page);
       expect(ui.lastAnswer).toEqual(await engine.query('polygon', ui.lastRequest!.body));
+      // The same question as a POST to the app's own API: its service worker relays it to the page's
+      // engine, which reads the store where it is published.
+      const viaSw = await page.evaluate(async (b) => {
+        if (!navigator.serviceWorker.controller)
+          await new Promise((r) => navigator.serviceWorker.addEventListener('controllerchange', r, { once: true }));
+        const res = await fetch('./api/polygon/', { method: 'POST', body: JSON.stringify(b) });
+        return { status: res.status, body: await res.json() };
+      }, ui.lastRequest!.body);
+      expect(viaSw.status).toBe(200);
+      expect(viaSw.body).toEqual(await engine.query('polygon', ui.lastRequest!.body));
     } finally {
       await engine.close();
     }
