@@ -136,6 +136,8 @@ export interface GhcnhScaleResults {
   peakRssBytes: number;
   datasetBytes: number;
   command: string;
+  /** Set when the import did not finish: its exit and what it said; the time and memory are until then. */
+  failure?: string;
 }
 
 export async function runGhcnhScaleBench(o: {
@@ -172,12 +174,20 @@ export async function runGhcnhScaleBench(o: {
   // The CLI as an operator runs it, the files named as a shell's glob expands them.
   const args = [join(REPO, 'bin/climate-query.js'), 'import', 'ghcnh', ...files.map((f) => join(dir, f)), '--out', out];
   o.log(`importing: climate-query import ghcnh <${files.length} files> --out DIR`);
-  const text = await new Promise<string>((resolve, reject) =>
-    execFile('/usr/bin/time', ['-v', process.execPath, ...args], { maxBuffer: 256 << 20 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`import failed: ${stderr.slice(-3000)}`)) : resolve(`${stdout}\n${stderr}`),
+  // GNU time's report goes to its own file: on a failure the CLI's own words are what stderr holds.
+  const timeFile = join(cacheDir(), `ghcnh-${o.stations}x${o.years}.time`);
+  const failure = await new Promise<string | undefined>((resolve) =>
+    execFile(
+      '/usr/bin/time',
+      ['-v', '-o', timeFile, process.execPath, ...args],
+      { maxBuffer: 256 << 20 },
+      (err, _stdout, stderr) =>
+        resolve(err ? `exit ${err.code ?? '?'}: ${stderr.trim().split('\n').slice(-3).join(' ')}` : undefined),
     ),
   );
+  const text = await readFile(timeFile, 'utf8');
   const time = parseGnuTime(text);
+  if (failure) o.log(`the import failed: ${failure}`);
   let datasetBytes = 0;
   for (const e of await readdir(out, { withFileTypes: true, recursive: true }))
     if (e.isFile()) datasetBytes += (await stat(join(e.parentPath, e.name))).size;
@@ -192,6 +202,7 @@ export async function runGhcnhScaleBench(o: {
     ...time,
     datasetBytes,
     command: `climate-query import ghcnh GHCNh_*.psv --out DIR (${files.length} files)`,
+    ...(failure ? { failure } : {}),
   };
   o.log(
     `${time.wallS.toFixed(0)} s wall, ${time.cpuS.toFixed(0)} s CPU, peak RSS ${(time.peakRssBytes / 1e9).toFixed(2)} GB, ${Math.round(inputRows / time.wallS).toLocaleString('en')} rows/s`,
@@ -213,7 +224,8 @@ export async function runGhcnhScaleBench(o: {
 export function renderGhcnhScale(runs: readonly GhcnhScaleResults[]): string {
   const env = runs[runs.length - 1]!.environment;
   const row = (r: GhcnhScaleResults) =>
-    `| ${r.stations.toLocaleString('en')} × ${r.years} | ${r.files.toLocaleString('en')} | ${(r.inputBytes / 1e9).toFixed(2)} GB | ${r.inputRows.toLocaleString('en')} | ${r.wallS.toFixed(0)} s | ${r.cpuS.toFixed(0)} s | ${Math.round(r.inputRows / r.wallS).toLocaleString('en')} | ${(r.peakRssBytes / 1e9).toFixed(2)} GB | ${(r.datasetBytes / 1e6).toFixed(0)} MB | ${r.startedAt.slice(0, 16).replace('T', ' ')} (load ${r.environment.loadAverage.start.toFixed(1)}) |`;
+    `| ${r.stations.toLocaleString('en')} × ${r.years} | ${r.files.toLocaleString('en')} | ${(r.inputBytes / 1e9).toFixed(2)} GB | ${r.inputRows.toLocaleString('en')} | ${r.wallS.toFixed(0)} s | ${r.cpuS.toFixed(0)} s | ${r.failure ? '**did not finish**' : Math.round(r.inputRows / r.wallS).toLocaleString('en')} | ${r.peakRssBytes > 2e9 ? `**${(r.peakRssBytes / 1e9).toFixed(2)} GB**` : `${(r.peakRssBytes / 1e9).toFixed(2)} GB`} | ${r.failure ? '—' : `${(r.datasetBytes / 1e6).toFixed(0)} MB`} | ${r.startedAt.slice(0, 16).replace('T', ' ')}${Number.isFinite(r.environment.loadAverage.start) ? ` (load ${r.environment.loadAverage.start.toFixed(1)})` : ''} |`;
+  const failed = runs.filter((r) => r.failure);
   return `## ${GHCNH_SCALE_HEADING}
 
 \`climate-query import ghcnh GHCNh_*.psv --out DIR\` under GNU time on ${env.cpus} × ${env.cpuModel}, ${env.memoryGB} GB, Node ${env.node}, over hourly GHCNh files written by bench/ghcnh-scale.ts: GHCNh's header and per-variable code columns for nine variables, a report every hour, some failed quality codes, calm winds and traces of rain. A row per size run (stations × years); the target is bounded memory (≤ 2 GB peak RSS) with the throughput reported.
@@ -221,8 +233,8 @@ export function renderGhcnhScale(runs: readonly GhcnhScaleResults[]): string {
 | stations × years | files | input | rows | wall | CPU | rows a second | peak RSS | dataset | run (UTC) |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---|
 ${runs.map(row).join('\n')}
-
-Memory is bounded because the import reads one station's files at a time (grouped by the station their names give), writes that station's rows as the build's input and keeps only their counts; the build then reads those inputs with DuckDB under its memory limit. The dataset holds the hourly series and the daily, dekadal and monthly ones derived from it.
+${failed.map((r) => `\nThe ${r.stations.toLocaleString('en')} × ${r.years} run did not finish: ${r.failure} Its wall time, CPU and peak RSS are until it stopped.\n`).join('')}
+The reading is bounded because the import reads one station's files at a time (grouped by the station their names give), writes that station's rows as the build's input and keeps only their counts; the build then reads those inputs with DuckDB under its memory limit. The dataset holds the hourly series and the daily, dekadal and monthly ones derived from it.
 `;
 }
 
