@@ -11,8 +11,7 @@
  * and windspeed at 20/50/100/150 m on the South Africa grid. Sea pixels are
  * nodata everywhere. Deterministic: the same build every time.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EXTENT_BBOX, type RasterDataType } from '../contract/raster-layers.ts';
 import { updateCatalog } from './dataset/dataset-writer.ts';
@@ -30,6 +29,7 @@ import { DailyTemperature, SiteClimates } from './demo-weather.ts';
 import { writeInputGeoTiff } from './raster-build-input.ts';
 import { buildRasterLayer } from './raster-build.ts';
 import { loadElevation } from './elevation.ts';
+import { workFolder } from './work-folder.ts';
 
 /** Year of the daily temperature and monthly frost layers. */
 export const DEMO_YEAR = 2024;
@@ -54,7 +54,7 @@ export async function buildDemoRasters(outDir: string, options: DemoRasterOption
   const log = options.log ?? (() => undefined);
   const started = Date.now();
   await mkdir(outDir, { recursive: true });
-  const work = await mkdtemp(join(tmpdir(), 'climate-query-demo-rasters-'));
+  const work = await workFolder('demo-rasters');
   try {
     const elevationAt = await loadElevation();
     const tc = staticFields(gridFor(EXTENT_BBOX.tc, DEMO_RESOLUTION.tc), elevationAt);

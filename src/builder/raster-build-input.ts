@@ -6,11 +6,11 @@
  * and GDAL turns that into an uncompressed band-interleaved GeoTIFF, which
  * is the fastest thing for it to write and to read back.
  */
-import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { closeDataset, gdalStep, mount, openDataset, unmount } from './raster-build-gdal.ts';
 import { BuildError } from './build-error.ts';
+import { workFolder } from './work-folder.ts';
 
 const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -42,7 +42,7 @@ export async function writeInputGeoTiff(path: string, r: InputRaster): Promise<v
   // gdal3.js names the output after the driver's extension, so the name must end in .tif.
   if (!/\.tif$/.test(target))
     throw new BuildError('invalid_option', `writeInputGeoTiff writes .tif files; got ${path}.`, { file: path });
-  const work = await mkdtemp(join(tmpdir(), 'climate-query-input-'));
+  const work = await workFolder('input');
   const workMount = await mount(work);
   const outMount = await mount(dirname(target));
   try {

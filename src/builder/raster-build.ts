@@ -32,8 +32,7 @@
  * point read 16 × larger, so files are plain tiled GTiffs with the IFD at
  * the start (what GDAL writes by default), which is all a range reader needs.
  */
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { fromFile } from 'geotiff';
 import { BuildError } from './build-error.ts';
@@ -67,6 +66,7 @@ import { type BandSource, stackVrt } from './raster-build-vrt.ts';
 import { writeZarrGroups, zarrGroupRanges } from './raster-build-zarr.ts';
 import { builtFileName, mergeLayer } from './dataset/layer-merge.ts';
 import { previewFactor, variableName, ZARR_CHUNK, type ZarrArrays } from '../rasters/zarr-layout.ts';
+import { workFolder } from './work-folder.ts';
 
 /** Stored value meaning "no data" in every built layer. */
 export const STORED_NODATA = -32768;
@@ -171,7 +171,7 @@ async function buildLocked(options: RasterBuildOptions): Promise<RasterBuildResu
 
   const dir = resolve(options.dir);
   await mkdir(dir, { recursive: true });
-  const work = await mkdtemp(join(tmpdir(), 'climate-query-raster-'));
+  const work = await workFolder('raster');
   const opener = inputFiles();
   try {
     const workMount = await opener.mountOf(work);

@@ -10,8 +10,7 @@
 import { type CalendarSql, calendarSql } from '../contract/calendars.ts';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, readdir, rm, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { once } from 'node:events';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -33,6 +32,7 @@ import { withDatasetLock } from './dataset/dataset-lock.ts';
 import { BuildError } from './build-error.ts';
 import { ident, lit, openBuildDuckDB, rows } from './build-duckdb.ts';
 import { DEFAULT_UTC_OFFSET } from '../contract/utc-offset.ts';
+import { workFolder } from './work-folder.ts';
 
 /** The years station data may hold: the years a query may ask for (docs/contract.md, docs/data.md). */
 export const STATION_YEARS = { first: 1800, last: 2200 } as const;
@@ -353,7 +353,7 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
       `${stationsFile} is missing; a station archive has stations.parquet (station_id, name, lat, lon, elevation) and one folder per time scale (docs/data.md).`,
     );
   }
-  const temp = await mkdtemp(join(tmpdir(), 'climate-query-index-'));
+  const temp = await workFolder('index');
   const duck = await openBuildDuckDB(temp);
   const { con } = duck;
   const tmpIndex = join(stationsDir, `.index-${process.pid}.parquet`);

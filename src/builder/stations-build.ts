@@ -14,8 +14,7 @@
  */
 import { countOf } from '../contract/quote.ts';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { STATION_TIME_SCALES, STATION_TYPES, type StationTimeScale } from '../contract/station-data-types.ts';
@@ -34,6 +33,7 @@ import { BuildError } from './build-error.ts';
 import { ident, lit, openBuildDuckDB, rows } from './build-duckdb.ts';
 import { STATION_YEARS, indexStationArchive, periodSql } from './station-index-build.ts';
 import { BUILD_ID_KEY, newBuildId } from './build-id.ts';
+import { workFolder } from './work-folder.ts';
 
 export { BuildError };
 export { filesOf, type StationInputs } from './station-plan.ts';
@@ -780,7 +780,7 @@ async function buildLocked(
       ? 'stations'
       : null;
   const folder = newArchiveFolder(outDir);
-  const temp = await mkdtemp(join(tmpdir(), 'climate-query-build-'));
+  const temp = await workFolder('build');
   const duck = await openBuildDuckDB(temp);
   const { con } = duck;
   await mkdir(outDir, { recursive: true });

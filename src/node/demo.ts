@@ -3,11 +3,10 @@
  * build a user runs on their own files. Deterministic.
  */
 import { countOf } from '../contract/quote.ts';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { heartbeat } from './heartbeat.ts';
+import { workFolder } from '../builder/work-folder.ts';
 
 /** Where `npm start` expects the demo dataset (served by Vite from public/). */
 export const DEFAULT_DATASET = fileURLToPath(new URL('../../public/data/demo', import.meta.url));
@@ -35,7 +34,7 @@ async function buildDemoLocked(out: string, log: (line: string) => void): Promis
   const { writeDemoStationInputs } = await import('../builder/demo-stations.ts');
   const { buildStations } = await import('../builder/stations-build.ts');
   const { buildDemoRasters } = await import('../builder/demo-rasters.ts');
-  const inputs = await mkdtemp(join(tmpdir(), 'climate-query-demo-'));
+  const inputs = await workFolder('demo');
   try {
     let t = Date.now();
     beat.phase('writing synthetic hourly weather for 130 stations', true);

@@ -5,8 +5,7 @@
  * deleted, so a reader never finds a catalog entry without its file.
  */
 import { countOf } from '../../contract/quote.ts';
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { STATION_TIME_SCALES } from '../../contract/station-data-types.ts';
 import { type Catalog, layoutOf, RASTER_LAYOUTS, type RasterLayerEntry } from '../../dataset/catalog.ts';
@@ -16,6 +15,7 @@ import { layerPaths, stationArchiveFolder } from '../../dataset/catalog-owners.t
 import { BuildError } from '../build-error.ts';
 import { lit, openBuildDuckDB } from '../build-duckdb.ts';
 import { republishArchive } from './station-archive-publish.ts';
+import { workFolder } from '../work-folder.ts';
 
 /** Reads `dir/catalog.json` through the engine's checks (a damaged one is refused), or says there is no dataset there. */
 async function readCatalog(dir: string): Promise<Catalog> {
@@ -142,7 +142,7 @@ async function removeStationsLocked(dir: string, ids: readonly string[], all: bo
   if (!ids.length)
     throw new BuildError('invalid_input', 'Name the stations to remove (their station_id), or pass --all.');
   const current = stationArchiveFolder(catalog.stations);
-  const temp = await mkdtemp(join(tmpdir(), 'climate-query-remove-'));
+  const temp = await workFolder('remove');
   const duck = await openBuildDuckDB(temp);
   try {
     const { con } = duck;

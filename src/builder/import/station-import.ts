@@ -4,8 +4,7 @@
  * and daily CSV, in the contract's types and units) and built from them with every check a build
  * makes. The import report says, per station and data type, what was read and what became of it.
  */
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BuildError } from '../build-error.ts';
 import { readCatalogOrEmpty } from '../dataset/dataset-writer.ts';
@@ -14,6 +13,7 @@ import { buildStationsWithReport, type StationBuildReport } from '../stations-bu
 import { Imported, type ImportScale, type TypeCounts } from './imported.ts';
 import { importOffset, keepDatasetRows } from './kept-rows.ts';
 import { type ImportExtras, type StationFormat, stationFormat } from './station-formats.ts';
+import { workFolder } from '../work-folder.ts';
 
 export interface StationImportOptions {
   format: string;
@@ -188,7 +188,7 @@ export async function importStations(
   // station's records, not the archive's: 600 stations × 10 hourly years stream through.
   const total = new Imported();
   const extras: ImportExtras = {};
-  const work = await mkdtemp(join(tmpdir(), 'climate-query-import-'));
+  const work = await workFolder('import');
   try {
     const catalog = await readCatalogOrEmpty(o.out, o.name ?? 'dataset');
     const offset = importOffset(catalog, o.timeZone, o.replace ?? false);
