@@ -33,6 +33,7 @@ import { BuildError } from './build-error.ts';
 import { ident, lit, openBuildDuckDB, rows } from './build-duckdb.ts';
 import { DEFAULT_UTC_OFFSET } from '../contract/utc-offset.ts';
 import { workFolder } from './work-folder.ts';
+import { type BuildProgress, quiet } from './build-progress.ts';
 
 /** The years station data may hold: the years a query may ask for (docs/contract.md, docs/data.md). */
 export const STATION_YEARS = { first: 1800, last: 2200 } as const;
@@ -196,6 +197,51 @@ interface FileRow {
   last: string;
 }
 
+/**
+ * Rows per batch of files: every check below is per file or per station, and a window over a
+ * whole network's archive (52 M hourly rows) is more than DuckDB keeps within its memory limit.
+ */
+const INDEX_BATCH_ROWS = 4_000_000;
+
+/**
+ * The files in batches of about {@link INDEX_BATCH_ROWS} rows, by the row counts their footers
+ * state. Only the batching trusts them; a footer that lies makes a batch larger or smaller, and
+ * every check still reads the rows themselves.
+ */
+async function fileBatches(con: DuckDBConnection, files: string[], batchRows: number): Promise<string[][]> {
+  const counts = new Map(
+    (await rows(con, `SELECT file_name, num_rows FROM parquet_file_metadata([${files.map(lit).join(', ')}])`)).map(
+      (r) => [String(r.file_name), Number(r.num_rows)],
+    ),
+  );
+  const batches: string[][] = [];
+  let current: string[] = [];
+  let n = 0;
+  for (const f of files) {
+    const k = Math.max(0, counts.get(f) ?? 0);
+    if (current.length && n + k > batchRows) {
+      batches.push(current);
+      current = [];
+      n = 0;
+    }
+    current.push(f);
+    n += k;
+  }
+  if (current.length) batches.push(current);
+  return batches;
+}
+
+/** How {@link indexStationArchive} reports and batches its work. */
+export interface IndexOptions {
+  progress?: BuildProgress;
+  /** Rows per batch of files (default {@link INDEX_BATCH_ROWS}); the index is the same whatever it is. */
+  batchRows?: number;
+}
+
+/** The SQL that reads `files` with the file name and row number of each row. */
+const filesSql = (files: string[]): string =>
+  `read_parquet([${files.map(lit).join(', ')}], filename = true, file_row_number = true, union_by_name = true, hive_partitioning = false)`;
+
 /** Checks one scale's files; returns the data types that hold values and fills temp table `idx_runs`. */
 async function checkScale(
   con: DuckDBConnection,
@@ -203,9 +249,10 @@ async function checkScale(
   prefix: string,
   scale: StationTimeScale,
   files: string[],
+  progress: BuildProgress,
+  batchRows = INDEX_BATCH_ROWS,
 ): Promise<{ types: string[]; files: FileRow[] }> {
   const list = `[${files.map(lit).join(', ')}]`;
-  const src = `read_parquet(${list}, filename = true, file_row_number = true, union_by_name = true, hive_partitioning = false)`;
   const described = await rows(
     con,
     `DESCRIBE SELECT * FROM read_parquet(${list}, union_by_name = true, hive_partitioning = false)`,
@@ -236,13 +283,41 @@ async function checkScale(
     if (!NUMERIC.test(colType.get(c)!))
       throw new BuildError('invalid_input', `${where}: column "${c}" must be numeric (DOUBLE); got ${colType.get(c)}.`);
   }
+  const seen = new Map<string, string>();
+  const out: FileRow[] = [];
+  const batches = await fileBatches(con, files, batchRows);
+  let done = 0;
+  for (const batch of batches) {
+    progress(`indexing the ${scale} files`, `${done + 1}–${done + batch.length} of ${files.length}`);
+    done += batch.length;
+    out.push(...(await checkBatch(con, stationsDir, prefix, scale, batch, seen)));
+  }
+  // A type holds values when some file of the scale has a run of it.
+  const held = new Set(
+    (await rows(con, `SELECT DISTINCT type FROM idx_runs WHERE scale = '${scale}'`)).map((r) => String(r.type)),
+  );
+  return { types: STATION_TYPES[scale].filter((t) => held.has(t)), files: out };
+}
+
+/**
+ * Checks one batch of a scale's files (one station each, not seen in an earlier batch, known to
+ * stations.parquet, times on the grid and sorted) and adds their runs to `idx_runs`.
+ */
+async function checkBatch(
+  con: DuckDBConnection,
+  stationsDir: string,
+  prefix: string,
+  scale: StationTimeScale,
+  files: string[],
+  seen: Map<string, string>,
+): Promise<FileRow[]> {
+  const src = filesSql(files);
   const perFile = await rows(
     con,
     `SELECT filename, count(DISTINCT station_id) AS ids, min(station_id) AS station_id,
       strftime(min(time), '${periodSql(scale).keyFormat}') AS first, strftime(max(time), '${periodSql(scale).keyFormat}') AS last, count(*) AS n
     FROM ${src} GROUP BY filename ORDER BY filename`,
   );
-  const seen = new Map<string, string>();
   const out: FileRow[] = [];
   for (const f of perFile) {
     const name = String(f.filename);
@@ -305,9 +380,16 @@ async function checkScale(
       `${String(u.filename)}: row ${String(u.row)}, column "time": "${String(u.t)}" is not after the row before it; sort each file by time, with one row per time.`,
     );
   }
-  const types: string[] = [];
-  // The files are decoded once into a table (DuckDB spills it past its memory limit), not once per type.
-  const present = STATION_TYPES[scale].filter((t) => colType.has(t));
+  // The batch is decoded once into a table, not once per type; only the types its files have.
+  const here = new Set(
+    (
+      await rows(
+        con,
+        `DESCRIBE SELECT * FROM read_parquet([${files.map(lit).join(', ')}], union_by_name = true, hive_partitioning = false)`,
+      )
+    ).map((r) => String(r.column_name)),
+  );
+  const present = STATION_TYPES[scale].filter((t) => here.has(t));
   await con.run(
     `CREATE OR REPLACE TEMP TABLE idx_data AS SELECT station_id, ${periodSql(scale).ordinal} AS o${present.map((t) => `, ${ident(t)}`).join('')} FROM ${src}`,
   );
@@ -316,11 +398,9 @@ async function checkScale(
     await con.run(`INSERT INTO idx_runs SELECT '${scale}', station_id, ${lit(t)}, min(o), max(o)
       FROM (SELECT station_id, o, o - row_number() OVER (PARTITION BY station_id ORDER BY o) AS g FROM idx_data WHERE ${ident(t)} IS NOT NULL AND isfinite(${ident(t)}))
       GROUP BY station_id, g`);
-    const n = await rows(con, `SELECT count(*) AS n FROM idx_runs WHERE scale = '${scale}' AND type = ${lit(t)}`);
-    if (Number(n[0]!.n) > 0) types.push(t);
   }
   await con.run(`DROP TABLE idx_data`);
-  return { types, files: out };
+  return out;
 }
 
 /** Merges data types whose runs are identical (sensors come in groups), in the contract's type order. */
@@ -343,7 +423,12 @@ function groupCoverage(byType: Map<string, string>, scale: StationTimeScale): St
  * leaves the previous ones). Paths in the index start with `prefix`
  * (the folder's path relative to the dataset root).
  */
-export async function indexStationArchive(stationsDir: string, prefix = 'stations'): Promise<StationsSection> {
+export async function indexStationArchive(
+  stationsDir: string,
+  prefix = 'stations',
+  o: IndexOptions = {},
+): Promise<StationsSection> {
+  const progress = o.progress ?? quiet;
   const stationsFile = join(stationsDir, 'stations.parquet');
   try {
     await stat(stationsFile);
@@ -370,7 +455,7 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
         `CREATE TEMP TABLE idx_files_${scale} (station_id VARCHAR, path VARCHAR, bytes BIGINT, footer INTEGER, footer_hash VARCHAR, first VARCHAR, last VARCHAR)`,
       );
       if (!files.length) continue;
-      const checked = await checkScale(con, stationsDir, prefix, scale, files);
+      const checked = await checkScale(con, stationsDir, prefix, scale, files, progress, o.batchRows);
       dataTypes[scale] = checked.types;
       const app = await con.createAppender(`idx_files_${scale}`);
       for (const f of checked.files) {
@@ -390,6 +475,7 @@ export async function indexStationArchive(stationsDir: string, prefix = 'station
     if (!Object.keys(dataTypes).length)
       throw new BuildError('invalid_input', `${stationsDir} has no ${orFolders()} folder with Parquet files.`);
 
+    progress('writing the station index and coverage');
     // Coverage lines, one per station and scale, streamed in id order; their offsets go back into DuckDB.
     await con.run(`CREATE TEMP TABLE idx_cov (station_id VARCHAR, scale VARCHAR, off BIGINT, len INTEGER)`);
     const offsets = await con.createAppender('idx_cov');
@@ -480,11 +566,17 @@ export async function indexStations(
   datasetDir: string,
   name = 'dataset',
   utcOffset?: string,
+  progress: BuildProgress = quiet,
 ): Promise<StationsSection> {
-  return withDatasetLock(datasetDir, 'index', () => indexLocked(datasetDir, name, utcOffset));
+  return withDatasetLock(datasetDir, 'index', () => indexLocked(datasetDir, name, utcOffset, progress));
 }
 
-async function indexLocked(datasetDir: string, name: string, utcOffset: string | undefined): Promise<StationsSection> {
+async function indexLocked(
+  datasetDir: string,
+  name: string,
+  utcOffset: string | undefined,
+  progress: BuildProgress,
+): Promise<StationsSection> {
   const before = await readCatalogOrEmpty(datasetDir, name);
   if (before.stations) {
     // An archive the catalog lists is read by someone: re-indexed as a new archive, switched to whole.
@@ -495,11 +587,12 @@ async function indexLocked(datasetDir: string, name: string, utcOffset: string |
       stationArchiveFolder(before.stations),
       utcOffset ?? before.stations.utcOffset ?? DEFAULT_UTC_OFFSET,
       async () => undefined,
+      progress,
     );
   }
   // An archive no catalog lists yet (written by hand into `stations/`): no reader uses its index.
   const folder = 'stations';
-  const indexed = await indexStationArchive(join(datasetDir, folder), folder);
+  const indexed = await indexStationArchive(join(datasetDir, folder), folder, { progress });
   let section = indexed;
   await updateCatalog(datasetDir, name, (c) => {
     section = { ...indexed, utcOffset: utcOffset ?? c.stations?.utcOffset ?? DEFAULT_UTC_OFFSET };

@@ -34,6 +34,7 @@ import { ident, lit, openBuildDuckDB, rows } from './build-duckdb.ts';
 import { STATION_YEARS, indexStationArchive, periodSql } from './station-index-build.ts';
 import { BUILD_ID_KEY, newBuildId } from './build-id.ts';
 import { workFolder } from './work-folder.ts';
+import { type BuildProgress, quiet } from './build-progress.ts';
 
 export { BuildError };
 export { filesOf, type StationInputs } from './station-plan.ts';
@@ -59,6 +60,8 @@ export interface StationBuildOptions {
   timeZone?: string;
   /** A line for the catalog's attribution (an imported source's name, licence and citation), kept once. */
   attribution?: string;
+  /** Told each step as it starts, for a progress line. */
+  progress?: BuildProgress;
 }
 
 /** Key of the Parquet key-value metadata that says whether a station file was given or derived. */
@@ -231,8 +234,14 @@ const NUMERIC_TYPE =
  */
 const BATCH_ROWS = 4_000_000;
 
-/** The table's station ids (those meeting `where`, a SQL condition) in batches of about {@link BATCH_ROWS} rows, as SQL IN lists. */
-async function stationBatches(con: DuckDBConnection, table: string, where = 'true'): Promise<string[]> {
+/** A batch of station ids: as a SQL IN list, and how many. */
+interface StationBatch {
+  in: string;
+  size: number;
+}
+
+/** The table's station ids (those meeting `where`, a SQL condition) in batches of about {@link BATCH_ROWS} rows. */
+async function stationBatches(con: DuckDBConnection, table: string, where = 'true'): Promise<StationBatch[]> {
   const counts = await rows(
     con,
     `SELECT station_id, count(*) AS n FROM ${table} WHERE ${where} GROUP BY station_id ORDER BY station_id`,
@@ -250,7 +259,7 @@ async function stationBatches(con: DuckDBConnection, table: string, where = 'tru
     n += Number(r.n);
   }
   if (current.length) batches.push(current);
-  return batches.map((b) => `(${b.join(', ')})`);
+  return batches.map((b) => ({ in: `(${b.join(', ')})`, size: b.length }));
 }
 
 /** Creates the empty table of `scale`'s rows: the source file (its index in the inputs) and row, station, time, every type as DOUBLE. */
@@ -492,7 +501,7 @@ async function checkDuplicates(
     const d = await rows(
       con,
       `SELECT station_id, CAST(time AS VARCHAR) AS t, list(${key} ORDER BY ${key}) AS k FROM ${scale}
-      WHERE station_id IN ${batch} GROUP BY station_id, time HAVING count(*) > 1 ORDER BY k[2] LIMIT 1`,
+      WHERE station_id IN ${batch.in} GROUP BY station_id, time HAVING count(*) > 1 ORDER BY k[2] LIMIT 1`,
     );
     if (d.length && (!dup || Number((d[0]!.k as unknown[])[1]) < Number((dup.k as unknown[])[1]))) dup = d[0];
   }
@@ -571,8 +580,8 @@ async function derive(
   where: string,
 ): Promise<void> {
   const batches = await stationBatches(con, from, where);
-  await con.run(`CREATE TEMP TABLE ${table} AS ${deriveSql(rules, from, to, batches[0] ?? '(NULL)')}`);
-  for (const batch of batches.slice(1)) await con.run(`INSERT INTO ${table} ${deriveSql(rules, from, to, batch)}`);
+  await con.run(`CREATE TEMP TABLE ${table} AS ${deriveSql(rules, from, to, batches[0]?.in ?? '(NULL)')}`);
+  for (const batch of batches.slice(1)) await con.run(`INSERT INTO ${table} ${deriveSql(rules, from, to, batch.in)}`);
 }
 
 /**
@@ -689,6 +698,7 @@ async function writeArchive(
   have: ReadonlySet<StationTimeScale>,
   derived: Record<StationTimeScale, Set<string>>,
   kept: ExistingSeries[],
+  progress: BuildProgress,
 ): Promise<void> {
   await con.run(
     `COPY (SELECT station_id, name, lat, lon, elevation FROM stations ORDER BY station_id) TO ${lit(join(dir, 'stations.parquet'))} (FORMAT parquet, COMPRESSION zstd)`,
@@ -697,33 +707,42 @@ async function writeArchive(
   for (const scale of STATION_TIME_SCALES) {
     if (!have.has(scale)) continue;
     const cols = STATION_TYPES[scale].map(ident).join(', ');
-    // Sorted once, so each station's COPY below reads only its own row groups (zone maps).
-    await con.run(
-      `CREATE TEMP TABLE sorted_${scale} AS SELECT station_id, time, ${cols} FROM ${scale} ORDER BY station_id, time`,
-    );
-    await con.run(`DROP TABLE ${scale}`);
-    // One COPY per station rather than PARTITION_BY: exactly one sorted file per station whatever
-    // the number of stations (a partitioned write may split a partition when it has too many open),
-    // and as fast on the demo (125 s either way on this loaded machine; most of a build is indexing).
-    // A station's file holds only the types it has a value of: a column of nulls costs nothing to
-    // decode but a column-chunk entry per row group in the footer, which every cold read downloads
-    // (daily files have 42 type columns; measured on the 2,000-station network archive, 25 years:
-    // 10 KB footers with every column, the data of a year being 15 KB).
     const types = STATION_TYPES[scale];
-    const counts = await rows(
-      con,
-      `SELECT station_id, ${types.map((t, i) => `count(${ident(t)}) AS c${i}`).join(', ')} FROM sorted_${scale} GROUP BY station_id ORDER BY station_id`,
-    );
-    for (const c of counts) {
-      const id = String(c.station_id);
-      const cols = types.filter((_, i) => Number(c[`c${i}`]) > 0).map(ident);
-      const folder = join(dir, scale, fileSegment(id));
-      await mkdir(folder, { recursive: true });
-      const source = derived[scale].has(id) ? 'derived' : 'given';
-      await con.run(`COPY (SELECT station_id, time${cols.map((k) => `, ${k}`).join('')} FROM sorted_${scale} WHERE station_id = ${lit(id)} ORDER BY time)
-        TO ${lit(join(folder, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2, ROW_GROUP_SIZE ${ROW_GROUP_SIZE[scale]}, KV_METADATA {${SOURCE_KEY}: '${source}', ${BUILD_ID_KEY}: '${buildId}'})`);
+    const batches = await stationBatches(con, scale);
+    const stationCount = batches.reduce((n, b) => n + b.size, 0);
+    let written = 0;
+    // A batch of stations at a time (about BATCH_ROWS rows): sorted, so each station's COPY below
+    // reads only its own row groups (zone maps). Sorting a network's archive at once held 2.2 GB
+    // against a 1 GB memory limit (600 stations × 10 years hourly, docs/performance.md).
+    for (const batch of batches) {
+      progress(`sorting the ${scale} rows`, `stations ${written + 1}–${written + batch.size} of ${stationCount}`);
+      await con.run(
+        `CREATE TEMP TABLE sorted_${scale} AS SELECT station_id, time, ${cols} FROM ${scale} WHERE station_id IN ${batch.in} ORDER BY station_id, time`,
+      );
+      // One COPY per station rather than PARTITION_BY: exactly one sorted file per station whatever
+      // the number of stations (a partitioned write may split a partition when it has too many open),
+      // and as fast on the demo (125 s either way on this loaded machine; most of a build is indexing).
+      // A station's file holds only the types it has a value of: a column of nulls costs nothing to
+      // decode but a column-chunk entry per row group in the footer, which every cold read downloads
+      // (daily files have 42 type columns; measured on the 2,000-station network archive, 25 years:
+      // 10 KB footers with every column, the data of a year being 15 KB).
+      const counts = await rows(
+        con,
+        `SELECT station_id, ${types.map((t, i) => `count(${ident(t)}) AS c${i}`).join(', ')} FROM sorted_${scale} GROUP BY station_id ORDER BY station_id`,
+      );
+      for (const c of counts) {
+        progress(`writing ${scale} station files`, `${++written} of ${stationCount}`);
+        const id = String(c.station_id);
+        const cols = types.filter((_, i) => Number(c[`c${i}`]) > 0).map(ident);
+        const folder = join(dir, scale, fileSegment(id));
+        await mkdir(folder, { recursive: true });
+        const source = derived[scale].has(id) ? 'derived' : 'given';
+        await con.run(`COPY (SELECT station_id, time${cols.map((k) => `, ${k}`).join('')} FROM sorted_${scale} WHERE station_id = ${lit(id)} ORDER BY time)
+          TO ${lit(join(folder, 'data_0.parquet'))} (FORMAT parquet, COMPRESSION zstd, PARQUET_VERSION V2, ROW_GROUP_SIZE ${ROW_GROUP_SIZE[scale]}, KV_METADATA {${SOURCE_KEY}: '${source}', ${BUILD_ID_KEY}: '${buildId}'})`);
+      }
+      await con.run(`DROP TABLE sorted_${scale}`);
     }
-    await con.run(`DROP TABLE sorted_${scale}`);
+    await con.run(`DROP TABLE ${scale}`);
   }
   // The dataset's series this build does not replace, byte for byte (the indexer checks them again).
   for (const e of kept) {
@@ -768,6 +787,7 @@ async function buildLocked(
   options: StationBuildOptions,
 ): Promise<{ section: StationsSection; report: StationBuildReport }> {
   const t0 = Date.now();
+  const progress = options.progress ?? quiet;
   // Refusals that need no file read come first (a file given twice, a zone the dataset does not keep).
   const before = await readCatalogOrEmpty(outDir, name);
   const plan = planStationBuild(inputs, options, before);
@@ -800,6 +820,7 @@ async function buildLocked(
       const beyond: ScaleReport['beyondPhysical'] = [];
       const zoned: number[] = [];
       for (const [i, path] of files.entries()) {
+        progress(`checking the ${scale} files`, `${i + 1} of ${files.length}`);
         const loaded = await loadObservations(con, scale, path, i, options.keepImplausible ?? false, zone);
         flagged.push(...loaded.flagged);
         beyond.push(...loaded.beyondPhysical);
@@ -807,6 +828,7 @@ async function buildLocked(
       }
       flaggedBy[scale] = flagged;
       beyondBy[scale] = beyond;
+      progress(`looking for repeated ${scale} times`);
       await checkDuplicates(con, scale, files);
       const perFile = new Map(
         (await rows(con, `SELECT __file, count(*) AS n FROM ${scale} GROUP BY 1`)).map((r) => [
@@ -842,6 +864,7 @@ async function buildLocked(
       const missing = rules.filter((r) => !held.has(r.out) && heldStems.has(stem(r.out)));
       if (missing.length > 0) notDerivedBy[to] = missing.map((r) => ({ type: r.out, from: r.src }));
       if (!have.has(to)) await createScaleTable(con, to, false);
+      progress(`deriving ${to} from ${from}`);
       await derive(
         con,
         `${to}_derived`,
@@ -913,9 +936,9 @@ async function buildLocked(
     const total = Number((await rows(con, `SELECT count(*) AS n FROM stations`))[0]!.n);
     await rm(staging, { recursive: true, force: true });
     await mkdir(staging, { recursive: true });
-    await writeArchive(con, staging, have, derived, kept);
+    await writeArchive(con, staging, have, derived, kept, progress);
     duck.close();
-    const section = { ...(await indexStationArchive(staging, folder)), utcOffset: zone };
+    const section = { ...(await indexStationArchive(staging, folder, { progress })), utcOffset: zone };
     // Publish: the new archive under its own name, the catalog switched to it by one rename, and only
     // then the old archive removed. Killed anywhere, the catalog names one whole archive.
     await rename(staging, join(outDir, folder));

@@ -3,6 +3,8 @@
  * again with the time so far, so a terminal (or `npm start`) is never silent for long while a build
  * runs. Lines are the caller's; the beat only repeats the phase it was given.
  */
+import type { BuildProgress } from '../builder/build-progress.ts';
+
 export interface Heartbeat {
   /** Says `line` now. */
   say(line: string): void;
@@ -33,5 +35,21 @@ export function heartbeat(log: (line: string) => void, prefix: string, quietMs =
       if (announce) say(`${prefix}${name}`);
     },
     stop: () => clearInterval(timer),
+  };
+}
+
+/**
+ * A build's progress as lines on stderr: each new step at once, and the step at work with how far
+ * it is and the time so far whenever nothing was said for a beat.
+ */
+export function progressLines(prefix: string): { progress: BuildProgress; stop(): void } {
+  const beat = heartbeat((line) => process.stderr.write(`${line}\n`), prefix);
+  let step = '';
+  return {
+    progress(next, detail) {
+      beat.phase(detail ? `${next} (${detail})` : next, next !== step);
+      step = next;
+    },
+    stop: () => beat.stop(),
   };
 }

@@ -79,6 +79,29 @@ describe('a station build killed at any moment', () => {
     await cp(fx.dataset, done, { recursive: true });
     const built = await cli(args(done));
     expect(built.code, built.stderr).toBe(0);
+    // Each step is said as it starts (and again every few seconds while it lasts): a long build is never silent.
+    const steps = [
+      ...new Set(
+        built.stderr
+          .split('\n')
+          .filter((l) => l.startsWith('build: '))
+          .map((l) => l.replace(/ \(.*$|, \d+ s so far$/, '')),
+      ),
+    ];
+    expect(steps).toEqual(
+      expect.arrayContaining([
+        'build: checking the hourly files',
+        'build: deriving daily from hourly',
+        'build: sorting the hourly rows',
+        'build: writing hourly station files',
+        'build: indexing the hourly files',
+        'build: writing the station index and coverage',
+      ]),
+    );
+    expect(steps.indexOf('build: checking the hourly files')).toBeLessThan(
+      steps.indexOf('build: indexing the hourly files'),
+    );
+    expect(built.stderr).toMatch(/build: writing hourly station files \((\d+) of \1\)/);
     const fresh = await answer(done);
     expect(fresh).not.toBe(old);
     // The new archive has its own name; the old one is gone.

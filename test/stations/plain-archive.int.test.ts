@@ -3,7 +3,7 @@
 // indexed with `climate-query index`, and the engine's answers are compared
 // with the independent oracle computed from the input CSVs. The indexer's
 // refusals name the file and row.
-import { mkdir, mkdtemp, rm, readdir } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
@@ -12,7 +12,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { BuildError } from '../../src/builder/build-error.ts';
-import { indexStations } from '../../src/builder/station-index-build.ts';
+import { indexStationArchive, indexStations } from '../../src/builder/station-index-build.ts';
 import { parseRange } from '../../src/contract/periods.ts';
 import { mulberry32 } from '../../src/builder/prng.ts';
 import { roundValue } from '../../src/contract/station-type-info.ts';
@@ -163,5 +163,33 @@ describe('an archive written with plain DuckDB SQL', () => {
     );
     // Nothing was published: no index, no catalog.
     expect((await readdir(join(root, 'stations'))).sort()).toEqual(['hourly', 'stations.parquet']);
+  });
+
+  it('is indexed the same in batches of files as in one: index, coverage and types; a station split across batches is refused', async () => {
+    const root = join(dir, 'batched');
+    await writePlainArchive(root);
+    const copy = join(dir, 'batched-copy');
+    await cp(root, copy, { recursive: true });
+    const steps: string[] = [];
+    const whole = await indexStationArchive(join(root, 'stations'));
+    // A batch per file: every check and run is made batch by batch.
+    const oneByOne = await indexStationArchive(join(copy, 'stations'), 'stations', {
+      batchRows: 1,
+      progress: (step, detail) => steps.push(`${step} ${detail ?? ''}`),
+    });
+    expect(oneByOne).toEqual(whole);
+    const files = (await readdir(join(root, 'stations/hourly'))).length;
+    expect(steps.filter((s) => s.startsWith('indexing the hourly files')).length).toBe(files);
+    for (const f of ['index.parquet', 'coverage.jsonl'])
+      expect(await readFile(join(copy, 'stations', f))).toEqual(await readFile(join(root, 'stations', f)));
+
+    // Two files of one station, each in its own batch: the second is refused by name.
+    const folders = (await readdir(join(copy, 'stations/hourly'))).sort();
+    const [a, b] = folders as [string, string];
+    const aFile = join(copy, 'stations/hourly', a, (await readdir(join(copy, 'stations/hourly', a)))[0]!);
+    await cp(aFile, join(copy, 'stations/hourly', b, 'again.parquet'));
+    await expect(indexStationArchive(join(copy, 'stations'), 'stations', { batchRows: 1 })).rejects.toThrow(
+      /again\.parquet: station "[^"]+" also has .*; write all of a station's hourly rows into one file/,
+    );
   });
 });

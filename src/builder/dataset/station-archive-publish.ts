@@ -6,6 +6,7 @@
  * `index` (re-indexing an archive the catalog lists) and `stations remove`; a station build writes
  * its archive afresh and publishes it the same way.
  */
+import { type BuildProgress, quiet } from '../build-progress.ts';
 import { existsSync } from 'node:fs';
 import { copyFile, link, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -49,6 +50,7 @@ export async function republishArchive(
   current: string,
   utcOffset: string | undefined,
   change: (staging: string) => Promise<void>,
+  progress: BuildProgress = quiet,
 ): Promise<StationsSection> {
   const staging = archiveStaging(dir);
   await rm(staging, { recursive: true, force: true });
@@ -56,7 +58,7 @@ export async function republishArchive(
     await linkTree(join(dir, current), staging);
     await change(staging);
     const folder = newArchiveFolder(dir);
-    const indexed = await indexStationArchive(staging, folder);
+    const indexed = await indexStationArchive(staging, folder, { progress });
     const section = utcOffset === undefined ? indexed : { ...indexed, utcOffset };
     await rename(staging, join(dir, folder));
     await updateCatalog(dir, name, (c) => {

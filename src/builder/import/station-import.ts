@@ -4,6 +4,7 @@
  * and daily CSV, in the contract's types and units) and built from them with every check a build
  * makes. The import report says, per station and data type, what was read and what became of it.
  */
+import type { BuildProgress } from '../build-progress.ts';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BuildError } from '../build-error.ts';
@@ -28,6 +29,8 @@ export interface StationImportOptions {
   replace?: boolean;
   keepImplausible?: boolean;
   timeZone?: string;
+  /** Told each step as it starts, for a progress line. */
+  progress?: BuildProgress;
 }
 
 /** What an import read and did, per station and data type (written beside the build's report). */
@@ -199,8 +202,10 @@ export async function importStations(
     const whence = new Map<string, string>();
     try {
       let g = 0;
-      for (const files of groupByStation(o.files, format)) {
+      const groups = groupByStation(o.files, format);
+      for (const files of groups) {
         g++;
+        o.progress?.(`reading the ${o.format} files`, `station ${g} of ${groups.length}`);
         const part = await readPart(format, files, o, extras);
         for (const scale of ['hourly', 'daily'] as const) {
           for (const id of part.rows[scale].keys()) {
@@ -268,6 +273,7 @@ export async function importStations(
         keepImplausible: o.keepImplausible ?? false,
         ...(o.timeZone !== undefined ? { timeZone: o.timeZone } : {}),
         ...(format.attribution ? { attribution: format.attribution } : {}),
+        ...(o.progress ? { progress: o.progress } : {}),
       },
     );
     // Beside the dataset's files, as the build wrote them (a temporary name, then one rename).

@@ -193,6 +193,8 @@ async function run(argv: string[]): Promise<number> {
   const { buildStationsWithReport, failedReport, reportText } = await import('../../builder/stations-build.ts');
   const t0 = Date.now();
   const replace = values.replace ?? false;
+  const { progressLines } = await import('../heartbeat.ts');
+  const lines = progressLines('build: ');
   let result;
   try {
     result = await buildStationsWithReport(
@@ -203,6 +205,7 @@ async function run(argv: string[]): Promise<number> {
         replace,
         keepImplausible: values['keep-implausible'] ?? false,
         ...(values['time-zone'] !== undefined ? { timeZone: values['time-zone'] } : {}),
+        progress: lines.progress,
       },
     );
   } catch (err) {
@@ -213,6 +216,8 @@ async function run(argv: string[]): Promise<number> {
         `${JSON.stringify(failedReport(values.out, replace, err, (Date.now() - t0) / 1000), null, 2)}\n`,
       );
     throw err;
+  } finally {
+    lines.stop();
   }
   if (values.report) await writeFile(values.report, `${JSON.stringify(result.report, null, 2)}\n`);
   process.stderr.write(reportText(result.report));

@@ -161,6 +161,8 @@ async function run(args: string[]): Promise<number> {
   const { importStations, importReportText } = await import('../../builder/import/station-import.ts');
   const { reportText } = await import('../../builder/stations-build.ts');
   const t0 = Date.now();
+  const { progressLines } = await import('../heartbeat.ts');
+  const lines = progressLines('import: ');
   const { report, build } = await importStations({
     format,
     files,
@@ -171,7 +173,8 @@ async function run(args: string[]): Promise<number> {
     ...(values['time-zone'] !== undefined ? { timeZone: values['time-zone'] } : {}),
     replace: values.replace ?? false,
     keepImplausible: values['keep-implausible'] ?? false,
-  });
+    progress: lines.progress,
+  }).finally(() => lines.stop());
   if (values.report) await writeFile(values.report, `${JSON.stringify(build, null, 2)}\n`);
   process.stderr.write(importReportText(report));
   process.stderr.write(reportText(build));

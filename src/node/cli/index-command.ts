@@ -35,7 +35,9 @@ async function run(args: string[]): Promise<number> {
   const { resolveTimeZone } = await import('../../builder/time-zone.ts');
   const t0 = Date.now();
   const zone = values['time-zone'] === undefined ? undefined : resolveTimeZone(values['time-zone']);
-  const section = await indexStations(dir, values.name ?? 'dataset', zone);
+  const { progressLines } = await import('../heartbeat.ts');
+  const lines = progressLines('index: ');
+  const section = await indexStations(dir, values.name ?? 'dataset', zone, lines.progress).finally(() => lines.stop());
   const scales = Object.entries(section.dataTypes)
     .map(([s, t]) => `${s}: ${t!.join(', ')}`)
     .join('; ');
