@@ -8,8 +8,9 @@
  * some failed quality codes, calm winds, traces of rain). Written once into the bench cache.
  * The section "Import of GHCNh at network size" of docs/performance.md is rewritten from the run.
  */
-import { execFile } from 'node:child_process';
-import { createWriteStream, existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -138,6 +139,56 @@ export interface GhcnhScaleResults {
   command: string;
   /** Set when the import did not finish: its exit and what it said; the time and memory are until then. */
   failure?: string;
+  /** The steps the CLI said (its progress lines), with their wall time and the largest RSS sampled in each. */
+  steps?: StepTime[];
+}
+
+/** One step of the import as its progress lines name it ("checking the hourly files"). */
+export interface StepTime {
+  step: string;
+  seconds: number;
+  peakRssBytes: number;
+}
+
+/**
+ * Runs GNU time with `args`, reading the CLI's progress lines as they come: each step's wall time,
+ * and the import process's RSS sampled every 2 s, so a row of the report says where time and
+ * memory went. Resolves with the failure (exit and last lines) when it did not finish.
+ */
+async function runTimed(args: string[]): Promise<{ failure?: string; steps: StepTime[] }> {
+  const child = spawn('/usr/bin/time', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const steps: StepTime[] = [];
+  let current: StepTime | null = null;
+  let since = performance.now();
+  const tail: string[] = [];
+  const close = () => {
+    if (current) current.seconds += (performance.now() - since) / 1000;
+  };
+  const lines = createInterface({ input: child.stderr });
+  lines.on('line', (line) => {
+    tail.push(line);
+    if (tail.length > 3) tail.shift();
+    const m = /^import: (.+?)(?: \(.*\))?(?:, \d+ s so far)?$/.exec(line);
+    if (!m || m[1] === current?.step) return;
+    close();
+    since = performance.now();
+    current = steps.find((s) => s.step === m[1]) ?? null;
+    if (!current) steps.push((current = { step: m[1]!, seconds: 0, peakRssBytes: 0 }));
+  });
+  // The import is GNU time's child: its RSS, not time's.
+  const sampler = setInterval(() => {
+    try {
+      const kid = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ')[0];
+      const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${kid}/status`, 'utf8'))?.[1];
+      if (current && kb) current.peakRssBytes = Math.max(current.peakRssBytes, Number(kb) * 1024);
+    } catch {
+      // Not started yet, or gone.
+    }
+  }, 2000);
+  const [code] = (await once(child, 'close')) as [number | null];
+  clearInterval(sampler);
+  close();
+  return { ...(code === 0 ? {} : { failure: `exit ${code ?? '?'}: ${tail.join(' ')}` }), steps };
 }
 
 export async function runGhcnhScaleBench(o: {
@@ -176,15 +227,7 @@ export async function runGhcnhScaleBench(o: {
   o.log(`importing: climate-query import ghcnh <${files.length} files> --out DIR`);
   // GNU time's report goes to its own file: on a failure the CLI's own words are what stderr holds.
   const timeFile = join(cacheDir(), `ghcnh-${o.stations}x${o.years}.time`);
-  const failure = await new Promise<string | undefined>((resolve) =>
-    execFile(
-      '/usr/bin/time',
-      ['-v', '-o', timeFile, process.execPath, ...args],
-      { maxBuffer: 256 << 20 },
-      (err, _stdout, stderr) =>
-        resolve(err ? `exit ${err.code ?? '?'}: ${stderr.trim().split('\n').slice(-3).join(' ')}` : undefined),
-    ),
-  );
+  const { failure, steps } = await runTimed(['-v', '-o', timeFile, process.execPath, ...args]);
   const text = await readFile(timeFile, 'utf8');
   const time = parseGnuTime(text);
   if (failure) o.log(`the import failed: ${failure}`);
@@ -201,6 +244,7 @@ export async function runGhcnhScaleBench(o: {
     inputRows,
     ...time,
     datasetBytes,
+    steps,
     command: `climate-query import ghcnh GHCNh_*.psv --out DIR (${files.length} files)`,
     ...(failure ? { failure } : {}),
   };
@@ -233,9 +277,16 @@ export function renderGhcnhScale(runs: readonly GhcnhScaleResults[]): string {
 | stations × years | files | input | rows | wall | CPU | rows a second | peak RSS | dataset | run (UTC) |
 |---|---:|---:|---:|---:|---:|---:|---:|---:|---|
 ${runs.map(row).join('\n')}
-${failed.map((r) => `\nThe ${r.stations.toLocaleString('en')} × ${r.years} run did not finish: ${r.failure} Its wall time, CPU and peak RSS are until it stopped.\n`).join('')}
+${failed.map((r) => `\nThe ${r.stations.toLocaleString('en')} × ${r.years} run did not finish: ${r.failure} Its wall time, CPU and peak RSS are until it stopped.\n`).join('')}${stepsOf(runs)}
 The reading is bounded because the import reads one station's files at a time (grouped by the station their names give), writes that station's rows as the build's input and keeps only their counts; the build then reads those inputs with DuckDB under its memory limit. The dataset holds the hourly series and the daily, dekadal and monthly ones derived from it.
 `;
+}
+
+/** Where the time and memory of the largest run with its steps recorded went, a line per step. */
+function stepsOf(runs: readonly GhcnhScaleResults[]): string {
+  const r = [...runs].reverse().find((x) => x.steps?.length);
+  if (!r) return '';
+  return `\nWhere the ${r.stations.toLocaleString('en')} × ${r.years} run's time went, by the steps the CLI said (the import process's RSS sampled every 2 s):\n\n| step | wall | peak RSS sampled |\n|---|---:|---:|\n${r.steps!.map((s) => `| ${s.step} | ${s.seconds.toFixed(0)} s | ${(s.peakRssBytes / 1e9).toFixed(2)} GB |`).join('\n')}\n`;
 }
 
 function spliceSection(doc: string, section: string): string {

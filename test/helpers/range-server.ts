@@ -31,6 +31,8 @@ export interface RangeServerOptions {
   status?: Record<string, number>;
   /** Holds every GET this long before answering, like a distant host. */
   delayMs?: number;
+  /** Names each file's version (ETag, Last-Modified) and honours If-Range, as nginx, Apache and S3 do. */
+  versions?: boolean;
 }
 
 /** A running server. */
@@ -120,10 +122,16 @@ async function handle(
     return done(forced);
   }
   let size: number;
+  let version: { ETag: string; 'Last-Modified': string };
   try {
     const s = await stat(file);
     if (!s.isFile()) throw new Error('not a file');
     size = s.size;
+    // As static hosts name a file's version (nginx, Apache, S3): an ETag from size and time, and the time.
+    version = {
+      ETag: `"${s.size.toString(16)}-${Math.floor(s.mtimeMs).toString(16)}"`,
+      'Last-Modified': s.mtime.toUTCString(),
+    };
   } catch {
     if (options.htmlFallback !== undefined) {
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(options.htmlFallback);
@@ -132,7 +140,11 @@ async function handle(
     res.writeHead(404).end();
     return done(404);
   }
-  const headers = { 'Accept-Ranges': 'bytes', 'Content-Type': 'application/octet-stream' };
+  const headers = {
+    'Accept-Ranges': 'bytes',
+    'Content-Type': 'application/octet-stream',
+    ...(options.versions ? version : {}),
+  };
   if (method === 'HEAD') {
     res.writeHead(200, { ...headers, 'Content-Length': size }).end();
     return done(200);
@@ -140,7 +152,11 @@ async function handle(
   let start = 0;
   let end = size - 1;
   let status = 200;
-  if (range) {
+  // If-Range naming another version: the whole file, as RFC 9110 asks.
+  const ifRange = req.headers['if-range'];
+  const sameVersion =
+    !options.versions || ifRange === undefined || ifRange === version.ETag || ifRange === version['Last-Modified'];
+  if (range && sameVersion) {
     const m = /^bytes=(\d*)-(\d*)$/.exec(range.trim());
     if (!m || (m[1] === '' && m[2] === '')) {
       res.writeHead(416, { 'Content-Range': `bytes */${size}` }).end();

@@ -6,10 +6,12 @@
  * same files named by hand. Without a host it says so in a sentence and keeps what it has.
  */
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { downloadArchive } from '../../src/builder/import/download.ts';
 import { cli } from '../helpers/cli.ts';
 import { nearestAnswer } from '../helpers/nearest-answer.ts';
 import { type RangeServer, startRangeServer } from '../helpers/range-server.ts';
@@ -270,5 +272,104 @@ describe('import gsod --station --years from a mirror of NCEI', () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/is not a gsod station id, e\.g\. 68816099999/);
     expect(mirror.requests).toBe(0);
+  });
+});
+
+describe('a host that gets a download wrong', () => {
+  it('a part of an older version of the file is fetched whole again; a part of the same version goes on (If-Range)', async () => {
+    const dir = join(root, 'versions');
+    const file = join(dir, 'ncei', ...path(2024).split('/'));
+    await mkdir(join(file, '..'), { recursive: true });
+    await writeFile(file, gsodYear(2024));
+    const host = await startRangeServer(join(dir, 'ncei'), { versions: true });
+    try {
+      const etag = (await fetch(new URL(path(2024), host.url), { method: 'HEAD' })).headers.get('ETag')!;
+      expect(etag).toMatch(/^"/);
+      host.reset();
+      const cache = join(dir, 'cache');
+      const cached = join(cache, ...path(2024).split('/'));
+      await mkdir(join(cached, '..'), { recursive: true });
+      // An earlier run was cut while NCEI held another version of the file (its first 1000 bytes differ).
+      const older = Buffer.from(gsodYear(2024).replace(/"CAPE TOWN/g, '"KAAPSTAD '));
+      await writeFile(`${cached}.part`, older.subarray(0, 1000));
+      await writeFile(`${cached}.part.version`, '"an-older-version"');
+      const got = await downloadArchive({
+        format: 'gsod',
+        stations: [STATION.id],
+        years: [2024, 2024],
+        root: host.url,
+        cache,
+      });
+      expect(host.log.map((e) => [e.range, e.status])).toEqual([['bytes=1000-', 200]]);
+      expect(await readFile(got.files[0]!)).toEqual(await readFile(file));
+
+      // Cut again, this time within the version the host still has: it goes on from the cut.
+      await rm(cached);
+      await writeFile(`${cached}.part`, (await readFile(file)).subarray(0, 1000));
+      await writeFile(`${cached}.part.version`, etag);
+      host.reset();
+      await downloadArchive({ format: 'gsod', stations: [STATION.id], years: [2024, 2024], root: host.url, cache });
+      expect(host.log.map((e) => [e.range, e.status])).toEqual([['bytes=1000-', 206]]);
+      expect(await readFile(cached)).toEqual(await readFile(file));
+      await expect(stat(`${cached}.part.version`)).rejects.toThrow();
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('a redirect to another host is refused, and nothing from it is kept', async () => {
+    const elsewhere = await startRangeServer(join(root, 'ncei'));
+    const redirecting = createHttpServer((req, res) => {
+      res.writeHead(302, { Location: new URL(req.url!.slice(1), elsewhere.url).href }).end();
+    });
+    await new Promise<void>((r) => redirecting.listen(0, '127.0.0.1', r));
+    const port = (redirecting.address() as { port: number }).port;
+    try {
+      const cache = join(root, 'redirected');
+      const r = await cli([
+        'import',
+        'gsod',
+        ...['--station', STATION.id, '--years', '2024'],
+        ...['--mirror', `http://127.0.0.1:${port}/`, '--cache', cache, '--out', join(root, 'redirected-out')],
+      ]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stderr).toContain(
+        `redirected to ${new URL(elsewhere.url).origin}; files are downloaded from http://127.0.0.1:${port} only.`,
+      );
+      await expect(stat(join(cache, ...path(2024).split('/')))).rejects.toThrow();
+    } finally {
+      await new Promise<void>((r) => redirecting.close(() => r()));
+      await elsewhere.close();
+    }
+  });
+
+  it('a transfer that stops sending is cut after the idle time, tried again, and said', async () => {
+    let asked = 0;
+    const stalls = createHttpServer((_req, res) => {
+      asked++;
+      res.writeHead(200, { 'Content-Length': '5000' });
+      res.write('x'.repeat(100));
+      // …and nothing more.
+    });
+    await new Promise<void>((r) => stalls.listen(0, '127.0.0.1', r));
+    const port = (stalls.address() as { port: number }).port;
+    const t0 = Date.now();
+    try {
+      await expect(
+        downloadArchive({
+          format: 'gsod',
+          stations: [STATION.id],
+          years: [2024, 2024],
+          root: `http://127.0.0.1:${port}/`,
+          cache: join(root, 'stalled'),
+          idleMs: 300,
+        }),
+      ).rejects.toThrow(/Could not download from 127\.0\.0\.1:\d+ \(no byte for 0\.3 s\)/);
+      expect(asked).toBe(3);
+      expect(Date.now() - t0).toBeLessThan(30_000);
+    } finally {
+      stalls.closeAllConnections();
+      await new Promise<void>((r) => stalls.close(() => r()));
+    }
   });
 });

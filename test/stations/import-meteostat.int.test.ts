@@ -155,6 +155,10 @@ describe('Meteostat bulk CSVs', () => {
     expect(cape.types.temperature_mean.dropped['model data (model)']).toBe(counts.model);
     expect(counts.model).toBeGreaterThan(0);
     expect(report.unmapped.pres).toBe(36 + 20);
+    // The older file names no value's source: said of it, not claimed observed.
+    const notes = report.files.filter((f: { note?: string }) => f.note).map((f: { path: string }) => f.path);
+    expect(notes).toEqual([expect.stringMatching(/FAGG0\.csv\.gz$/)]);
+    expect(report.files.find((f: { note?: string }) => f.note).note).toMatch(/does not say each value's source/);
     const catalog = (await catalogJson(join(dir, 'catalog.json'))) as Catalog;
     expect(JSON.stringify(catalog)).toMatch(/Meteostat.*CC BY-NC 4\.0/);
   });

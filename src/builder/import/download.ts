@@ -5,8 +5,9 @@
  * is resumed with a Range request where the host answers one. A station-year NCEI has no file for
  * (404) is reported, not an error; any other failure names the URL. Every file is bounded.
  */
+import { MAX_INPUT_BYTES, readInputText } from './input-bytes.ts';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,8 +20,10 @@ import type { ImportedStation } from './imported.ts';
 import { parseIsdHistory } from './isd-lite.ts';
 import { NOAA_PATHS, type NoaaPaths } from './noaa-paths.ts';
 
-/** Most bytes one downloaded file may hold (a busy airport's GHCNh year is tens of MB). */
-export const MAX_DOWNLOAD_BYTES = 1024 * 1024 * 1024;
+/** Most bytes one downloaded file may hold: as many as an import reads of one file (a busy airport's GHCNh year is tens of MB). */
+export const MAX_DOWNLOAD_BYTES = MAX_INPUT_BYTES;
+/** A transfer that brings no byte for this long is cut (and tried again from where it stopped). */
+const IDLE_MS = 60_000;
 /** Most station-years one command downloads. */
 export const MAX_DOWNLOADS = 5_000;
 
@@ -34,6 +37,8 @@ export interface DownloadOptions {
   /** The cache folder: files land at their NCEI path under it. */
   cache: string;
   fetch?: typeof fetch;
+  /** A transfer that brings no byte for this long is cut and tried again (default {@link IDLE_MS}). */
+  idleMs?: number;
   /** Told each file as it is done (for a progress line). */
   progress?: (done: number, total: number, path: string) => void;
 }
@@ -93,7 +98,7 @@ export async function downloadArchive(o: DownloadOptions): Promise<Downloaded> {
     // A past year's file (and the station list) is kept; this year's, or a station's whole record, grows: fetched again.
     const kept = year === undefined || year < thisYear;
     if (kept && (await isFile(local))) return true;
-    const got = await fetchFile(doFetch, new URL(path, o.root).href, local);
+    const got = await fetchFile(doFetch, new URL(path, o.root).href, local, o.idleMs);
     if (got !== null) {
       result.fetched++;
       result.bytes += got;
@@ -135,21 +140,49 @@ async function isFile(path: string): Promise<boolean> {
  * Fetches `url` into `local` (through `local.part`, resumed where it was cut); resolves with the
  * bytes fetched, or null for a 404. Retries a failed transfer twice.
  */
-async function fetchFile(doFetch: typeof fetch, url: string, local: string): Promise<number | null> {
+async function fetchFile(doFetch: typeof fetch, url: string, local: string, idleMs = IDLE_MS): Promise<number | null> {
   const part = `${local}.part`;
+  // The version of the file the part holds (its ETag, else Last-Modified): a resumed request asks for
+  // the rest only of that version (If-Range), so a file that changed meanwhile is fetched whole again
+  // rather than spliced onto the old one's start.
+  const version = `${part}.version`;
   await mkdir(dirname(local), { recursive: true });
   for (let attempt = 0; ; attempt++) {
     const have = (await stat(part).catch(() => null))?.size ?? 0;
+    // A part from a host that named no version is resumed as it is (NCEI's hosts name one).
+    const validator = have > 0 ? await readFile(version, 'utf8').catch(() => '') : '';
     let response: Response;
+    const idle = new AbortController();
+    // Each attempt's own watch; unref'd, so one an early return leaves set never holds the process.
+    const watch = () => setTimeout(() => idle.abort(new Error(`no byte for ${idleMs / 1000} s`)), idleMs).unref();
+    let timer = watch();
+    const stillAlive = () => {
+      clearTimeout(timer);
+      timer = watch();
+    };
     try {
       response = await doFetch(url, {
         // The bytes as stored: a length or an offset counted in bytes a host compressed on the way would not match.
-        headers: { 'Accept-Encoding': 'identity', ...(have > 0 ? { Range: `bytes=${have}-` } : {}) },
-        signal: AbortSignal.timeout(600_000),
+        headers: {
+          'Accept-Encoding': 'identity',
+          ...(have > 0 ? { Range: `bytes=${have}-`, ...(validator ? { 'If-Range': validator } : {}) } : {}),
+        },
+        signal: AbortSignal.any([idle.signal, AbortSignal.timeout(600_000)]),
       });
     } catch (err) {
+      clearTimeout(timer);
       if (attempt < 2) continue;
       throw unreachable(url, err);
+    }
+    // Only NCEI's (or the mirror's) own host is read: a redirect elsewhere is not taken as its file.
+    if (response.url && new URL(response.url).origin !== new URL(url).origin) {
+      clearTimeout(timer);
+      await response.body?.cancel().catch(() => undefined);
+      throw new BuildError(
+        'unreachable',
+        `${url} redirected to ${new URL(response.url).origin}; files are downloaded from ${new URL(url).origin} only.`,
+        { file: url },
+      );
     }
     if (response.status === 404 || response.status === 410) {
       await response.body?.cancel().catch(() => undefined);
@@ -196,8 +229,15 @@ async function fetchFile(doFetch: typeof fetch, url: string, local: string): Pro
       });
     }
     let bytes = 0;
+    if (!resumed) {
+      const v = response.headers.get('ETag') ?? response.headers.get('Last-Modified') ?? '';
+      // A weak ETag cannot be an If-Range validator (RFC 9110, 13.1.5): such a part is not resumed.
+      if (v && !v.startsWith('W/')) await writeFile(version, v);
+      else await rm(version, { force: true });
+    }
     const counted = async function* (body: AsyncIterable<Uint8Array>) {
       for await (const chunk of body) {
+        stillAlive();
         bytes += chunk.length;
         if ((resumed ? have : 0) + bytes > MAX_DOWNLOAD_BYTES)
           throw new BuildError(
@@ -217,8 +257,10 @@ async function fetchFile(doFetch: typeof fetch, url: string, local: string): Pro
         createWriteStream(part, { flags: resumed ? 'a' : 'w' }),
       );
     } catch (err) {
+      clearTimeout(timer);
       if (err instanceof BuildError) {
         await rm(part, { force: true });
+        await rm(version, { force: true });
         throw err;
       }
       // A cut transfer: what arrived stays in the part, and the next attempt resumes from it.
@@ -229,7 +271,9 @@ async function fetchFile(doFetch: typeof fetch, url: string, local: string): Pro
       if (attempt < 2) continue;
       throw unreachable(url, new Error(`${bytes} of ${length} bytes arrived`));
     }
+    clearTimeout(timer);
     await rename(part, local);
+    await rm(version, { force: true });
     return bytes;
   }
 }
@@ -297,7 +341,7 @@ export async function stationsNear(o: {
         },
       );
   }
-  const text = await readFile(local, 'latin1');
+  const text = await readInputText(local, 'latin1');
   const all = NEAR_LIST_READERS[list.kind](text, local);
   const found = [...all.values()]
     .map((s) => ({ id: s.station_id, name: s.name, km: distanceM([o.near[0], o.near[1]], [s.lon, s.lat]) / 1000 }))

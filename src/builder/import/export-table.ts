@@ -6,6 +6,7 @@
  * one reader (mapped-csv.ts) takes both. A workbook is a zip: its size and what it would inflate
  * to are bounded before it is opened.
  */
+import { readInputText } from './input-bytes.ts';
 import { readFile, stat } from 'node:fs/promises';
 import { inflateRawSync } from 'node:zlib';
 import { basename } from 'node:path';
@@ -47,7 +48,7 @@ export async function readExportTable(
 }
 
 async function readDelimited(path: string, separator: string): Promise<ExportTable> {
-  const lines = (await readFile(path, 'utf8')).replace(/^\uFEFF/, '').split(/\r?\n/);
+  const lines = (await readInputText(path, 'utf8')).replace(/^\uFEFF/, '').split(/\r?\n/);
   const header = (splitFields(lines[0] ?? '', separator) ?? []).map((h) => h.trim());
   const rows: ExportTable['rows'] = [];
   for (let i = 1; i < lines.length; i++) {
@@ -57,6 +58,14 @@ async function readDelimited(path: string, separator: string): Promise<ExportTab
       throw new BuildError(
         'invalid_input',
         `${basename(path)} line ${i + 1}: its quotes do not close, or text follows a closing quote.`,
+        { file: path, row: i + 1 },
+      );
+    // A value holding the separator unquoted (12,5 with a decimal comma in a comma-separated file)
+    // shifts every field after it: refused, never read into the next column.
+    if (f.length !== header.length)
+      throw new BuildError(
+        'invalid_input',
+        `${basename(path)} line ${i + 1}: ${f.length} fields where the header has ${header.length}. A value holding the separator (${JSON.stringify(separator)}) must be quoted; a decimal comma needs another separator or quotes.`,
         { file: path, row: i + 1 },
       );
     rows.push({ line: i + 1, cells: f });

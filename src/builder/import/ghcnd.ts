@@ -8,9 +8,8 @@
  * quality check: dropped, counted by code. MFLAG `T` on PRCP is a trace: kept as 0 (the file holds
  * 0), counted. Days are the observer's days, not UTC days.
  */
-import { readFile } from 'node:fs/promises';
+import { readInputBytes, readInputText } from './input-bytes.ts';
 import { basename } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { BuildError } from '../build-error.ts';
 import type { Imported, ImportedStation } from './imported.ts';
 
@@ -81,6 +80,11 @@ function takeValue(
     into.drop(id, mapped.type, `quality flag ${qflag}`);
     return;
   }
+  // MFLAG P: "missing presumed zero" in the source's own words: no one measured it.
+  if (mflag === 'P') {
+    into.drop(id, mapped.type, 'missing presumed zero (MFLAG P)');
+    return;
+  }
   // Tenths into units by decimal shifting, so 253 is 25.3, never 25.299999999999997.
   const c = into.keep(id, day, mapped.type, Number((value * mapped.factor).toFixed(1)));
   if (element === 'PRCP' && mflag === 'T') c.trace++;
@@ -105,8 +109,7 @@ function listed(stations: ReadonlyMap<string, ImportedStation>, id: string, path
  * the same units and flags as `.dly`.
  */
 async function readGhcndCsv(path: string, stations: ReadonlyMap<string, ImportedStation>, into: Imported) {
-  let bytes = await readFile(path);
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
+  const bytes = await readInputBytes(path);
   let rows = 0;
   bytes
     .toString('latin1')
@@ -153,7 +156,7 @@ export async function readGhcndFile(
   into: Imported,
 ): Promise<void> {
   if (/\.csv(\.gz)?$/i.test(path)) return readGhcndCsv(path, stations, into);
-  const text = await readFile(path, 'latin1');
+  const text = await readInputText(path, 'latin1');
   const lines = text.split(/\r?\n/);
   let rows = 0;
   lines.forEach((line, i) => {

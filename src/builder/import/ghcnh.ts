@@ -16,9 +16,9 @@
  * - A trace of precipitation (measurement code `T`) is 0, counted; a calm (`C`) or variable (`V`)
  *   wind, or direction 999, has no direction; multi-hour precipitation columns are not spread.
  */
-import { readFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { MAX_INPUT_BYTES, readInputBytes } from './input-bytes.ts';
 import { basename } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { BuildError } from '../build-error.ts';
 import type { Imported, ImportedStation } from './imported.ts';
 import { combine } from './mapped-csv.ts';
@@ -52,16 +52,23 @@ const UNMAPPED = [
   'precipitation_24_hour',
 ];
 
-/** Quality codes that mean a value failed: the legacy ISD suspect and erroneous codes, and GHCNh's own checks. */
+/**
+ * Quality codes that mean a value failed: ISD's suspect and erroneous codes (2, 3, 6, 7), and the
+ * flags of GHCNh's own checks, upper case (L logical, F frequent value, U diurnal, D distribution,
+ * W world record, K streak, C climatological, T timestamp, S spike, V variance, N neighbour,
+ * E clean-up, H high flag rate) and lower case (o, d, h, w, p, …). ISD's legacy C (AWOS whole
+ * degrees) and U (an edited value) share a letter with two checks; a value so flagged is dropped and
+ * counted by its code, never kept as a measurement that may have failed. ISD's A, I, M, P and R
+ * (accepted, inserted, changed or replaced by a validator) are kept.
+ */
 function failed(code: string): boolean {
-  return /^[2367]$/.test(code) || /^[a-z]$/.test(code);
+  return /^[2367]$/.test(code) || /^[LFUDWKCTSVNEH]$/.test(code) || /^[a-z]$/.test(code);
 }
 
 /** Reads one GHCNh file — PSV (gzipped or not) or Parquet — into `into`; hourly values, by the hour they end in. */
 export async function readGhcnhFile(path: string, into: Imported): Promise<void> {
   if (/\.parquet$/i.test(path)) return takeGhcnhRows(path, ...(await parquetRows(path)), into);
-  let bytes = await readFile(path);
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
+  const bytes = await readInputBytes(path);
   const lines = bytes.toString('utf8').split(/\r?\n/);
   const header = (lines[0] ?? '').split('|').map((h) => h.trim());
   const rows = function* () {
@@ -83,6 +90,13 @@ async function parquetRows(path: string): Promise<[string[], Iterable<{ row: num
   const { compressors } = await import('hyparquet-compressors');
   let file: Awaited<ReturnType<typeof asyncBufferFromFile>>;
   let header: string[];
+  const size = (await stat(path)).size;
+  if (size > MAX_INPUT_BYTES)
+    throw new BuildError(
+      'invalid_input',
+      `${path} is ${(size / 2 ** 20).toFixed(0)} MiB; an input file may hold at most ${MAX_INPUT_BYTES / 2 ** 20} MiB. Split it and import the parts.`,
+      { file: path },
+    );
   try {
     file = await asyncBufferFromFile(path);
     const metadata = await parquetMetadataAsync(file);
@@ -92,7 +106,15 @@ async function parquetRows(path: string): Promise<[string[], Iterable<{ row: num
       file: path,
     });
   }
-  const objects = (await parquetReadObjects({ file, compressors })) as Array<Record<string, unknown>>;
+  let objects: Array<Record<string, unknown>>;
+  try {
+    objects = (await parquetReadObjects({ file, compressors })) as Array<Record<string, unknown>>;
+  } catch (err) {
+    throw new BuildError('invalid_input', `${basename(path)}: its data could not be read: ${(err as Error).message}`, {
+      file: path,
+      cause: err,
+    });
+  }
   const text = (v: unknown): string =>
     v === null || v === undefined
       ? ''
@@ -240,7 +262,7 @@ function takeGhcnhRows(
     for (const [hour, types] of hours) {
       for (const [type, values] of types) {
         // Rain: the largest report of the hour (special reports carry running totals), never their sum.
-        const v = type === 'rain' ? Math.max(...values) : combine(type, values);
+        const v = type === 'rain' ? values.reduce((a, b) => (b > a ? b : a), -Infinity) : combine(type, values);
         into.put('hourly', id, hour, type, Number(v.toFixed(6)));
       }
     }

@@ -10,9 +10,8 @@
  * (no report at all) are not totals: dropped, counted. The days are UTC days, which the catalog and
  * answers say (station-formats.ts).
  */
-import { readFile } from 'node:fs/promises';
+import { readInputBytes, readInputText } from './input-bytes.ts';
 import { basename } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { BuildError } from '../build-error.ts';
 import { splitFields } from './csv-fields.ts';
 import type { Imported, ImportedStation } from './imported.ts';
@@ -98,8 +97,7 @@ export async function readGsodOpFile(
   stations: ReadonlyMap<string, ImportedStation>,
   into: Imported,
 ): Promise<void> {
-  let bytes = await readFile(path);
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
+  const bytes = await readInputBytes(path);
   const name = basename(path);
   const cols: Record<string, [number, number]> = {
     TEMP: [24, 30],
@@ -166,7 +164,7 @@ export async function readGsodOpFile(
 
 /** Reads one GSOD CSV file into `into` (stations from its own columns). */
 export async function readGsodFile(path: string, into: Imported): Promise<void> {
-  const text = await readFile(path, 'utf8');
+  const text = await readInputText(path, 'utf8');
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
   const name = basename(path);
   const fail = (row: number, why: string, column?: string) =>

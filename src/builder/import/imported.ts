@@ -5,6 +5,7 @@
  * import (station-import.ts) writes it as the build's own input files and builds from them, so a
  * source's values meet the same checks as anyone's files.
  */
+import { BuildError } from '../build-error.ts';
 
 /** One station as the source describes it. */
 export interface ImportedStation {
@@ -50,7 +51,8 @@ export class Imported {
   /** Source fields with no contract data type, and how many values each held (not imported). */
   readonly unmapped = new Map<string, number>();
   /** Files read, with their rows. */
-  readonly files: Array<{ path: string; rows: number }> = [];
+  /** Each file read, its rows, and what the report must say of it (a source it does not state). */
+  readonly files: Array<{ path: string; rows: number; note?: string }> = [];
 
   /** The counts of `type` at `station`, created empty. */
   countsOf(station: string, type: string): TypeCounts {
@@ -70,11 +72,23 @@ export class Imported {
   keepAt(scale: ImportScale, station: string, time: string, type: string, value: number): TypeCounts {
     const c = this.countsOf(station, type);
     c.read++;
-    c.kept++;
     let times = this.rows[scale].get(station);
     if (!times) this.rows[scale].set(station, (times = new Map()));
     let row = times.get(time);
     if (!row) times.set(time, (row = {}));
+    const before = row[type];
+    if (before !== undefined) {
+      // A value given twice (a line repeated, or two files of one period) is kept once; two
+      // different values for one period cannot both be right, and neither is chosen.
+      if (before !== value)
+        throw new BuildError(
+          'invalid_input',
+          `station ${station} has two ${type} values for ${time}: ${before} and ${value}. Import one file per period of each station.`,
+        );
+      c.dropped['repeated (same value)'] = (c.dropped['repeated (same value)'] ?? 0) + 1;
+      return c;
+    }
+    c.kept++;
     row[type] = value;
     return c;
   }

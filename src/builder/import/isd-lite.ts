@@ -13,9 +13,8 @@
  * temperature is also its lowest and highest (`temperature_min`, `_max`), so the build derives a
  * day's extremes from the day's readings, as NOAA does for GSOD.
  */
-import { readFile } from 'node:fs/promises';
+import { readInputBytes } from './input-bytes.ts';
 import { basename } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { BuildError } from '../build-error.ts';
 import { splitFields } from './csv-fields.ts';
 import type { Imported, ImportedStation } from './imported.ts';
@@ -88,8 +87,7 @@ export async function readIsdLiteFile(
       { file: path },
     );
   into.stations.set(id, station);
-  let bytes = await readFile(path);
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
+  const bytes = await readInputBytes(path);
   const lines = bytes.toString('latin1').split(/\r?\n/);
   let rows = 0;
   lines.forEach((line, i) => {
@@ -99,7 +97,8 @@ export async function readIsdLiteFile(
     if (
       f.length !== 12 ||
       f.some((x) => !/^-?\d+$/.test(x)) ||
-      !(mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h >= 0 && h <= 23)
+      !(mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h >= 0 && h <= 23) ||
+      new Date(Date.UTC(y, mo - 1, d)).getUTCDate() !== d
     ) {
       throw new BuildError(
         'invalid_input',
@@ -117,6 +116,11 @@ export async function readIsdLiteFile(
       }
       if (v === -9999) {
         into.drop(id, col.type, 'sentinel −9999');
+        return;
+      }
+      // ISD-Lite codes a calm as direction 0 (north is 360): no direction, never north.
+      if (col.type === 'wind_direction' && v === 0) {
+        into.drop(id, col.type, 'no direction (calm)');
         return;
       }
       if (col.type === 'rain' && v === -1) {

@@ -25,8 +25,9 @@ function zoneMinutes(zone: string): number {
 /** How several readings of one hour become its value, by the type's name. */
 export function combine(type: string, values: number[]): number {
   if (/^(rain|evaporation|sunshine_duration)/.test(type)) return values.reduce((a, b) => a + b, 0);
-  if (/_max$/.test(type)) return Math.max(...values);
-  if (/_min$/.test(type)) return Math.min(...values);
+  // A loop, not Math.max(...values): an hour may hold more readings than a call takes arguments.
+  if (/_max$/.test(type)) return values.reduce((a, b) => (b > a ? b : a), -Infinity);
+  if (/_min$/.test(type)) return values.reduce((a, b) => (b < a ? b : a), Infinity);
   if (/^wind_direction/.test(type)) {
     const rad = Math.PI / 180;
     const x = values.reduce((a, d) => a + Math.sin(d * rad), 0);
@@ -49,6 +50,11 @@ export async function readMappedCsv(
   readings: Map<string, Map<number, number>>,
 ): Promise<void> {
   const parse = timeParser(mapping.time.format);
+  const numberOf = (text: string) =>
+    /\d/.test(text) ? Number(mapping.decimal === '.' ? text : text.replace(mapping.decimal, '.')) : Number.NaN;
+  // A numeric marker means its number however it is written: -999 is -999.0 and -999,00 too.
+  const missingNumbers = new Set(mapping.missing.map(numberOf).filter(Number.isFinite));
+  const isMissing = (text: string) => mapping.missing.includes(text) || missingNumbers.has(numberOf(text));
   const offset = zoneMinutes(mapping.zone);
   const byStation = 'column' in mapping.station ? null : mapping.station;
   // Station → time → type → the readings that fall there.
@@ -104,8 +110,9 @@ export async function readMappedCsv(
         throw fail(mapping.time.column, `${JSON.stringify(raw)} names no time.`);
       const station = byStation ? byStation.id : (f[stationCol] ?? '').trim();
       if (!byStation) {
-        const where = (mapping.station as { stations: Record<string, unknown> }).stations[station];
-        if (!where)
+        const listed = (mapping.station as { stations: Record<string, unknown> }).stations;
+        // Own keys only: a station named "constructor" is not in every list.
+        if (!Object.hasOwn(listed, station))
           throw fail(
             header[stationCol]!,
             `station ${JSON.stringify(station)} is not in the mapping's "station.stations".`,
@@ -121,15 +128,15 @@ export async function readMappedCsv(
         key = `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
       }
       rows++;
-      for (const { h, k } of unmapped) if (!mapping.missing.includes((f[k] ?? '').trim())) into.skip(h);
+      for (const { h, k } of unmapped) if (!isMissing((f[k] ?? '').trim())) into.skip(h);
       for (const c of mapped) {
         const text = (f[c.at] ?? '').trim();
         const counts = into.countsOf(station, c.type);
-        if (mapping.missing.includes(text)) {
+        if (isMissing(text)) {
           into.drop(station, c.type, `missing marker ${JSON.stringify(text)}`);
           continue;
         }
-        const n = Number(mapping.decimal === '.' ? text : text.replace(mapping.decimal, '.'));
+        const n = numberOf(text);
         if (!/\d/.test(text) || !Number.isFinite(n))
           throw fail(
             c.header,

@@ -5,7 +5,8 @@
  * the times are in, where the station is — is left as `CHECK`, which parseMapping refuses, so an
  * import never builds from a guess.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readInputText } from './input-bytes.ts';
+import { writeFile } from 'node:fs/promises';
 import { splitFields } from './csv-fields.ts';
 import { isWorkbook, readExportTable } from './export-table.ts';
 import { UNITS } from './mapping.ts';
@@ -59,7 +60,7 @@ function formatOf(sample: string): string | undefined {
 /** A proposed mapping of `file` (as JSON text) and the lines to say about it. */
 export async function proposeMapping(file: string): Promise<{ text: string; notes: string[] }> {
   if (isWorkbook(file) || /\.xls$/i.test(file)) return proposeForWorkbook(file);
-  const lines = (await readFile(file, 'utf8'))
+  const lines = (await readInputText(file, 'utf8'))
     .replace(/^\uFEFF/, '')
     .split(/\r?\n/)
     .filter((l) => l.trim() !== '');

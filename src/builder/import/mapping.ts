@@ -151,6 +151,11 @@ export function parseMapping(
     !(typeof m.sheet === 'string' || (typeof m.sheet === 'number' && Number.isInteger(m.sheet) && m.sheet >= 1))
   )
     throw bad('"sheet"', "must name the workbook's sheet, or give its number from 1.");
+  if (m.separator !== undefined && !(typeof m.separator === 'string' && /^(,|;|\t|\||\s)$/.test(m.separator)))
+    throw bad('"separator"', 'must be one character: "," ";" "\\t" "|" or " ".');
+  if (m.decimal !== undefined && m.decimal !== '.' && m.decimal !== ',') throw bad('"decimal"', 'must be "." or ",".');
+  if (m.missing !== undefined && !(Array.isArray(m.missing) && m.missing.every((x) => typeof x === 'string')))
+    throw bad('"missing"', 'must list the texts that mean no value: ["", "-", "-999"].');
   if (!m.columns || typeof m.columns !== 'object' || Object.keys(m.columns).length === 0)
     throw bad('"columns"', 'must map at least one column to a data type.');
   for (const [column, c] of Object.entries(m.columns)) {

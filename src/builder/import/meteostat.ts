@@ -12,9 +12,8 @@
  * into the dataset's zone by the build); a reading at hour H is the hour ending at H. Positions and
  * names come from Meteostat's station list (`stations/lite.json.gz` or `full.json.gz`).
  */
-import { readFile } from 'node:fs/promises';
+import { inflate, isGzip, readInputBytes } from './input-bytes.ts';
 import { basename } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { BuildError } from '../build-error.ts';
 import { splitFields } from './csv-fields.ts';
 import type { Imported, ImportedStation, ImportScale } from './imported.ts';
@@ -61,7 +60,7 @@ const MODEL_SOURCE = /model|mosmix|forecast/i;
 
 /** Reads Meteostat's station list (a JSON array, gzipped or not): id → station. */
 export function parseMeteostatStations(bytes: Buffer, file: string): Map<string, ImportedStation> {
-  const raw = bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
+  const raw = isGzip(bytes) ? inflate(bytes, file) : bytes;
   let list: unknown;
   try {
     list = JSON.parse(raw.toString('utf8'));
@@ -111,8 +110,7 @@ export async function readMeteostatFile(
   if (!station)
     throw bad(`is station ${id}, which the station list does not hold: pass Meteostat's lite.json.gz that lists it.`);
   into.stations.set(id, station);
-  let bytes = await readFile(path);
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
+  const bytes = await readInputBytes(path);
   const lines = bytes.toString('utf8').split(/\r?\n/);
   const first = splitFields(lines[0] ?? '') ?? [];
   const headed = first.some((f) => /[a-z]/i.test(f) && !/^\d{4}-\d{2}-\d{2}$/.test(f));
@@ -153,7 +151,8 @@ export async function readMeteostatFile(
     const [y, mo, d] = ymd;
     if (
       !(Number.isInteger(y) && Number.isInteger(mo) && Number.isInteger(d) && Number.isInteger(hour)) ||
-      !(mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && hour >= 0 && hour <= 23)
+      !(mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && hour >= 0 && hour <= 23) ||
+      new Date(Date.UTC(y, mo - 1, d)).getUTCDate() !== d
     )
       throw bad(`its date and hour (${ymd.join('-')} ${hour}) are not a real time.`, i + 1);
     rows++;
@@ -188,5 +187,14 @@ export async function readMeteostatFile(
       }
     }
   }
-  into.files.push({ path, rows });
+  into.files.push({
+    path,
+    rows,
+    // The older files name no value's source: model values in them cannot be told from observations.
+    ...(headed
+      ? {}
+      : {
+          note: "an older Meteostat file (no header): it does not say each value's source, so any gap-filling model values in it cannot be told from observations and were imported as given. The current files (data.meteostat.net) say each value's source.",
+        }),
+  });
 }

@@ -3,7 +3,7 @@
  * reader, what it needs beside its files, and the source's name, licence and citation, which the
  * catalog's attribution carries into the app. A new format is one module and one entry here.
  */
-import { readFile } from 'node:fs/promises';
+import { readInputBytes, readInputText } from './input-bytes.ts';
 import { basename } from 'node:path';
 import { BuildError } from '../build-error.ts';
 import { parseGhcndStations, readGhcndFile } from './ghcnd.ts';
@@ -43,7 +43,7 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
     stationList: 'ghcnd-stations.txt',
     stationOfFile: (path) => /^(\w{11})\.(dly|csv|csv\.gz)$/i.exec(basename(path))?.[1] ?? null,
     async read(files, { stationList }) {
-      const stations = parseGhcndStations(await readFile(stationList!, 'latin1'), stationList!);
+      const stations = parseGhcndStations(await readInputText(stationList!, 'latin1'), stationList!);
       const out = new Imported();
       for (const f of files) await readGhcndFile(f, stations, out);
       return out;
@@ -87,7 +87,7 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
       const stations =
         op.length > 0
           ? new Map(
-              [...parseIsdHistory(await readFile(stationList!, 'latin1'), stationList!)].map(([id, s]) => [
+              [...parseIsdHistory(await readInputText(stationList!, 'latin1'), stationList!)].map(([id, s]) => [
                 id.replace('-', ''),
                 s,
               ]),
@@ -108,7 +108,7 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
       return m ? `${m[1]}-${m[2]}` : null;
     },
     async read(files, { stationList }) {
-      const stations = parseIsdHistory(await readFile(stationList!, 'latin1'), stationList!);
+      const stations = parseIsdHistory(await readInputText(stationList!, 'latin1'), stationList!);
       const out = new Imported();
       for (const f of files) await readIsdLiteFile(f, stations, out);
       return out;
@@ -117,12 +117,12 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
   meteostat: {
     title: 'Meteostat bulk CSV files (hourly or daily, <station>.csv.gz), with Meteostat’s stations/lite.json.gz',
     attribution:
-      'Meteostat: meteostat.net bulk data, from national weather services, NOAA and others; licence CC BY-NC 4.0 (non-commercial use only); gap-filling model values not imported; its daily values are its own aggregates, their days as Meteostat defines them',
+      'Meteostat: meteostat.net bulk data, from national weather services, NOAA and others; licence CC BY-NC 4.0 (non-commercial use only); gap-filling model values not imported from files that state the source of each value; its daily values are its own aggregates, their days as Meteostat defines them',
     utcDays: false,
     stationList: 'lite.json.gz',
     stationOfFile: meteostatStationOfFile,
     async read(files, { stationList }) {
-      const stations = parseMeteostatStations(await readFile(stationList!), stationList!);
+      const stations = parseMeteostatStations(await readInputBytes(stationList!), stationList!);
       const out = new Imported();
       for (const f of files) await readMeteostatFile(f, stations, out);
       return out;
@@ -136,7 +136,7 @@ export const STATION_FORMATS: Readonly<Record<string, StationFormat>> = {
     stationList: null,
     mapped: true,
     async read(files, { mapping, report }) {
-      const m = parseMapping(await readFile(mapping!, 'utf8'), mapping!);
+      const m = parseMapping(await readInputText(mapping!, 'utf8'), mapping!);
       const out = new Imported();
       const readings = new Map<string, Map<number, number>>();
       await readMappedCsv(files, m, out, readings);

@@ -4,6 +4,7 @@
  * and daily CSV, in the contract's types and units) and built from them with every check a build
  * makes. The import report says, per station and data type, what was read and what became of it.
  */
+import { truncate } from '../../contract/quote.ts';
 import type { BuildProgress } from '../build-progress.ts';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -38,7 +39,7 @@ export interface ImportReport {
   format: string;
   source: string;
   utcDays: boolean;
-  files: Array<{ path: string; rows: number }>;
+  files: Array<{ path: string; rows: number; note?: string }>;
   stations: Array<{
     station_id: string;
     name: string;
@@ -123,6 +124,7 @@ export function importReportText(r: ImportReport): string {
       );
     }
   }
+  for (const f of r.files) if (f.note) lines.push(`  ${f.path}: ${f.note}`);
   const unmapped = Object.entries(r.unmapped);
   if (unmapped.length > 0)
     lines.push(
@@ -162,7 +164,14 @@ async function readPart(
         cause: err,
       });
     }
-    throw err;
+    if (err instanceof BuildError) throw err;
+    // Whatever else a reader meets in a file it was not written for is said by the file, not as a stack.
+    const named = files.length === 1 ? files[0]! : `${files[0]} (or another of its ${files.length} files)`;
+    throw new BuildError(
+      'invalid_input',
+      `${named} could not be read as ${o.format}: ${truncate(String((err as Error)?.message ?? err))}`,
+      { file: files[0]!, cause: err },
+    );
   }
 }
 
