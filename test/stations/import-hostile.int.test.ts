@@ -85,6 +85,57 @@ describe('files that are not what they claim', () => {
   });
 });
 
+describe('GHCNh times', () => {
+  it('a file with Year, Month, Day, Hour and Minute and no DATE imports; a day that is not one is refused, not moved', async () => {
+    const header = GHCNH_HEADER.filter((c) => c !== 'DATE').concat(['Year', 'Month', 'Day', 'Hour', 'Minute']);
+    const row = (y: string, mo: string, d: string, h: string, t: string) => {
+      const r: Record<string, string> = {
+        STATION: 'SFM00068816',
+        Station_name: 'CAPE TOWN INTL',
+        LATITUDE: '-33.9648',
+        LONGITUDE: '18.6017',
+        ELEVATION: '46.0',
+        Year: y,
+        Month: mo,
+        Day: d,
+        Hour: h,
+        Minute: '0',
+        temperature: t,
+      };
+      return header.map((c) => r[c] ?? '').join('|');
+    };
+    const file = join(root, 'GHCNh_SFM00068816_por.psv');
+    await writeFile(
+      file,
+      `${[header.join('|'), row('2024', '3', '1', '10', '21.5'), row('2024', '3', '1', '11', '22.5')].join('\n')}\n`,
+    );
+    const out = join(root, 'por');
+    await importStations({ format: 'ghcnh', files: [file], out });
+    const got = await nearestAnswer(
+      out,
+      18.6017,
+      -33.9648,
+      ['temperature_mean'],
+      'hourly',
+      '2024-03-01T12:00:00',
+      '2024-03-01T13:00:00',
+    );
+    expect(Object.values(got.data).map((v) => v.temperature_mean)).toEqual([21.5, 22.5]);
+
+    const bad = join(root, 'GHCNh_SFM00068816_2019.psv');
+    await writeFile(
+      bad,
+      ghcnh([
+        { DATE: '2019-02-28T23:00:00', temperature: '20.0' },
+        { DATE: '2019-02-30T00:00:00', temperature: '19.0' },
+      ]),
+    );
+    expect(await refused(['import', 'ghcnh', bad, '--out', join(root, 'feb30')])).toContain(
+      'GHCNh_SFM00068816_2019.psv line 3: station "SFM00068816" at "2019-02-30T00:00:00" is not a GHCNh report',
+    );
+  });
+});
+
 describe('codes that say a value is not a measurement', () => {
   it("GHCNh's own failed checks (upper-case flags too) are dropped and counted; ISD's accepted codes are kept", async () => {
     const file = join(root, 'GHCNh_SFM00068816_2024.psv');

@@ -129,6 +129,13 @@ async function parquetRows(path: string): Promise<[string[], Iterable<{ row: num
   return [header, rows()];
 }
 
+/** A report's time from its Year, Month, Day, Hour and Minute fields (at `k`), as DATE writes it. */
+function dateOfParts(f: string[], k: number[]): string {
+  const [y, mo, d, h, mi] = k.map((i) => (f[i] ?? '').trim());
+  const two = (x: string | undefined) => (x ?? '').padStart(2, '0');
+  return `${y}-${two(mo)}-${two(d)}T${two(h)}:${two(mi)}:00`;
+}
+
 /** Takes GHCNh reports (`fields` in `header`'s order, as the PSV holds them) into `into`. */
 function takeGhcnhRows(
   path: string,
@@ -141,19 +148,21 @@ function takeGhcnhRows(
   const cols = {
     id: at('STATION', 'Station_ID'),
     name: at('Station_name', 'STATION_NAME'),
-    date: at('DATE'),
+    // DATE, or (in files that have none) Year, Month, Day, Hour and Minute.
+    date: at('DATE') >= 0 ? at('DATE') : ['Year', 'Month', 'Day', 'Hour', 'Minute'].every((c) => at(c) >= 0) ? -2 : -1,
     lat: at('LATITUDE', 'Latitude'),
     lon: at('LONGITUDE', 'Longitude'),
     elev: at('ELEVATION', 'Elevation'),
   };
   for (const [k, v] of Object.entries(cols)) {
-    if (v < 0 && k !== 'name')
+    if (v === -1 && k !== 'name')
       throw new BuildError(
         'invalid_input',
         `${name} has no ${k === 'id' ? 'STATION' : k === 'date' ? 'DATE' : k.toUpperCase()} column: it is not a GHCNh file (its header starts ${JSON.stringify(header.slice(0, 4).join('|'))}).`,
         { file: path, row: 1 },
       );
   }
+  const parts = ['Year', 'Month', 'Day', 'Hour', 'Minute'].map((c) => at(c));
   // Each variable's columns, found once: a line is split, then read by index.
   const variables = Object.entries(GHCNH_VARIABLES)
     .map(([variable, type]) => ({
@@ -175,9 +184,15 @@ function takeGhcnhRows(
     const i = row - 1;
     if (f[cols.id]?.trim() === header[cols.id]) continue;
     const id = (f[cols.id] ?? '').trim();
-    const date = (f[cols.date] ?? '').trim();
+    const date = cols.date >= 0 ? (f[cols.date] ?? '').trim() : dateOfParts(f, parts);
     const t = Date.parse(`${date}Z`);
-    if (id === '' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(date) || Number.isNaN(t)) {
+    // Date.parse rolls 2024-02-30 over into March: a day that is not one is refused, never moved.
+    if (
+      id === '' ||
+      !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(date) ||
+      Number.isNaN(t) ||
+      new Date(t).toISOString().slice(0, 10) !== date.slice(0, 10)
+    ) {
       throw new BuildError(
         'invalid_input',
         `${name} line ${i + 1}: station ${JSON.stringify(id)} at ${JSON.stringify(date)} is not a GHCNh report (STATION and DATE yyyy-mm-ddThh:mm:ss).`,
