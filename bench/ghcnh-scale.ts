@@ -167,7 +167,7 @@ async function runTimed(args: string[]): Promise<{ failure?: string; steps: Step
   const lines = createInterface({ input: child.stderr });
   lines.on('line', (line) => {
     tail.push(line);
-    if (tail.length > 3) tail.shift();
+    if (tail.length > 12) tail.shift();
     const m = /^import: (.+?)(?: \(.*\))?(?:, \d+ s so far)?$/.exec(line);
     if (!m || m[1] === current?.step) return;
     close();
@@ -188,7 +188,10 @@ async function runTimed(args: string[]): Promise<{ failure?: string; steps: Step
   const [code] = (await once(child, 'close')) as [number | null];
   clearInterval(sampler);
   close();
-  return { ...(code === 0 ? {} : { failure: `exit ${code ?? '?'}: ${tail.join(' ')}` }), steps };
+  // The error's own line and what follows it (DuckDB's advice runs to several lines after it).
+  const from = tail.findIndex((l) => /error/i.test(l));
+  const said = (from >= 0 ? tail.slice(from, from + 3) : tail.slice(-3)).join(' ');
+  return { ...(code === 0 ? {} : { failure: `exit ${code ?? '?'}: ${said}` }), steps };
 }
 
 export async function runGhcnhScaleBench(o: {

@@ -146,6 +146,9 @@ function chunkMapOf(tail: Buffer, scale: StationTimeScale): StationFileChunks | 
  */
 const CELLS_PER_DEGREE = 2;
 
+/** Coverage runs aggregated into lines at once (see the coverage step of {@link indexStationArchive}). */
+const RUNS_PER_BATCH = 2_000_000;
+
 const NUMERIC = /^(DOUBLE|FLOAT|REAL|DECIMAL.*|INTEGER|BIGINT|SMALLINT|TINYINT)$/;
 
 async function checkStationsFile(con: DuckDBConnection, path: string): Promise<void> {
@@ -484,10 +487,35 @@ export async function indexStationArchive(
     const files = STATION_TIME_SCALES.map(
       (s) => `SELECT station_id, '${s}' AS scale, footer_hash FROM idx_files_${s}`,
     ).join(' UNION ALL ');
-    const result = await con.stream(`SELECT f.station_id, f.scale, f.footer_hash, r.type, r.runs FROM (${files}) f
-        JOIN idx_stations st USING (station_id) LEFT JOIN
-        (SELECT station_id, scale, type, CAST(to_json(list([a, b] ORDER BY a)) AS VARCHAR) AS runs FROM idx_runs GROUP BY ALL) r USING (station_id, scale)
-      ORDER BY f.scale, floor(st.lat * ${CELLS_PER_DEGREE}), floor(st.lon * ${CELLS_PER_DEGREE}), f.station_id, r.type`);
+    // The lines' order, once (a row per station and scale): by scale, then place, then id.
+    await con.run(`CREATE TEMP TABLE idx_order AS SELECT row_number() OVER (ORDER BY f.scale,
+        floor(st.lat * ${CELLS_PER_DEGREE}), floor(st.lon * ${CELLS_PER_DEGREE}), f.station_id) AS pos, f.station_id, f.scale, f.footer_hash,
+        coalesce(r.n, 0) AS n
+      FROM (${files}) f JOIN idx_stations st USING (station_id)
+      LEFT JOIN (SELECT station_id, scale, count(*) AS n FROM idx_runs GROUP BY ALL) r USING (station_id, scale)`);
+    // Lines are made a batch of consecutive positions at a time, about RUNS_PER_BATCH runs each: a
+    // list aggregate keeps its lists in memory, and a network's hourly archive has tens of millions
+    // of runs (a gap at every failed or calm report).
+    const batches: Array<[number, number]> = [];
+    let first = 1;
+    let runsInBatch = 0;
+    const counts = await rows(con, `SELECT pos, n FROM idx_order ORDER BY pos`);
+    for (const c of counts) {
+      const pos = Number(c.pos);
+      if (runsInBatch > 0 && runsInBatch + Number(c.n) > RUNS_PER_BATCH) {
+        batches.push([first, pos - 1]);
+        first = pos;
+        runsInBatch = 0;
+      }
+      runsInBatch += Number(c.n);
+    }
+    if (counts.length) batches.push([first, counts.length]);
+    const linesOf = (a: number, b: number) =>
+      con.stream(`SELECT o.station_id, o.scale, o.footer_hash, r.type, r.runs FROM idx_order o LEFT JOIN
+        (SELECT station_id, scale, type, CAST(to_json(list([a, b] ORDER BY a)) AS VARCHAR) AS runs
+          FROM idx_runs JOIN idx_order USING (station_id, scale) WHERE pos BETWEEN ${a} AND ${b} GROUP BY ALL) r
+        USING (station_id, scale)
+      WHERE o.pos BETWEEN ${a} AND ${b} ORDER BY o.pos, r.type`);
     // By scale, then place (cells of 1/CELLS_PER_DEGREE°, row by row), then id: the lines one query
     // needs (one scale, the stations near a point or inside a field) are adjacent and read together.
     let current: { id: string; scale: StationTimeScale; footer: string; byType: Map<string, string> } | null = null;
@@ -506,15 +534,18 @@ export async function indexStationArchive(
       offset += length;
       if (!out.write(line)) await once(out, 'drain');
     };
-    for await (const chunk of result.yieldRowsJs()) {
-      for (const [id, scale, footer, type, runs] of chunk as Array<
-        [string, StationTimeScale, string, string | null, string | null]
-      >) {
-        if (!current || current.id !== id || current.scale !== scale) {
-          await flush();
-          current = { id, scale, footer, byType: new Map() };
+    for (const [a, b] of batches) {
+      const result = await linesOf(a, b);
+      for await (const chunk of result.yieldRowsJs()) {
+        for (const [id, scale, footer, type, runs] of chunk as Array<
+          [string, StationTimeScale, string, string | null, string | null]
+        >) {
+          if (!current || current.id !== id || current.scale !== scale) {
+            await flush();
+            current = { id, scale, footer, byType: new Map() };
+          }
+          if (type && runs) current.byType.set(type, runs);
         }
-        if (type && runs) current.byType.set(type, runs);
       }
     }
     await flush();
