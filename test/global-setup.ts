@@ -1,12 +1,17 @@
 // Builds the shared station fixture once for all test files: a small dataset
 // made by the demo generator as CSV inputs and the real build.
+import { execFile } from 'node:child_process';
 import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { TestProject } from 'vitest/node';
 import { writeDemoStationInputs } from '../src/builder/demo-stations.ts';
 import { buildStations } from '../src/builder/stations-build.ts';
 import { buildDemo } from '../src/node/demo.ts';
+
+const exec = promisify(execFile);
+const REPO = new URL('..', import.meta.url).pathname;
 
 /** Options of the fixture, shared with the tests that read its inputs. */
 export const FIXTURE = { stations: 40, start: '2024-01-01', end: '2024-03-31', format: 'csv' as const, seed: 7 };
@@ -27,7 +32,7 @@ interface Fixtures {
 
 // The integration and browser tiers (vitest.config.ts) both run this setup in the one main process:
 // the fixtures are built once and shared, and removed after the last tier's teardown.
-const shared = globalThis as { cqFixtures?: Promise<Fixtures>; cqFixtureUsers?: number };
+const shared = globalThis as { cqFixtures?: Promise<Fixtures>; cqFixtureUsers?: number; cqSite?: Promise<string> };
 
 // CLIMATE_QUERY_TEST_CACHE=DIR keeps the fixtures in DIR between runs (a
 // developer's loop; delete DIR after changing a builder). CI sets it to a
@@ -56,12 +61,33 @@ async function buildFixtures(): Promise<Fixtures> {
   };
 }
 
+/**
+ * The site as `npm run build` makes it (no dataset in it), built once for the browser tier: its
+ * tests serve it rather than Vite's dev server where they test the app, not `npm start`. Built
+ * each run, never kept in the cache: it is the source under test.
+ */
+async function buildTestSite(root: string): Promise<string> {
+  const t0 = Date.now();
+  const site = join(root, 'site');
+  await rm(site, { recursive: true, force: true });
+  await exec(join(REPO, 'node_modules/.bin/vite'), ['build', '--outDir', site, '--emptyOutDir', '--logLevel', 'warn'], {
+    cwd: REPO,
+    env: { ...process.env, CQ_NO_PUBLIC: '1' },
+  });
+  console.log(`test site built in ${((Date.now() - t0) / 1000).toFixed(1)} s (${site})`);
+  return site;
+}
+
 export async function setup(project: TestProject): Promise<void> {
   shared.cqFixtureUsers = (shared.cqFixtureUsers ?? 0) + 1;
   shared.cqFixtures ??= buildFixtures();
   const f = await shared.cqFixtures;
   project.provide('stationFixture', f.stationFixture);
   project.provide('demoDataset', f.demoDataset);
+  if (project.name === 'browser') {
+    shared.cqSite ??= buildTestSite(f.root);
+    project.provide('builtSite', await shared.cqSite);
+  } else project.provide('builtSite', '');
 }
 
 export async function teardown(): Promise<void> {
@@ -69,6 +95,8 @@ export async function teardown(): Promise<void> {
   if (shared.cqFixtureUsers > 0 || !shared.cqFixtures) return;
   const { root } = await shared.cqFixtures;
   shared.cqFixtures = undefined;
+  shared.cqSite = undefined;
+  await rm(join(root, 'site'), { recursive: true, force: true });
   if (!keep) await rm(root, { recursive: true, force: true });
 }
 
@@ -76,5 +104,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     stationFixture: { root: string; inputs: string; dataset: string; stationsCsv: string; hourlyCsv: string };
     demoDataset: string;
+    /** The built site's folder (browser tier; empty in the others). */
+    builtSite: string;
   }
 }

@@ -2,7 +2,7 @@
 // of this repository, with a dataset folder mounted at /test-data/ through
 // the same Range-capable static handler `climate-query serve` uses.
 import { existsSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { chromium, type Browser } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
 import { serveStatic } from '../../src/node/static-files.ts';
@@ -86,4 +86,48 @@ export async function startVite(
   await server.listen();
   const addr = server.httpServer!.address() as { port: number };
   return { server, url: `http://127.0.0.1:${addr.port}/` };
+}
+
+/**
+ * The built site (`npm run build`, made once per test run by test/global-setup.ts) served from
+ * `site` with `datasets` mounted as /<name>/, as a static host serves it: 17 requests open the app
+ * where Vite's dev server answers 190 module requests, a second sooner a page on two loaded cores.
+ * For tests of what the app does; those of the dev server itself (`npm start`) use {@link startVite}.
+ */
+export async function startBuiltApp(
+  site: string,
+  datasets: Record<string, string>,
+  options: { onRequest?: (req: IncomingMessage, res: ServerResponse, next: () => void) => void } = {},
+): Promise<{ server: { close(): Promise<void> }; url: string }> {
+  // Longest mount first, so /data/demo-2/ is not served from /data/demo.
+  const mounts = Object.entries(datasets).sort(([a], [b]) => b.length - a.length);
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    for (const [name, dir] of mounts) {
+      const prefix = `/${name}`;
+      if (path === prefix || path.startsWith(`${prefix}/`)) {
+        if (await serveStatic(dir, path.slice(prefix.length) || '/', req, res)) return;
+        res.writeHead(404).end();
+        return;
+      }
+    }
+    if (!(await serveStatic(site, path, req, res))) res.writeHead(404).end();
+  };
+  const server = createHttpServer((req, res) => {
+    const go = () => void answer(req, res).catch(() => res.destroy());
+    if (options.onRequest) options.onRequest(req, res, go);
+    else go();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    server: {
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    },
+    url: `http://127.0.0.1:${port}/`,
+  };
 }

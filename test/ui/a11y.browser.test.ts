@@ -7,11 +7,11 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
 import { drawPoint, drawPolygon, mapIdle, openAppPage, runAndWait, zoomTo } from '../helpers/app-page.ts';
-import { useViteApp } from '../helpers/vite-app.ts';
+import { useBuiltApp } from '../helpers/vite-app.ts';
 
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../screens/', import.meta.url).pathname;
-const dev = useViteApp({ 'data/demo': demo });
+const dev = useBuiltApp({ 'data/demo': demo });
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 

@@ -8,12 +8,11 @@ import { join } from 'node:path';
 import { buildRasterLayer } from '../../src/builder/raster-build.ts';
 import { buildStations } from '../../src/builder/stations-build.ts';
 import { DATA_SOURCES } from '../../src/builder/elevation.ts';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import type { ViteDevServer } from 'vite';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import type { ClimateEngine } from '../../src/engine/engine.ts';
-import { launchChromium, startVite } from '../helpers/browser.ts';
+import { launchChromium, startBuiltApp, startVite } from '../helpers/browser.ts';
 import {
   drawPoint,
   drawPolygon,
@@ -31,7 +30,8 @@ import { catalogJson } from '../helpers/catalog-json.ts';
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../test-results/', import.meta.url).pathname;
 let browser: Browser;
-let vite: { server: ViteDevServer; url: string };
+// The built site, as a static host serves it (test/global-setup.ts builds it once a run).
+let vite: { server: { close(): Promise<void> }; url: string };
 let engine: ClimateEngine;
 let mine = '';
 let few = '';
@@ -119,7 +119,11 @@ beforeAll(async () => {
     join(few, 'dataset'),
     'two sensors',
   );
-  vite = await startVite({ 'data/demo': demo, 'data/mine': mine, 'data/few': join(few, 'dataset') });
+  vite = await startBuiltApp(inject('builtSite'), {
+    'data/demo': demo,
+    'data/mine': mine,
+    'data/few': join(few, 'dataset'),
+  });
   engine = createNodeEngine(demo);
 }, 180_000);
 
@@ -907,7 +911,10 @@ describe("a user's own map style", () => {
 
 describe('answers saved on the device', () => {
   it('are kept per dataset: 55 answers of another dataset leave a grower’s answers, and say what they dropped', async () => {
-    const page = await openApp();
+    // The store's module is imported by its source path: Vite's dev server serves it, the built site does not.
+    const dev = await startVite({ 'data/demo': demo });
+    onTestFinished(() => dev.server.close());
+    const page = await openApp(`${dev.url}index.html`);
     // Text, not a function: the test runner would rewrite an import() in a function for Node.
     const result = await page.evaluate(`(async () => {
       const { openSavedStore, SAVED_LIMIT } = await import('/src/ui/saved-store.ts');

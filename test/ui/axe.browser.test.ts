@@ -9,9 +9,9 @@ import AxeBuilder from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
 import { drawPoint, drawPolygon, openAppPage, runAndWait } from '../helpers/app-page.ts';
-import { useViteApp } from '../helpers/vite-app.ts';
+import { useBuiltApp } from '../helpers/vite-app.ts';
 
-const dev = useViteApp({ 'data/demo': inject('demoDataset') });
+const dev = useBuiltApp({ 'data/demo': inject('demoDataset') });
 
 /** axe's violations, each as its rule and the elements it names. */
 async function violations(page: Page): Promise<string[]> {

@@ -6,10 +6,10 @@
 import { describe, expect, inject, it } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { drawPolygon, openAppPage, zoomTo } from '../helpers/app-page.ts';
-import { useViteApp } from '../helpers/vite-app.ts';
+import { useBuiltApp } from '../helpers/vite-app.ts';
 
 const demo = inject('demoDataset');
-const app = useViteApp({ 'data/demo': demo });
+const app = useBuiltApp({ 'data/demo': demo });
 
 const waitForEnd = (page: import('playwright-core').Page) =>
   page.waitForFunction(

@@ -13,12 +13,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { drawPoint, openAppPage, runAndWait } from '../helpers/app-page.ts';
 import { startVite } from '../helpers/browser.ts';
-import { useViteApp } from '../helpers/vite-app.ts';
+import { useBuiltApp } from '../helpers/vite-app.ts';
 import { startRangeServer, type RangeServer } from '../helpers/range-server.ts';
 
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../screens/', import.meta.url).pathname;
-const dev = useViteApp({ 'data/demo': demo });
+const dev = useBuiltApp({ 'data/demo': demo });
 let empty = '';
 const servers: RangeServer[] = [];
 

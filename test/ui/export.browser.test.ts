@@ -10,10 +10,10 @@ import { describe, expect, inject, it } from 'vitest';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
 import { stationTypeInfo } from '../../src/contract/station-type-info.ts';
 import { drawPoint, drawPolygon, openAppPage, runAndWait, tableCells, zoomTo } from '../helpers/app-page.ts';
-import { useViteApp } from '../helpers/vite-app.ts';
+import { useBuiltApp } from '../helpers/vite-app.ts';
 
 const demo = inject('demoDataset');
-const app = useViteApp({ 'data/demo': demo });
+const app = useBuiltApp({ 'data/demo': demo });
 
 type Meta = {
   station_lat: number;

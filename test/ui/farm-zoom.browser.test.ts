@@ -6,11 +6,11 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
 import { openAppPage, runAndWait, zoomTo } from '../helpers/app-page.ts';
-import { useViteApp } from '../helpers/vite-app.ts';
+import { useBuiltApp } from '../helpers/vite-app.ts';
 
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../screens/', import.meta.url).pathname;
-const dev = useViteApp({ 'data/demo': demo });
+const dev = useBuiltApp({ 'data/demo': demo });
 
 const FIELD: Array<[number, number]> = [
   [19.04, -34.155],

@@ -7,10 +7,10 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
 import { drawPoint, mapIdle, networkOff, openAppPage, zoomTo, type Ui } from '../helpers/app-page.ts';
-import { useViteApp } from '../helpers/vite-app.ts';
+import { useBuiltApp } from '../helpers/vite-app.ts';
 
 const demo = inject('demoDataset');
-const app = useViteApp({ 'data/demo': demo });
+const app = useBuiltApp({ 'data/demo': demo });
 
 const form = (page: Page) =>
   page.evaluate(() => (window as unknown as { cqUi: { form: Record<string, unknown> } }).cqUi.form);

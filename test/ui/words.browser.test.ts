@@ -10,12 +10,12 @@ import { RASTER_FAMILIES } from '../../src/contract/raster-layers.ts';
 import { layerDefinition } from '../../src/ui/words.ts';
 import { STATION_TYPE_INFO_NAMES } from '../../src/contract/station-type-info.ts';
 import { drawPoint, drawPolygon, openAppPage, runAndWait, zoomTo, type Ui } from '../helpers/app-page.ts';
-import { useViteApp } from '../helpers/vite-app.ts';
+import { useBuiltApp } from '../helpers/vite-app.ts';
 import { catalogJson } from '../helpers/catalog-json.ts';
 
 const demo = inject('demoDataset');
 const SHOTS = new URL('../../screens/', import.meta.url).pathname;
-const dev = useViteApp({ 'data/demo': demo });
+const dev = useBuiltApp({ 'data/demo': demo });
 let catalog: Catalog;
 
 beforeAll(async () => {
