@@ -12,6 +12,7 @@
  *   npm run bench -- --scale --scale-size small   the same on small archives, for development
  *   npm run bench -- --real-size  climate layers at the real size (bench/raster-scale-run.ts; ≈ 15 minutes
  *                                 the first time, which generates and builds; ≈ 5 minutes cached)
+ *   npm run bench -- --foreign      published Zarr stores read in place beside zarrita.js (bench/foreign-stores.ts)
  *   npm run bench -- --ghcnh-scale [--stations 600] [--years 10]   `import ghcnh` of a network's
  *                                 hourly archive under GNU time (bench/ghcnh-scale.ts)
  *
@@ -20,6 +21,7 @@
  * process (bench/child.ts), Chromium runs from this process (bench/browser.ts).
  */
 import { runGhcnhScaleBench } from './ghcnh-scale.ts';
+import { runForeignBench } from './foreign-stores.ts';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { execFileSync } from 'node:child_process';
@@ -139,6 +141,7 @@ async function main(): Promise<void> {
       'scale-size': { type: 'string' },
       'real-size': { type: 'boolean' },
       'ghcnh-scale': { type: 'boolean' },
+      foreign: { type: 'boolean' },
       stations: { type: 'string' },
       years: { type: 'string' },
     },
@@ -149,6 +152,13 @@ async function main(): Promise<void> {
     const say = (s: string) =>
       process.stdout.write(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${s}\n`);
     return runRealSizeBench({ quick, rebuild: values.rebuild ?? false, log: say });
+  }
+  if (values.foreign) {
+    const t0 = performance.now();
+    const say = (s: string) =>
+      process.stdout.write(`[${((performance.now() - t0) / 1000).toFixed(0).padStart(4)} s] ${s}\n`);
+    await runForeignBench({ log: say });
+    return;
   }
   if (values['ghcnh-scale']) {
     const t0 = performance.now();

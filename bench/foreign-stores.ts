@@ -1,0 +1,252 @@
+/**
+ * `npm run bench -- --foreign`: layers read where they are published, beside the field's own
+ * reader. Two Zarr v2 stores made by their own tools (xarray and zarr-python, Debian's): one shaped
+ * as NASA POWER's daily "temporal" stores (float32 through a `fixedscaleoffset` filter, Blosc zstd,
+ * chunks of every date × 15 × 15 px, 16 years) and one as xarray writes by default (Blosc lz4,
+ * chunks of every date × 10 × 10). Each is added in place with `climate-query layers add` and
+ * served by the bench server (40 ms, 6 at once; and 150 ms / 4 Mbit/s); a point's whole record is
+ * asked of the engine (`/api/point/`, Node, over HTTP, cold) and read by zarrita.js from the same
+ * URL (`zarr.get` of the pixel's series, cold). Requests, bytes, round trips and wall time of
+ * each, and the answers compared value by value (to the layer's stated decimals). Writes
+ * bench/foreign-results.json and the section "Published stores beside zarrita.js" of
+ * docs/performance.md.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import * as zarr from 'zarrita';
+import { createClimateEngine } from '../src/engine/engine.ts';
+import { urlLocation } from '../src/dataset/location.ts';
+import { cacheDir, REPO } from './dataset.ts';
+import { profileOf, roundTrips } from './link.ts';
+import { hostInfo } from './results.ts';
+import { type LoggedRequest, startBenchServer } from './server.ts';
+
+const exec = promisify(execFile);
+const LINKS = ['40', '150-4mbit'] as const;
+const RUNS = 3;
+
+/** The stores: how they are written (numcodecs, as their publishers write them) and asked. */
+const STORES = [
+  {
+    id: 'power',
+    label: 'NASA POWER-shaped (float32 + fixedscaleoffset, Blosc zstd, chunks 5,844 × 15 × 15), 16 years',
+    variable: 'T2M',
+    layer: 't2m',
+    years: [2001, 2016],
+  },
+  {
+    id: 'xarray',
+    label: "xarray's defaults (float32, Blosc lz4 + shuffle, chunks 3,653 × 10 × 10), 10 years",
+    variable: 'tas',
+    layer: 'tas',
+    years: [2011, 2020],
+  },
+] as const;
+
+const WRITER = `
+import sys
+import numpy as np, pandas as pd, xarray as xr, numcodecs
+out = sys.argv[1]
+rng = np.random.default_rng(11)
+def field(t, lat, lon):
+    doy = np.asarray(t.dayofyear)
+    base = 17 + 7 * np.cos((doy - 15) / 365.25 * 2 * np.pi)[:, None, None]
+    # A day's weather is shared by the region (its anomaly), with a gradient and a little local noise.
+    day = rng.normal(0, 2.0, (len(t), 1, 1))
+    return (base + day + lat[None, :, None] * 0.2 + lon[None, None, :] * 0.1 + rng.normal(0, 0.3, (len(t), lat.size, lon.size))).astype('float32')
+# POWER's grid: 0.5 x 0.625 degrees; here 30 x 30 cells over the Western and Northern Cape.
+t = pd.date_range('2001-01-01', '2016-12-31', freq='D')
+lat = np.round(-35.0 + 0.5 * np.arange(30) + 0.25, 6); lon = np.round(16.0 + 0.625 * np.arange(30) + 0.3125, 6)
+a = field(t, lat, lon)
+ds = xr.Dataset({'T2M': (('time', 'lat', 'lon'), a, {'units': 'C', 'long_name': 'Temperature at 2 Meters'})},
+                coords={'time': t, 'lat': ('lat', lat, {'units': 'degrees_north'}), 'lon': ('lon', lon, {'units': 'degrees_east'})})
+# POWER marks missing as -999 (zarrita.js casts no NaN fill through an integer filter).
+ds.T2M.encoding.update({'_FillValue': -999.0, 'chunks': (len(t), 15, 15), 'compressor': numcodecs.Blosc(cname='zstd', clevel=5, shuffle=numcodecs.Blosc.SHUFFLE),
+                        'filters': [numcodecs.FixedScaleOffset(offset=0, scale=100, dtype='<f4', astype='<i4')]})
+ds.to_zarr(out + '/power.zarr', consolidated=True)
+# xarray's defaults, north to south, 0.05 degrees.
+t2 = pd.date_range('2011-01-01', '2020-12-31', freq='D')
+lat2 = np.round(-33.0 - 0.05 * np.arange(40), 6); lon2 = np.round(18.0 + 0.05 * np.arange(40), 6)
+b = field(t2, lat2, lon2)
+ds2 = xr.Dataset({'tas': (('time', 'lat', 'lon'), b, {'units': 'degC'})}, coords={'time': t2, 'lat': lat2, 'lon': lon2})
+ds2.tas.encoding.update({'chunks': (len(t2), 10, 10)})
+ds2.to_zarr(out + '/xarray.zarr', consolidated=True)
+`;
+
+/** One run of one reader: wall time, requests and bytes after the catalog, round trips. */
+interface ForeignRun {
+  ms: number;
+  requests: number;
+  bytes: number;
+  roundTrips: number;
+}
+
+export interface ForeignResults {
+  startedAt: string;
+  environment: ReturnType<typeof hostInfo>;
+  stores: Array<{
+    id: string;
+    label: string;
+    values: number;
+    /** Values where the engine's answer and zarrita.js's read differ by more than the layer's step. */
+    mismatches: number;
+    links: Record<string, { engine: ForeignRun[]; zarrita: ForeignRun[] }>;
+  }>;
+}
+
+const summarise = (log: readonly LoggedRequest[], ms: number): ForeignRun => ({
+  ms,
+  requests: log.length,
+  bytes: log.reduce((n, e) => n + e.bytes, 0),
+  roundTrips: roundTrips(log),
+});
+
+/** Writes the stores and adds them to a dataset (once; kept in the bench cache). */
+async function ensureStores(dir: string, log: (s: string) => void): Promise<string> {
+  const ds = join(dir, 'ds');
+  if (existsSync(join(ds, 'catalog.json'))) return ds;
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(join(ds, 'stores'), { recursive: true });
+  const t0 = performance.now();
+  execFileSync('/usr/bin/python3', ['-c', WRITER, join(ds, 'stores')], { stdio: 'inherit' });
+  log(`stores written by xarray in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  for (const s of STORES) {
+    await exec(process.execPath, [
+      join(REPO, 'bin/climate-query.js'),
+      'layers',
+      'add',
+      join(ds, 'stores', `${s.id}.zarr`),
+      '--variable',
+      s.variable,
+      '--layer',
+      s.layer,
+      '--time-scale',
+      'daily',
+      '--crs',
+      'EPSG:4326',
+      '--extent',
+      'wc',
+      '--data',
+      ds,
+    ]);
+  }
+  return ds;
+}
+
+/** The pixel (row, column) of the store's grid that holds `lon, lat`, from its coordinate arrays. */
+async function pixelOf(root: zarr.Location<zarr.FetchStore>, lon: number, lat: number): Promise<[number, number]> {
+  const near = async (name: string, v: number) => {
+    const a = await zarr.open.v2(root.resolve(name), { kind: 'array' });
+    const c = (await zarr.get(a)).data as Float64Array;
+    let best = 0;
+    for (let i = 1; i < c.length; i++) if (Math.abs(c[i]! - v) < Math.abs(c[best]! - v)) best = i;
+    return best;
+  };
+  return [await near('lat', lat), await near('lon', lon)];
+}
+
+export async function runForeignBench(o: { log(line: string): void }): Promise<ForeignResults> {
+  const ds = await ensureStores(join(cacheDir(), 'foreign'), o.log);
+  const point = { lon: 18.86, lat: -33.93 };
+  const results: ForeignResults = { startedAt: new Date().toISOString(), environment: hostInfo(), stores: [] };
+  for (const s of STORES) {
+    const entry: ForeignResults['stores'][number] = { id: s.id, label: s.label, values: 0, mismatches: 0, links: {} };
+    for (const link of LINKS) {
+      const server = await startBenchServer({ mounts: { '/ds/': ds }, profile: profileOf(link) });
+      const runs = { engine: [] as ForeignRun[], zarrita: [] as ForeignRun[] };
+      try {
+        for (let r = 0; r < RUNS; r++) {
+          // The engine, cold: a new engine; its catalog read first (every query needs it once), then the point.
+          const engine = createClimateEngine({ dataset: urlLocation(`${server.nodeUrl}ds/`) });
+          await engine.catalog();
+          server.reset();
+          let t = performance.now();
+          const answer = (await engine.query('point', {
+            wkts: `POINT (${point.lon} ${point.lat})`,
+            dataType: s.layer,
+            options: { timeScale: 'daily', dataExtent: 'wc' },
+            startDate: `${s.years[0]}-01-01`,
+            endDate: `${s.years[1]}-12-31`,
+          })) as Record<string, Record<string, number | null>>;
+          runs.engine.push(summarise(server.counts().log, performance.now() - t));
+          await engine.close();
+          // zarrita.js, cold: a new store; the array's metadata and the pixel's chunk (its own way),
+          // the pixel found from the coordinate arrays it reads too.
+          server.reset();
+          t = performance.now();
+          const root = zarr.root(new zarr.FetchStore(`${server.nodeUrl}ds/stores/${s.id}.zarr`));
+          const [i, j] = await pixelOf(root, point.lon, point.lat);
+          const arr = await zarr.open.v2(root.resolve(s.variable), { kind: 'array' });
+          const got = (await zarr.get(arr, [null, i, j])).data as Float32Array;
+          runs.zarrita.push(summarise(server.counts().log, performance.now() - t));
+          if (r === 0) {
+            const series = Object.values(answer)[0]!;
+            const dates = Object.keys(series);
+            entry.values = dates.length;
+            const step = 0.0011; // the answers' 3 decimals, and float32's last bit
+            entry.mismatches = dates.filter((d, k) => {
+              const v = series[d] ?? null;
+              const w = got[k];
+              const none = w === undefined || Number.isNaN(w);
+              if (v === null || none) return (v === null) !== none;
+              return Math.abs(v - w) > step;
+            }).length;
+            if (dates.length !== got.length) entry.mismatches += Math.abs(dates.length - got.length);
+          }
+        }
+      } finally {
+        await server.close();
+      }
+      entry.links[link] = runs;
+      const med = (xs: ForeignRun[]) => [...xs].sort((a, b) => a.ms - b.ms)[Math.floor(xs.length / 2)]!;
+      const e = med(runs.engine);
+      const z = med(runs.zarrita);
+      o.log(
+        `${s.id} at ${link}: engine ${e.requests} req ${(e.bytes / 1024).toFixed(1)} KiB ${e.roundTrips} trips ${e.ms.toFixed(0)} ms; zarrita.js ${z.requests} req ${(z.bytes / 1024).toFixed(1)} KiB ${z.roundTrips} trips ${z.ms.toFixed(0)} ms`,
+      );
+    }
+    o.log(`${s.id}: ${entry.values} values, ${entry.mismatches} differ from zarrita.js`);
+    results.stores.push(entry);
+  }
+  await writeFile(join(REPO, 'bench/foreign-results.json'), `${JSON.stringify(results, null, 1)}\n`);
+  const doc = join(REPO, 'docs/performance.md');
+  await writeFile(doc, spliceSection(await readFile(doc, 'utf8'), renderForeign(results)));
+  return results;
+}
+
+export const FOREIGN_HEADING = 'Published stores beside zarrita.js (npm run bench -- --foreign)';
+
+/** The section of docs/performance.md. */
+export function renderForeign(r: ForeignResults): string {
+  const env = r.environment;
+  const med = (xs: ForeignRun[]) => [...xs].sort((a, b) => a.ms - b.ms)[Math.floor(xs.length / 2)]!;
+  const cell = (x: ForeignRun) =>
+    `${x.requests} / ${(x.bytes / 1024).toFixed(1)} KiB / ${x.roundTrips} / ${x.ms.toFixed(0)} ms`;
+  const rows = r.stores.flatMap((s) =>
+    Object.entries(s.links).map(
+      ([link, runs]) =>
+        `| ${s.label} | ${profileOf(link).label} | ${cell(med(runs.engine))} | ${cell(med(runs.zarrita))} | ${s.mismatches === 0 ? `equal (${s.values.toLocaleString('en')} values)` : `**${s.mismatches} of ${s.values} differ**`} |`,
+    ),
+  );
+  return `## ${FOREIGN_HEADING}
+
+Stores written here by xarray and zarr-python (Debian's), added in place with \`climate-query layers add\` and served by the bench server; one point's whole record, cold, asked of the engine (\`/api/point/\` in Node over HTTP, after its catalog) and read by zarrita.js 0.7 from the same URL (\`zarr.get\` of the pixel's series; the pixel found from the store's own coordinate arrays, as a zarrita.js user would). Each cell: requests / bytes / sequential round trips / wall time, the median of ${RUNS} runs; ${env.cpus} × ${env.cpuModel}, Node ${env.node}, ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC.
+
+| store | link | engine | zarrita.js | answers |
+|---|---|---|---|---|
+${rows.join('\n')}
+
+The engine reads no coordinate array: \`layers add\` recorded the grid and dates in the catalog, so the pixel's chunk is the only read after it. zarrita.js reads the store's metadata and both coordinate arrays before the chunk.
+`;
+}
+
+function spliceSection(doc: string, section: string): string {
+  const parts = doc.split(/^(?=## )/m);
+  const i = parts.findIndex((p) => p.startsWith(`## ${FOREIGN_HEADING}\n`));
+  if (i >= 0) parts[i] = `${section.trimEnd()}\n\n`;
+  else parts.push(`${section.trimEnd()}\n\n`);
+  return parts.join('');
+}
