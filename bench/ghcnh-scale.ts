@@ -289,10 +289,10 @@ The reading is bounded because the import reads one station's files at a time (g
 function stepsOf(runs: readonly GhcnhScaleResults[]): string {
   const r = [...runs].reverse().find((x) => x.steps?.length);
   if (!r) return '';
-  return `\nWhere the ${r.stations.toLocaleString('en')} × ${r.years} run's time went, by the steps the CLI said (the import process's RSS sampled every 2 s):\n\n| step | wall | peak RSS sampled |\n|---|---:|---:|\n${r.steps!.map((s) => `| ${s.step} | ${s.seconds.toFixed(0)} s | ${(s.peakRssBytes / 1e9).toFixed(2)} GB |`).join('\n')}\n`;
+  return `\nWhere the ${r.stations.toLocaleString('en')} × ${r.years} run's time went, by the steps the CLI said (the import process's RSS sampled every 2 s):\n\n| step | wall | peak RSS sampled |\n|---|---:|---:|\n${r.steps!.map((s) => `| ${s.step} | ${s.seconds.toFixed(0)} s | ${s.peakRssBytes ? `${(s.peakRssBytes / 1e9).toFixed(2)} GB` : '— (under 2 s)'} |`).join('\n')}\n`;
 }
 
-function spliceSection(doc: string, section: string): string {
+export function spliceSection(doc: string, section: string): string {
   const parts = doc.split(/^(?=## )/m);
   const i = parts.findIndex((p) => p.startsWith(`## ${GHCNH_SCALE_HEADING}\n`));
   if (i >= 0) parts[i] = `${section.trimEnd()}\n\n`;
