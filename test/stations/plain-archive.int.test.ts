@@ -165,7 +165,7 @@ describe('an archive written with plain DuckDB SQL', () => {
     expect((await readdir(join(root, 'stations'))).sort()).toEqual(['hourly', 'stations.parquet']);
   });
 
-  it('is indexed the same in batches of files as in one: index, coverage and types; a station split across batches is refused', async () => {
+  it('is indexed the same in batches of files and of coverage runs as in one: index, coverage and types; a station split across batches is refused', async () => {
     const root = join(dir, 'batched');
     await writePlainArchive(root);
     const copy = join(dir, 'batched-copy');
@@ -175,6 +175,7 @@ describe('an archive written with plain DuckDB SQL', () => {
     // A batch per file: every check and run is made batch by batch.
     const oneByOne = await indexStationArchive(join(copy, 'stations'), 'stations', {
       batchRows: 1,
+      runsPerBatch: 1,
       progress: (step, detail) => steps.push(`${step} ${detail ?? ''}`),
     });
     expect(oneByOne).toEqual(whole);
