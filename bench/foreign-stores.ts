@@ -211,7 +211,7 @@ export async function runForeignBench(o: { log(line: string): void }): Promise<F
     o.log(`${s.id}: ${entry.values} values, ${entry.mismatches} differ from zarrita.js`);
     results.stores.push(entry);
   }
-  await writeFile(join(REPO, 'bench/foreign-results.json'), `${JSON.stringify(results, null, 1)}\n`);
+  await writeFile(join(REPO, 'bench/foreign-results.json'), `${JSON.stringify(results, null, 2)}\n`);
   const doc = join(REPO, 'docs/performance.md');
   await writeFile(doc, spliceSection(await readFile(doc, 'utf8'), renderForeign(results)));
   return results;

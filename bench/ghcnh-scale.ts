@@ -260,7 +260,7 @@ export async function runGhcnhScaleBench(o: {
   const runs = [...earlier.filter((e) => e.stations !== o.stations || e.years !== o.years), results].sort(
     (a, b) => a.stations * a.years - b.stations * b.years || a.stations - b.stations,
   );
-  await writeFile(file, `${JSON.stringify(runs, null, 1)}\n`);
+  await writeFile(file, `${JSON.stringify(runs, null, 2)}\n`);
   const doc = join(REPO, 'docs/performance.md');
   await writeFile(doc, spliceSection(await readFile(doc, 'utf8'), renderGhcnhScale(runs)));
   await rm(out, { recursive: true, force: true });
