@@ -146,7 +146,7 @@ function chunkMapOf(tail: Buffer, scale: StationTimeScale): StationFileChunks | 
  */
 const CELLS_PER_DEGREE = 2;
 
-/** Coverage runs aggregated into lines at once (see the coverage step of {@link indexStationArchive}). */
+/** Coverage runs DuckDB sorts at once before Node joins them into lines (see the coverage step of {@link indexStationArchive}). */
 const RUNS_PER_BATCH = 2_000_000;
 
 const NUMERIC = /^(DOUBLE|FLOAT|REAL|DECIMAL.*|INTEGER|BIGINT|SMALLINT|TINYINT)$/;
