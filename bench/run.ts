@@ -12,7 +12,7 @@
  *   npm run bench -- --scale --scale-size small   the same on small archives, for development
  *   npm run bench -- --real-size  climate layers at the real size (bench/raster-scale-run.ts; ≈ 15 minutes
  *                                 the first time, which generates and builds; ≈ 5 minutes cached)
- *   npm run bench -- --foreign      published Zarr stores read in place beside zarrita.js (bench/foreign-stores.ts)
+ *   npm run bench -- --foreign      published Zarr stores and a COG collection read in place beside zarrita.js and geoblaze (bench/foreign-stores.ts)
  *   npm run bench -- --ghcnh-scale [--stations 600] [--years 10]   `import ghcnh` of a network's
  *                                 hourly archive under GNU time (bench/ghcnh-scale.ts)
  *

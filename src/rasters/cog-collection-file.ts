@@ -77,7 +77,9 @@ export function openCogCollection(ctx: ReaderContext, layer: RasterLayerEntry, i
             throw new ClimateQueryError('dataset_unavailable', `${url} has no date ${b + 1}.`);
           const f = await dateFile(b);
           const before = { ...f.stats };
-          const t = await f.readTile(ftx, fty, [0], signal);
+          const t = f.readWindow
+            ? await f.readWindow(x0, y0, x0 + width, y0 + height, [0], signal)
+            : await f.readTile(ftx, fty, [0], signal);
           stats.reads += f.stats.reads - before.reads;
           stats.bytes += f.stats.bytes - before.bytes;
           for (let r = 0; r < height; r++) {

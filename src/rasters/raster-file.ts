@@ -188,6 +188,40 @@ function tiledImage(url: string, image: GeoTIFFImage, cached: BlockCachedSource)
   const height = image.getHeight();
   const tileWidth = image.getTileWidth();
   const tileHeight = image.getTileHeight();
+  const readWindow: NonNullable<RasterFile['readWindow']> = async (x0, y0, x1, y1, bands, sig) => {
+    const decode = async (): Promise<TypedArray> =>
+      (await image.readRasters({
+        window: [x0, y0, x1, y1],
+        samples: [...bands],
+        interleave: true,
+        signal: sig,
+      })) as TypedArray;
+    const aborted = (err: unknown) =>
+      err instanceof ClimateQueryError || sig?.aborted || (err as { name?: unknown })?.name === 'AbortError';
+    let data: TypedArray | undefined;
+    for (let attempt = 0; data === undefined; attempt++) {
+      try {
+        data = await decode();
+      } catch (err) {
+        if (sig?.aborted) throw asSourceError(err, url, sig);
+        // A tile that is not the build's had its blocks dropped as it failed: a fresh read may heal. Once.
+        if (notTheirs.has(err as object) && attempt === 0) continue;
+        if (aborted(err)) throw asSourceError(err, url, sig);
+        // Bytes that would not decode may be a host's fault (a cut or shifted answer): they must
+        // not stay cached, and a fresh read may heal. Once; a second failure is the file's own.
+        cached.dropBlocks();
+        if (attempt > 0) {
+          const detail = err instanceof Error ? err.message : String(err);
+          throw new ClimateQueryError(
+            'dataset_unavailable',
+            `${url}: the tile at ${x0},${y0} px could not be decoded (${detail}); the file is damaged, or the host sends other bytes than asked for.`,
+            { cause: err },
+          );
+        }
+      }
+    }
+    return { x0, y0, width: x1 - x0, height: y1 - y0, samples: bands.length, data };
+  };
   return {
     url,
     width,
@@ -196,44 +230,12 @@ function tiledImage(url: string, image: GeoTIFFImage, cached: BlockCachedSource)
     tileHeight,
     bands: image.getSamplesPerPixel(),
     stats: cached.stats,
-    async readTile(tx, ty, bands, sig) {
+    readTile(tx, ty, bands, sig) {
       const x0 = tx * tileWidth;
       const y0 = ty * tileHeight;
-      const x1 = Math.min(x0 + tileWidth, width);
-      const y1 = Math.min(y0 + tileHeight, height);
-      const decode = async (): Promise<TypedArray> =>
-        (await image.readRasters({
-          window: [x0, y0, x1, y1],
-          samples: [...bands],
-          interleave: true,
-          signal: sig,
-        })) as TypedArray;
-      const aborted = (err: unknown) =>
-        err instanceof ClimateQueryError || sig?.aborted || (err as { name?: unknown })?.name === 'AbortError';
-      let data: TypedArray | undefined;
-      for (let attempt = 0; data === undefined; attempt++) {
-        try {
-          data = await decode();
-        } catch (err) {
-          if (sig?.aborted) throw asSourceError(err, url, sig);
-          // A tile that is not the build's had its blocks dropped as it failed: a fresh read may heal. Once.
-          if (notTheirs.has(err as object) && attempt === 0) continue;
-          if (aborted(err)) throw asSourceError(err, url, sig);
-          // Bytes that would not decode may be a host's fault (a cut or shifted answer): they must
-          // not stay cached, and a fresh read may heal. Once; a second failure is the file's own.
-          cached.dropBlocks();
-          if (attempt > 0) {
-            const detail = err instanceof Error ? err.message : String(err);
-            throw new ClimateQueryError(
-              'dataset_unavailable',
-              `${url}: tile ${tx},${ty} could not be decoded (${detail}); the file is damaged, or the host sends other bytes than asked for.`,
-              { cause: err },
-            );
-          }
-        }
-      }
-      return { x0, y0, width: x1 - x0, height: y1 - y0, samples: bands.length, data };
+      return readWindow(x0, y0, Math.min(x0 + tileWidth, width), Math.min(y0 + tileHeight, height), bands, sig);
     },
+    readWindow,
     // An overview shares its file's source: only the file's own close releases it.
     close: async () => undefined,
   };

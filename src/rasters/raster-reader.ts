@@ -41,6 +41,12 @@ export interface RasterFile {
   /** Decodes tile (`tx`, `ty`) of the grid with the given 0-based bands interleaved in the given order. */
   readTile(tx: number, ty: number, bands: number[], signal?: AbortSignal): Promise<TileData>;
   /**
+   * Decodes pixels [`x0`, `x1`) × [`y0`, `y1`) of one tile, where a file can copy out less than its
+   * tile: a COG collection's point needs 32 × 32 px of each date's 512 × 512 tile, and copying the
+   * whole tile out of geotiff.js cost as much as inflating it.
+   */
+  readWindow?(x0: number, y0: number, x1: number, y1: number, bands: number[], signal?: AbortSignal): Promise<TileData>;
+  /**
    * What reading tile (`tx`, `ty`) with `bands` would decode, for files whose chunking a query may
    * not suit (read-cost.ts); absent where a tile's read is bounded by construction (own layouts).
    */

@@ -15,6 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as zarr from 'zarrita';
 import type { Catalog } from '../../src/dataset/catalog.ts';
@@ -25,6 +26,8 @@ import { type RangeServer, startRangeServer } from '../helpers/range-server.ts';
 import { catalogJson } from '../helpers/catalog-json.ts';
 
 const PY = '/usr/bin/python3';
+/** Where zarr_v3_writer.py, the specification's layout in Python, lives. */
+const HELPERS = fileURLToPath(new URL('../helpers/', import.meta.url));
 let root: string;
 let dir: string;
 let server: RangeServer;
@@ -32,67 +35,9 @@ let server: RangeServer;
 let truth: Record<string, { lon: number; lat: number; i: number; j: number; values: Array<number | null> }>;
 
 const WRITER = String.raw`
-import json, os, sys
+import json, sys
 import numpy as np, numcodecs
-def crc32c(b):
-    c = 0xFFFFFFFF
-    for x in b:
-        c ^= x
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-    return (c ^ 0xFFFFFFFF).to_bytes(4, 'little')
-EMPTY = (2**64 - 1).to_bytes(8, 'little') * 2
-def put(path, data):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    open(path, 'wb').write(data)
-def array_meta(shape, dtype, chunks, codecs, fill, dims, attrs):
-    return {'zarr_format': 3, 'node_type': 'array', 'shape': list(shape), 'data_type': dtype,
-            'chunk_grid': {'name': 'regular', 'configuration': {'chunk_shape': list(chunks)}},
-            'chunk_key_encoding': {'name': 'default', 'configuration': {'separator': '/'}},
-            'fill_value': fill, 'codecs': codecs, 'attributes': attrs, 'dimension_names': dims}
-def write_store(root, arrays, consolidated):
-    metas = {}
-    for name, (meta, chunks) in arrays.items():
-        metas[name] = meta
-        put(f'{root}/{name}/zarr.json', json.dumps(meta).encode())
-        for key, data in chunks.items():
-            put(f'{root}/{name}/c/' + '/'.join(map(str, key)), data)
-    group = {'zarr_format': 3, 'node_type': 'group', 'attributes': {}}
-    if consolidated:
-        group['consolidated_metadata'] = {'kind': 'inline', 'must_understand': False, 'metadata': metas}
-    put(f'{root}/zarr.json', json.dumps(group).encode())
-def coord(values, dtype, dims, attrs, encode=lambda b: b, codecs=None):
-    v = np.asarray(values, dtype=dtype)
-    return (array_meta(v.shape, {'<f8': 'float64', '<i8': 'int64'}[dtype], v.shape, codecs or [{'name': 'bytes', 'configuration': {'endian': 'little'}}],
-                       0, dims, attrs), {(0,): encode(v.tobytes())})
-def sharded(data, shard, inner, encode_chunk, index_at, index_crc, leave_out):
-    T, H, W = data.shape
-    out = {}
-    grid = [-(-d // s) for d, s in zip(data.shape, shard)]
-    per = [s // c for s, c in zip(shard, inner)]
-    for st in range(grid[0]):
-        for sy in range(grid[1]):
-            for sx in range(grid[2]):
-                parts, index = [], b''
-                n = per[0] * per[1] * per[2]
-                head = n * 16 + (4 if index_crc else 0)
-                at = head if index_at == 'start' else 0
-                for it in range(per[0]):
-                    for iy in range(per[1]):
-                        for ix in range(per[2]):
-                            t0, y0, x0 = (st*per[0]+it)*inner[0], (sy*per[1]+iy)*inner[1], (sx*per[2]+ix)*inner[2]
-                            if (t0, y0, x0) in leave_out:
-                                index += EMPTY; continue
-                            block = np.full(inner, np.nan if data.dtype.kind == 'f' else FILL, dtype=data.dtype)
-                            part = data[t0:t0+inner[0], y0:y0+inner[1], x0:x0+inner[2]]
-                            block[:part.shape[0], :part.shape[1], :part.shape[2]] = part
-                            enc = encode_chunk(block)
-                            index += at.to_bytes(8, 'little') + len(enc).to_bytes(8, 'little')
-                            parts.append(enc); at += len(enc)
-                if index_crc: index += crc32c(index)
-                body = b''.join(parts)
-                out[(st, sy, sx)] = index + body if index_at == 'start' else body + index
-    return out
+from zarr_v3_writer import array_meta, coord, crc32c, sharded, write_store
 FILL = -32768
 root = sys.argv[1]
 truth = {}
@@ -153,7 +98,12 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'cq-zarr-v3-'));
   dir = join(root, 'ds');
   await mkdir(join(dir, 'stores'), { recursive: true });
-  truth = JSON.parse(execFileSync(PY, ['-c', WRITER, join(dir, 'stores')], { encoding: 'utf8' }));
+  truth = JSON.parse(
+    execFileSync(PY, ['-c', WRITER, join(dir, 'stores')], {
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: HELPERS },
+    }),
+  );
   server = await startRangeServer(dir);
 }, 300_000);
 afterAll(async () => {
