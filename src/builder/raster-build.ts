@@ -57,6 +57,7 @@ import {
 import {
   describeInputs,
   type InputFiles,
+  type OpenedInput,
   inputFiles,
   type RasterBuildInput,
   type ResolvedInput,
@@ -67,6 +68,7 @@ import { writeZarrGroups, zarrGroupRanges } from './raster-build-zarr.ts';
 import { builtFileName, mergeLayer } from './dataset/layer-merge.ts';
 import { previewFactor, variableName, ZARR_CHUNK, type ZarrArrays } from '../rasters/zarr-layout.ts';
 import { workFolder } from './work-folder.ts';
+import { markerAtEnds } from './missing-markers.ts';
 
 /** Stored value meaning "no data" in every built layer. */
 export const STORED_NODATA = -32768;
@@ -108,6 +110,12 @@ export interface RasterBuildOptions {
   grid?: TargetGrid;
   /** gdalwarp resampling when reprojecting or regridding. */
   resampling?: 'near' | 'bilinear' | 'cubic' | 'average';
+  /**
+   * The value that marks missing data in inputs that state none (CLI --nodata; CHIRPS's GeoTIFFs
+   * write −9999 with no nodata tag), or `none`: the inputs' values that look like markers
+   * (missing-markers.ts) are values. Left out, such a value in an input without a tag is refused.
+   */
+  nodata?: number | 'none';
   /**
    * The inputs' CRS when they carry none (anything GDAL's -s_srs takes, e.g. EPSG:32734). A grid
    * without a CRS is refused unless this names one: GDAL would take its coordinates as degrees.
@@ -222,6 +230,8 @@ async function buildLocked(options: RasterBuildOptions): Promise<RasterBuildResu
     if (layout === 'zarr' && plan.scale === null) {
       ranges.push(...(await zarrGroupRanges(zarrJob)));
     }
+    // A marker at an end of an input's values that states no nodata is refused, not stored (missing-markers.ts).
+    if (options.nodata === undefined) refuseMarkers(ranges);
     let scale = plan.scale ?? fittingScale(ranges, offset);
     // A layer grows: when its own step (taken from the files it keeps) cannot hold these inputs and no
     // --scale was asked for, the new files are stored at the finest step that holds them, and the
@@ -416,17 +426,42 @@ async function readBands(
   ctx: {
     open: InputFiles['open'];
     workMount: Mount;
-    options: Pick<RasterBuildOptions, 'crs' | 'resampling'>;
+    options: Pick<RasterBuildOptions, 'crs' | 'resampling' | 'nodata'>;
     log: (line: string) => void;
   },
 ): Promise<BandsRead> {
   const { open, workMount, options, log } = ctx;
+  /**
+   * An input whose bands state no nodata value, seen through a VRT that states --nodata, so that
+   * every later step (the warp, the value ranges, the stack) leaves the marker out as its own.
+   */
+  const statedNodata = async (shown: string, at: OpenedInput, n: number): Promise<OpenedInput> => {
+    const stated = options.nodata as number;
+    const tags = at.info.bands.map((b) => b.noDataValue);
+    const other = tags.find((t) => t !== undefined && t !== null && Number(t) !== stated);
+    if (other !== undefined)
+      throw new BuildError(
+        'invalid_option',
+        `${shown} states its own nodata value ${other}, and --nodata says ${stated}: leave --nodata out for files that state theirs, or build them apart.`,
+        { file: shown, option: 'nodata' },
+      );
+    if (tags.every((t) => t !== undefined && t !== null)) return at;
+    const out = `${workMount.outputName}/nodata-${n}.vrt`;
+    const marked = await gdalStep(`Stating nodata ${stated} for ${shown}`, (g) =>
+      g.gdal_translate(at.ds, ['-of', 'VRT', '-a_nodata', String(stated)], out),
+    );
+    await closeDataset(at.ds);
+    const { ds, info } = await openDataset(marked.local);
+    return { file: marked.local, ds, info };
+  };
   const sources: BandSource[] = [];
   const ranges: BandsRead['ranges'] = [];
   const where = new Map<string, string>();
   let grid: Grid | null = plan.grid;
   for (const [n, input] of inputs.entries()) {
     let { file, ds, info } = await open(input.path);
+    if (typeof options.nodata === 'number')
+      ({ file, ds, info } = await statedNodata(input.shown, { file, ds, info }, n));
     const keys = plan.periods[n]!;
     const bandScales = info.bands.map((b) => b as { scale?: number; offset?: number });
     // The plan refused an input without a CRS unless --crs names one (raster-plan.ts).
@@ -584,6 +619,19 @@ function nativeGrid(info: GdalInfo): Grid | null {
   const wgs84 = /^GEOG(CRS|CS)\["WGS 84"/.test(wkt) && !/PROJCRS|PROJCS/.test(wkt);
   if (!wgs84 || !gt || gt.length !== 6 || gt[2] !== 0 || gt[4] !== 0 || !(gt[1]! > 0) || !(gt[5]! < 0)) return null;
   return { west: gt[0]!, north: gt[3]!, resX: gt[1]!, resY: -gt[5]!, width: info.size[0], height: info.size[1] };
+}
+
+/** Throws when a range of values begins or ends at a missing-data marker (see missing-markers.ts). */
+function refuseMarkers(ranges: ReadonlyArray<{ where: string; lo: number; hi: number }>): void {
+  for (const r of ranges) {
+    const v = markerAtEnds(r.lo, r.hi);
+    if (v === null) continue;
+    throw new BuildError(
+      'invalid_input',
+      `${r.where} holds ${v}, a value publishers write for missing data, and states no nodata value: pass --nodata=${v} if it marks missing values (CHIRPS's GeoTIFFs write -9999 so), or --nodata none if it is a value. It is never guessed.`,
+      { option: 'nodata' },
+    );
+  }
 }
 
 function nodataText(v: number | string | undefined, type: string): string | null {

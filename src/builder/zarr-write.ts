@@ -29,6 +29,7 @@ import {
   objectDigest,
 } from '../rasters/chunk-digest.ts';
 import { BuildError } from './build-error.ts';
+import { MISSING_MARKERS } from './missing-markers.ts';
 import { ChunkWriters } from './chunk-writers.ts';
 import type { BandTransform } from './raster-build-vrt.ts';
 import type { RawStackReader } from './raw-stack.ts';
@@ -104,7 +105,7 @@ export async function writeZarrStore(job: ZarrWriteJob): Promise<ZarrWriteResult
         const i = bad.at - t * rows * W;
         throw new BuildError(
           'invalid_option',
-          `${job.where(t)} holds ${bad.value} at pixel ${i % W}, ${y0 + Math.floor(i / W)}, which does not fit Int16 at scale ${spec.scale}, offset ${spec.offset}; pass a larger --scale (or an --offset near the middle of the values).`,
+          `${job.where(t)} holds ${bad.value} at pixel ${i % W}, ${y0 + Math.floor(i / W)}, which does not fit Int16 at scale ${spec.scale}, offset ${spec.offset}; ${MISSING_MARKERS.includes(bad.value) ? `if ${bad.value} marks missing data (the input states no nodata value), pass --nodata=${bad.value}; else ` : ''}pass a larger --scale (or an --offset near the middle of the values).`,
           { option: 'scale' },
         );
       }

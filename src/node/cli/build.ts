@@ -27,8 +27,8 @@ const HELP: Help = {
       one zone. It prints a report per scale; --report writes it as JSON too.
   climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE
         [--dates D1,D2,… | --date-pattern PATTERN] [--extent NAME] [--description TEXT]
-        [--attribution TEXT] [--scale S] [--offset O] [--resampling bilinear] [--crs EPSG:…]
-        [--variable NAME] [--level VALUE] [--layout map|zarr] [--replace] FILE...
+        [--attribution TEXT] [--scale S] [--offset O] [--nodata=V|none] [--resampling bilinear]
+        [--crs EPSG:…] [--variable NAME] [--level VALUE] [--layout map|zarr] [--replace] FILE...
       Adds one raster layer from GeoTIFFs in any CRS GDAL reads, or from CF NetCDF files
       (classic or NetCDF-4) (docs/layers.md). Into a layer the dataset holds, it adds the
       years it is given and keeps the others (on the layer's grid, step and layout); it
@@ -39,7 +39,10 @@ const HELP: Help = {
       'chirps-v2.0.{yyyy}.{mm}.{d}.tif'), or else band descriptions that are dates. Never guessed.
       --extent: tc, sa or a name the dataset has (checked against the grid), or a new name
       (takes the grid's bounds). Contract names (temp/min, rain, …) need no --unit/--time-scale.
-      A grid without a CRS is refused unless --crs names it (never guessed). NetCDF: the
+      A grid without a CRS is refused unless --crs names it (never guessed). An input that
+      states no nodata value and holds -9999 (CHIRPS's GeoTIFFs), -999, -32768, 9.97e36 or
+      1e20 at an end of its values is refused unless --nodata=-9999 says it marks missing
+      data (with =: the value starts with a minus) or --nodata none says it is a value. NetCDF: the
       dates are the file's CF time axis; --variable names the variable (or NETCDF:"f.nc":tas),
       --level picks a level by its value (e.g. 850); scale_factor/add_offset, _FillValue
       and valid ranges are applied, units taken from the file (K → °C for --unit °C).
@@ -114,6 +117,7 @@ async function run(argv: string[]): Promise<number> {
     level: { type: 'string' },
     scale: { type: 'string' },
     offset: { type: 'string' },
+    nodata: { type: 'string' },
     out: { type: 'string' },
     name: { type: 'string' },
     stations: { type: 'string' },
@@ -152,6 +156,7 @@ async function run(argv: string[]): Promise<number> {
     }
     const scale = number('scale', values.scale);
     const offset = number('offset', values.offset);
+    const nodata = values.nodata === 'none' ? 'none' : number('nodata', values.nodata);
     const { buildRasterLayer } = await import('../../builder/raster-build.ts');
     const result = await buildRasterLayer({
       dir: values.out,
@@ -168,6 +173,7 @@ async function run(argv: string[]): Promise<number> {
       inputs: positionals,
       ...(scale !== undefined ? { scale } : {}),
       ...(offset !== undefined ? { offset } : {}),
+      ...(nodata !== undefined ? { nodata } : {}),
       ...(resampling !== undefined ? { resampling: resampling as (typeof RESAMPLING)[number] } : {}),
       ...(values.crs !== undefined ? { crs: values.crs } : {}),
       ...(values.variable !== undefined ? { variable: values.variable } : {}),
