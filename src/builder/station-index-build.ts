@@ -19,8 +19,6 @@ import { TIME_SCALES } from '../contract/time-scales.ts';
 import {
   FOOTER_HASH_DIGITS,
   STATION_LAYOUT,
-  type CoverageGroup,
-  type StationCoverage,
   type StationFileChunks,
   type StationsSection,
 } from '../dataset/catalog.ts';
@@ -30,6 +28,7 @@ import { placeInto, readCatalogOrEmpty, updateCatalog } from './dataset/dataset-
 import { stationArchiveFolder } from '../dataset/catalog-owners.ts';
 import { withDatasetLock } from './dataset/dataset-lock.ts';
 import { BuildError } from './build-error.ts';
+import { coverageGroups } from './coverage-lines.ts';
 import { ident, lit, openBuildDuckDB, rows } from './build-duckdb.ts';
 import { DEFAULT_UTC_OFFSET } from '../contract/utc-offset.ts';
 import { workFolder } from './work-folder.ts';
@@ -408,19 +407,6 @@ async function checkBatch(
   return out;
 }
 
-/** Merges data types whose runs are identical (sensors come in groups), in the contract's type order. */
-function groupCoverage(byType: Map<string, string>, scale: StationTimeScale): StationCoverage {
-  const groups = new Map<string, CoverageGroup>();
-  for (const type of STATION_TYPES[scale]) {
-    const runs = byType.get(type);
-    if (runs === undefined) continue;
-    const g = groups.get(runs);
-    if (g) g.types.push(type);
-    else groups.set(runs, { types: [type], runs: JSON.parse(runs) as CoverageGroup['runs'] });
-  }
-  return [...groups.values()];
-}
-
 /**
  * Indexes the archive in `stationsDir` (stations.parquet and
  * `<scale>/**.parquet`): checks it, then writes `index.parquet` and
@@ -527,13 +513,7 @@ export async function indexStationArchive(
       // The line names the file it describes (its footer's hash), so a coverage
       // file of another version is refused rather than read against this index.
       const chunks = chunkMaps.get(`${l.scale}\u0000${l.id}`);
-      const runs = new Map(
-        [...byType].map(([type, ab]) => [
-          type,
-          JSON.stringify(Array.from({ length: ab.length / 2 }, (_, i) => [ab[2 * i], ab[2 * i + 1]])),
-        ]),
-      );
-      const line = `${JSON.stringify({ id: l.id, scale: l.scale, footer: l.footer, groups: groupCoverage(runs, l.scale), ...(chunks ? { chunks } : {}) })}\n`;
+      const line = `${JSON.stringify({ id: l.id, scale: l.scale, footer: l.footer, groups: coverageGroups(byType, l.scale), ...(chunks ? { chunks } : {}) })}\n`;
       const length = Buffer.byteLength(line);
       offsets.appendVarchar(l.id);
       offsets.appendVarchar(l.scale);

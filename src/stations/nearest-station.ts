@@ -14,7 +14,7 @@ import { abortable } from '../io/abortable.ts';
 import type { StationArchive } from './station-archive.ts';
 import { hasAnyValue, rowIndexByPeriod, valuesByPeriod, type StationRows } from './station-rows.ts';
 import { PeriodTable } from '../contract/period-table.ts';
-import { hasDataIn, spansRange, type IndexedStation } from './station-index.ts';
+import { dataIn, spansRange, type IndexedStation } from './station-index.ts';
 
 /** The station chosen for one point. */
 export interface NearestChoice {
@@ -138,7 +138,9 @@ export function chooseStation(
   for (let i = 0, r: RankedStation | undefined = nearest; r; r = ranked.at(++i)) {
     if (!spansRange(r.station, q.timeScale, first, last)) continue;
     const cov = coverage.get(r.station.id);
-    if (!cov) {
+    const says = cov ? dataIn(cov, q.dataTypes, q.start, q.end) : undefined;
+    // Unknown, or a line whose merged gaps leave this range open (chooseStations settles it from the rows).
+    if (says === undefined || says === 'maybe') {
       // Ask for this one and the next few that span the range.
       const need = [r.station.id];
       for (let j = i + 1; need.length < COVERAGE_BATCH && ranked.at(j); j++) {
@@ -147,8 +149,7 @@ export function chooseStation(
       }
       return { need };
     }
-    if (hasDataIn(cov, q.dataTypes, q.start, q.end))
-      return { station: r.station, distanceM: r.d, actualNearest: r.d <= nearest.d, hasData: true };
+    if (says === 'yes') return { station: r.station, distanceM: r.d, actualNearest: r.d <= nearest.d, hasData: true };
   }
   return { station: nearest.station, distanceM: nearest.d, actualNearest: true, hasData: false };
 }
@@ -281,10 +282,19 @@ export async function chooseStations(
     for (const s of byLine) {
       track(
         s.id,
-        archive.coverage([s], timeScale, signal).then((m) => {
+        archive.coverage([s], timeScale, signal).then(async (m) => {
           const c = m.get(s.id) ?? [];
+          const says = dataIn(c, dataTypes, need.start, need.end);
+          if (says === 'maybe') {
+            // The range is shorter than the gaps the line merged and lies inside a run: its rows tell,
+            // and are the answer's if the station is chosen.
+            const rows = archive.rows(s, timeScale, dataTypes, first, last, signal);
+            read.set(s.id, rows);
+            coverage.set(s.id, coverageOfRows(await rows, need));
+            return;
+          }
           coverage.set(s.id, c);
-          if (readChosen && hasDataIn(c, dataTypes, need.start, need.end)) {
+          if (readChosen && says === 'yes') {
             const rows = archive.rows(s, timeScale, dataTypes, first, last);
             // Awaited by the caller, which reads the chosen stations' rows; a failure shows there.
             rows.catch(() => undefined);

@@ -16,7 +16,7 @@ import { abortable } from '../io/abortable.ts';
 import type { StationArchive } from './station-archive.ts';
 import { hasAnyValue, rowIndexByPeriod, type StationRows } from './station-rows.ts';
 import { PeriodTable } from '../contract/period-table.ts';
-import { hasDataIn, spansRange, type IndexedStation } from './station-index.ts';
+import { dataIn, spansRange, type IndexedStation } from './station-index.ts';
 
 /**
  * The stations inside the query's polygon whose files span the range, in
@@ -123,7 +123,8 @@ export async function polyAggregate(
   const candidates = inside.filter((s) => {
     if (whole.has(s.id)) return true;
     const c = coverage.get(s.id);
-    return c !== undefined && hasDataIn(c, q.dataTypes, q.range.start, q.range.end);
+    // `maybe` (a range inside merged gaps) is read: its rows say whether it contributes.
+    return c !== undefined && dataIn(c, q.dataTypes, q.range.start, q.range.end) !== 'no';
   });
   const [directRead, linesRead] = await abortable(
     Promise.all([direct, Promise.all(candidates.filter((s) => !whole.has(s.id)).map((s) => rowsOf(s)))]),

@@ -36,7 +36,7 @@ import {
   planOpening,
 } from './read-plan.ts';
 import { keyOfTime, ordinalOfKey, ordinalsOfRowTimes } from './time-keys.ts';
-import { StationIndex, type IndexedStation, type StationFile } from './station-index.ts';
+import { isCoverage, StationIndex, type IndexedStation, type StationFile } from './station-index.ts';
 import { noRows, orderRows, rowsInRange, type StationRows } from './station-rows.ts';
 
 export { keyOfTime };
@@ -333,7 +333,7 @@ export function openStationArchive(options: StationArchiveOptions): StationArchi
             } catch (cause) {
               throw missing(cause);
             }
-            if (parsed.id !== s.id || parsed.scale !== scale || !Array.isArray(parsed.groups)) throw missing();
+            if (parsed.id !== s.id || parsed.scale !== scale || !isCoverage(parsed.groups)) throw missing();
             // The line must describe the file the index records, not a version of it from another build.
             if (file.footerHash !== undefined && parsed.footer !== file.footerHash) {
               throw new ClimateQueryError(

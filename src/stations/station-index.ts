@@ -10,7 +10,7 @@ import { codecs, codecsFor } from './parquet-codecs.ts';
 import { ClimateQueryError } from '../contract/errors.ts';
 import { truncate } from '../contract/quote.ts';
 import { STATION_TIME_SCALES, type StationTimeScale } from '../contract/station-data-types.ts';
-import { FOOTER_HASH_DIGITS, type StationCoverage } from '../dataset/catalog.ts';
+import { FOOTER_HASH_DIGITS, MAX_COVERAGE_MERGED_GAP, type StationCoverage } from '../dataset/catalog.ts';
 
 /** The Parquet file holding one station's rows of one time scale. */
 export interface StationFile {
@@ -329,14 +329,56 @@ export function spansRange(station: IndexedStation, scale: StationTimeScale, fir
   return f !== undefined && f.first <= last && f.last >= first;
 }
 
+/** What a coverage line says of a range: a value there, none, or (in merged gaps) that the rows must tell. */
+export type CoverageAnswer = 'yes' | 'no' | 'maybe';
+
 /**
- * True when the coverage (of one station and scale) has at least one value
- * of any of `types` between the period ordinals `first` and `last` (inclusive).
+ * Whether the coverage (of one station and scale) has a value of any of `types` between the period
+ * ordinals `first` and `last` (inclusive). Runs are exact, except in a group whose short gaps were
+ * merged (CoverageGroup.merged): there a range shorter than those gaps and inside a run may hold
+ * no value, and the answer is `maybe`. `no` is always exact.
  */
-export function hasDataIn(coverage: StationCoverage, types: readonly string[], first: number, last: number): boolean {
+export function dataIn(
+  coverage: StationCoverage,
+  types: readonly string[],
+  first: number,
+  last: number,
+): CoverageAnswer {
+  let answer: CoverageAnswer = 'no';
   for (const group of coverage) {
     if (!group.types.some((t) => types.includes(t))) continue;
-    for (const [a, b] of group.runs) if (a <= last && b >= first) return true;
+    for (const [a, b] of group.runs) {
+      if (a > last || b < first) continue;
+      // A run's first and last periods have values; a range as long as the merged gaps cannot fall in one.
+      if (!group.merged || first <= a || last >= b || last - first + 1 >= group.merged) return 'yes';
+      answer = 'maybe';
+    }
   }
-  return false;
+  return answer;
+}
+
+/** True when `groups` is a coverage line's groups as the index build writes them (a hostile line is not read). */
+export function isCoverage(groups: unknown): groups is StationCoverage {
+  return (
+    Array.isArray(groups) &&
+    groups.every((g: Partial<Record<keyof StationCoverage[number], unknown>>) => {
+      if (typeof g !== 'object' || g === null) return false;
+      const { types, runs, merged } = g;
+      return (
+        Array.isArray(types) &&
+        types.every((t) => typeof t === 'string') &&
+        Array.isArray(runs) &&
+        runs.every(
+          (r) =>
+            Array.isArray(r) &&
+            r.length === 2 &&
+            Number.isSafeInteger(r[0]) &&
+            Number.isSafeInteger(r[1]) &&
+            r[0] <= r[1],
+        ) &&
+        (merged === undefined ||
+          (Number.isSafeInteger(merged) && (merged as number) >= 1 && (merged as number) <= MAX_COVERAGE_MERGED_GAP))
+      );
+    })
+  );
 }
