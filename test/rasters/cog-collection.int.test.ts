@@ -6,10 +6,11 @@
  * what GDAL reads of each date's file, and a point's dates cost at most two requests each.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { catalogJson } from '../helpers/catalog-json.ts';
 import { cli } from '../helpers/cli.ts';
 import { pointSeries as seriesAt } from '../helpers/point-series.ts';
 import { type TestGrid, writeGridInput } from '../helpers/grid-inputs.ts';
@@ -202,6 +203,39 @@ describe('daily COGs shaped like CHIRPS’s, described by a static STAC catalog'
         expect(got, `${source} ${lon} ${lat}`).toEqual(here[i]);
       }
     }
+  });
+
+  it('files that state no nodata value are refused without --nodata (−9999 would be rain); --nodata none keeps every value', async () => {
+    const refused = await add(join(dir, 'stac', 'catalog.json'), 'unstated');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/state no nodata value: pass --nodata=-9999 .* or --nodata none/);
+    expect(
+      (await catalogJson(join(dir, 'catalog.json'))).rasters.some(
+        (l: { dataType: string }) => l.dataType === 'unstated',
+      ),
+    ).toBe(false);
+    // A folder belongs to one layer: two of the dates, copied, for a layer whose user says every value is data.
+    await mkdir(join(dir, 'asis'));
+    for (const d of DAYS.slice(0, 2)) await copyFile(join(dir, 'cogs', name(d)), join(dir, 'asis', name(d)));
+    const kept = await add(
+      join(dir, 'asis', 'chirps-v2.0.{yyyy}.{mm}.{dd}.tif'),
+      'asis',
+      '--dates',
+      `${DAYS[0]}..${DAYS[1]}`,
+      '--nodata',
+      'none',
+    );
+    expect(kept.code, kept.stderr).toBe(0);
+    // The sea's −9999 is then a value, as the user said.
+    const sea = await seriesAt(dir, {
+      layer: 'asis',
+      extent: 'cogs',
+      lon: GRID.west + 10.5 * GRID.res,
+      lat: GRID.north - 170.5 * GRID.res,
+      startDate: DAYS[0]!,
+      endDate: DAYS[1]!,
+    });
+    expect(Object.values(sea)).toEqual([-9999, -9999]);
   });
 
   it('an item without a date, or with two GeoTIFFs and no --asset, is refused by name', async () => {

@@ -32,8 +32,8 @@ export interface CogAddOptions extends ReferencedLayerOptions {
   dates?: string;
   /** The STAC asset to read, when an item has several GeoTIFFs. */
   asset?: string;
-  /** The value that means no data, when the files carry no nodata tag. */
-  nodata?: number;
+  /** The value that means no data, when the files carry no nodata tag; `none` when every value is data. */
+  nodata?: number | 'none';
 }
 
 /** Most dates one collection may have (a daily one of 270 years). */
@@ -133,7 +133,14 @@ export async function addCogLayer(o: CogAddOptions): Promise<RasterLayerEntry> {
       'its files state no CRS: pass --crs EPSG:4326 if they are WGS 84 longitude/latitude; it is never guessed.',
       'crs',
     );
-  const nodata = o.nodata ?? first.nodata;
+  // Files that state no nodata value say nothing of their missing values: CHIRPS's write −9999 at
+  // sea with no tag, which would be answered as −9999 mm. The user says which it is.
+  if (o.nodata === undefined && !first.tagged)
+    throw bad(
+      `its files state no nodata value: pass --nodata=-9999 if a value marks missing data (CHIRPS's GeoTIFFs write -9999 at sea), or --nodata none if every value is data. It is never guessed.`,
+      'nodata',
+    );
+  const nodata = o.nodata === 'none' ? null : (o.nodata ?? first.nodata);
   const step = o.step ?? (first.float ? 0.001 : 1);
   if (!(step > 0 && Number.isFinite(step)))
     throw new BuildError('invalid_option', `--step must be > 0; got ${step}.`, { option: 'step' });
@@ -322,6 +329,8 @@ interface Header {
   res: [number, number];
   epsg: number | null;
   nodata: number | null;
+  /** The file has a nodata tag (NaN included, which the reader takes as missing anyway). */
+  tagged: boolean;
   float: boolean;
 }
 
@@ -348,6 +357,7 @@ async function header(path: string, bad: (why: string, option?: string) => Build
       res: [rx!, -ry!],
       epsg: epsg === undefined || epsg === 32767 ? null : epsg,
       nodata: nd === null || !Number.isFinite(nd) ? null : nd,
+      tagged: nd !== null,
       float: image.getSampleFormat() === 3,
     };
   } catch (err) {

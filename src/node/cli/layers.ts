@@ -13,7 +13,7 @@ const HELP: Help = {
        climate-query layers add STORE --layer NAME[/SUB] --data DIR [--time-scale S] [--unit U]
                                 [--variable V] [--step X] [--crs EPSG:4326] [--extent E] [--replace]
        climate-query layers add STAC.json|TEMPLATE --layer NAME[/SUB] --data DIR --time-scale S --unit U
-                                [--dates A..B] [--asset NAME] [--nodata V] [--step X] [--crs EPSG:4326] …
+                                [--dates A..B] [--asset NAME] [--nodata=V|none] [--step X] [--crs EPSG:4326] …
 
   Lists the dataset's raster layers (dataType, subDataType, dataExtent,
   timeScale, dates, unit) and how to ask for each with query point|polygon.
@@ -48,7 +48,8 @@ Options:
   --crs EPSG:4326  with add: when the store states no CRS (never guessed)
   --dates A..B     with add of a template: the first and last date it names
   --asset NAME     with add of a STAC: the asset to read, when an item has several GeoTIFFs
-  --nodata V       with add of a COG collection: the value that means no data, when the files carry none
+  --nodata V|none  with add of a COG collection whose files state no nodata value: the value that
+                   means no data (--nodata=-9999 for CHIRPS), or none when every value is data
   --replace        with add: replace a layer of the same name and extent
   -h, --help       this help
 
@@ -102,9 +103,9 @@ async function run(args: string[]): Promise<number> {
     if (step !== undefined && !(step > 0)) usageError(HELP, `--step must be a number > 0; got "${values.step}".`);
     const { parseTimeScale } = await import('../../builder/raster-build-declare.ts');
     const timeScale = values['time-scale'] === undefined ? undefined : parseTimeScale(values['time-scale']);
-    const nodata = values.nodata === undefined ? undefined : Number(values.nodata);
-    if (nodata !== undefined && !Number.isFinite(nodata))
-      usageError(HELP, `--nodata must be a number; got "${values.nodata}".`);
+    const nodata = values.nodata === undefined ? undefined : values.nodata === 'none' ? 'none' : Number(values.nodata);
+    if (typeof nodata === 'number' && !Number.isFinite(nodata))
+      usageError(HELP, `--nodata must be a number or none; got "${values.nodata}".`);
     // What every source takes; a STAC JSON or a file name template is a COG collection, anything else a Zarr store.
     const common = {
       dir: data,
