@@ -6,7 +6,7 @@
  * (raster-plan.ts).
  */
 import { realpath, stat } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { RasterTimeScale } from '../contract/raster-layers.ts';
 import { BuildError } from './build-error.ts';
 import { netcdfToGeoTiff, parseNetcdfSyntax, sniffNetcdf } from './netcdf-input.ts';
@@ -180,9 +180,25 @@ export async function describeInputs(
 
 const whyNotAFile = (path: string) =>
   stat(path).then(
-    (st) => (st.isFile() ? null : 'is not a file'),
+    async (st) => (st.isFile() ? null : ((await storeAdvice(path)) ?? 'is not a file')),
     () => 'does not exist',
   );
+
+/** Files that mark a folder as a Zarr store (v2's, consolidated or not, and v3's). */
+const ZARR_MARKERS = ['.zmetadata', 'zmetadata', '.zgroup', '.zarray', 'zarr.json'];
+
+/** What to do with a folder that is a Zarr store (xarray's to_zarr writes one), or null for another folder. */
+async function storeAdvice(path: string): Promise<string | null> {
+  for (const m of ZARR_MARKERS) {
+    if ((await stat(join(path, m)).catch(() => null))?.isFile())
+      return (
+        'is a Zarr store, which the build does not take as an input: query it where it is with ' +
+        '`climate-query layers add` (docs/layers.md, 5.3), which reads only the chunks a query needs; ' +
+        'to build from it, write the variable out with xarray first (`ds.tas.to_netcdf("tas.nc")`, then build from tas.nc)'
+      );
+  }
+  return null;
+}
 
 /** The text of a failed open, without the virtual path GDAL saw (the user knows the file by its own path). */
 function gdalMessage(err: unknown): string {
@@ -197,6 +213,12 @@ function unreadableAdvice(path: string): string {
     return (
       'NetCDF (classic or NetCDF-4) is read directly, but this file does not start like one (no CDF or HDF5 signature): ' +
       'it may be HDF4, GRIB or damaged. Check it with `ncdump -h` or `gdalinfo`, and convert it to NetCDF-4 or GeoTIFF first (docs/layers.md).'
+    );
+  }
+  if (/\.json$/i.test(path)) {
+    return (
+      'A STAC catalog or a kerchunk reference is added in place with `climate-query layers add` (docs/layers.md, 5.3); ' +
+      "to build from a STAC's GeoTIFFs, give the files themselves with --date-pattern."
     );
   }
   return 'Give a raster GDAL reads (GeoTIFF, GRIB, …; docs/layers.md), or convert it to GeoTIFF first.';

@@ -98,7 +98,7 @@ describe('the CRS of a grid', () => {
     await Promise.all([ea.close(), eb.close()]);
   });
 
-  it('a missing input, a damaged NetCDF file and a .nc file that is not NetCDF are named with what to do', async () => {
+  it('a missing input, a damaged NetCDF file, a .nc file that is not NetCDF, a Zarr store and a STAC catalog are named with what to do', async () => {
     await expect(
       buildRasterLayer({
         dir: join(dir, 'm'),
@@ -121,6 +121,29 @@ describe('the CRS of a grid', () => {
     await expect(
       buildRasterLayer({ dir: join(dir, 'n'), dataType: 'temp', subDataType: 'min', inputs: [hdf4] }),
     ).rejects.toThrow(/GDAL cannot read input .*modis\.hdf .*does not start like one .*HDF4/);
+    // A Zarr store (a folder xarray wrote) and a STAC catalog: where they go instead.
+    const store = join(dir, 'in/tas.zarr');
+    await mkdir(store);
+    await writeFile(join(store, '.zgroup'), '{"zarr_format": 2}');
+    await expect(
+      buildRasterLayer({ dir: join(dir, 'n'), dataType: 'temp', subDataType: 'min', inputs: [store] }),
+    ).rejects.toThrow(/tas\.zarr is a Zarr store, .*climate-query layers add.*to_netcdf/);
+    await mkdir(join(dir, 'in/plain-folder'));
+    await expect(
+      buildRasterLayer({
+        dir: join(dir, 'n'),
+        dataType: 'temp',
+        subDataType: 'min',
+        inputs: [join(dir, 'in/plain-folder')],
+      }),
+    ).rejects.toThrow(/plain-folder is not a file\./);
+    const stac = join(dir, 'in/catalog.json');
+    await writeFile(stac, '{"type": "Catalog", "links": []}');
+    await expect(
+      buildRasterLayer({ dir: join(dir, 'n'), dataType: 'temp', subDataType: 'min', inputs: [stac] }),
+    ).rejects.toThrow(
+      /catalog\.json .*STAC catalog or a kerchunk reference is added in place with `climate-query layers add`/,
+    );
     const cli = await promisify(execFile)(process.execPath, [
       BIN,
       'build',
