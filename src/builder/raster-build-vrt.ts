@@ -5,6 +5,7 @@
  * the build writes it into its work folder.
  */
 import type { GridSpec } from '../rasters/coverage.ts';
+import type { GdalInfo } from './raster-build-gdal.ts';
 
 /** One band of an input, as the output stack takes it. */
 export interface BandSource {
@@ -93,4 +94,39 @@ export interface BandTransform {
 export function bandTransform(b: BandSource): BandTransform {
   const nd = b.nodata === null || /nan/i.test(b.nodata) ? null : Math.fround(Number(b.nodata));
   return { scale: b.inScale, offset: b.inOffset, nodata: nd !== null && Number.isFinite(nd) ? nd : null };
+}
+
+/**
+ * A VRT of `file` in which `stated` (the missing value the user states for a file that states none,
+ * or states NaN) becomes NaN, as a Float32 file tagged NaN: the rest of the build then meets one
+ * marker. Not `-a_nodata stated`: a band with a non-NaN nodata carries its NaN pixels into the
+ * stack's Int16, where GDAL writes them as 0.
+ */
+export function statedNodataVrt(file: string, info: GdalInfo, stated: number): string {
+  const [w, h] = info.size;
+  const wkt = info.coordinateSystem?.wkt?.trim();
+  const lines = [
+    `<VRTDataset rasterXSize="${w}" rasterYSize="${h}">`,
+    ...(wkt ? [`  <SRS>${xml(wkt)}</SRS>`] : []),
+    ...(info.geoTransform?.length === 6 ? [`  <GeoTransform>${info.geoTransform.join(', ')}</GeoTransform>`] : []),
+  ];
+  info.bands.forEach((b, i) => {
+    const { scale, offset } = b as { scale?: number; offset?: number };
+    lines.push(
+      `  <VRTRasterBand dataType="Float32" band="${i + 1}">`,
+      ...(b.description ? [`    <Description>${xml(b.description)}</Description>`] : []),
+      '    <NoDataValue>nan</NoDataValue>',
+      ...(scale !== undefined ? [`    <Scale>${scale}</Scale>`] : []),
+      ...(offset !== undefined ? [`    <Offset>${offset}</Offset>`] : []),
+      // Pixels equal to NODATA are not copied: they keep the band's initial value, its NoDataValue.
+      '    <ComplexSource>',
+      `      <SourceFilename relativeToVRT="0">${xml(file)}</SourceFilename>`,
+      `      <SourceBand>${i + 1}</SourceBand>`,
+      `      <NODATA>${stated}</NODATA>`,
+      '    </ComplexSource>',
+      '  </VRTRasterBand>',
+    );
+  });
+  lines.push('</VRTDataset>');
+  return `${lines.join('\n')}\n`;
 }

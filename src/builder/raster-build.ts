@@ -63,7 +63,7 @@ import {
   type ResolvedInput,
   resolveInputs,
 } from './raster-inputs.ts';
-import { type BandSource, stackVrt } from './raster-build-vrt.ts';
+import { type BandSource, stackVrt, statedNodataVrt } from './raster-build-vrt.ts';
 import { writeZarrGroups, zarrGroupRanges } from './raster-build-zarr.ts';
 import { builtFileName, mergeLayer } from './dataset/layer-merge.ts';
 import { previewFactor, variableName, ZARR_CHUNK, type ZarrArrays } from '../rasters/zarr-layout.ts';
@@ -438,21 +438,30 @@ async function readBands(
   const statedNodata = async (shown: string, at: OpenedInput, n: number): Promise<OpenedInput> => {
     const stated = options.nodata as number;
     const tags = at.info.bands.map((b) => b.noDataValue);
-    const other = tags.find((t) => t !== undefined && t !== null && Number(t) !== stated);
+    // NaN is always missing (GDAL's float default): a file tagged NaN may also hold the stated marker.
+    const other = tags.find((t) => t !== undefined && t !== null && !Number.isNaN(Number(t)) && Number(t) !== stated);
     if (other !== undefined)
       throw new BuildError(
         'invalid_option',
         `${shown} states its own nodata value ${other}, and --nodata says ${stated}: leave --nodata out for files that state theirs, or build them apart.`,
         { file: shown, option: 'nodata' },
       );
-    if (tags.every((t) => t !== undefined && t !== null)) return at;
-    const out = `${workMount.outputName}/nodata-${n}.vrt`;
-    const marked = await gdalStep(`Stating nodata ${stated} for ${shown}`, (g) =>
-      g.gdal_translate(at.ds, ['-of', 'VRT', '-a_nodata', String(stated)], out),
-    );
+    if (tags.every((t) => t !== undefined && t !== null && Number(t) === stated)) return at;
+    await writeFile(join(workMount.host, `nodata-${n}.vrt`), statedNodataVrt(at.file, at.info, stated));
     await closeDataset(at.ds);
-    const { ds, info } = await openDataset(marked.local);
-    return { file: marked.local, ds, info };
+    let file = `${workMount.virtual}/nodata-${n}.vrt`;
+    let { ds, info } = await openDataset(file);
+    if (plan.layout === 'map') {
+      // A map's value ranges come from GDAL's min/max, which over a VRT of one source reports the
+      // source's own (the stated marker included, GDAL 3.6 and 3.8): the values are written out once.
+      const copy = await gdalStep(`Marking nodata ${stated} in ${shown}`, (g) =>
+        g.gdal_translate(ds, ['-of', 'GTiff', '-co', 'INTERLEAVE=BAND'], `${workMount.outputName}/nodata-${n}`),
+      );
+      await closeDataset(ds);
+      file = copy.local;
+      ({ ds, info } = await openDataset(file));
+    }
+    return { file, ds, info };
   };
   const sources: BandSource[] = [];
   const ranges: BandsRead['ranges'] = [];
