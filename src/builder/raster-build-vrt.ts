@@ -97,12 +97,12 @@ export function bandTransform(b: BandSource): BandTransform {
 }
 
 /**
- * A VRT of `file` in which `stated` (the missing value the user states for a file that states none,
- * or states NaN) becomes NaN, as a Float32 file tagged NaN: the rest of the build then meets one
- * marker. Not `-a_nodata stated`: a band with a non-NaN nodata carries its NaN pixels into the
- * stack's Int16, where GDAL writes them as 0.
+ * A VRT of `file` in which each band's marker (`markers[b]`: a stated missing value, or the band's
+ * own non-NaN nodata; null for none) becomes NaN, as Float32 bands tagged NaN: the rest of the
+ * build then meets one marker, and a band's NaN pixels stay missing. A band tagged −9999 carried
+ * its NaN pixels into a map's Int16 stack, where GDAL writes them as 0.
  */
-export function statedNodataVrt(file: string, info: GdalInfo, stated: number): string {
+export function nanMarkedVrt(file: string, info: GdalInfo, markers: ReadonlyArray<number | null>): string {
   const [w, h] = info.size;
   const wkt = info.coordinateSystem?.wkt?.trim();
   const lines = [
@@ -112,6 +112,7 @@ export function statedNodataVrt(file: string, info: GdalInfo, stated: number): s
   ];
   info.bands.forEach((b, i) => {
     const { scale, offset } = b as { scale?: number; offset?: number };
+    const marker = markers[i] ?? null;
     lines.push(
       `  <VRTRasterBand dataType="Float32" band="${i + 1}">`,
       ...(b.description ? [`    <Description>${xml(b.description)}</Description>`] : []),
@@ -122,7 +123,7 @@ export function statedNodataVrt(file: string, info: GdalInfo, stated: number): s
       '    <ComplexSource>',
       `      <SourceFilename relativeToVRT="0">${xml(file)}</SourceFilename>`,
       `      <SourceBand>${i + 1}</SourceBand>`,
-      `      <NODATA>${stated}</NODATA>`,
+      ...(marker !== null ? [`      <NODATA>${marker}</NODATA>`] : []),
       '    </ComplexSource>',
       '  </VRTRasterBand>',
     );

@@ -63,7 +63,7 @@ import {
   type ResolvedInput,
   resolveInputs,
 } from './raster-inputs.ts';
-import { type BandSource, stackVrt, statedNodataVrt } from './raster-build-vrt.ts';
+import { type BandSource, nanMarkedVrt, stackVrt } from './raster-build-vrt.ts';
 import { writeZarrGroups, zarrGroupRanges } from './raster-build-zarr.ts';
 import { builtFileName, mergeLayer } from './dataset/layer-merge.ts';
 import { previewFactor, variableName, ZARR_CHUNK, type ZarrArrays } from '../rasters/zarr-layout.ts';
@@ -431,30 +431,17 @@ async function readBands(
   },
 ): Promise<BandsRead> {
   const { open, workMount, options, log } = ctx;
-  /**
-   * An input whose bands state no nodata value, seen through a VRT that states --nodata, so that
-   * every later step (the warp, the value ranges, the stack) leaves the marker out as its own.
-   */
-  const statedNodata = async (shown: string, at: OpenedInput, n: number): Promise<OpenedInput> => {
-    const stated = options.nodata as number;
-    const tags = at.info.bands.map((b) => b.noDataValue);
-    // NaN is always missing (GDAL's float default): a file tagged NaN may also hold the stated marker.
-    const other = tags.find((t) => t !== undefined && t !== null && !Number.isNaN(Number(t)) && Number(t) !== stated);
-    if (other !== undefined)
-      throw new BuildError(
-        'invalid_option',
-        `${shown} states its own nodata value ${other}, and --nodata says ${stated}: leave --nodata out for files that state theirs, or build them apart.`,
-        { file: shown, option: 'nodata' },
-      );
-    if (tags.every((t) => t !== undefined && t !== null && Number(t) === stated)) return at;
-    await writeFile(join(workMount.host, `nodata-${n}.vrt`), statedNodataVrt(at.file, at.info, stated));
+  /** `at` with each band's marker turned into NaN (raster-build-vrt.ts), or `at` when no band has one. */
+  const markedAsNaN = async (shown: string, at: OpenedInput, n: number, markers: Array<number | null>) => {
+    if (markers.every((m) => m === null)) return at;
+    await writeFile(join(workMount.host, `nodata-${n}.vrt`), nanMarkedVrt(at.file, at.info, markers));
     await closeDataset(at.ds);
     let file = `${workMount.virtual}/nodata-${n}.vrt`;
     let { ds, info } = await openDataset(file);
     if (plan.layout === 'map') {
       // A map's value ranges come from GDAL's min/max, which over a VRT of one source reports the
-      // source's own (the stated marker included, GDAL 3.6 and 3.8): the values are written out once.
-      const copy = await gdalStep(`Marking nodata ${stated} in ${shown}`, (g) =>
+      // source's own (the marker included, GDAL 3.6 and 3.8): the values are written out once.
+      const copy = await gdalStep(`Marking nodata in ${shown}`, (g) =>
         g.gdal_translate(ds, ['-of', 'GTiff', '-co', 'INTERLEAVE=BAND'], `${workMount.outputName}/nodata-${n}`),
       );
       await closeDataset(ds);
@@ -463,14 +450,34 @@ async function readBands(
     }
     return { file, ds, info };
   };
+  /**
+   * The markers of an input: --nodata for bands that state none or state NaN (a file stating
+   * another value is refused), else, for a map, a float band's own non-NaN nodata, so that its NaN
+   * pixels stay missing too (a `zarr` stack always takes NaN as missing).
+   */
+  const markersOf = (shown: string, info: GdalInfo): Array<number | null> => {
+    const stated = options.nodata;
+    return info.bands.map((b) => {
+      const tag = b.noDataValue === undefined || b.noDataValue === null ? null : Number(b.noDataValue);
+      if (typeof stated === 'number') {
+        if (tag !== null && !Number.isNaN(tag) && tag !== stated)
+          throw new BuildError(
+            'invalid_option',
+            `${shown} states its own nodata value ${tag}, and --nodata says ${stated}: leave --nodata out for files that state theirs, or build them apart.`,
+            { file: shown, option: 'nodata' },
+          );
+        return stated;
+      }
+      return plan.layout === 'map' && /Float/.test(b.type) && tag !== null && !Number.isNaN(tag) ? tag : null;
+    });
+  };
   const sources: BandSource[] = [];
   const ranges: BandsRead['ranges'] = [];
   const where = new Map<string, string>();
   let grid: Grid | null = plan.grid;
   for (const [n, input] of inputs.entries()) {
     let { file, ds, info } = await open(input.path);
-    if (typeof options.nodata === 'number')
-      ({ file, ds, info } = await statedNodata(input.shown, { file, ds, info }, n));
+    ({ file, ds, info } = await markedAsNaN(input.shown, { file, ds, info }, n, markersOf(input.shown, info)));
     const keys = plan.periods[n]!;
     const bandScales = info.bands.map((b) => b as { scale?: number; offset?: number });
     // The plan refused an input without a CRS unless --crs names one (raster-plan.ts).

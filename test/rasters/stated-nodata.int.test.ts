@@ -194,6 +194,44 @@ describe('an input that states no nodata value and writes −9999', () => {
     });
   }
 
+  for (const layout of ['zarr', 'map'] as const) {
+    it(`a float file tagged −9999 that also holds NaN (${layout}, no --nodata): both are missing`, async () => {
+      const tagged = join(dir, 'in', `tagged-${layout}-2024-06-01.tif`);
+      await writeInputGeoTiff(tagged, {
+        width: GRID.width,
+        height: GRID.height,
+        geoTransform: [GRID.west, GRID.res, 0, GRID.north, 0, -GRID.res],
+        bands: 1,
+        descriptions: ['2024-06-01'],
+        nodata: -9999,
+        fill: (_b, out) => {
+          for (let r = 0; r < GRID.height; r++)
+            for (let c = 0; c < GRID.width; c++) out[r * GRID.width + c] = r < 3 ? Number.NaN : value(c, r, 0);
+        },
+      });
+      await buildRasterLayer({
+        dir: join(dir, `tagged-${layout}`),
+        dataType: 'chirps',
+        unit: 'mm',
+        timeScale: 'daily',
+        extent: 'wc',
+        layout,
+        inputs: [tagged],
+      });
+      const one = (c: number, r: number) =>
+        pointSeries(join(dir, `tagged-${layout}`), {
+          layer: 'chirps',
+          extent: 'wc',
+          ...at(c, r),
+          startDate: DAYS[0]!,
+          endDate: DAYS[0]!,
+        });
+      expect(Object.values(await one(20, 1)), 'a NaN pixel').toEqual([null]);
+      expect(Object.values(await one(2, 25)), 'a −9999 pixel').toEqual([null]);
+      expect(Object.values(await one(20, 15))[0]).toBeCloseTo(rain(20, 15, 0), 2);
+    });
+  }
+
   it('a file stating another nodata of its own is refused with --nodata, naming both', async () => {
     const own = join(dir, 'in', 'own-2024-06-01.tif');
     await writeInputGeoTiff(own, {
