@@ -155,81 +155,51 @@ describe('an input that states no nodata value and writes −9999', () => {
     }
   });
 
-  for (const layout of ['zarr', 'map'] as const) {
-    it(`a file tagged NaN that also writes −9999 (${layout}): both are missing with --nodata=-9999`, async () => {
-      const nan = join(dir, 'in', `nan-${layout}-2024-06-01.tif`);
-      await writeInputGeoTiff(nan, {
-        width: GRID.width,
-        height: GRID.height,
-        geoTransform: [GRID.west, GRID.res, 0, GRID.north, 0, -GRID.res],
-        bands: 1,
-        descriptions: ['2024-06-01'],
-        nodata: Number.NaN,
-        fill: (_b, out) => {
-          for (let r = 0; r < GRID.height; r++)
-            for (let c = 0; c < GRID.width; c++) out[r * GRID.width + c] = r < 3 ? Number.NaN : value(c, r, 0);
-        },
-      });
-      await buildRasterLayer({
-        dir: join(dir, `nan-${layout}`),
-        dataType: 'chirps',
-        unit: 'mm',
-        timeScale: 'daily',
-        extent: 'wc',
-        layout,
-        inputs: [nan],
-        nodata: -9999,
-      });
-      const one = (c: number, r: number) =>
-        pointSeries(join(dir, `nan-${layout}`), {
-          layer: 'chirps',
-          extent: 'wc',
-          ...at(c, r),
-          startDate: DAYS[0]!,
-          endDate: DAYS[0]!,
+  // A float file holding both NaN (its top rows) and −9999 (the sea): tagged NaN with --nodata=-9999,
+  // or tagged −9999 with no --nodata. Either way both are missing, in both layouts.
+  for (const [name, tag, stated] of [
+    ['a file tagged NaN that also writes −9999, with --nodata=-9999', Number.NaN, -9999],
+    ['a float file tagged −9999 that also holds NaN, with no --nodata', -9999, undefined],
+  ] as const) {
+    for (const layout of ['zarr', 'map'] as const) {
+      it(`${name} (${layout}): both are missing`, async () => {
+        const key = `${Number.isNaN(tag) ? 'nan' : 'tagged'}-${layout}`;
+        const input = join(dir, 'in', `${key}-2024-06-01.tif`);
+        await writeInputGeoTiff(input, {
+          width: GRID.width,
+          height: GRID.height,
+          geoTransform: [GRID.west, GRID.res, 0, GRID.north, 0, -GRID.res],
+          bands: 1,
+          descriptions: ['2024-06-01'],
+          nodata: tag,
+          fill: (_b, out) => {
+            for (let r = 0; r < GRID.height; r++)
+              for (let c = 0; c < GRID.width; c++) out[r * GRID.width + c] = r < 3 ? Number.NaN : value(c, r, 0);
+          },
         });
-      expect(Object.values(await one(20, 1)), 'a NaN pixel').toEqual([null]);
-      expect(Object.values(await one(2, 25)), 'a −9999 pixel').toEqual([null]);
-      expect(Object.values(await one(20, 15))[0]).toBeCloseTo(rain(20, 15, 0), 2);
-    });
-  }
-
-  for (const layout of ['zarr', 'map'] as const) {
-    it(`a float file tagged −9999 that also holds NaN (${layout}, no --nodata): both are missing`, async () => {
-      const tagged = join(dir, 'in', `tagged-${layout}-2024-06-01.tif`);
-      await writeInputGeoTiff(tagged, {
-        width: GRID.width,
-        height: GRID.height,
-        geoTransform: [GRID.west, GRID.res, 0, GRID.north, 0, -GRID.res],
-        bands: 1,
-        descriptions: ['2024-06-01'],
-        nodata: -9999,
-        fill: (_b, out) => {
-          for (let r = 0; r < GRID.height; r++)
-            for (let c = 0; c < GRID.width; c++) out[r * GRID.width + c] = r < 3 ? Number.NaN : value(c, r, 0);
-        },
-      });
-      await buildRasterLayer({
-        dir: join(dir, `tagged-${layout}`),
-        dataType: 'chirps',
-        unit: 'mm',
-        timeScale: 'daily',
-        extent: 'wc',
-        layout,
-        inputs: [tagged],
-      });
-      const one = (c: number, r: number) =>
-        pointSeries(join(dir, `tagged-${layout}`), {
-          layer: 'chirps',
+        await buildRasterLayer({
+          dir: join(dir, key),
+          dataType: 'chirps',
+          unit: 'mm',
+          timeScale: 'daily',
           extent: 'wc',
-          ...at(c, r),
-          startDate: DAYS[0]!,
-          endDate: DAYS[0]!,
+          layout,
+          inputs: [input],
+          ...(stated !== undefined ? { nodata: stated } : {}),
         });
-      expect(Object.values(await one(20, 1)), 'a NaN pixel').toEqual([null]);
-      expect(Object.values(await one(2, 25)), 'a −9999 pixel').toEqual([null]);
-      expect(Object.values(await one(20, 15))[0]).toBeCloseTo(rain(20, 15, 0), 2);
-    });
+        const one = (c: number, r: number) =>
+          pointSeries(join(dir, key), {
+            layer: 'chirps',
+            extent: 'wc',
+            ...at(c, r),
+            startDate: DAYS[0]!,
+            endDate: DAYS[0]!,
+          });
+        expect(Object.values(await one(20, 1)), 'a NaN pixel').toEqual([null]);
+        expect(Object.values(await one(2, 25)), 'a −9999 pixel').toEqual([null]);
+        expect(Object.values(await one(20, 15))[0]).toBeCloseTo(rain(20, 15, 0), 2);
+      });
+    }
   }
 
   it('a file stating another nodata of its own is refused with --nodata, naming both', async () => {
