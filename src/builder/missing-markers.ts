@@ -1,6 +1,6 @@
 /**
  * Values that publishers write for "no data" without saying so in the file: CHIRPS's GeoTIFFs
- * carry no nodata tag and write −9999 (FIELD facts in docs/layers.md, §5), NetCDF's default fill
+ * carry no nodata tag and write −9999 (docs/layers.md, "What the build refuses"), NetCDF's default fill
  * is 9.96921e36, CMIP's 1e20, and Int16 grids use −32768. A build that met one of them as the
  * smallest or largest value of an input that states no nodata would store it as rain or
  * temperature (and choose a storage step coarse enough to hold it): it is refused instead, and

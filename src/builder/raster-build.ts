@@ -644,7 +644,7 @@ function refuseMarkers(ranges: ReadonlyArray<{ where: string; lo: number; hi: nu
     if (v === null) continue;
     throw new BuildError(
       'invalid_input',
-      `${r.where} holds ${v}, a value publishers write for missing data, and states no nodata value: pass --nodata=${v} if it marks missing values (CHIRPS's GeoTIFFs write -9999 so), or --nodata none if it is a value. It is never guessed.`,
+      `${r.where} holds ${v}, a value publishers write for missing data, and no nodata value it states covers it: pass --nodata=${v} if it marks missing values (CHIRPS's GeoTIFFs write -9999 so), or --nodata none if it is a value. It is never guessed.`,
       { option: 'nodata' },
     );
   }
