@@ -15,21 +15,19 @@
 import { ClimateQueryError, throwIfAborted } from '../contract/errors.ts';
 import { refuseSwapped } from '../contract/swapped-coordinates.ts';
 import type { RasterQuery, RasterResponse } from '../contract/types.ts';
-import type { Catalog, RasterLayerEntry } from '../dataset/catalog.ts';
+import type { Catalog } from '../dataset/catalog.ts';
 import type { DatasetLocation } from '../dataset/location.ts';
 import { type ForeignOpener, noForeign, withForeign } from '../dataset/foreign.ts';
-import { abortable } from '../io/abortable.ts';
 import { answerValues } from './answer-values.ts';
 import type { BlockCacheOptions } from './cached-source.ts';
 import { findLayer, layerTypeLabel, planRead } from './layer-plan.ts';
 import { readerOf } from './layouts/registry.ts';
+import { createReaderContext } from './reader-context.ts';
 import { pixelNeeds } from './pixel-needs.ts';
 import { PreviewBuilds } from './preview-builds.ts';
 import { DEFLATE, warmDecoder } from './raster-file.ts';
-import type { LayerGrid, RasterFile, ReaderContext } from './raster-reader.ts';
-import { DEFAULT_MAX_READ_BYTES } from './read-cost.ts';
+import type { LayerGrid } from './raster-reader.ts';
 import { readPlannedTiles } from './tile-reads.ts';
-import { ObjectCache } from './zarr-file.ts';
 
 /** One date of a layer, whole (raster-reader.ts); named here too, as the engine's callers know it. */
 export type { LayerGrid } from './raster-reader.ts';
@@ -91,40 +89,9 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
   );
   // Layers of a built dataset are DEFLATE: its decoder loads while the first file's header is read.
   warmDecoder(DEFLATE);
-  // Opens are shared by all queries, so no query's signal cancels them; closing the engine does.
-  const lifetime = new AbortController();
-  const opened = new Map<string, Promise<RasterFile>>();
-  const previews = new PreviewBuilds(lifetime.signal, options.cache?.budget);
-
-  /**
-   * Opens (once, shared by all queries) file `index` of `layer` and checks it
-   * against the catalog. Callers wait with their own signal; the open itself
-   * is not cancelled by one of them.
-   */
-  function file(layer: RasterLayerEntry, index: number, signal?: AbortSignal): Promise<RasterFile> {
-    const url = dataset.resolve(layer.files[index]!.path);
-    let p = opened.get(url);
-    if (!p) {
-      const opening = readerOf(layer).open(ctx, layer, index);
-      opened.set(url, opening);
-      // A failed open (network, abort) must not stick: forget it so the next query retries.
-      opening.catch(() => opened.delete(url));
-      p = opening;
-    }
-    return abortable(p, signal);
-  }
-  const ctx: ReaderContext = {
-    dataset,
-    // What the catalog says of each file: a byte source checks every answer against it.
-    listed: new Map(options.catalog.files.map((f) => [f.path, f])),
-    cache: options.cache,
-    // Chunks of every zarr store, read whole by key (no header, no index).
-    objects: new ObjectCache(dataset, options.cache?.maxBytes, lifetime.signal, options.cache?.budget),
-    maxReadBytes: options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES,
-    lifetime: lifetime.signal,
-    concurrency: Math.max(1, options.concurrency ?? 32),
-    file,
-  };
+  // Files opened once and shared by every query, the chunk cache, the read bound (reader-context.ts).
+  const { ctx, close } = createReaderContext({ ...options, dataset });
+  const previews = new PreviewBuilds(ctx.lifetime, options.cache?.budget);
 
   /** Plan (layer, dates, pixels), read (every tile once, all at once), answer (pure). */
   async function query(q: RasterQuery, signal?: AbortSignal): Promise<RasterResponse> {
@@ -169,13 +136,7 @@ export function createRasterEngine(options: RasterEngineOptions): RasterEngine {
   return {
     query,
     grid,
-    async close() {
-      lifetime.abort();
-      ctx.objects.clear();
-      const files = [...opened.values()];
-      opened.clear();
-      await Promise.all(files.map((p) => p.then((f) => f.close()).catch(() => undefined)));
-    },
+    close,
   };
 }
 
