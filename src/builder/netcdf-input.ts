@@ -167,7 +167,7 @@ function unitKey(u: string): string {
 }
 
 /** value_in_target = value × a + b, or null when no rule is known. */
-function unitConversion(from: string, to: string): { a: number; b: number } | null {
+export function unitConversion(from: string, to: string): { a: number; b: number } | null {
   const [f, t] = [unitKey(from), unitKey(to)];
   if (f === t) return { a: 1, b: 0 };
   if (f === 'K' && t === '°C') return { a: 1, b: -273.15 };

@@ -103,6 +103,8 @@ export interface RasterBuildOptions {
   dates?: string[];
   /** File-name pattern with {yyyy}, {mm}, {dd}, * (CLI --date-pattern). */
   datePattern?: string;
+  /** A published store among the inputs: the first and last year of its dates to copy (CLI --years; default all). */
+  years?: [number, number];
   /** Storage step; defaults to {@link DEFAULT_SCALE} for the families, else the finest power of ten that fits Int16. */
   scale?: number;
   offset?: number;
@@ -184,18 +186,23 @@ async function buildLocked(options: RasterBuildOptions): Promise<RasterBuildResu
   try {
     const workMount = await opener.mountOf(work);
     // NetCDF inputs (any name; recognised by their first bytes) become GeoTIFFs dated by their CF time axis.
+    const before = await readCatalogOrEmpty(dir, options.datasetName ?? basename(dir));
+    // A published store is copied only where it meets the extent asked (a known one: tc, sa, the dataset's).
+    const askedBbox = options.extent !== undefined ? knownExtents(before.rasters).get(options.extent) : undefined;
     const { inputs, fileUnit, fileLongName } = await resolveInputs(options, {
       timeScale: pending.timeScale,
       ...(statedUnit !== undefined ? { unit: statedUnit } : {}),
       work,
       log,
+      dataType: options.dataType,
+      subDataType: pending.subDataType,
+      ...(askedBbox ? { bbox: askedBbox } : {}),
     });
     const { open, hostOf } = opener;
 
     // 1. What the inputs say about themselves (bands, their descriptions, a CRS), then the plan:
     // every band's date, the files, the layout, the layer it adds to (raster-plan.ts).
     const metas = await describeInputs(inputs, open);
-    const before = await readCatalogOrEmpty(dir, options.datasetName ?? basename(dir));
     const plan = planRasterLayer(
       metas,
       {

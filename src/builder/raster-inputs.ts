@@ -6,10 +6,11 @@
  * (raster-plan.ts).
  */
 import { realpath, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import type { RasterTimeScale } from '../contract/raster-layers.ts';
 import { BuildError } from './build-error.ts';
 import { netcdfToGeoTiff, parseNetcdfSyntax, sniffNetcdf } from './netcdf-input.ts';
+import { isPublishedSource, sourceToStacks } from './source-input.ts';
 import {
   closeDataset,
   type GdalDataset,
@@ -39,6 +40,8 @@ export interface InputOptions {
   crs?: string;
   dates?: string[];
   datePattern?: string;
+  /** Published stores: the first and last year of the dates to copy (source-input.ts). */
+  years?: [number, number];
 }
 
 /**
@@ -48,14 +51,51 @@ export interface InputOptions {
  */
 export async function resolveInputs(
   options: InputOptions,
-  context: { timeScale: RasterTimeScale | null; unit?: string; work: string; log: (line: string) => void },
+  context: {
+    timeScale: RasterTimeScale | null;
+    unit?: string;
+    work: string;
+    log: (line: string) => void;
+    /** The layer's name and sub-type, as a published store is described under them. */
+    dataType: string;
+    subDataType?: string;
+    /** The extent asked, [west, south, east, north]: a published store is copied only where it meets it. */
+    bbox?: [number, number, number, number];
+  },
 ): Promise<{ inputs: ResolvedInput[]; fileUnit?: string; fileLongName?: string }> {
   const inputs: ResolvedInput[] = [];
   let fileUnit: string | undefined;
   /** The first NetCDF variable's CF long_name: the layer's description unless one is given. */
   let fileLongName: string | undefined;
+  let sources = 0;
   for (const [n, raw] of options.inputs.entries()) {
     const given = typeof raw === 'string' ? { path: raw } : raw;
+    if (await isPublishedSource(given.path)) {
+      // A Zarr store or kerchunk reference, here or at a URL: the dates and window asked, copied into dated stacks.
+      sources++;
+      const src = await sourceToStacks(given.path, context.work, n, {
+        dataType: context.dataType,
+        subDataType: context.subDataType,
+        timeScale: context.timeScale,
+        unit: context.unit ?? fileUnit,
+        crs: options.crs,
+        variable: options.variable,
+        years: options.years,
+        bbox: context.bbox,
+        log: context.log,
+      });
+      context.log(`read ${src.summary}`);
+      if (src.unit !== undefined && fileUnit !== undefined && src.unit !== fileUnit)
+        throw new BuildError(
+          'invalid_input',
+          `The inputs are in different units (${fileUnit}, ${src.unit}); a layer has one. Pass --unit to convert them where a rule is known, or convert them first.`,
+          { file: given.path, option: 'unit' },
+        );
+      fileUnit ??= src.unit;
+      fileLongName ??= src.longName;
+      for (const s of src.stacks) inputs.push({ path: s.path, periods: s.periods, shown: given.path });
+      continue;
+    }
     const { path, variable } = parseNetcdfSyntax(given.path);
     const missing = await whyNotAFile(path);
     if (missing) throw new BuildError('unreadable_input', `Input ${given.path} ${missing}.`, { file: given.path });
@@ -83,6 +123,12 @@ export async function resolveInputs(
     fileLongName ??= nc.longName;
     inputs.push({ path: nc.tif, shown: given.path, ...(given.periods ? { periods: given.periods } : {}) });
   }
+  if (options.years !== undefined && sources === 0)
+    throw new BuildError(
+      'invalid_option',
+      '--years chooses the dates copied from a published store (a Zarr store or a kerchunk reference); files are chosen by naming them.',
+      { option: 'years' },
+    );
   if (options.level !== undefined && inputs.every((i) => i.shown === i.path)) {
     throw new BuildError(
       'invalid_option',
@@ -180,25 +226,9 @@ export async function describeInputs(
 
 const whyNotAFile = (path: string) =>
   stat(path).then(
-    async (st) => (st.isFile() ? null : ((await storeAdvice(path)) ?? 'is not a file')),
+    async (st) => (st.isFile() ? null : 'is not a file'),
     () => 'does not exist',
   );
-
-/** Files that mark a folder as a Zarr store (v2's, consolidated or not, and v3's). */
-const ZARR_MARKERS = ['.zmetadata', 'zmetadata', '.zgroup', '.zarray', 'zarr.json'];
-
-/** What to do with a folder that is a Zarr store (xarray's to_zarr writes one), or null for another folder. */
-async function storeAdvice(path: string): Promise<string | null> {
-  for (const m of ZARR_MARKERS) {
-    if ((await stat(join(path, m)).catch(() => null))?.isFile())
-      return (
-        'is a Zarr store, which the build does not take as an input: query it where it is with ' +
-        '`climate-query layers add` (docs/layers.md, 5.3), which reads only the chunks a query needs; ' +
-        'to build from it, write the variable out with xarray first (`ds.tas.to_netcdf("tas.nc")`, then build from tas.nc)'
-      );
-  }
-  return null;
-}
 
 /** The text of a failed open, without the virtual path GDAL saw (the user knows the file by its own path). */
 function gdalMessage(err: unknown): string {
@@ -217,8 +247,8 @@ function unreadableAdvice(path: string): string {
   }
   if (/\.json$/i.test(path)) {
     return (
-      'A STAC catalog or a kerchunk reference is added in place with `climate-query layers add` (docs/layers.md, 5.3); ' +
-      "to build from a STAC's GeoTIFFs, give the files themselves with --date-pattern."
+      'A STAC catalog is added in place with `climate-query layers add` (docs/layers.md, 5.3); ' +
+      'to build from its GeoTIFFs, give the files themselves with --date-pattern.'
     );
   }
   return 'Give a raster GDAL reads (GeoTIFF, GRIB, …; docs/layers.md), or convert it to GeoTIFF first.';

@@ -121,13 +121,13 @@ describe('the CRS of a grid', () => {
     await expect(
       buildRasterLayer({ dir: join(dir, 'n'), dataType: 'temp', subDataType: 'min', inputs: [hdf4] }),
     ).rejects.toThrow(/GDAL cannot read input .*modis\.hdf .*does not start like one .*HDF4/);
-    // A Zarr store (a folder xarray wrote) and a STAC catalog: where they go instead.
+    // A Zarr store is read as one (an empty one says so); a STAC catalog: where it goes instead.
     const store = join(dir, 'in/tas.zarr');
     await mkdir(store);
     await writeFile(join(store, '.zgroup'), '{"zarr_format": 2}');
     await expect(
       buildRasterLayer({ dir: join(dir, 'n'), dataType: 'temp', subDataType: 'min', inputs: [store] }),
-    ).rejects.toThrow(/tas\.zarr is a Zarr store, .*climate-query layers add.*to_netcdf/);
+    ).rejects.toThrow(/tas\.zarr: holds no Zarr arrays/);
     await mkdir(join(dir, 'in/plain-folder'));
     await expect(
       buildRasterLayer({
@@ -141,9 +141,7 @@ describe('the CRS of a grid', () => {
     await writeFile(stac, '{"type": "Catalog", "links": []}');
     await expect(
       buildRasterLayer({ dir: join(dir, 'n'), dataType: 'temp', subDataType: 'min', inputs: [stac] }),
-    ).rejects.toThrow(
-      /catalog\.json .*STAC catalog or a kerchunk reference is added in place with `climate-query layers add`/,
-    );
+    ).rejects.toThrow(/catalog\.json .*STAC catalog is added in place with `climate-query layers add`/);
     const cli = await promisify(execFile)(process.execPath, [
       BIN,
       'build',

@@ -69,6 +69,11 @@ export interface ReferencedLayerOptions {
   /** Replace a layer of the same name, sub-type and extent. */
   replace?: boolean;
   name?: string;
+  /**
+   * The folder a local source must lie in and its path is written relative to (default: the
+   * dataset folder, where it is published); a build that copies a store names the store's own.
+   */
+  root?: string;
 }
 
 export interface LayerAddOptions extends ReferencedLayerOptions {
@@ -85,7 +90,22 @@ const MAX_COORDINATE_BYTES = 8 * 1024 * 1024;
 
 /** Adds the store as a layer; returns its entry. */
 export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntry> {
-  const label = `${o.dataType}${o.subDataType ? `/${o.subDataType}` : ''}`;
+  const { layer } = await describeStoreLayer(o);
+  return saveReferencedLayer(o, layerLabel(o), layer);
+}
+
+/** `NAME[/SUB]` as the user named the layer, for messages. */
+function layerLabel(o: Pick<ReferencedLayerOptions, 'dataType' | 'subDataType'>): string {
+  return `${o.dataType}${o.subDataType ? `/${o.subDataType}` : ''}`;
+}
+
+/**
+ * The catalog entry of the store `o.source` (a Zarr store or a kerchunk reference), checked as the
+ * engine reads it, and the unit the store states (its array's `units`); nothing is written.
+ * Extents are settled against the catalog in `o.dir`.
+ */
+export async function describeStoreLayer(o: LayerAddOptions): Promise<{ layer: RasterLayerEntry; storeUnit?: string }> {
+  const label = layerLabel(o);
   const bad = (why: string, option = 'source') =>
     new BuildError('invalid_input', `${o.source}: ${why}`, { file: o.source, option });
   const { keys, kerchunk, layout } = await storeSource(o);
@@ -322,7 +342,7 @@ export async function addStoreLayer(o: LayerAddOptions): Promise<RasterLayerEntr
     ...(kerchunk ? { kerchunk } : {}),
     tileSize: [(z.shard?.chunks ?? z.chunks)[2]!, (z.shard?.chunks ?? z.chunks)[1]!],
   };
-  return saveReferencedLayer(o, label, layer);
+  return { layer, ...(typeof attrs.units === 'string' ? { storeUnit: attrs.units } : {}) };
 }
 
 /**
@@ -360,13 +380,13 @@ export function saveReferencedLayer(
 }
 
 /** Whether `source` (a path or URL) is a kerchunk reference (a JSON file of keys, not a STAC document). */
-export async function isReferenceSource(o: Pick<ReferencedLayerOptions, 'dir' | 'source'>): Promise<boolean> {
+export async function isReferenceSource(o: Pick<ReferencedLayerOptions, 'dir' | 'source' | 'root'>): Promise<boolean> {
   if (!/\.json$/i.test(o.source)) return false;
   return isKerchunkReference(await referenceJson(o).catch(() => null));
 }
 
 /** The JSON of the reference `o.source` (bounded), as read from its place. */
-async function referenceJson(o: Pick<ReferencedLayerOptions, 'dir' | 'source'>): Promise<unknown> {
+async function referenceJson(o: Pick<ReferencedLayerOptions, 'dir' | 'source' | 'root'>): Promise<unknown> {
   const place = await sourcePlace(o);
   const bytes =
     place.url !== undefined
@@ -385,7 +405,7 @@ async function referenceJson(o: Pick<ReferencedLayerOptions, 'dir' | 'source'>):
  * `.json` file or URL) whose chunks are ranges of the files it names, then listed as its targets.
  */
 async function storeSource(
-  o: Pick<ReferencedLayerOptions, 'dir' | 'source'>,
+  o: Pick<ReferencedLayerOptions, 'dir' | 'source' | 'root'>,
 ): Promise<{ keys: SourceKeys; kerchunk?: KerchunkReference; layout: 'zarr-store' | 'kerchunk' | 'kerchunk-parquet' }> {
   const bad = (why: string) => new BuildError('invalid_input', `${o.source}: ${why}`, { file: o.source });
   let refs: KerchunkRefs;
@@ -440,13 +460,13 @@ async function storeSource(
         `reads from ${t}, whose host answers a range request with ${answer.response.status}, not 206: a reference is read a range at a time.`,
       );
   }
-  const files = withForeign(fileLocation(o.dir), directForeign());
+  const files = withForeign(fileLocation(o.root ?? o.dir), directForeign());
   return { keys: referenceKeys(refs, root, files), kerchunk: { targets }, layout };
 }
 
 /** Where `o.source` is: an http(s) URL, or a path inside the dataset folder (where it is, and relative to it). */
 async function sourcePlace(
-  o: Pick<ReferencedLayerOptions, 'dir' | 'source'>,
+  o: Pick<ReferencedLayerOptions, 'dir' | 'source' | 'root'>,
 ): Promise<{ url: string; dir?: undefined; rel?: undefined } | { url?: undefined; dir: string; rel: string }> {
   if (/^[a-z][a-z0-9+.-]*:/i.test(o.source) && !/^[a-z]:[\\/]/i.test(o.source)) {
     const problem = foreignUrlProblem(o.source.replace(/\/+$/, ''));
@@ -458,8 +478,10 @@ async function sourcePlace(
       );
     return { url: o.source.replace(/\/+$/, '') };
   }
-  const root = await realpath(o.dir).catch(() => {
-    throw new BuildError('unreadable_input', `${o.dir} is not a dataset folder here.`, { file: o.dir });
+  const root = await realpath(o.root ?? o.dir).catch(() => {
+    throw new BuildError('unreadable_input', `${o.root ?? o.dir} is not a dataset folder here.`, {
+      file: o.root ?? o.dir,
+    });
   });
   const store = await realpath(isAbsolute(o.source) ? o.source : resolve(o.source)).catch(() => {
     throw new BuildError('unreadable_input', `${o.source} is not there.`, { file: o.source });
@@ -480,7 +502,7 @@ async function sourcePlace(
  * (named in the catalog by its path there). A folder elsewhere is refused: the dataset is what is
  * published, and a reader resolves every local path inside it.
  */
-export async function sourceKeys(o: Pick<ReferencedLayerOptions, 'dir' | 'source'>): Promise<SourceKeys> {
+export async function sourceKeys(o: Pick<ReferencedLayerOptions, 'dir' | 'source' | 'root'>): Promise<SourceKeys> {
   const place = await sourcePlace(o);
   return place.url !== undefined ? urlKeys(place.url) : folderKeys(place.dir, place.rel);
 }

@@ -28,9 +28,12 @@ const HELP: Help = {
   climate-query build --out DIR --layer NAME[/SUB] --unit UNIT --time-scale SCALE
         [--dates D1,D2,… | --date-pattern PATTERN] [--extent NAME] [--description TEXT]
         [--attribution TEXT] [--scale S] [--offset O] [--nodata=V|none] [--resampling bilinear]
-        [--crs EPSG:…] [--variable NAME] [--level VALUE] [--layout map|zarr] [--replace] FILE...
-      Adds one raster layer from GeoTIFFs in any CRS GDAL reads, or from CF NetCDF files
-      (classic or NetCDF-4) (docs/layers.md). Into a layer the dataset holds, it adds the
+        [--crs EPSG:…] [--variable NAME] [--level VALUE] [--layout map|zarr] [--years A-B]
+        [--replace] FILE|STORE...
+      Adds one raster layer from GeoTIFFs in any CRS GDAL reads, from CF NetCDF files
+      (classic or NetCDF-4), or from a published Zarr store (v2 or v3) or kerchunk reference,
+      a folder, file or http(s) URL (docs/layers.md). A store is copied only for the years
+      --years names and where it meets --extent (tc, sa or the dataset's), chunk by chunk. Into a layer the dataset holds, it adds the
       years it is given and keeps the others (on the layer's grid, step and layout); it
       rebuilds a year only with at least the dates it had. --replace replaces the layer whole.
       SCALE: ${RASTER_TIME_SCALES.join(', ')}, or none (one undated grid).
@@ -107,6 +110,7 @@ async function run(argv: string[]): Promise<number> {
     'time-scale': { type: 'string' },
     dates: { type: 'string' },
     'date-pattern': { type: 'string' },
+    years: { type: 'string' },
     extent: { type: 'string' },
     description: { type: 'string' },
     attribution: { type: 'string' },
@@ -154,6 +158,13 @@ async function run(argv: string[]): Promise<number> {
         field: 'layout',
       });
     }
+    let years: [number, number] | undefined;
+    if (values.years !== undefined) {
+      const m = /^(\d{4})(?:-(\d{4}))?$/.exec(values.years);
+      years = m ? [Number(m[1]), Number(m[2] ?? m[1])] : undefined;
+      if (!years || years[1] < years[0])
+        usageError(HELP, `--years must be a year or two (2015-2024); got "${values.years}".`);
+    }
     const scale = number('scale', values.scale);
     const offset = number('offset', values.offset);
     const nodata = values.nodata === 'none' ? 'none' : number('nodata', values.nodata);
@@ -167,6 +178,7 @@ async function run(argv: string[]): Promise<number> {
       ...(values['time-scale'] !== undefined ? { timeScale: parseTimeScale(values['time-scale']) } : {}),
       ...(values.dates !== undefined ? { dates: values.dates.split(',').map((d) => d.trim()) } : {}),
       ...(values['date-pattern'] !== undefined ? { datePattern: values['date-pattern'] } : {}),
+      ...(years !== undefined ? { years } : {}),
       ...(values.extent !== undefined ? { extent: values.extent } : {}),
       ...(values.description !== undefined ? { description: values.description } : {}),
       ...(values.attribution !== undefined ? { attribution: values.attribution } : {}),
