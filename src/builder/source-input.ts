@@ -3,15 +3,15 @@
  * kerchunk reference (JSON or Parquet), a folder or file anywhere on this machine or at an
  * http(s) URL. It is described as `layers add` describes it (its own metadata, CF time and
  * packing, a CRS it states or `--crs`; nothing guessed), then the years asked and the window of
- * the extent asked are read through the engine's own reader of that layout, chunk by chunk (each
- * chunk once per batch of dates, never the whole store), into raw Float32 stacks in the build's
- * work folder: a VRT each, its bands dated, NaN where the store holds no value. The build then
- * reads those as it reads any input, with every check it makes of a file.
+ * the extent asked are read through the engine's own reader of that layout, a strip of chunks at a
+ * time (never the whole store), into one raw Float32 stack in the build's work folder with a VRT
+ * dating its bands, NaN where the store holds no value. The build then reads it as it reads any
+ * input, with every check it makes of a file.
  *
  * This is the way for a store whose chunking does not suit point series (one date × the whole
  * grid, as ERA5's ARCO store): the own `zarr` layout it writes reads a point-year in one chunk.
  */
-import { readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { open, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { RasterTimeScale } from '../contract/raster-layers.ts';
@@ -39,7 +39,7 @@ export const ZARR_MARKERS = ['.zmetadata', 'zmetadata', '.zgroup', '.zarray', 'z
  */
 export const MAX_STACK_BYTES = 8 * 2 ** 30;
 
-/** Most bytes of values one batch of dates holds in memory (256 MiB), and one chunk may decode to. */
+/** Most bytes of values one strip of the window holds in memory (256 MiB), and one chunk may decode to. */
 const MAX_BATCH_BYTES = 256 * 2 ** 20;
 
 /** Chunks read at once: each decodes to at most {@link MAX_BATCH_BYTES}. */
@@ -141,45 +141,64 @@ export async function sourceToStacks(
   const started = Date.now();
   try {
     const file = await reader.ctx.file(layer, 0);
-    const tiles = windowTiles(file, win);
-    // A batch's values, and any one chunk's decoded values, stay within the memory bound.
-    const perBatch = Math.max(
-      1,
-      Math.min(
-        chosen.length,
-        Math.floor(MAX_BATCH_BYTES / (pixels * 4)),
-        Math.floor(MAX_BATCH_BYTES / (file.tileWidth * file.tileHeight * 4)),
-      ),
-    );
-    const stacks: SourceStacks['stacks'] = [];
-    for (let b = 0, k = 0; b < chosen.length; b += perBatch, k++) {
-      const bands = chosen.slice(b, b + perBatch);
-      for (const [tx, ty] of tiles) {
-        const cost = file.readCost?.(tx, ty, bands);
-        if (cost && cost.bytes > MAX_BATCH_BYTES)
-          throw new BuildError(
-            'invalid_input',
-            `${source}: one of its chunks decodes to ${mib(cost.bytes)}, more than the ${mib(MAX_BATCH_BYTES)} a build holds at once; rechunk it with xarray first (ds.chunk({"time": 365, "lat": 256, "lon": 256}).to_zarr(…)).`,
-            { file: source },
+    // One raw band-sequential file for every date copied, written a strip of tile rows at a time: each
+    // chunk is read once for all the dates a strip's memory bound holds (for a store chunked a year ×
+    // a few dozen pixels, once in all; read by batches of dates over the whole window, a daily year
+    // of 828 × 570 px read every chunk three times).
+    const name = `source-${n}`;
+    const handle = await open(join(work, `${name}.f32`), 'w');
+    try {
+      const strips = windowStrips(file, win);
+      for (const [k, strip] of strips.entries()) {
+        const stripPixels = strip.height * win.width;
+        const perBatch = Math.max(
+          1,
+          Math.min(
+            chosen.length,
+            Math.floor(MAX_BATCH_BYTES / (stripPixels * 4)),
+            Math.floor(MAX_BATCH_BYTES / (file.tileWidth * file.tileHeight * 4)),
+          ),
+        );
+        for (let b = 0; b < chosen.length; b += perBatch) {
+          const bands = chosen.slice(b, b + perBatch);
+          for (const [tx, ty] of strip.tiles) {
+            const cost = file.readCost?.(tx, ty, bands);
+            if (cost && cost.bytes > MAX_BATCH_BYTES)
+              throw new BuildError(
+                'invalid_input',
+                `${source}: one of its chunks decodes to ${mib(cost.bytes)}, more than the ${mib(MAX_BATCH_BYTES)} a build holds at once; rechunk it with xarray first (ds.chunk({"time": 365, "lat": 256, "lon": 256}).to_zarr(…)).`,
+                { file: source },
+              );
+          }
+          const values = new Float32Array(bands.length * stripPixels).fill(Number.NaN);
+          const part = { ...win, y0: strip.y0, height: strip.height };
+          await runLimited(
+            strip.tiles.map(([tx, ty]) => async () => {
+              place(await file.readTile(tx, ty, bands), values, part, bands.length, layer, conv);
+            }),
+            READS_AT_ONCE,
           );
+          // Each date's rows of the strip are contiguous in its plane of the file.
+          for (let s = 0; s < bands.length; s++) {
+            const at = ((b + s) * pixels + (strip.y0 - win.y0) * win.width) * 4;
+            await handle.write(
+              new Uint8Array(values.buffer, s * stripPixels * 4, stripPixels * 4),
+              0,
+              stripPixels * 4,
+              at,
+            );
+          }
+        }
+        o.log(
+          `read ${basename(source)}: rows ${strip.y0 - win.y0 + 1}–${strip.y0 - win.y0 + strip.height} of ${win.height} (${k + 1} of ${strips.length}), ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        );
       }
-      const values = new Float32Array(bands.length * pixels).fill(Number.NaN);
-      await runLimited(
-        tiles.map(([tx, ty]) => async () => {
-          const t = await file.readTile(tx, ty, bands);
-          place(t, values, win, bands.length, layer, conv);
-        }),
-        READS_AT_ONCE,
-      );
-      const name = `source-${n}-${k}`;
-      await writeFile(join(work, `${name}.f32`), new Uint8Array(values.buffer));
-      const bandPeriods = bands.map((i) => periods[i]!);
-      await writeFile(join(work, `${name}.vrt`), stackVrt(`${name}.f32`, win, bandPeriods));
-      stacks.push({ path: join(work, `${name}.vrt`), periods: bandPeriods });
-      o.log(
-        `read ${basename(source)}: dates ${bandPeriods[0]} … ${bandPeriods.at(-1)} (${b + bands.length} of ${chosen.length}), ${((Date.now() - started) / 1000).toFixed(1)} s`,
-      );
+    } finally {
+      await handle.close();
     }
+    const datesCopied = chosen.map((i) => periods[i]!);
+    await writeFile(join(work, `${name}.vrt`), stackVrt(`${name}.f32`, win, datesCopied));
+    const stacks = [{ path: join(work, `${name}.vrt`), periods: datesCopied }];
     const variable = layer.storeArray?.variable ?? '';
     // What was read: chunk objects (stores, references) and byte blocks (files), as the engine counts them.
     // (A store's file counts in the shared object cache: each counter once.)
@@ -280,13 +299,21 @@ function windowOf(source: string, layer: RasterLayerEntry, bbox: Bbox | undefine
   return { x0, y0, width: x1 - x0, height: y1 - y0, west: west + x0 * resX, north: north - y0 * resY, resX, resY };
 }
 
-/** Every tile of `file` the window meets. */
-function windowTiles(file: RasterFile, w: Window): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  const rows = [tileRowOf(file, w.y0), tileRowOf(file, w.y0 + w.height - 1)] as const;
-  for (let ty = rows[0]; ty <= rows[1]; ty++)
+/** The window by tile rows of `file`: each strip's rows and the tiles it meets. */
+function windowStrips(
+  file: RasterFile,
+  w: Window,
+): Array<{ y0: number; height: number; tiles: Array<[number, number]> }> {
+  const out: Array<{ y0: number; height: number; tiles: Array<[number, number]> }> = [];
+  const end = w.y0 + w.height;
+  for (let ty = tileRowOf(file, w.y0); ty <= tileRowOf(file, end - 1); ty++) {
+    const y0 = Math.max(w.y0, ty * file.tileHeight - (file.rowOffset ?? 0));
+    const y1 = Math.min(end, (ty + 1) * file.tileHeight - (file.rowOffset ?? 0));
+    const tiles: Array<[number, number]> = [];
     for (let tx = Math.floor(w.x0 / file.tileWidth); tx <= Math.floor((w.x0 + w.width - 1) / file.tileWidth); tx++)
-      out.push([tx, ty]);
+      tiles.push([tx, ty]);
+    out.push({ y0, height: y1 - y0, tiles });
+  }
   return out;
 }
 

@@ -127,6 +127,36 @@ describe('a NetCDF-4 file through a kerchunk reference', () => {
     expect(compared).toBe(truth.length * 30 - 1);
   });
 
+  it('is built into the own layout by `build`: answers equal what netCDF4 reads of the file, its fill value null', async () => {
+    const built = join(root, 'built');
+    const r = await cli([
+      'build',
+      ...['--out', built, '--layer', 'tas', '--unit', '°C', '--time-scale', 'daily', '--extent', 'nc'],
+      join(dir, 'refs', 'tas.json'),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(
+      /read .*tas\.json: tas, 30 dates \(2024-01-01 … 2024-01-30\), 14 × 12 px of its 14 × 12, degC → °C; /,
+    );
+    // 30 dates: the own `map` layout, a GeoTIFF in the built dataset (nothing referenced).
+    expect((await catalogJson(join(built, 'catalog.json'))).rasters[0].files[0].path).toMatch(
+      /^rasters\/tas\/.*\.tif$/,
+    );
+    let compared = 0;
+    for (const p of truth) {
+      const got = await pointSeries(built, ask(p));
+      p.dates.forEach((d, k) => {
+        const want = p.values[k] ?? null;
+        if (want === null) expect(got[d], d).toBeNull();
+        else {
+          expect(Math.abs(got[d]! - want), `${p.lon} ${p.lat} ${d}`).toBeLessThanOrEqual(0.0005 + 1e-6);
+          compared++;
+        }
+      });
+    }
+    expect(compared).toBe(truth.length * 30 - 1);
+  });
+
   it('over HTTP a point reads the reference once, then only the ranges of its three chunks', async () => {
     server.reset();
     const p = truth[2]!;
