@@ -231,6 +231,37 @@ describe('build from a published Zarr store', () => {
     ]);
     expect(years.code).toBe(2);
     expect(years.stderr).toMatch(/--years chooses the dates copied from a published store/);
+    // An extent the dataset knows (another layer's, in Limpopo) which the store does not reach: refused by name.
+    const north = join(root, 'north.tif');
+    await writeInputGeoTiff(north, {
+      width: 4,
+      height: 4,
+      geoTransform: [29, 0.05, 0, -23, 0, -0.05],
+      bands: 1,
+      descriptions: ['2024-01-01'],
+      fill: (_b, v) => v.fill(1),
+    });
+    const away = join(root, 'away');
+    const other = await cli([
+      'build',
+      '--out',
+      away,
+      '--layer',
+      'y',
+      '--unit',
+      'mm',
+      '--time-scale',
+      'daily',
+      '--extent',
+      'limpopo',
+      north,
+    ]);
+    expect(other.code, other.stderr).toBe(0);
+    const off = await build(away, store, '--extent', 'limpopo');
+    expect(off.code).toBe(2);
+    expect(off.stderr).toMatch(
+      /covers \[16, -36, 26, -29\], which does not meet the extent asked \[29, -23.2, 29.2, -23\]/,
+    );
     const noUnit = await cli([
       'build',
       '--out',
