@@ -1,8 +1,8 @@
 /**
  * A NetCDF-4 file (netCDF4-python: chunks of 10 dates × 5 × 5 px, shuffle + zlib, a _FillValue)
  * read chunk by chunk through a kerchunk reference (version 1, a template for the file's URL),
- * written the way kerchunk's HDF5 scanner writes one: each chunk's byte range from HDF5's own chunk
- * index (h5py), the coordinates as ranges of the file or inline. `layers add` references it in
+ * written the way kerchunk's HDF5 scanner writes one (test/helpers/kerchunk_writer.py): each chunk's
+ * byte range from HDF5's own chunk index (h5py), the coordinates as ranges of the file or inline. `layers add` references it in
  * place; answers equal what netCDF4 reads of the file, and a point reads only the chunk ranges
  * that hold it. A reference reaching out of the dataset is refused.
  */
@@ -29,8 +29,9 @@ beforeAll(async () => {
   dir = join(root, 'ds');
   await mkdir(join(dir, 'refs'), { recursive: true });
   const script = `
-import base64, json, sys
-import numpy as np, netCDF4, h5py
+import json, sys
+import numpy as np, netCDF4
+from kerchunk_writer import write_reference
 d = sys.argv[1]
 nc = netCDF4.Dataset(d + '/data.nc', 'w', format='NETCDF4')
 nc.createDimension('time', 30); nc.createDimension('lat', 12); nc.createDimension('lon', 14)
@@ -44,28 +45,7 @@ a = (15 + 5*np.sin(np.arange(30)/4)[:,None,None] + rng.normal(0, 0.7, (30, 12, 1
 a[3, 2, 2] = -999.0
 v[:] = a
 nc.close()
-h = h5py.File(d + '/data.nc', 'r')
-refs = {'.zgroup': json.dumps({'zarr_format': 2}), '.zattrs': json.dumps({})}
-def arr(name, dtype, chunks, filters):
-    ds = h[name]
-    refs[name + '/.zarray'] = json.dumps({'zarr_format': 2, 'shape': list(ds.shape), 'chunks': list(chunks), 'dtype': dtype,
-        'compressor': None, 'filters': filters, 'fill_value': None if ds.fillvalue is None else float(ds.fillvalue), 'order': 'C'})
-    attrs = {k: (v.decode() if isinstance(v, bytes) else v.item() if hasattr(v, 'item') else v) for k, v in ds.attrs.items()
-             if k not in ('DIMENSION_LIST', 'REFERENCE_LIST', 'CLASS', 'NAME', '_Netcdf4Dimid', '_Netcdf4Coordinates', '_FillValue')}
-    attrs['_ARRAY_DIMENSIONS'] = [name] if ds.ndim == 1 else ['time', 'lat', 'lon']
-    refs[name + '/.zattrs'] = json.dumps(attrs)
-    return ds
-for name in ('lat', 'lon'):
-    ds = arr(name, '<f4', h[name].shape, None)
-    refs[name + '/0'] = ['{{u}}', ds.id.get_offset(), ds.id.get_storage_size()]
-ds = arr('time', '<f8', h['time'].shape, None)
-refs['time/0'] = 'base64:' + base64.b64encode(h['time'][:].astype('<f8').tobytes()).decode()
-ds = arr('tas', '<f4', (10, 5, 5), [{'id': 'shuffle', 'elementsize': 4}, {'id': 'zlib', 'level': 4}])
-for i in range(ds.id.get_num_chunks()):
-    c = ds.id.get_chunk_info(i)
-    key = 'tas/' + '.'.join(str(o // s) for o, s in zip(c.chunk_offset, (10, 5, 5)))
-    refs[key] = ['{{u}}', c.byte_offset, c.size]
-json.dump({'version': 1, 'templates': {'u': 'data.nc'}, 'refs': refs}, open(d + '/tas.json', 'w'))
+write_reference(d + '/data.nc', d + '/tas.json', ['tas'], ['time', 'lat', 'lon'], 'data.nc', inline=('time',))
 f = netCDF4.Dataset(d + '/data.nc')
 pts = []
 for (i, j) in [(0, 0), (2, 2), (7, 9), (11, 13)]:
@@ -75,7 +55,12 @@ for (i, j) in [(0, 0), (2, 2), (7, 9), (11, 13)]:
                 'values': [None if np.ma.is_masked(x) else float(x) for x in col]})
 print(json.dumps(pts))
 `;
-  truth = JSON.parse(execFileSync(PY, ['-c', script, join(dir, 'refs')], { encoding: 'utf8' }));
+  truth = JSON.parse(
+    execFileSync(PY, ['-c', script, join(dir, 'refs')], {
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH: join(import.meta.dirname, '../helpers') },
+    }),
+  );
   server = await startRangeServer(dir);
 }, 300_000);
 afterAll(async () => {
