@@ -9,6 +9,7 @@
  * imports: it is bundled for the browser.
  */
 import { ClimateQueryError } from '../contract/errors.ts';
+import { onAbort } from './abortable.ts';
 
 /** Time limits of one HTTP request. */
 export interface ReadTimeouts {
@@ -135,9 +136,9 @@ export async function timedFetch(
   if (signal?.aborted) throw abortedError(signal);
   const controller = new AbortController();
   let timedOut: string | null = null;
-  const onCallerAbort = () => controller.abort(signal?.reason);
-  signal?.addEventListener('abort', onCallerAbort, { once: true });
-  const detach = () => signal?.removeEventListener('abort', onCallerAbort);
+  // Behind one listener per signal (abortable.ts): an engine's lifetime signal has a fetch per
+  // chunk in flight, and Node warned of a leak past ten (a CLI query of ten years over HTTP).
+  const detach = signal ? onAbort(signal, () => controller.abort(signal.reason)) : () => undefined;
   /** A limit on this read, from now; its `at` moves on as the body arrives. */
   const limit = (what: string, ms: number): Deadline => {
     const d: Deadline = {

@@ -87,3 +87,34 @@ describe('timedFetch limits', () => {
     expect(all.map((r) => r.bytes ?? r.error?.code)).toEqual([5000, 'upstream_timeout', 800, 'upstream_timeout', 5000]);
   });
 });
+
+describe('timedFetch under one shared signal', () => {
+  it('twenty reads under an engine-long signal: no leak warning, and one abort stops every one still open', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on('warning', onWarning);
+    try {
+      const lifetime = new AbortController();
+      const done = await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const r = await timedFetch(fetch, `${base}/drip`, {}, limits, lifetime.signal);
+          return (await r.body()).length;
+        }),
+      );
+      expect(done).toEqual(Array(20).fill(800));
+      const stalled = Array.from({ length: 15 }, () =>
+        timedFetch(fetch, `${base}/stall-headers`, {}, { firstByteMs: 10_000, idleMs: 10_000 }, lifetime.signal).then(
+          () => 'answered',
+          (e: ClimateQueryError) => e.code,
+        ),
+      );
+      setTimeout(() => lifetime.abort(), 50);
+      expect(await Promise.all(stalled)).toEqual(Array(15).fill('aborted'));
+      // Warnings are emitted on the next tick.
+      await new Promise((r) => setTimeout(r, 20));
+      expect(warnings.filter((w) => /MaxListeners/.test(w))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
