@@ -4,7 +4,9 @@
  * as NASA POWER's daily "temporal" stores (float32 through a `fixedscaleoffset` filter, Blosc zstd,
  * chunks of every date × 15 × 15 px, 16 years) and one as xarray writes by default (Blosc lz4,
  * chunks of every date × 10 × 10); and a Zarr v3 store shaped as dynamical.org's CHIRPS v3
- * (`sharding_indexed`, the index at the end), laid out by the specification. Each is added in
+ * (`sharding_indexed`, the index at the end), laid out by the specification; and a NetCDF-4 file
+ * through a kerchunk reference (test/helpers/kerchunk_writer.py), read by zarrita.js's
+ * ReferenceStore. Each is added in
  * place with `climate-query layers add` and served by the bench server (40 ms, 6 at once; and
  * 150 ms / 4 Mbit/s); a point's record is asked of the engine (`/api/point/`, Node, over HTTP,
  * cold) and read by zarrita.js from the same URL (`zarr.get` of the pixel's series, cold).
@@ -18,6 +20,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { ReferenceStore } from '@zarrita/storage';
 import * as zarr from 'zarrita';
 import { createClimateEngine } from '../src/engine/engine.ts';
 import { urlLocation } from '../src/dataset/location.ts';
@@ -55,6 +58,14 @@ const STORES = [
     layer: 'precip',
     years: [2023, 2023],
   },
+  {
+    id: 'kerchunk',
+    label:
+      'a NetCDF-4 file (netCDF4-python: float32, shuffle + zlib, chunks 365 × 10 × 10) through a kerchunk reference (JSON, version 1), 10 years',
+    variable: 'tas',
+    layer: 'tasnc',
+    years: [2015, 2024],
+  },
 ] as const;
 
 /** How each store is opened by zarrita.js and where its coordinates are (the CRS: its own `spatial_ref`, or stated). */
@@ -62,7 +73,11 @@ const SHAPES = {
   power: { version: 2, lat: 'lat', lon: 'lon', crs: 'EPSG:4326' },
   xarray: { version: 2, lat: 'lat', lon: 'lon', crs: 'EPSG:4326' },
   v3: { version: 3, lat: 'latitude', lon: 'longitude', crs: null },
+  kerchunk: { version: 2, lat: 'lat', lon: 'lon', crs: null },
 } as const;
+
+/** Where each store is, in the dataset's stores/ folder: a Zarr store, or the reference to a NetCDF file beside it. */
+const sourceOf = (id: string) => (id === 'kerchunk' ? 'kerchunk.json' : `${id}.zarr`);
 
 const WRITER = `
 import sys
@@ -126,6 +141,31 @@ write_store(out + '/v3.zarr', {
 }, consolidated=True)
 `;
 
+/** A NetCDF-4 file as netCDF4-python writes one, and its kerchunk reference (test/helpers/kerchunk_writer.py). */
+const KERCHUNK_WRITER = String.raw`
+import os, sys
+import numpy as np, pandas as pd, netCDF4
+from kerchunk_writer import write_reference
+out = sys.argv[1]
+os.makedirs(out + '/nc', exist_ok=True)
+t = pd.date_range('2015-01-01', '2024-12-31', freq='D')
+lat = np.round(-33.0 - 0.05 * np.arange(40), 6); lon = np.round(18.0 + 0.05 * np.arange(40), 6)
+rng = np.random.default_rng(13)
+doy = np.asarray(t.dayofyear)
+a = (17 + 7 * np.cos((doy - 15) / 365.25 * 2 * np.pi)[:, None, None] + rng.normal(0, 2.0, (t.size, 1, 1))
+     + lat[None, :, None] * 0.2 + rng.normal(0, 0.3, (t.size, lat.size, lon.size))).astype('f4')
+nc = netCDF4.Dataset(out + '/nc/data.nc', 'w', format='NETCDF4')
+nc.createDimension('time', t.size); nc.createDimension('lat', lat.size); nc.createDimension('lon', lon.size)
+v = nc.createVariable('time', 'f8', ('time',)); v.units = 'days since 2015-01-01'; v.calendar = 'standard'; v[:] = np.arange(t.size)
+v = nc.createVariable('lat', 'f8', ('lat',)); v.units = 'degrees_north'; v[:] = lat
+v = nc.createVariable('lon', 'f8', ('lon',)); v.units = 'degrees_east'; v[:] = lon
+v = nc.createVariable('tas', 'f4', ('time', 'lat', 'lon'), zlib=True, shuffle=True, complevel=4, chunksizes=(365, 10, 10), fill_value=np.float32(-999.0))
+v.units = 'degC'
+v[:] = a
+nc.close()
+write_reference(out + '/nc/data.nc', out + '/kerchunk.json', ['tas'], ['time', 'lat', 'lon'], 'nc/data.nc')
+`;
+
 /** One run of one reader: wall time, requests and bytes after the catalog, round trips. */
 interface ForeignRun {
   ms: number;
@@ -171,14 +211,20 @@ async function ensureStores(dir: string, log: (s: string) => void): Promise<stri
     stdio: 'inherit',
     env: { ...process.env, PYTHONPATH: join(REPO, 'test/helpers') },
   });
-  log(`stores written by xarray and by the v3 specification in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  execFileSync('/usr/bin/python3', ['-c', KERCHUNK_WRITER, join(ds, 'stores')], {
+    stdio: 'inherit',
+    env: { ...process.env, PYTHONPATH: join(REPO, 'test/helpers') },
+  });
+  log(
+    `stores written by xarray, by the v3 specification and by netCDF4 + h5py in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
   for (const s of STORES) {
     const crs = SHAPES[s.id].crs;
     await exec(process.execPath, [
       join(REPO, 'bin/climate-query.js'),
       'layers',
       'add',
-      join(ds, 'stores', `${s.id}.zarr`),
+      join(ds, 'stores', sourceOf(s.id)),
       '--variable',
       s.variable,
       '--layer',
@@ -194,6 +240,16 @@ async function ensureStores(dir: string, log: (s: string) => void): Promise<stri
   }
   await writeFile(stamp, want);
   return ds;
+}
+
+/**
+ * zarrita.js's ReferenceStore over the reference at `url`: its file template made absolute first
+ * (the store fetches a template as it stands, and ours names the file beside the reference).
+ */
+async function referenceStore(url: string): Promise<ReferenceStore> {
+  const spec = (await (await fetch(url)).json()) as { templates: Record<string, string> };
+  for (const [k, v] of Object.entries(spec.templates)) spec.templates[k] = new URL(v, url).href;
+  return ReferenceStore.fromSpec(spec as unknown as Record<string, unknown>);
 }
 
 /** The pixel (row, column) of the store's grid that holds `lon, lat`, from its coordinate arrays. */
@@ -247,7 +303,10 @@ export async function runForeignBench(o: { log(line: string): void }): Promise<F
           // the pixel found from the coordinate arrays it reads too.
           server.reset();
           t = performance.now();
-          const root = zarr.root(new zarr.FetchStore(`${server.nodeUrl}ds/stores/${s.id}.zarr`));
+          const url = `${server.nodeUrl}ds/stores/${sourceOf(s.id)}`;
+          const root = zarr.root(
+            s.id === 'kerchunk' ? await referenceStore(url) : new zarr.FetchStore(url),
+          ) as zarr.Location<zarr.FetchStore>;
           const shape = SHAPES[s.id];
           const [i, j] = await pixelOf(root, shape, point.lon, point.lat);
           const at = root.resolve(s.variable);
@@ -310,13 +369,13 @@ export function renderForeign(r: ForeignResults): string {
   );
   return `## ${FOREIGN_HEADING}
 
-Stores written here by xarray and zarr-python (Debian's) and, for Zarr v3, by the specification (test/helpers/zarr_v3_writer.py: Debian's zarr-python writes v2 only), added in place with \`climate-query layers add\` and served by the bench server; one point's whole record, cold, asked of the engine (\`/api/point/\` in Node over HTTP, after its catalog) and read by zarrita.js 0.7 from the same URL (\`zarr.get\` of the pixel's series, the year asked in the v3 store; the pixel found from the store's own coordinate arrays, as a zarrita.js user would). Each cell: requests / bytes / sequential round trips / wall time, the median of ${RUNS} runs; ${env.cpus} × ${env.cpuModel}, Node ${env.node}, ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC.
+Stores written here by xarray and zarr-python (Debian's), for Zarr v3 by the specification (test/helpers/zarr_v3_writer.py: Debian's zarr-python writes v2 only), and a NetCDF-4 file by netCDF4-python with its kerchunk reference from HDF5's chunk index (test/helpers/kerchunk_writer.py; zarrita.js reads it through its ReferenceStore), added in place with \`climate-query layers add\` and served by the bench server; one point's whole record, cold, asked of the engine (\`/api/point/\` in Node over HTTP, after its catalog) and read by zarrita.js 0.7 from the same URL (\`zarr.get\` of the pixel's series, the year asked in the v3 store; the pixel found from the store's own coordinate arrays, as a zarrita.js user would). Each cell: requests / bytes / sequential round trips / wall time, the median of ${RUNS} runs; ${env.cpus} × ${env.cpuModel}, Node ${env.node}, ${r.startedAt.slice(0, 16).replace('T', ' ')} UTC.
 
 | store | link | engine | zarrita.js | answers |
 |---|---|---|---|---|
 ${rows.join('\n')}
 
-The engine reads no coordinate array: \`layers add\` recorded the grid and dates in the catalog, so the pixel's chunk (and in a sharded store the shard's index entry before it) is the only read after it. zarrita.js reads the store's metadata and both coordinate arrays before the chunk.
+The engine reads no coordinate array: \`layers add\` recorded the grid and dates in the catalog, so the pixel's chunk (and in a sharded store the shard's index entry before it; through a reference, the reference itself once) is the only read after it. zarrita.js reads the store's metadata and both coordinate arrays before the chunk.
 
 ${renderCogs(r.cogs)}`;
 }
