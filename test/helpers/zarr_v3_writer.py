@@ -51,6 +51,21 @@ def coord(values, dtype, dims, attrs, encode=lambda b: b, codecs=None):
             {(0,): encode(v.tobytes())})
 
 
+def sharded_coord(values, dtype, dims, attrs, chunk, encode, inner_codecs):
+    """A 1-D coordinate as dynamical.org writes its time axis: one shard holding one inner chunk of
+    `chunk` values (more than the array has, so the axis can grow), the index (and its CRC-32C) at the end."""
+    v = np.asarray(values, dtype=dtype)
+    block = np.zeros(chunk, dtype=dtype)
+    block[:v.size] = v
+    enc = encode(block.tobytes())
+    index = (0).to_bytes(8, 'little') + len(enc).to_bytes(8, 'little')
+    codecs = [{'name': 'sharding_indexed', 'configuration': {'chunk_shape': [chunk], 'codecs': inner_codecs,
+               'index_codecs': [{'name': 'bytes', 'configuration': {'endian': 'little'}}, {'name': 'crc32c'}],
+               'index_location': 'end'}}]
+    return (array_meta(v.shape, {'<f8': 'float64', '<i8': 'int64'}[dtype], (chunk,), codecs, 0, dims, attrs),
+            {(0,): enc + index + crc32c(index)})
+
+
 def sharded(data, shard, inner, encode_chunk, index_at, index_crc, leave_out, fill=-32768):
     """Shards of `data` (3-D): inner chunks encoded by encode_chunk, the index at 'start' or 'end',
     with or without its CRC-32C; inner chunks whose origin is in leave_out are marked empty."""

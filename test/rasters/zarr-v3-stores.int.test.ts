@@ -37,7 +37,7 @@ let truth: Record<string, { lon: number; lat: number; i: number; j: number; valu
 const WRITER = String.raw`
 import json, sys
 import numpy as np, numcodecs
-from zarr_v3_writer import array_meta, coord, crc32c, sharded, write_store
+from zarr_v3_writer import array_meta, coord, crc32c, sharded, sharded_coord, write_store
 FILL = -32768
 root = sys.argv[1]
 truth = {}
@@ -53,13 +53,16 @@ codecs_a = [{'name': 'sharding_indexed', 'configuration': {'chunk_shape': [365, 
     'codecs': [{'name': 'bytes', 'configuration': {'endian': 'little'}}, {'name': 'blosc', 'configuration': {'cname': 'zstd', 'clevel': 3, 'shuffle': 'shuffle', 'typesize': 4, 'blocksize': 0}}],
     'index_codecs': [{'name': 'bytes', 'configuration': {'endian': 'little'}}, {'name': 'crc32c'}], 'index_location': 'end'}}]
 zstd = numcodecs.Zstd(level=3)
+blosc8 = numcodecs.Blosc(cname='zstd', clevel=3, shuffle=numcodecs.Blosc.SHUFFLE)
 write_store(root + '/dyn.zarr', {
     'precip': (array_meta(a.shape, 'float32', (365, 20, 20), codecs_a, 'NaN', ['time', 'latitude', 'longitude'],
                           {'units': 'mm', 'grid_mapping': 'spatial_ref', 'long_name': 'Precipitation'}),
                sharded(a, (365, 20, 20), (365, 10, 10), lambda b: blosc.encode(b.astype('<f4').tobytes()), 'end', True, {(0, 30, 10)})),
-    'time': coord(1704067200 + 86400 * days, '<i8', ['time'], {'units': 'seconds since 1970-01-01', 'calendar': 'proleptic_gregorian'},
-                  encode=zstd.encode, codecs=[{'name': 'bytes', 'configuration': {'endian': 'little'}}, {'name': 'zstd', 'configuration': {'level': 3, 'checksum': False}}]),
-    'latitude': coord(lat, '<f8', ['latitude'], {}),
+    # Its time axis sharded as dynamical.org shards it: one chunk of 50 years of days, Blosc zstd over 8-byte shuffle.
+    'time': sharded_coord(1704067200 + 86400 * days, '<i8', ['time'], {'units': 'seconds since 1970-01-01', 'calendar': 'proleptic_gregorian'},
+                          18262, blosc8.encode, [{'name': 'bytes', 'configuration': {'endian': 'little'}}, {'name': 'blosc', 'configuration': {'cname': 'zstd', 'clevel': 3, 'shuffle': 'shuffle', 'typesize': 8, 'blocksize': 0}}]),
+    'latitude': sharded_coord(lat, '<f8', ['latitude'], {}, 40, zstd.encode,
+                              [{'name': 'bytes', 'configuration': {'endian': 'little'}}, {'name': 'zstd', 'configuration': {'level': 3, 'checksum': False}}]),
     'longitude': coord(lon, '<f8', ['longitude'], {}),
     'spatial_ref': (array_meta((), 'int64', (), [{'name': 'bytes', 'configuration': {'endian': 'little'}}], 0, [],
                                {'grid_mapping_name': 'latitude_longitude', 'crs_wkt': 'GEOGCS["WGS 84",DATUM["WGS_1984",SPHEROID["WGS 84",6378137,298.257223563]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433]]'}), {}),

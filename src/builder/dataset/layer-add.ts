@@ -161,28 +161,62 @@ export async function describeStoreLayer(o: LayerAddOptions): Promise<{ layer: R
     checkArray(c, name, bad);
     if (c.shape.length !== 1)
       throw bad(`coordinate ${name} has ${c.shape.length} dimensions; curvilinear grids must be regridded first.`);
-    if (c.shard) throw bad(`coordinate ${name} is sharded; this reads coordinates stored as plain chunks.`);
     const n = c.shape[0]!;
     const out = new Float64Array(n);
     const dt = storedDtype(c.dtype, c.filters);
     if (n * dtypeBytes(dt) > MAX_COORDINATE_BYTES)
       throw bad(`coordinate ${name} holds ${n} values, more than this reads.`);
-    for (let k = 0; k * c.chunks[0]! < n; k++) {
-      const key = store3.chunkKey(name, c, [k]);
-      const got = await keys.bytes(
-        key,
-        c.chunks[0]! * dtypeBytes(dt) + 1024 + Math.ceil((c.chunks[0]! * dtypeBytes(dt)) / 16) + 4,
-      );
-      if (got === undefined) throw bad(`coordinate chunk ${key} is missing.`);
-      let raw = got;
+    // A chunk's (or a shard's inner chunk's) values; its stored size bounded by what they can take.
+    const inner = c.shard?.chunks[0] ?? c.chunks[0]!;
+    const innerBytes = inner * dtypeBytes(dt);
+    const storedMax = innerBytes + 1024 + Math.ceil(innerBytes / 16) + 4;
+    if (innerBytes > MAX_COORDINATE_BYTES)
+      throw bad(`coordinate ${name} has chunks of ${inner} values, more than this reads.`);
+    const decode = async (stored: Uint8Array, at: number, what: string) => {
+      let raw = stored;
       if (c.checksum) {
-        if (!endsWithCrc32c(raw)) throw bad(`coordinate chunk ${key} fails its CRC-32C.`);
+        if (!endsWithCrc32c(raw)) throw bad(`coordinate chunk ${what} fails its CRC-32C.`);
         raw = raw.subarray(0, raw.length - 4);
       }
-      const bytes = await decompress(c.compressor, raw, c.chunks[0]! * dtypeBytes(dt), `${o.source}/${key}`);
+      const bytes = await decompress(c.compressor, raw, innerBytes, `${o.source}/${what}`);
       const v = elements(unshuffle(bytes, c.filters), dt);
       unfilter(v, c.filters);
-      out.set(v.subarray(0, Math.min(c.chunks[0]!, n - k * c.chunks[0]!)), k * c.chunks[0]!);
+      if (at < n) out.set(v.subarray(0, Math.min(inner, n - at)), at);
+    };
+    for (let k = 0; k * c.chunks[0]! < n; k++) {
+      const key = store3.chunkKey(name, c, [k]);
+      if (!c.shard) {
+        const got = await keys.bytes(key, storedMax);
+        if (got === undefined) throw bad(`coordinate chunk ${key} is missing.`);
+        await decode(got, k * c.chunks[0]!, key);
+        continue;
+      }
+      // A sharded coordinate (dynamical.org shards its time axis): the shard whole, its index, each inner chunk.
+      const per = Math.ceil(c.chunks[0]! / inner);
+      const indexBytes = 16 * per + (c.shard.indexChecksum ? 4 : 0);
+      const shard = await keys.bytes(key, per * storedMax + indexBytes);
+      if (shard === undefined) throw bad(`coordinate shard ${key} is missing.`);
+      if (shard.length < indexBytes) throw bad(`coordinate shard ${key} is shorter than its index.`);
+      const index =
+        c.shard.indexAt === 'end' ? shard.subarray(shard.length - indexBytes) : shard.subarray(0, indexBytes);
+      if (c.shard.indexChecksum && !endsWithCrc32c(index))
+        throw bad(`coordinate shard ${key}'s index fails its CRC-32C.`);
+      const view = new DataView(index.buffer, index.byteOffset, index.byteLength);
+      for (let j = 0; j < per && k * c.chunks[0]! + j * inner < n; j++) {
+        const offset = view.getBigUint64(16 * j, true);
+        const length = view.getBigUint64(16 * j + 8, true);
+        if (offset === 0xffffffffffffffffn && length === 0xffffffffffffffffn)
+          throw bad(`coordinate shard ${key} leaves out chunk ${j}: a coordinate has a value at every step.`);
+        if (offset + length > BigInt(shard.length) || length > BigInt(storedMax))
+          throw bad(
+            `coordinate shard ${key}'s index places chunk ${j} at ${offset}+${length}, outside its ${shard.length} bytes.`,
+          );
+        await decode(
+          shard.subarray(Number(offset), Number(offset + length)),
+          k * c.chunks[0]! + j * inner,
+          `${key} chunk ${j}`,
+        );
+      }
     }
     return out;
   };
