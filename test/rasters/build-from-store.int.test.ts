@@ -82,6 +82,20 @@ function compare(
 /** Half the build's 0.01 °C step, and float32's rounding of the source's kelvins. */
 const TOLERANCE = 0.005 + 5e-5;
 
+/** A GeoTIFF of one date, 4 × 4 px of 0.05° from (`west`, `north`), every value 1. */
+async function oneDateTif(name: string, west: number, north: number): Promise<string> {
+  const path = join(root, name);
+  await writeInputGeoTiff(path, {
+    width: 4,
+    height: 4,
+    geoTransform: [west, 0.05, 0, north, 0, -0.05],
+    bands: 1,
+    descriptions: ['2024-01-01'],
+    fill: (_b, v) => v.fill(1),
+  });
+  return path;
+}
+
 /** The bytes of every file of the source store. */
 function storeBytes(): number {
   return Number(execFileSync('du', ['-sb', '--apparent-size', store], { encoding: 'utf8' }).split('\t')[0]);
@@ -206,15 +220,7 @@ describe('build from a published Zarr store', () => {
     // sa is wider than the store: the build takes the store's part of it (the build's own rule: a known
     // extent must contain the grid).
     expect(far.code, far.stderr).toBe(0);
-    const tif = join(root, 'one-date.tif');
-    await writeInputGeoTiff(tif, {
-      width: 4,
-      height: 4,
-      geoTransform: [18, 0.05, 0, -33, 0, -0.05],
-      bands: 1,
-      descriptions: ['2024-01-01'],
-      fill: (_b, v) => v.fill(1),
-    });
+    const tif = await oneDateTif('one-date.tif', 18, -33);
     const years = await cli([
       'build',
       '--out',
@@ -232,15 +238,7 @@ describe('build from a published Zarr store', () => {
     expect(years.code).toBe(2);
     expect(years.stderr).toMatch(/--years chooses the dates copied from a published store/);
     // An extent the dataset knows (another layer's, in Limpopo) which the store does not reach: refused by name.
-    const north = join(root, 'north.tif');
-    await writeInputGeoTiff(north, {
-      width: 4,
-      height: 4,
-      geoTransform: [29, 0.05, 0, -23, 0, -0.05],
-      bands: 1,
-      descriptions: ['2024-01-01'],
-      fill: (_b, v) => v.fill(1),
-    });
+    const north = await oneDateTif('north.tif', 29, -23);
     const away = join(root, 'away');
     const other = await cli([
       'build',

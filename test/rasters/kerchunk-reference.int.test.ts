@@ -77,6 +77,23 @@ const ask = (p: { lon: number; lat: number }) => ({
   endDate: '2024-01-30',
 });
 
+/** Every value of the points of `truth` as the dataset at `data` answers it: netCDF4's, to 3 decimals; its fill value null. */
+async function expectNetcdf(data: string): Promise<void> {
+  let compared = 0;
+  for (const p of truth) {
+    const got = await pointSeries(data, ask(p));
+    p.dates.forEach((d, k) => {
+      const want = p.values[k] ?? null;
+      if (want === null) expect(got[d], d).toBeNull();
+      else {
+        expect(Math.abs(got[d]! - want), `${p.lon} ${p.lat} ${d}`).toBeLessThanOrEqual(0.0005 + 1e-6);
+        compared++;
+      }
+    });
+  }
+  expect(compared).toBe(truth.length * 30 - 1);
+}
+
 describe('a NetCDF-4 file through a kerchunk reference', () => {
   it('is added in place, lists the reference and its file, and answers what netCDF4 reads of the file', async () => {
     const added = await cli([
@@ -97,19 +114,7 @@ describe('a NetCDF-4 file through a kerchunk reference', () => {
     expect(layer.storeArray.compressor.id).toBe('zlib');
     expect(layer.storeArray.filters).toEqual([{ id: 'shuffle', elementsize: 4 }]);
     expect(catalog.files.map((f: { path: string }) => f.path).sort()).toEqual(['refs/data.nc', 'refs/tas.json']);
-    let compared = 0;
-    for (const p of truth) {
-      const got = await pointSeries(dir, ask(p));
-      p.dates.forEach((d, k) => {
-        const want = p.values[k] ?? null;
-        if (want === null) expect(got[d], d).toBeNull();
-        else {
-          expect(Math.abs(got[d]! - want), `${p.lon} ${p.lat} ${d}`).toBeLessThanOrEqual(0.0005 + 1e-9);
-          compared++;
-        }
-      });
-    }
-    expect(compared).toBe(truth.length * 30 - 1);
+    await expectNetcdf(dir);
   });
 
   it('is built into the own layout by `build`: answers equal what netCDF4 reads of the file, its fill value null', async () => {
@@ -127,19 +132,7 @@ describe('a NetCDF-4 file through a kerchunk reference', () => {
     expect((await catalogJson(join(built, 'catalog.json'))).rasters[0].files[0].path).toMatch(
       /^rasters\/tas\/.*\.tif$/,
     );
-    let compared = 0;
-    for (const p of truth) {
-      const got = await pointSeries(built, ask(p));
-      p.dates.forEach((d, k) => {
-        const want = p.values[k] ?? null;
-        if (want === null) expect(got[d], d).toBeNull();
-        else {
-          expect(Math.abs(got[d]! - want), `${p.lon} ${p.lat} ${d}`).toBeLessThanOrEqual(0.0005 + 1e-6);
-          compared++;
-        }
-      });
-    }
-    expect(compared).toBe(truth.length * 30 - 1);
+    await expectNetcdf(built);
   });
 
   it('over HTTP a point reads the reference once, then only the ranges of its three chunks', async () => {
