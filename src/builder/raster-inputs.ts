@@ -11,6 +11,7 @@ import type { RasterTimeScale } from '../contract/raster-layers.ts';
 import { BuildError } from './build-error.ts';
 import { netcdfToGeoTiff, parseNetcdfSyntax, sniffNetcdf } from './netcdf-input.ts';
 import { isPublishedSource, sourceToStacks } from './source-input.ts';
+import { isForeignPath } from '../dataset/foreign.ts';
 import {
   closeDataset,
   type GdalDataset,
@@ -42,6 +43,8 @@ export interface InputOptions {
   datePattern?: string;
   /** Published stores: the first and last year of the dates to copy (source-input.ts). */
   years?: [number, number];
+  /** A COG collection's missing-data value, when its files state none (or `none`). */
+  nodata?: number | 'none';
 }
 
 /**
@@ -81,6 +84,7 @@ export async function resolveInputs(
         crs: options.crs,
         variable: options.variable,
         years: options.years,
+        nodata: options.nodata,
         bbox: context.bbox,
         log: context.log,
       });
@@ -97,6 +101,12 @@ export async function resolveInputs(
       continue;
     }
     const { path, variable } = parseNetcdfSyntax(given.path);
+    if (isForeignPath(path))
+      throw new BuildError(
+        'unreadable_input',
+        `Input ${given.path} is a file at a URL: a build reads GeoTIFF and NetCDF files on this machine, so download it first; a collection of them is built from its STAC JSON (docs/layers.md, "Building from a published store").`,
+        { file: given.path },
+      );
     const missing = await whyNotAFile(path);
     if (missing) throw new BuildError('unreadable_input', `Input ${given.path} ${missing}.`, { file: given.path });
     if (!(await sniffNetcdf(path))) {
@@ -247,8 +257,8 @@ function unreadableAdvice(path: string): string {
   }
   if (/\.json$/i.test(path)) {
     return (
-      'A STAC catalog is added in place with `climate-query layers add` (docs/layers.md, 5.3); ' +
-      'to build from its GeoTIFFs, give the files themselves with --date-pattern.'
+      'It is neither a STAC catalog, collection or item (its "type") nor a kerchunk reference, the JSON files a build reads ' +
+      '(docs/layers.md, "Building from a published store").'
     );
   }
   return 'Give a raster GDAL reads (GeoTIFF, GRIB, …; docs/layers.md), or convert it to GeoTIFF first.';

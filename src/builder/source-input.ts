@@ -1,7 +1,7 @@
 /**
- * A published store as a raster build's input: a Zarr store (v2 or v3, sharded or not) or a
- * kerchunk reference (JSON or Parquet), a folder or file anywhere on this machine or at an
- * http(s) URL. It is described as `layers add` describes it (its own metadata, CF time and
+ * A published store as a raster build's input: a Zarr store (v2 or v3, sharded or not), a
+ * kerchunk reference (JSON or Parquet) or a COG collection's static STAC JSON, a folder or file
+ * anywhere on this machine or at an http(s) URL. It is described as `layers add` describes it (its own metadata, CF time and
  * packing, a CRS it states or `--crs`; nothing guessed), then the years asked and the window of
  * the extent asked are read through the engine's own reader of that layout, a strip of chunks at a
  * time (never the whole store), into one raw Float32 stack in the build's work folder with a VRT
@@ -21,14 +21,17 @@ import { directForeign, isForeignPath, withForeign } from '../dataset/foreign.ts
 import { runLimited } from '../io/run-limited.ts';
 import { fileLocation } from '../node/file-location.ts';
 import { isKerchunkReference } from '../rasters/kerchunk-refs.ts';
-import { type RasterFile, tileRowOf } from '../rasters/raster-reader.ts';
 import { createReaderContext } from '../rasters/reader-context.ts';
 import { BuildError } from './build-error.ts';
-import { describeStoreLayer } from './dataset/layer-add.ts';
+import { describeCogLayer } from './dataset/cog-add.ts';
+import { describeStoreLayer, isReferenceSource } from './dataset/layer-add.ts';
 import { unitConversion } from './netcdf-input.ts';
 
 /** [west, south, east, north], degrees. */
 type Bbox = [number, number, number, number];
+
+/** What a static STAC JSON file is (cog-add.ts reads each). */
+const STAC_TYPES = ['Catalog', 'Collection', 'Feature', 'FeatureCollection'];
 
 /** Files that mark a folder as a Zarr store (v2's, consolidated or not, and v3's). */
 export const ZARR_MARKERS = ['.zmetadata', 'zmetadata', '.zgroup', '.zarray', 'zarr.json'];
@@ -55,6 +58,8 @@ export interface SourceReadOptions {
   crs?: string | undefined;
   /** The store's data array, when it holds more than one (time, lat, lon) array. */
   variable?: string | undefined;
+  /** A COG collection whose files state no nodata value: the value that marks missing data, or `none`. */
+  nodata?: number | 'none' | undefined;
   /** First and last year of the dates copied (default: every date of the store). */
   years?: [number, number] | undefined;
   /** The extent asked, [west, south, east, north]: only the store's pixels that meet it are copied. */
@@ -76,7 +81,7 @@ export interface SourceStacks {
  * a GeoTIFF or NetCDF file, a folder holding Zarr metadata, or a JSON file that is a kerchunk reference.
  */
 export async function isPublishedSource(path: string): Promise<boolean> {
-  if (isForeignPath(path)) return !/\.(tiff?|nc4?|cdf|json)$/i.test(new URL(path).pathname);
+  if (isForeignPath(path)) return !/\.(tiff?|nc4?|cdf)$/i.test(new URL(path).pathname);
   const st = await stat(path).catch(() => null);
   if (st?.isDirectory()) {
     for (const m of ZARR_MARKERS) if ((await stat(join(path, m)).catch(() => null))?.isFile()) return true;
@@ -84,7 +89,8 @@ export async function isPublishedSource(path: string): Promise<boolean> {
   }
   if (!st?.isFile() || !/\.json$/i.test(path) || st.size > 64 * 2 ** 20) return false;
   try {
-    return isKerchunkReference(JSON.parse(await readFile(path, 'utf8')));
+    const json = JSON.parse(await readFile(path, 'utf8')) as { type?: unknown };
+    return isKerchunkReference(json) || STAC_TYPES.includes(String(json?.type));
   } catch {
     return false;
   }
@@ -109,7 +115,7 @@ export async function sourceToStacks(
       option: 'timeScale',
       file: source,
     });
-  const { layer, storeUnit } = await describeStoreLayer({
+  const asked = {
     dir: work,
     root,
     source: real,
@@ -118,10 +124,23 @@ export async function sourceToStacks(
     ...(o.unit !== undefined ? { unit: o.unit } : {}),
     timeScale: o.timeScale,
     ...(o.crs !== undefined ? { crs: o.crs } : {}),
-    ...(o.variable !== undefined ? { variable: o.variable } : {}),
     step: 1,
     extent: 'build-source',
-  });
+  };
+  // A STAC JSON names a COG collection; its files may lie in any folder here (the root is the file
+  // system's), or at URLs. Any other source is a Zarr store or a kerchunk reference.
+  const stac = /\.json$/i.test(source) && !(await isReferenceSource(asked));
+  const base = stac && !remote ? '/' : root;
+  const { layer, storeUnit } = stac
+    ? {
+        layer: await describeCogLayer({
+          ...asked,
+          root: base,
+          ...(o.nodata !== undefined ? { nodata: o.nodata } : {}),
+        }),
+        storeUnit: undefined,
+      }
+    : await describeStoreLayer({ ...asked, ...(o.variable !== undefined ? { variable: o.variable } : {}) });
   const conv = conversion(source, storeUnit, o.unit);
   const unit = o.unit ?? storeUnit;
   const periods = layer.files[0]!.periods;
@@ -136,7 +155,7 @@ export async function sourceToStacks(
       { option: 'years', file: source },
     );
 
-  const dataset = withForeign(fileLocation(root), directForeign());
+  const dataset = withForeign(fileLocation(base), directForeign());
   const reader = createReaderContext({ catalog: { files: [] }, dataset, concurrency: READS_AT_ONCE });
   const started = Date.now();
   try {
@@ -148,20 +167,29 @@ export async function sourceToStacks(
     const name = `source-${n}`;
     const handle = await open(join(work, `${name}.f32`), 'w');
     try {
-      const strips = windowStrips(file, win);
+      // A COG collection is read a tile of its files at a time (its engine tiles are 32-px windows
+      // of them, made for points: copied that way, each file tile would be decoded 256 times).
+      const cog = layer.cog && file.readWindow;
+      const span: Span = layer.cog
+        ? { width: layer.cog.tile[0], height: layer.cog.tile[1], rowOffset: 0 }
+        : { width: file.tileWidth, height: file.tileHeight, rowOffset: file.rowOffset ?? 0 };
+      const readPart = (p: Part, bands: number[]) =>
+        cog ? file.readWindow!(p.x0, p.y0, p.x1, p.y1, bands) : file.readTile(p.tx, p.ty, bands);
+      const strips = windowStrips(span, win);
       for (const [k, strip] of strips.entries()) {
         const stripPixels = strip.height * win.width;
+        // The strip's values, and the parts decoded at once (8 bytes a value at most), within the bound.
         const perBatch = Math.max(
           1,
           Math.min(
             chosen.length,
             Math.floor(MAX_BATCH_BYTES / (stripPixels * 4)),
-            Math.floor(MAX_BATCH_BYTES / (file.tileWidth * file.tileHeight * 4)),
+            Math.floor(MAX_BATCH_BYTES / (READS_AT_ONCE * span.width * span.height * 8)),
           ),
         );
         for (let b = 0; b < chosen.length; b += perBatch) {
           const bands = chosen.slice(b, b + perBatch);
-          for (const [tx, ty] of strip.tiles) {
+          for (const { tx, ty } of cog ? [] : strip.parts) {
             const cost = file.readCost?.(tx, ty, bands);
             if (cost && cost.bytes > MAX_BATCH_BYTES)
               throw new BuildError(
@@ -173,8 +201,8 @@ export async function sourceToStacks(
           const values = new Float32Array(bands.length * stripPixels).fill(Number.NaN);
           const part = { ...win, y0: strip.y0, height: strip.height };
           await runLimited(
-            strip.tiles.map(([tx, ty]) => async () => {
-              place(await file.readTile(tx, ty, bands), values, part, bands.length, layer, conv);
+            strip.parts.map((p) => async () => {
+              place(await readPart(p, bands), values, part, bands.length, layer, conv);
             }),
             READS_AT_ONCE,
           );
@@ -199,7 +227,7 @@ export async function sourceToStacks(
     const datesCopied = chosen.map((i) => periods[i]!);
     await writeFile(join(work, `${name}.vrt`), stackVrt(`${name}.f32`, win, datesCopied));
     const stacks = [{ path: join(work, `${name}.vrt`), periods: datesCopied }];
-    const variable = layer.storeArray?.variable ?? '';
+    const variable = layer.storeArray?.variable ?? 'a COG per date';
     // What was read: chunk objects (stores, references) and byte blocks (files), as the engine counts them.
     // (A store's file counts in the shared object cache: each counter once.)
     const counters = [...new Set([reader.ctx.objects.stats, file.stats])];
@@ -210,7 +238,7 @@ export async function sourceToStacks(
       stacks,
       ...(unit !== undefined ? { unit } : {}),
       ...(layer.description && layer.description !== layer.dataType ? { longName: layer.description } : {}),
-      summary: `${source}: ${variable}, ${chosen.length} dates (${periods[chosen[0]!]} … ${periods[chosen.at(-1)!]}), ${win.width} × ${win.height} px of its ${layer.width} × ${layer.height}${unitNote}; ${reads} reads, ${(bytes / 1e6).toFixed(1)} MB`,
+      summary: `${source}: ${variable}, ${chosen.length} dates (${periods[chosen[0]!]} … ${periods[chosen.at(-1)!]}), ${win.width} × ${win.height} px of its ${layer.width} × ${layer.height}${unitNote}${reads > 0 ? `; ${reads} reads, ${(bytes / 1e6).toFixed(1)} MB` : ''}`,
     };
   } catch (err) {
     // What the reader refuses (a chunk missing or damaged, a host that fails) names the store.
@@ -299,20 +327,42 @@ function windowOf(source: string, layer: RasterLayerEntry, bbox: Bbox | undefine
   return { x0, y0, width: x1 - x0, height: y1 - y0, west: west + x0 * resX, north: north - y0 * resY, resX, resY };
 }
 
-/** The window by tile rows of `file`: each strip's rows and the tiles it meets. */
-function windowStrips(
-  file: RasterFile,
-  w: Window,
-): Array<{ y0: number; height: number; tiles: Array<[number, number]> }> {
-  const out: Array<{ y0: number; height: number; tiles: Array<[number, number]> }> = [];
+/** How a copy reads a layer's grid: in cells of `width` × `height` px, rows counted from `rowOffset` above it. */
+interface Span {
+  width: number;
+  height: number;
+  rowOffset: number;
+}
+
+/** A rectangle of the window inside one cell of the span: pixels [x0, x1) × [y0, y1). */
+interface Part {
+  tx: number;
+  ty: number;
+  x0: number;
+  x1: number;
+  y0: number;
+  y1: number;
+}
+
+/** The window by rows of cells: each strip's rows and its parts, one a cell. */
+function windowStrips(span: Span, w: Window): Array<{ y0: number; height: number; parts: Part[] }> {
+  const out: Array<{ y0: number; height: number; parts: Part[] }> = [];
   const end = w.y0 + w.height;
-  for (let ty = tileRowOf(file, w.y0); ty <= tileRowOf(file, end - 1); ty++) {
-    const y0 = Math.max(w.y0, ty * file.tileHeight - (file.rowOffset ?? 0));
-    const y1 = Math.min(end, (ty + 1) * file.tileHeight - (file.rowOffset ?? 0));
-    const tiles: Array<[number, number]> = [];
-    for (let tx = Math.floor(w.x0 / file.tileWidth); tx <= Math.floor((w.x0 + w.width - 1) / file.tileWidth); tx++)
-      tiles.push([tx, ty]);
-    out.push({ y0, height: y1 - y0, tiles });
+  const rowOf = (row: number) => Math.floor((row + span.rowOffset) / span.height);
+  for (let ty = rowOf(w.y0); ty <= rowOf(end - 1); ty++) {
+    const y0 = Math.max(w.y0, ty * span.height - span.rowOffset);
+    const y1 = Math.min(end, (ty + 1) * span.height - span.rowOffset);
+    const parts: Part[] = [];
+    for (let tx = Math.floor(w.x0 / span.width); tx <= Math.floor((w.x0 + w.width - 1) / span.width); tx++)
+      parts.push({
+        tx,
+        ty,
+        x0: Math.max(w.x0, tx * span.width),
+        x1: Math.min(w.x0 + w.width, (tx + 1) * span.width),
+        y0,
+        y1,
+      });
+    out.push({ y0, height: y1 - y0, parts });
   }
   return out;
 }

@@ -12,7 +12,7 @@ import { ClimateQueryError } from '../contract/errors.ts';
 import { cogPath, type RasterLayerEntry } from '../dataset/catalog.ts';
 import { runLimited } from '../io/run-limited.ts';
 import { openRasterFile } from './raster-file.ts';
-import type { RasterFile, ReaderContext } from './raster-reader.ts';
+import type { RasterFile, ReaderContext, TileData } from './raster-reader.ts';
 
 /** The engine's tile edge over a COG collection, px: small windows, each inside one tile of the files. */
 export const COG_WINDOW = 32;
@@ -62,42 +62,54 @@ export function openCogCollection(ctx: ReaderContext, layer: RasterLayerEntry, i
     tileHeight: wh,
     bands: entry.periods.length,
     stats,
-    async readTile(tx, ty, bands, signal) {
+    readTile(tx, ty, bands, signal) {
       const x0 = tx * ww;
       const y0 = ty * wh;
-      const width = Math.min(ww, layer.width - x0);
-      const height = Math.min(wh, layer.height - y0);
-      const samples = bands.length;
-      const data = new Float64Array(width * height * samples).fill(Number.NaN);
-      // The files' tile holding this window, read with every date's file at once.
-      const [ftx, fty] = [Math.floor(x0 / tw), Math.floor(y0 / th)];
-      await runLimited(
-        bands.map((b, s) => async () => {
-          if (!(b >= 0 && b < entry.periods.length))
-            throw new ClimateQueryError('dataset_unavailable', `${url} has no date ${b + 1}.`);
-          const f = await dateFile(b);
-          const before = { ...f.stats };
-          const t = f.readWindow
-            ? await f.readWindow(x0, y0, x0 + width, y0 + height, [0], signal)
-            : await f.readTile(ftx, fty, [0], signal);
-          stats.reads += f.stats.reads - before.reads;
-          stats.bytes += f.stats.bytes - before.bytes;
-          for (let r = 0; r < height; r++) {
-            const from = (y0 + r - t.y0) * t.width + (x0 - t.x0);
-            for (let c = 0; c < width; c++) {
-              const v = Number(t.data[from + c]);
-              if (!Number.isNaN(v) && v !== nodata) data[(r * width + c) * samples + s] = v / step;
-            }
-          }
-        }),
-        ctx.concurrency,
-      );
-      return { x0, y0, width, height, samples, data };
+      return read(x0, y0, Math.min(ww, layer.width - x0), Math.min(wh, layer.height - y0), bands, signal);
     },
+    // Any window inside one tile of the files: a build copying the collection reads each file tile once.
+    readWindow: (x0, y0, x1, y1, bands, signal) => read(x0, y0, x1 - x0, y1 - y0, bands, signal),
     async close() {
       const open = [...files.values()];
       files.clear();
       await Promise.all(open.map((p) => p.then((f) => f.close()).catch(() => undefined)));
     },
   };
+
+  /** Pixels [x0, x0 + width) × [y0, y0 + height) of every date of `bands`, inside one tile of the files. */
+  async function read(
+    x0: number,
+    y0: number,
+    width: number,
+    height: number,
+    bands: number[],
+    signal?: AbortSignal,
+  ): Promise<TileData> {
+    const samples = bands.length;
+    const data = new Float64Array(width * height * samples).fill(Number.NaN);
+    // The files' tile holding this window, read with every date's file at once.
+    const [ftx, fty] = [Math.floor(x0 / tw), Math.floor(y0 / th)];
+    await runLimited(
+      bands.map((b, s) => async () => {
+        if (!(b >= 0 && b < entry.periods.length))
+          throw new ClimateQueryError('dataset_unavailable', `${url} has no date ${b + 1}.`);
+        const f = await dateFile(b);
+        const before = { ...f.stats };
+        const t = f.readWindow
+          ? await f.readWindow(x0, y0, x0 + width, y0 + height, [0], signal)
+          : await f.readTile(ftx, fty, [0], signal);
+        stats.reads += f.stats.reads - before.reads;
+        stats.bytes += f.stats.bytes - before.bytes;
+        for (let r = 0; r < height; r++) {
+          const from = (y0 + r - t.y0) * t.width + (x0 - t.x0);
+          for (let c = 0; c < width; c++) {
+            const v = Number(t.data[from + c]);
+            if (!Number.isNaN(v) && v !== nodata) data[(r * width + c) * samples + s] = v / step;
+          }
+        }
+      }),
+      ctx.concurrency,
+    );
+    return { x0, y0, width, height, samples, data };
+  }
 }

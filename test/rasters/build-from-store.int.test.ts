@@ -260,6 +260,10 @@ describe('build from a published Zarr store', () => {
     expect(off.stderr).toMatch(
       /covers \[16, -36, 26, -29\], which does not meet the extent asked \[29, -23.2, 29.2, -23\]/,
     );
+    // A single GeoTIFF at a URL is not a published store: it is downloaded first.
+    const url = await build(out, `${server.url}chirps-v2.0.2024.01.01.tif`);
+    expect(url.code).toBe(2);
+    expect(url.stderr).toMatch(/is a file at a URL: a build reads GeoTIFF and NetCDF files on this machine/);
     const noUnit = await cli([
       'build',
       '--out',

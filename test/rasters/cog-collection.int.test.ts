@@ -32,8 +32,14 @@ let root: string;
 let dir: string;
 let server: RangeServer;
 
-/** GDAL's own read of one pixel of one file (gdallocationinfo, the pixel containing lon, lat). */
+/** GDAL's own read of one pixel of one file (gdallocationinfo, the pixel containing lon, lat), once each. */
+const gdalRead = new Map<string, number>();
 function gdalValue(file: string, lon: number, lat: number): number {
+  const key = `${file} ${lon} ${lat}`;
+  if (!gdalRead.has(key)) gdalRead.set(key, gdalOnce(file, lon, lat));
+  return gdalRead.get(key)!;
+}
+function gdalOnce(file: string, lon: number, lat: number): number {
   return Number(
     execFileSync('gdallocationinfo', ['-valonly', '-geoloc', file, String(lon), String(lat)], {
       encoding: 'utf8',
@@ -149,6 +155,35 @@ describe('daily COGs shaped like CHIRPS’s, described by a static STAC catalog'
     }
     expect(compared).toBe(4 * DAYS.length);
     expect(missing).toBe(DAYS.length);
+  });
+
+  it('is built into the own layout by `build` from its STAC, here or at its URL: every value GDAL’s, −9999 null', async () => {
+    for (const [source, out] of [
+      [join(dir, 'stac', 'catalog.json'), join(root, 'built-here')],
+      [`${server.url}stac/catalog.json`, join(root, 'built-url')],
+    ] as const) {
+      const built = await cli([
+        'build',
+        ...['--out', out, '--layer', 'chirps', '--unit', 'mm', '--time-scale', 'daily', '--extent', 'cogs'],
+        '--nodata=-9999',
+        source,
+      ]);
+      expect(built.code, built.stderr).toBe(0);
+      expect(built.stderr).toMatch(/read .*catalog\.json: a COG per date, 20 dates \(2024-01-01 … 2024-01-20\)/);
+      let compared = 0;
+      for (const [lon, lat] of POINTS) {
+        const got = await series('chirps', lon, lat, out);
+        for (const day of DAYS) {
+          const want = gdalValue(join(dir, 'cogs', name(day)), lon, lat);
+          if (want === -9999) expect(got[day], `${source} ${lon} ${lat} ${day}`).toBeNull();
+          else {
+            expect(Math.abs(got[day]! - want), `${source} ${lon} ${lat} ${day}`).toBeLessThanOrEqual(0.0005 + 1e-6);
+            compared++;
+          }
+        }
+      }
+      expect(compared).toBe(4 * DAYS.length);
+    }
   });
 
   it('a point’s 20 dates over HTTP: the files’ headers and tiles, at most two requests a date, nothing else', async () => {

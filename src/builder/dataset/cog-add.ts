@@ -42,12 +42,21 @@ const MAX_DATES = 100_000;
 /** Adds the collection as a layer; returns its entry. */
 export async function addCogLayer(o: CogAddOptions): Promise<RasterLayerEntry> {
   const label = `${o.dataType}${o.subDataType ? `/${o.subDataType}` : ''}`;
+  return saveReferencedLayer(o, label, await describeCogLayer(o));
+}
+
+/**
+ * The catalog entry of the collection `o.source`, every file's header read and checked; nothing is
+ * written. Its files lie in `o.root` (default: the dataset folder) or at http(s) URLs.
+ */
+export async function describeCogLayer(o: CogAddOptions): Promise<RasterLayerEntry> {
+  const label = `${o.dataType}${o.subDataType ? `/${o.subDataType}` : ''}`;
   const bad = (why: string, option = 'source') =>
     new BuildError('invalid_input', `${o.source}: ${why}`, { file: o.source, option });
   if (/^[a-z][a-z0-9+.-]*:/i.test(o.source) && !isForeignPath(o.source))
     throw new BuildError('invalid_option', `${o.source}: a source is a path or an http(s) URL.`, { option: 'source' });
-  const root = await realpath(o.dir).catch(() => {
-    throw new BuildError('unreadable_input', `${o.dir} is not a dataset folder here.`, { file: o.dir });
+  const root = await realpath(o.root ?? o.dir).catch(() => {
+    throw new BuildError('unreadable_input', `${o.root ?? o.dir} is not a dataset folder here.`, { file: o.dir });
   });
   const decl = declareLayer({
     dataType: o.dataType,
@@ -172,7 +181,7 @@ export async function addCogLayer(o: CogAddOptions): Promise<RasterLayerEntry> {
     layout: 'cog-collection',
     cog: { template, tile: first.tile, nodata: nodata ?? null },
   };
-  return saveReferencedLayer(o, label, layer);
+  return layer;
 }
 
 interface Dated {
