@@ -23,15 +23,12 @@ import { fileLocation } from '../node/file-location.ts';
 import { isKerchunkReference } from '../rasters/kerchunk-refs.ts';
 import { createReaderContext } from '../rasters/reader-context.ts';
 import { BuildError } from './build-error.ts';
-import { describeCogLayer } from './dataset/cog-add.ts';
+import { describeCogLayer, STAC_TYPES } from './dataset/cog-add.ts';
 import { describeStoreLayer, isReferenceSource } from './dataset/layer-add.ts';
 import { unitConversion } from './netcdf-input.ts';
 
 /** [west, south, east, north], degrees. */
 type Bbox = [number, number, number, number];
-
-/** What a static STAC JSON file is (cog-add.ts reads each). */
-const STAC_TYPES = ['Catalog', 'Collection', 'Feature', 'FeatureCollection'];
 
 /** Files that mark a folder as a Zarr store (v2's, consolidated or not, and v3's). */
 export const ZARR_MARKERS = ['.zmetadata', 'zmetadata', '.zgroup', '.zarray', 'zarr.json'];
@@ -161,15 +158,14 @@ export async function sourceToStacks(
   try {
     const file = await reader.ctx.file(layer, 0);
     // One raw band-sequential file for every date copied, written a strip of tile rows at a time: each
-    // chunk is read once for all the dates a strip's memory bound holds (for a store chunked a year ×
-    // a few dozen pixels, once in all; read by batches of dates over the whole window, a daily year
-    // of 828 × 570 px read every chunk three times).
+    // chunk is read once for all the dates a strip's memory bound holds (a store chunked a year × a few
+    // dozen pixels: once in all; docs/performance.md, "Building from a published store").
     const name = `source-${n}`;
     const handle = await open(join(work, `${name}.f32`), 'w');
     try {
       // A COG collection is read a tile of its files at a time (its engine tiles are 32-px windows
       // of them, made for points: copied that way, each file tile would be decoded 256 times).
-      const cog = layer.cog && file.readWindow;
+      const cog = layer.cog !== undefined;
       const span: Span = layer.cog
         ? { width: layer.cog.tile[0], height: layer.cog.tile[1], rowOffset: 0 }
         : { width: file.tileWidth, height: file.tileHeight, rowOffset: file.rowOffset ?? 0 };

@@ -26,21 +26,31 @@ const value = (c: number, r: number, b: number) => (isSea(c, r) ? -9999 : rain(c
 let dir: string;
 const files: string[] = [];
 
+/** One GeoTIFF band on GRID: its date (when named), its nodata tag (when given), each pixel's value. */
+function writeGrid(
+  path: string,
+  pixel: (c: number, r: number) => number,
+  o: { date?: string; nodata?: number } = {},
+): Promise<void> {
+  return writeInputGeoTiff(path, {
+    width: GRID.width,
+    height: GRID.height,
+    geoTransform: [GRID.west, GRID.res, 0, GRID.north, 0, -GRID.res],
+    bands: 1,
+    ...(o.date ? { descriptions: [o.date] } : {}),
+    ...(o.nodata !== undefined ? { nodata: o.nodata } : {}),
+    fill: (_b, out) => {
+      for (let r = 0; r < GRID.height; r++) for (let c = 0; c < GRID.width; c++) out[r * GRID.width + c] = pixel(c, r);
+    },
+  });
+}
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'cq-nodata-'));
   await mkdir(join(dir, 'in'));
   for (const [b, day] of DAYS.entries()) {
     const f = join(dir, 'in', `chirps-v2.0.${day.replaceAll('-', '.')}.tif`);
-    await writeInputGeoTiff(f, {
-      width: GRID.width,
-      height: GRID.height,
-      geoTransform: [GRID.west, GRID.res, 0, GRID.north, 0, -GRID.res],
-      bands: 1,
-      fill: (_b, out) => {
-        for (let r = 0; r < GRID.height; r++)
-          for (let c = 0; c < GRID.width; c++) out[r * GRID.width + c] = value(c, r, b);
-      },
-    });
+    await writeGrid(f, (c, r) => value(c, r, b));
     files.push(f);
   }
 }, 120_000);
@@ -165,18 +175,7 @@ describe('an input that states no nodata value and writes −9999', () => {
       it(`${name} (${layout}): both are missing`, async () => {
         const key = `${Number.isNaN(tag) ? 'nan' : 'tagged'}-${layout}`;
         const input = join(dir, 'in', `${key}-2024-06-01.tif`);
-        await writeInputGeoTiff(input, {
-          width: GRID.width,
-          height: GRID.height,
-          geoTransform: [GRID.west, GRID.res, 0, GRID.north, 0, -GRID.res],
-          bands: 1,
-          descriptions: ['2024-06-01'],
-          nodata: tag,
-          fill: (_b, out) => {
-            for (let r = 0; r < GRID.height; r++)
-              for (let c = 0; c < GRID.width; c++) out[r * GRID.width + c] = r < 3 ? Number.NaN : value(c, r, 0);
-          },
-        });
+        await writeGrid(input, (c, r) => (r < 3 ? Number.NaN : value(c, r, 0)), { date: '2024-06-01', nodata: tag });
         await buildRasterLayer({
           dir: join(dir, key),
           dataType: 'chirps',
@@ -204,15 +203,7 @@ describe('an input that states no nodata value and writes −9999', () => {
 
   it('a file stating another nodata of its own is refused with --nodata, naming both', async () => {
     const own = join(dir, 'in', 'own-2024-06-01.tif');
-    await writeInputGeoTiff(own, {
-      width: GRID.width,
-      height: GRID.height,
-      geoTransform: [GRID.west, GRID.res, 0, GRID.north, 0, -GRID.res],
-      bands: 1,
-      descriptions: ['2024-06-01'],
-      nodata: -999,
-      fill: (_b, out) => out.fill(3),
-    });
+    await writeGrid(own, () => 3, { date: '2024-06-01', nodata: -999 });
     await expect(
       buildRasterLayer({
         dir: join(dir, 'conflict'),

@@ -36,6 +36,9 @@ export interface CogAddOptions extends ReferencedLayerOptions {
   nodata?: number | 'none';
 }
 
+/** What a static STAC JSON file may be: each is read below (a build tells them from other JSON by it). */
+export const STAC_TYPES = ['Catalog', 'Collection', 'Feature', 'FeatureCollection'];
+
 /** Most dates one collection may have (a daily one of 270 years). */
 const MAX_DATES = 100_000;
 

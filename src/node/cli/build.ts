@@ -31,9 +31,10 @@ const HELP: Help = {
         [--crs EPSG:…] [--variable NAME] [--level VALUE] [--layout map|zarr] [--years A-B]
         [--replace] FILE|STORE...
       Adds one raster layer from GeoTIFFs in any CRS GDAL reads, from CF NetCDF files
-      (classic or NetCDF-4), or from a published Zarr store (v2 or v3) or kerchunk reference,
-      a folder, file or http(s) URL (docs/layers.md). A store is copied only for the years
-      --years names and where it meets --extent (tc, sa or the dataset's), chunk by chunk. Into a layer the dataset holds, it adds the
+      (classic or NetCDF-4), or from a published Zarr store (v2 or v3), kerchunk reference or
+      COG collection's STAC JSON, a folder, file or http(s) URL (docs/layers.md). A store is
+      copied only for the years --years names and where it meets --extent (tc, sa or the
+      dataset's), chunk by chunk. Into a layer the dataset holds, it adds the
       years it is given and keeps the others (on the layer's grid, step and layout); it
       rebuilds a year only with at least the dates it had. --replace replaces the layer whole.
       SCALE: ${RASTER_TIME_SCALES.join(', ')}, or none (one undated grid).
