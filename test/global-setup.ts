@@ -45,14 +45,20 @@ async function buildFixtures(): Promise<Fixtures> {
   const dataset = join(root, 'dataset');
   const files = { stations: join(inputs, 'stations.csv'), hourly: join(inputs, 'hourly.csv') };
   const t0 = Date.now();
-  if (!(keep && (await exists(join(dataset, 'catalog.json'))))) {
+  const stationFixture = async () => {
+    if (keep && (await exists(join(dataset, 'catalog.json')))) return;
     await mkdir(inputs, { recursive: true });
     Object.assign(files, await writeDemoStationInputs(inputs, FIXTURE));
     await buildStations({ stations: files.stations, hourly: files.hourly }, dataset, 'fixture');
-  }
+  };
   // The full demo dataset (stations and every raster layer), as `npm start` builds it.
   const demo = join(root, 'demo');
-  if (!(keep && (await exists(join(demo, 'catalog.json'))))) await buildDemo(demo);
+  const demoDataset = async () => {
+    if (!(keep && (await exists(join(demo, 'catalog.json'))))) await buildDemo(demo);
+  };
+  // Two folders, two builds: at once, as neither keeps both cores busy alone (JavaScript writing
+  // inputs, then DuckDB, then gdal3.js).
+  await Promise.all([stationFixture(), demoDataset()]);
   console.log(`test fixtures ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (${root})`);
   return {
     root,
