@@ -9,33 +9,26 @@
 import { exitFor } from './cli-exit.ts';
 import { missingPackageMessage } from './optional-packages.ts';
 import { packageVersion } from './package-version.ts';
-import { buildCommand } from './cli/build.ts';
 import { type CliCommand, UsageExit } from './cli/command.ts';
-import { demoCommand } from './cli/demo.ts';
-import { importCommand } from './cli/import.ts';
-import { indexCommand } from './cli/index-command.ts';
-import { indicesCommand } from './cli/indices.ts';
-import { layersCommand } from './cli/layers.ts';
-import { queryCommand } from './cli/query.ts';
-import { serveCommand } from './cli/serve.ts';
-import { sqlCommand } from './cli/sql.ts';
-import { stationsCommand } from './cli/stations.ts';
 
-/** Every command, by name; a new command is its module and its line here. */
-const COMMANDS: ReadonlyMap<string, CliCommand> = new Map(
-  [
-    queryCommand,
-    indicesCommand,
-    sqlCommand,
-    buildCommand,
-    importCommand,
-    layersCommand,
-    stationsCommand,
-    indexCommand,
-    demoCommand,
-    serveCommand,
-  ].map((c) => [c.name, c]),
-);
+/**
+ * Every command, by name, loaded when it is asked for: the overview, a command's `--help` and a
+ * usage error then load one small module, not the engine, DuckDB and every builder (importing all
+ * ten took 380 ms of the CLI's 700 ms start; docs/performance.md). A new command is its module and
+ * its line here.
+ */
+export const COMMANDS: ReadonlyMap<string, () => Promise<CliCommand>> = new Map([
+  ['query', () => import('./cli/query.ts').then((m) => m.queryCommand)],
+  ['indices', () => import('./cli/indices.ts').then((m) => m.indicesCommand)],
+  ['sql', () => import('./cli/sql.ts').then((m) => m.sqlCommand)],
+  ['build', () => import('./cli/build.ts').then((m) => m.buildCommand)],
+  ['import', () => import('./cli/import.ts').then((m) => m.importCommand)],
+  ['layers', () => import('./cli/layers.ts').then((m) => m.layersCommand)],
+  ['stations', () => import('./cli/stations.ts').then((m) => m.stationsCommand)],
+  ['index', () => import('./cli/index-command.ts').then((m) => m.indexCommand)],
+  ['demo', () => import('./cli/demo.ts').then((m) => m.demoCommand)],
+  ['serve', () => import('./cli/serve.ts').then((m) => m.serveCommand)],
+]);
 
 const USAGE = `climate-query: climate-data queries on a static dataset, with no server.
 
@@ -65,8 +58,8 @@ Exit codes: 0 success, 1 failure (data, I/O, internal), 2 bad arguments or a bad
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    const found = command === undefined ? undefined : COMMANDS.get(command);
-    if (found) return await found.run(rest);
+    const load = command === undefined ? undefined : COMMANDS.get(command);
+    if (load) return await (await load()).run(rest);
     switch (command) {
       case '--version':
       case '-v':
@@ -76,7 +69,7 @@ export async function main(argv: string[]): Promise<number> {
       case '--help':
       case '-h': {
         const of = rest[0] === undefined ? undefined : COMMANDS.get(rest[0]);
-        process.stdout.write(of ? of.usage : USAGE);
+        process.stdout.write(of ? (await of()).usage : USAGE);
         return 0;
       }
       case undefined:
