@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GDD_BASE, dailyGdd, isFrostDay, utahUnits } from '../../src/builder/demo-rasters-agro.ts';
 import { hourlyTemperature } from '../../src/builder/demo-weather.ts';
 import { createNodeEngine } from '../../src/node/node-engine.ts';
@@ -97,6 +97,15 @@ describe('plain words for data types and layers', () => {
 });
 
 describe('definitions say what the demo build computes', () => {
+  // One page for the three read-only checks below, each choosing the layer it reads: opening the app
+  // costs about 5 s of a page (docs/performance.md).
+  let page: Page;
+  beforeAll(async () => {
+    page = await open();
+    await page.getByLabel('Climate layer').check();
+  });
+  afterAll(() => page?.close());
+
   /** The definition shown for a layer and variant. */
   async function definitionOf(page: Page, dataType: string, sub: string): Promise<string> {
     await page.getByLabel('Layer', { exact: true }).selectOption(dataType);
@@ -105,8 +114,6 @@ describe('definitions say what the demo build computes', () => {
   }
 
   it('chill: the Utah bands quoted are the bands the build scores; DPCU drops negative days', async () => {
-    const page = await open();
-    await page.getByLabel('Climate layer').check();
     const ucu = await definitionOf(page, 'chill', 'ucu');
     // Every band the text states, checked against the build's utahUnits at both ends.
     const bands = [...ucu.matchAll(/(−?[½\d]+) (?:unit an hour )?at (−?\d+(?:\.\d+)?)–(\d+(?:\.\d+)?) °C/g)].map(
@@ -133,12 +140,9 @@ describe('definitions say what the demo build computes', () => {
     ]);
     expect(await definitionOf(page, 'chill', 'dpcui')).toContain('1 May to 30 June');
     await page.screenshot({ path: `${SHOTS}words-chill-1280.png` });
-    await page.close();
   });
 
   it('growing degree days: the base stated is the one the build subtracts', async () => {
-    const page = await open();
-    await page.getByLabel('Climate layer').check();
     for (const sub of Object.keys(GDD_BASE)) {
       const text = await definitionOf(page, 'gdd', sub);
       const base = Number(/minus the base of ([\d.]+) °C/.exec(text)![1]);
@@ -148,7 +152,6 @@ describe('definitions say what the demo build computes', () => {
       expect(text).toContain('(minimum + maximum) ÷ 2');
       expect(text).toContain('1 September of the year before to 31 March');
     }
-    await page.close();
   });
 
   it("a user's layer under a contract name, with words of its own, gets no borrowed definition", () => {
@@ -157,15 +160,12 @@ describe('definitions say what the demo build computes', () => {
   });
 
   it('frost days: a minimum below 0 °C, as the build and the station indices count', async () => {
-    const page = await open();
-    await page.getByLabel('Climate layer').check();
     const text = await definitionOf(page, 'frost', '-');
     expect(text).toBe('Frost days: how many days of the month had a minimum temperature below 0 °C.');
     expect(isFrostDay(-0.1)).toBe(true);
     expect(isFrostDay(0)).toBe(false);
     // Temperature needs no definition.
     expect(await definitionOf(page, 'temp', 'mean')).toBe('');
-    await page.close();
   });
 });
 
